@@ -1,0 +1,663 @@
+"""The adapter contract: connect, execute, catalog, cancel, close.
+
+One subclass per engine lives next to this module.  Engine differences are data on the
+subclass (``dialect``, ``extra``, capability flags) plus a handful of small hooks
+(``_connect``, ``_execute``, ``_load_catalog``, ``_cancel``, ``_close``, ``_classify``).
+Everything that is the same for every engine — timing, the read-only guard, timeouts by
+interruption, kernel-interrupt cancellation, error classification fallbacks, catalog
+caching — lives here once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
+
+import pyarrow as pa
+
+from sqlnb import errors
+from sqlnb.adapters.interrupt import interrupt_watcher
+from sqlnb.adapters.spec import ConnectionSpec, ConnectOptions
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ResultColumn:
+    name: str
+    type: str  # the engine's type name, lower case ("integer", "varchar", "timestamp with time zone")
+
+
+class Result:
+    """The outcome of one statement.
+
+    Data is held as an Arrow table (``arrow``); ``rows`` and ``to_pandas()`` convert on
+    demand.  For statements that return no rows, ``columns`` is empty and ``row_count``
+    is the number of affected rows (or -1 when the driver does not know).
+    """
+
+    __slots__ = ("columns", "arrow", "row_count", "truncated", "elapsed", "statement", "_df")
+
+    def __init__(self, columns: Sequence[ResultColumn], arrow: pa.Table | None,
+                 row_count: int, truncated: bool = False, elapsed: float = 0.0,
+                 statement: str = ""):
+        self.columns = list(columns)
+        self.arrow = arrow
+        self.row_count = row_count
+        self.truncated = truncated
+        self.elapsed = elapsed
+        self.statement = statement
+        self._df = None
+
+    @property
+    def returns_rows(self) -> bool:
+        return self.arrow is not None
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def rows(self) -> list[tuple]:
+        if self.arrow is None:
+            return []
+        cols = [col.to_pylist() for col in self.arrow.columns]
+        return list(zip(*cols)) if cols else []
+
+    def to_pandas(self):
+        if self._df is None:
+            self._df = arrow_to_pandas(self.arrow) if self.arrow is not None else _empty_frame()
+        return self._df
+
+    @property
+    def df(self):
+        return self.to_pandas()
+
+    def to_dict(self, max_rows: int | None = None) -> dict[str, Any]:
+        table = self.arrow
+        if table is not None and max_rows is not None:
+            table = table.slice(0, max_rows)
+        rows = [] if table is None else [list(r) for r in zip(*(c.to_pylist() for c in table.columns))]
+        return {"columns": self.column_names, "rows": rows, "row_count": self.row_count,
+                "elapsed_ms": round(self.elapsed * 1000, 3)}
+
+    def __repr__(self) -> str:
+        return (f"Result(columns={self.column_names}, row_count={self.row_count}, "
+                f"truncated={self.truncated}, elapsed={self.elapsed:.3f}s)")
+
+
+def _empty_frame():
+    import pandas as pd
+
+    return pd.DataFrame()
+
+
+def arrow_to_pandas(table: pa.Table):
+    """The one Arrow → pandas conversion every path goes through, so dtypes agree."""
+    return table.to_pandas(date_as_object=True, coerce_temporal_nanoseconds=False)
+
+
+def _canonical_array(values: list, type_name: str = "") -> pa.Array:
+    """Infer an Arrow array from driver values, normalising the awkward ones.
+
+    UUIDs become strings; parsed JSON (dict/list) becomes its JSON text; memoryview and
+    bytearray become bytes; timezone-aware datetimes are converted to UTC.
+    """
+    import datetime as dt
+    import decimal
+    import json
+    import uuid
+
+    sample = next((v for v in values if v is not None), None)
+    if isinstance(sample, uuid.UUID):
+        values = [None if v is None else str(v) for v in values]
+    elif isinstance(sample, (dict, list)) or (type_name in ("json", "jsonb", "variant", "object", "array")
+                                              and not isinstance(sample, str) and sample is not None):
+        values = [None if v is None else json.dumps(v) for v in values]
+    elif isinstance(sample, (memoryview, bytearray)):
+        values = [None if v is None else bytes(v) for v in values]
+    elif isinstance(sample, dt.datetime) and sample.tzinfo is not None:
+        values = [None if v is None else v.astimezone(dt.timezone.utc) for v in values]
+        return pa.array(values, type=pa.timestamp("us", tz="UTC"))
+    elif isinstance(sample, decimal.Decimal):
+        return _decimal_array(values)
+    elif isinstance(sample, dt.timedelta):
+        return pa.array(values, type=pa.duration("us"))
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        # mixed or exotic values: keep them readable rather than failing the query
+        return pa.array([None if v is None else str(v) for v in values], type=pa.string())
+
+
+def _decimal_array(values: list) -> pa.Array:
+    """Decimals with one scale for the column (the largest seen), like a typed column."""
+    import decimal
+
+    scale = 0
+    digits = 1
+    for v in values:
+        if v is None or not v.is_finite():
+            continue
+        sign, ds, exp = v.as_tuple()
+        scale = max(scale, -exp if exp < 0 else 0)
+        digits = max(digits, len(ds) + (exp if exp > 0 else 0))
+    precision = max(digits - 0, 1) + scale
+    if any(v is not None and not v.is_finite() for v in values) or precision > 76:
+        return pa.array([None if v is None else str(v) for v in values], type=pa.string())
+    q = decimal.Decimal(1).scaleb(-scale)
+    values = [None if v is None else v.quantize(q) for v in values]
+    typ = pa.decimal128(min(max(precision, scale + 1), 38), scale) if precision <= 38 else pa.decimal256(precision, scale)
+    return pa.array(values, type=typ)
+
+
+def rows_to_arrow(columns: Sequence[ResultColumn], rows: Sequence[Sequence[Any]]) -> pa.Table:
+    """Build the canonical Arrow table from plain driver rows."""
+    names = _unique_names([c.name for c in columns])
+    if rows:
+        cols = [list(c) for c in zip(*rows)]
+    else:
+        cols = [[] for _ in columns]
+    arrays = []
+    for col, values in zip(columns, cols):
+        if not values:
+            arrays.append(pa.array([], type=pa.null()))
+        else:
+            arrays.append(_canonical_array(values, col.type))
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    """Arrow and pandas cope badly with duplicate column names: suffix them (a, a_1)."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        n = n if n else "?column?"
+        if n in seen:
+            seen[n] += 1
+            out.append(f"{n}_{seen[n]}")
+        else:
+            seen[n] = 0
+            out.append(n)
+    return out
+
+
+def normalize_arrow(table: pa.Table) -> pa.Table:
+    """Bring a table from an Arrow-native path to the canonical types.
+
+    Canonical: strings are ``string`` (not large/view), timestamps are microseconds with
+    UTC for zone-aware ones, UUID and JSON extension types are text, binary is ``binary``.
+    """
+    fields = []
+    arrays = []
+    changed = False
+    for name, col in zip(table.column_names, table.columns):
+        typ = col.type
+        target = _canonical_type(typ)
+        if target is not None and target != typ:
+            changed = True
+            if isinstance(typ, pa.ExtensionType):
+                col = pa.chunked_array([c.storage for c in col.chunks], type=typ.storage_type)
+                typ = typ.storage_type
+            if pa.types.is_fixed_size_binary(typ) and typ.byte_width == 16 and target == pa.string():
+                import uuid
+
+                col = pa.array([None if v is None else str(uuid.UUID(bytes=v)) for v in col.to_pylist()],
+                               type=pa.string())
+            else:
+                col = col.cast(target)
+        fields.append(pa.field(name, col.type))
+        arrays.append(col)
+    if not changed:
+        return table
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _canonical_type(typ: pa.DataType) -> pa.DataType | None:
+    if isinstance(typ, pa.ExtensionType):
+        ext = getattr(typ, "extension_name", "")
+        if ext in ("arrow.uuid",):
+            return pa.string()
+        if ext in ("arrow.json", "arrow.opaque"):
+            return pa.string()
+        return _canonical_type(typ.storage_type) or typ.storage_type
+    if pa.types.is_large_string(typ) or pa.types.is_string_view(typ):
+        return pa.string()
+    if pa.types.is_large_binary(typ) or pa.types.is_binary_view(typ):
+        return pa.binary()
+    if pa.types.is_timestamp(typ):
+        tz = "UTC" if typ.tz else None
+        if typ.unit != "us" or (typ.tz and typ.tz != "UTC"):
+            return pa.timestamp("us", tz=tz)
+    if pa.types.is_time(typ) and typ != pa.time64("us"):
+        return pa.time64("us")
+    if pa.types.is_duration(typ) and typ.unit != "us":
+        return pa.duration("us")
+    if pa.types.is_dictionary(typ):
+        return typ.value_type
+    return None
+
+
+def empty_result(statement: str, row_count: int = -1, elapsed: float = 0.0) -> Result:
+    return Result([], None, row_count, False, elapsed, statement)
+
+
+# ---------------------------------------------------------------------------
+# Catalog
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Column:
+    name: str
+    type: str
+    nullable: bool = True
+    default: str | None = None
+    comment: str | None = None
+
+
+@dataclass
+class ForeignKey:
+    name: str | None
+    columns: list[str]
+    ref_schema: str | None
+    ref_table: str
+    ref_columns: list[str]
+
+
+@dataclass
+class Index:
+    name: str
+    columns: list[str]
+    unique: bool = False
+
+
+@dataclass
+class Table:
+    schema: str | None
+    name: str
+    kind: str = "table"  # "table" or "view"
+    columns: list[Column] = field(default_factory=list)
+    primary_key: list[str] = field(default_factory=list)
+    unique: list[list[str]] = field(default_factory=list)
+    foreign_keys: list[ForeignKey] = field(default_factory=list)
+    indexes: list[Index] = field(default_factory=list)
+    row_count: int | None = None  # estimate
+    comment: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}" if self.schema else self.name
+
+    def column(self, name: str) -> Column | None:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        low = name.lower()
+        return next((c for c in self.columns if c.name.lower() == low), None)
+
+
+@dataclass
+class Catalog:
+    dialect: str
+    tables: list[Table]
+    default_schema: str | None = None
+    loaded_at: float = field(default_factory=time.time)
+    elapsed: float = 0.0
+
+    @property
+    def schemas(self) -> list[str]:
+        return sorted({t.schema for t in self.tables if t.schema})
+
+    def find(self, name: str) -> Table | None:
+        """Look a table up by ``name`` or ``schema.name``, exactly then case-insensitively."""
+        schema, _, bare = name.rpartition(".")
+        matches = [t for t in self.tables if t.name == bare and (not schema or t.schema == schema)]
+        if not matches:
+            low, slow = bare.lower(), schema.lower()
+            matches = [t for t in self.tables
+                       if t.name.lower() == low and (not schema or (t.schema or "").lower() == slow)]
+        if len(matches) > 1 and not schema:
+            preferred = [t for t in matches if t.schema == self.default_schema]
+            matches = preferred or matches
+        return matches[0] if matches else None
+
+
+def assemble_tables(table_rows: Iterable[Sequence[Any]], column_rows: Iterable[Sequence[Any]],
+                    constraint_rows: Iterable[Sequence[Any]] = (),
+                    index_rows: Iterable[Sequence[Any]] = ()) -> list[Table]:
+    """Build :class:`Table` objects from the rows of a few set-based catalog queries.
+
+    - ``table_rows``: (schema, name, kind, row_count_estimate, comment)
+    - ``column_rows``: (schema, table, column, type, nullable, default, comment), in order
+    - ``constraint_rows``: (schema, table, constraint_name, kind, columns, ref_schema,
+      ref_table, ref_columns) with kind in {"p", "u", "f"} and column lists as sequences
+    - ``index_rows``: (schema, table, index_name, unique, columns)
+    """
+    tables: dict[tuple, Table] = {}
+    for schema, name, kind, rows, comment in table_rows:
+        kind = "view" if str(kind).lower() in ("v", "view", "m", "materialized view") else "table"
+        tables[(schema, name)] = Table(schema, name, kind,
+                                       row_count=int(rows) if rows is not None and int(rows) >= 0 else None,
+                                       comment=comment or None)
+    for schema, table, name, typ, nullable, default, comment in column_rows:
+        t = tables.get((schema, table))
+        if t is not None:
+            t.columns.append(Column(name, str(typ).lower(), _truthy(nullable),
+                                    None if default is None else str(default), comment or None))
+    for schema, table, cname, kind, cols, ref_schema, ref_table, ref_cols in constraint_rows:
+        t = tables.get((schema, table))
+        if t is None:
+            continue
+        cols = list(cols)
+        if kind == "p":
+            t.primary_key = cols
+        elif kind == "u":
+            t.unique.append(cols)
+        elif kind == "f":
+            t.foreign_keys.append(ForeignKey(cname, cols, ref_schema, ref_table, list(ref_cols)))
+    for schema, table, iname, unique, cols in index_rows:
+        t = tables.get((schema, table))
+        if t is not None:
+            t.indexes.append(Index(iname, list(cols), _truthy(unique)))
+    return list(tables.values())
+
+
+def _truthy(v: Any) -> bool:
+    if isinstance(v, str):
+        return v.strip().upper() in ("YES", "Y", "TRUE", "T", "1")
+    return bool(v)
+
+
+# ---------------------------------------------------------------------------
+# The adapter
+# ---------------------------------------------------------------------------
+
+class Adapter(ABC):
+    """One open connection to one engine.
+
+    Subclasses set the class attributes and implement the underscore hooks.  The public
+    methods add the behaviour every engine shares.
+    """
+
+    scheme: ClassVar[str]
+    dialect: ClassVar[str]  # sqlglot dialect name
+    extra: ClassVar[str]  # pip extra that installs the driver
+    driver_module: ClassVar[str]  # import name of the driver, for missing-driver errors
+    display_name: ClassVar[str]
+    native_timeout: ClassVar[bool] = True  # engine enforces statement_timeout itself
+    supports_schemas: ClassVar[bool] = True
+    paramstyle: ClassVar[str] = "named"  # how the driver wants :name parameters
+
+    def __init__(self, spec: ConnectionSpec, options: ConnectOptions | None = None):
+        self.spec = spec
+        self.options = options or ConnectOptions()
+        self._catalog: Catalog | None = None
+        self._timed_out = False
+        self._cancel_requested = False
+        self._lock = threading.RLock()
+        self.closed = False
+        try:
+            self._connect()
+        except errors.SqlnbError:
+            raise
+        except Exception as exc:  # classify driver errors on connect too
+            raise self._connect_error(exc) from None
+
+    # ---- hooks --------------------------------------------------------------------
+    @abstractmethod
+    def _connect(self) -> None: ...
+
+    @abstractmethod
+    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+                 timeout: float | None) -> Result: ...
+
+    @abstractmethod
+    def _load_catalog(self) -> Catalog: ...
+
+    @abstractmethod
+    def _cancel(self) -> None: ...
+
+    @abstractmethod
+    def _close(self) -> None: ...
+
+    def _classify(self, exc: BaseException) -> errors.SqlnbError | None:
+        """Map a driver exception to a classified error (None: use the generic rules)."""
+        return None
+
+    def _after_cancel(self) -> None:
+        """Restore the connection after an interrupt (e.g. reconnect); default: nothing."""
+
+    # ---- public contract -------------------------------------------------------------
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None, *,
+                max_rows: int | None = None, timeout: float | None = None) -> Result:
+        """Run one statement.  ``max_rows`` caps the rows fetched (``truncated`` tells),
+        ``timeout`` overrides the connection's statement timeout (seconds)."""
+        if self.closed:
+            raise errors.ConnectionLost(f"Connection to {self.spec.redacted_url()} is closed",
+                                        hint="reconnect with %sqlnb connect")
+        if not sql or not sql.strip():
+            raise errors.UsageError("Empty SQL statement", hint="write a statement to run")
+        if self.options.readonly:
+            from sqlnb.sql.guard import check_read_only
+
+            verdict = check_read_only(sql, self.dialect)
+            if not verdict.read_only:
+                raise errors.ReadOnlyViolation(
+                    f"Refused on a read-only connection: {verdict.reason}",
+                    reason=verdict.reason, dialect=self.dialect,
+                    hint="only single read-only queries run here; open a connection without "
+                         "--readonly to write")
+        if timeout is None:
+            timeout = self.options.statement_timeout
+        timeout = timeout or None
+        with self._lock:
+            self._timed_out = False
+            self._cancel_requested = False
+            timer = None
+            if timeout and not self.native_timeout:
+                timer = threading.Timer(timeout, self._timeout_fired)
+                timer.daemon = True
+                timer.start()
+            start = time.perf_counter()
+            try:
+                with interrupt_watcher(self._interrupt_fired):
+                    result = self._execute(sql, params, max_rows, timeout)
+            except KeyboardInterrupt:
+                self._recover_after_cancel()
+                raise errors.QueryCancelled(
+                    "Query cancelled by interrupt", dialect=self.dialect,
+                    hint="the connection is still usable") from None
+            except errors.SqlnbError:
+                raise
+            except Exception as exc:
+                err = self.classify(exc, timeout=timeout)
+                if isinstance(err, (errors.QueryCancelled, errors.QueryTimeout)):
+                    self._recover_after_cancel()
+                raise err from None
+            finally:
+                if timer is not None:
+                    timer.cancel()
+            result.elapsed = time.perf_counter() - start
+            result.statement = sql
+            return result
+
+    def catalog(self, refresh: bool = False) -> Catalog:
+        """The cached catalog; ``refresh=True`` reads it again from the engine."""
+        if self._catalog is None or refresh:
+            start = time.perf_counter()
+            with self._lock:
+                try:
+                    cat = self._load_catalog()
+                except errors.SqlnbError:
+                    raise
+                except Exception as exc:
+                    raise self.classify(exc) from None
+            cat.elapsed = time.perf_counter() - start
+            self._catalog = cat
+        return self._catalog
+
+    def sample(self, table: str, n: int = 5) -> Result:
+        """Up to ``n`` rows of ``table`` (a name from the catalog)."""
+        t = self.catalog().find(table)
+        if t is None:
+            raise errors.TableNotFound(f"Table {table!r} is not in the catalog",
+                                       hint=self._closest_hint(table), dialect=self.dialect)
+        from sqlnb.sql.quoting import qualified
+
+        return self.execute(f"SELECT * FROM {qualified(t.schema, t.name, self.dialect)} LIMIT {int(n)}",
+                            max_rows=n)
+
+    def cancel(self) -> None:
+        """Cancel the running statement, if any (safe to call from another thread)."""
+        self._cancel_requested = True
+        try:
+            self._cancel()
+        except Exception:
+            pass
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            try:
+                self._close()
+            except Exception:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        ro = ", readonly" if self.options.readonly else ""
+        return f"<{type(self).__name__} {self.spec.redacted_url()}{ro}>"
+
+    # ---- shared machinery ----------------------------------------------------------
+    def _timeout_fired(self) -> None:
+        self._timed_out = True
+        self.cancel()
+
+    def _interrupt_fired(self) -> None:
+        self.cancel()
+
+    def _recover_after_cancel(self) -> None:
+        try:
+            self._after_cancel()
+        except Exception:
+            pass
+
+    def _closest_hint(self, name: str) -> str | None:
+        try:
+            names = [t.name for t in (self._catalog.tables if self._catalog else [])]
+        except Exception:
+            return None
+        import difflib
+
+        close = difflib.get_close_matches(name.split(".")[-1], names, n=3, cutoff=0.6)
+        return f"did you mean {', '.join(close)}?" if close else None
+
+    def classify(self, exc: BaseException, timeout: float | None = None) -> errors.SqlnbError:
+        """Turn a driver exception into a classified, secret-free :class:`SqlnbError`."""
+        if isinstance(exc, errors.SqlnbError):
+            return exc
+        err = self._classify(exc)
+        message = self._scrub(_exc_message(exc))
+        if err is None:
+            err = classify_message(message, dialect=self.dialect)
+        if self._timed_out and not isinstance(err, errors.QueryTimeout):
+            err = errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout or self.options.statement_timeout:g} s",
+                                      engine_message=message, dialect=self.dialect,
+                                      hint="raise it with %config SqlMagic.statement_timeout or narrow the query")
+        elif self._cancel_requested and not isinstance(err, (errors.QueryCancelled, errors.QueryTimeout)):
+            err = errors.QueryCancelled("Query cancelled", engine_message=message, dialect=self.dialect,
+                                        hint="the connection is still usable")
+        if isinstance(err, errors.QueryTimeout) and err.hint is None:
+            err.hint = "raise it with %config SqlMagic.statement_timeout or narrow the query"
+        err.message = self._scrub(err.message)
+        if err.engine_message is None:
+            err.engine_message = message
+        err.dialect = self.dialect
+        if isinstance(err, (errors.TableNotFound,)) and err.hint is None:
+            err.hint = self._closest_hint(_quoted_name(message) or "")
+        return err
+
+    def _connect_error(self, exc: BaseException) -> errors.SqlnbError:
+        err = self.classify(exc)
+        where = self.spec.redacted_url()
+        if isinstance(err, errors.AuthenticationFailed):
+            err.message = f"Authentication failed for {where}: {err.message}"
+            err.hint = err.hint or "check the user and password (environment, connections file or keyring)"
+        elif isinstance(err, (errors.ConnectionLost, errors.ConnectFailed, errors.QueryTimeout)) or type(err) is errors.DatabaseError:
+            err = errors.ConnectFailed(f"Cannot connect to {where}: {err.message}",
+                                       engine_message=err.engine_message, dialect=self.dialect,
+                                       hint="check that the server is running and reachable, "
+                                            "and the host, port and database name")
+        return err
+
+    def _scrub(self, text: str) -> str:
+        pw = self.spec.password.reveal() if self.spec.password else None
+        if pw and len(pw) >= 1:
+            text = text.replace(pw, "***")
+        return text
+
+
+def _exc_message(exc: BaseException) -> str:
+    msg = str(exc).strip() or type(exc).__name__
+    return " ".join(msg.split()) if len(msg) < 2000 else msg[:2000]
+
+
+def _quoted_name(message: str) -> str | None:
+    import re
+
+    m = re.search(r"""["'`]([^"'`]+)["'`]""", message)
+    return m.group(1) if m else None
+
+
+_PATTERNS: list[tuple[type[errors.SqlnbError], tuple[str, ...]]] = [
+    (errors.AuthenticationFailed, ("password authentication failed", "access denied for user",
+                                   "authentication failed", "incorrect username or password",
+                                   "no password supplied", "invalid authorization")),
+    (errors.QueryTimeout, ("statement timeout", "canceling statement due to statement timeout",
+                           "max_statement_time", "maximum statement execution time", "timed out",
+                           "timeout")),
+    (errors.QueryCancelled, ("canceling statement due to user request", "interrupted", "query execution was interrupted",
+                             "cancel")),
+    (errors.TableNotFound, ("no such table", "does not exist", "doesn't exist", "table with name",
+                            "unknown table", "catalog error: table", "not found in from clause")),
+    (errors.ColumnNotFound, ("no such column", "unknown column", "column", "referenced column", "binder error")),
+    (errors.PermissionDenied, ("permission denied", "read-only", "readonly", "read only", "not authorized",
+                               "insufficient privileges", "attempt to write", "command denied",
+                               "access denied", "cannot execute", "not allowed")),
+    (errors.SQLSyntaxError, ("syntax error", "parser error", "you have an error in your sql syntax",
+                             "incomplete input", "unrecognized token")),
+    (errors.TypeMismatch, ("invalid input syntax for type", "operator does not exist", "conversion",
+                           "could not convert", "cannot be cast", "type mismatch", "incorrect integer value",
+                           "datatype mismatch", "truncated incorrect")),
+    (errors.ConnectionLost, ("server closed the connection", "lost connection", "connection is closed",
+                             "connection already closed", "gone away", "broken pipe", "connection reset",
+                             "terminating connection")),
+    (errors.ConnectFailed, ("connection refused", "could not connect", "can't connect", "could not translate host",
+                            "name or service not known", "unknown host", "failed to resolve")),
+]
+
+
+def classify_message(message: str, dialect: str | None = None) -> errors.SqlnbError:
+    """Generic classification by message text, for drivers that give nothing better."""
+    low = message.lower()
+    for cls, needles in _PATTERNS:
+        if cls is errors.ColumnNotFound:
+            if ("no such column" in low or "unknown column" in low or
+                    ("column" in low and ("does not exist" in low or "not found" in low))):
+                return cls(message, dialect=dialect)
+            continue
+        if cls is errors.TableNotFound and "column" in low and "does not exist" in low:
+            continue
+        if any(n in low for n in needles):
+            return cls(message, dialect=dialect)
+    return errors.DatabaseError(message, dialect=dialect)

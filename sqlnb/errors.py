@@ -1,0 +1,132 @@
+"""One exception tree for sqlnb.
+
+Every error a user (or the agent) sees is a :class:`SqlnbError`.  Engine errors are
+classified into the subclasses below while keeping the engine's own message, so the
+agent can show the model what went wrong and people get a message that says what to do.
+"""
+
+from __future__ import annotations
+
+
+class SqlnbError(Exception):
+    """Base of every sqlnb error.
+
+    ``kind`` is a stable machine-readable name (used by the CLI's JSON output and by the
+    agent); ``hint`` says what to do next.  ``engine_message`` keeps the driver's text.
+    """
+
+    kind = "error"
+
+    def __init__(self, message: str, *, hint: str | None = None,
+                 engine_message: str | None = None, dialect: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.engine_message = engine_message
+        self.dialect = dialect
+
+    def __str__(self) -> str:  # one readable line (plus hint)
+        text = self.message
+        if self.hint:
+            text = f"{text} ({self.hint})"
+        return text
+
+
+# --- configuration and input -------------------------------------------------------
+class ConfigurationError(SqlnbError):
+    kind = "configuration"
+
+
+class InvalidURLError(ConfigurationError):
+    kind = "invalid_url"
+
+
+class UnknownSchemeError(ConfigurationError):
+    kind = "unknown_scheme"
+
+
+class MissingDriverError(ConfigurationError):
+    kind = "missing_driver"
+
+
+class UnknownConnectionError(ConfigurationError):
+    kind = "unknown_connection"
+
+
+class NoActiveConnectionError(ConfigurationError):
+    kind = "no_active_connection"
+
+
+class UsageError(SqlnbError):
+    """Bad arguments to a magic or the CLI, an empty cell, a missing parameter."""
+
+    kind = "usage"
+
+
+# --- safety -----------------------------------------------------------------------
+class ReadOnlyViolation(SqlnbError):
+    """The read-only guard refused a statement before it reached the database."""
+
+    kind = "read_only"
+
+    def __init__(self, message: str, *, reason: str | None = None, **kw):
+        super().__init__(message, **kw)
+        self.reason = reason or message
+
+
+# --- engine errors (classified) -----------------------------------------------------
+class DatabaseError(SqlnbError):
+    """An error reported by the database engine, not otherwise classified."""
+
+    kind = "database"
+
+
+class TableNotFound(DatabaseError):
+    kind = "table_not_found"
+
+
+class ColumnNotFound(DatabaseError):
+    kind = "column_not_found"
+
+
+class SQLSyntaxError(DatabaseError):
+    kind = "syntax"
+
+
+class TypeMismatch(DatabaseError):
+    kind = "type_mismatch"
+
+
+class PermissionDenied(DatabaseError):
+    kind = "permission"
+
+
+class QueryTimeout(DatabaseError):
+    kind = "timeout"
+
+
+class QueryCancelled(DatabaseError):
+    kind = "cancelled"
+
+
+class ConnectionLost(DatabaseError):
+    kind = "connection_lost"
+
+
+class AuthenticationFailed(DatabaseError):
+    kind = "authentication"
+
+
+class ConnectFailed(DatabaseError):
+    """The server could not be reached (down, wrong host/port, connect timeout)."""
+
+    kind = "connect_failed"
+
+
+ERROR_KINDS = {cls.kind: cls for cls in (
+    SqlnbError, ConfigurationError, InvalidURLError, UnknownSchemeError, MissingDriverError,
+    UnknownConnectionError, NoActiveConnectionError, UsageError, ReadOnlyViolation,
+    DatabaseError, TableNotFound, ColumnNotFound, SQLSyntaxError, TypeMismatch,
+    PermissionDenied, QueryTimeout, QueryCancelled, ConnectionLost, AuthenticationFailed,
+    ConnectFailed,
+)}

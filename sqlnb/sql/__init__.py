@@ -1,0 +1,1 @@
+"""SQL analysis built on sqlglot: read-only guard, normalisation, quoting, splitting."""

@@ -1,0 +1,104 @@
+"""Shared fixtures: one contract suite parametrized over every engine.
+
+Engine differences are explicit markers, never silent skips:
+
+- ``@pytest.mark.notimpl(["mysql"], reason=...)``: sqlnb does not implement it for that
+  engine yet;
+- ``@pytest.mark.notyet(["snowflake"], reason=...)``: the engine (or its local stand-in)
+  cannot do it.
+
+Both turn into strict xfails, so a test that starts passing fails until the marker goes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.engines import ENGINES, ENV_CLASSES, seed_statements
+
+os.environ.setdefault("SQLNB_NO_KEYRING", "1")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "notimpl(engines, reason): sqlnb lacks this for the engines")
+    config.addinivalue_line("markers", "notyet(engines, reason): the engine or its stand-in lacks this")
+    config.addinivalue_line("markers", "engines(names): run only for these engines")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        engine = getattr(item, "callspec", None) and item.callspec.params.get("engine")
+        if not engine:
+            continue
+        for name in ("notimpl", "notyet"):
+            for marker in item.iter_markers(name):
+                if engine in marker.args[0]:
+                    reason = marker.kwargs.get("reason", name)
+                    raises = marker.kwargs.get("raises")
+                    kw = {"raises": raises} if raises else {}
+                    item.add_marker(pytest.mark.xfail(reason=f"{name}: {reason}", strict=True, **kw))
+    # an ``engines`` marker restricts which parametrizations exist at all
+    keep = []
+    for item in items:
+        engine = getattr(item, "callspec", None) and item.callspec.params.get("engine")
+        only = item.get_closest_marker("engines")
+        if engine and only and engine not in only.args[0]:
+            config.hook.pytest_deselected(items=[item])
+            continue
+        keep.append(item)
+    items[:] = keep
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("engines")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fakesnow_patch(tmp_path_factory):
+    """Snowflake has no local server: fakesnow patches the connector onto DuckDB."""
+    import fakesnow
+
+    db_path = tmp_path_factory.mktemp("fakesnow")
+    with fakesnow.patch(db_path=str(db_path), create_database_on_connect=True,
+                        create_schema_on_connect=True):
+        yield
+
+
+@pytest.fixture(params=ENGINES, scope="module")
+def engine(request) -> str:
+    return request.param
+
+
+def _make_env(engine_name: str, workdir: Path, seed: bool):
+    env = ENV_CLASSES[engine_name](workdir)
+    env.create()
+    if seed:
+        env.admin(seed_statements(engine_name))
+    return env
+
+
+@pytest.fixture(scope="module")
+def seeded(engine, workdir):
+    """A database with the standard data set, shared by a module's tests: don't write to it."""
+    env = _make_env(engine, workdir, seed=True)
+    yield env
+    env.drop()
+
+
+@pytest.fixture
+def fresh(engine, workdir):
+    """A database with the standard data set for one test, which may write to it."""
+    env = _make_env(engine, workdir, seed=True)
+    yield env
+    env.drop()
+
+
+@pytest.fixture
+def empty_db(engine, workdir):
+    env = _make_env(engine, workdir, seed=False)
+    yield env
+    env.drop()

@@ -1,0 +1,240 @@
+"""The adapter contract, run against every engine on a real server (or file)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import sqlnb.adapters as adapters
+from sqlnb import errors
+
+LONG_QUERY = {
+    "sqlite": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+    "duckdb": "SELECT count(*) FROM range(100000000000) t(i) WHERE i % 7 = 3 AND hash(i) % 5 = 1",
+    "postgresql": "SELECT pg_sleep(30)",
+    "redshift": "SELECT pg_sleep(30)",
+    "mysql": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000000000) "
+             "SELECT count(*) FROM c",
+    "snowflake": "SELECT count(*) FROM range(100000000000) t(i) WHERE i % 7 = 3",
+}
+
+
+@pytest.fixture
+def conn(seeded):
+    c = adapters.connect(seeded.url())
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def ro_conn(seeded):
+    c = adapters.connect(seeded.url(), readonly=True)
+    yield c
+    c.close()
+
+
+def test_select_returns_typed_result(conn):
+    r = conn.execute("SELECT id, name FROM customers ORDER BY id")
+    assert [c.name.lower() for c in r.columns] == ["id", "name"]
+    assert all(c.type for c in r.columns)
+    assert r.rows == [(1, "Ada"), (2, "Grace"), (3, "Linus")]
+    assert r.row_count == 3
+    assert r.truncated is False
+    assert r.elapsed > 0
+    df = r.to_pandas()
+    assert list(df.iloc[:, 1]) == ["Ada", "Grace", "Linus"]
+
+
+def test_max_rows_sets_truncated(conn):
+    r = conn.execute("SELECT id FROM customers ORDER BY id", max_rows=2)
+    assert r.rows == [(1,), (2,)]
+    assert r.row_count == 2 and r.truncated is True
+    r = conn.execute("SELECT id FROM customers ORDER BY id", max_rows=3)
+    assert r.truncated is False and r.row_count == 3
+
+
+def test_parameters_are_bound_not_substituted(conn):
+    r = conn.execute("SELECT name FROM customers WHERE id = :cid", {"cid": 2})
+    assert r.rows == [("Grace",)]
+    r = conn.execute("SELECT count(*) FROM customers WHERE name = :n", {"n": "x'; DROP TABLE customers; --"})
+    assert r.rows[0][0] == 0
+    assert conn.execute("SELECT count(*) FROM customers").rows[0][0] == 3
+
+
+def test_parameter_values_with_percent_and_colons(conn):
+    r = conn.execute("SELECT name FROM customers WHERE name LIKE :p AND ':notaparam' = ':notaparam' "
+                     "ORDER BY name", {"p": "%ce"})
+    assert [row[0] for row in r.rows] == ["Grace"]
+
+
+def test_missing_parameter_is_a_usage_error(conn):
+    with pytest.raises(errors.UsageError, match=":nope"):
+        conn.execute("SELECT * FROM customers WHERE id = :nope", {})
+
+
+def test_empty_result_keeps_columns(conn):
+    r = conn.execute("SELECT id, name FROM customers WHERE id < 0")
+    assert r.row_count == 0 and r.rows == []
+    assert [c.name.lower() for c in r.columns] == ["id", "name"]
+    assert [c.lower() for c in r.to_pandas().columns] == ["id", "name"]
+
+
+@pytest.mark.notyet(["snowflake"], reason="fakesnow has no indexes")
+def test_catalog_indexes(conn):
+    orders = conn.catalog().find("orders")
+    assert any(ix.columns and ix.columns[0].lower() == "customer_id" for ix in orders.indexes)
+
+
+def test_catalog(conn):
+    cat = conn.catalog()
+    names = {t.name.lower() for t in cat.tables}
+    assert {"customers", "orders", "big_orders"} <= names
+    customers = cat.find("customers")
+    assert [c.name.lower() for c in customers.columns] == ["id", "name", "email", "created_at"]
+    assert customers.kind == "table"
+    assert [c.lower() for c in customers.primary_key] == ["id"]
+    assert customers.column("name").nullable is False
+    assert customers.column("email").nullable is True
+    assert any([c.lower() for c in u] == ["email"] for u in customers.unique)
+    orders = cat.find("orders")
+    fk = orders.foreign_keys[0]
+    assert [c.lower() for c in fk.columns] == ["customer_id"]
+    assert fk.ref_table.lower() == "customers" and [c.lower() for c in fk.ref_columns] == ["id"]
+    assert "new" in (orders.column("status").default or "")
+    assert cat.find("big_orders").kind == "view"
+    assert "int" in customers.column("id").type or "number" in customers.column("id").type
+
+
+@pytest.mark.notimpl(["sqlite"], reason="SQLite has no table or column comments")
+def test_catalog_comments(conn):
+    customers = conn.catalog().find("customers")
+    assert customers.comment == "People who buy things"
+    assert customers.column("email").comment == "Contact address"
+
+
+def test_catalog_is_cached_until_refreshed(conn, seeded):
+    first = conn.catalog()
+    assert conn.catalog() is first
+    seeded.admin(["CREATE TABLE extra_table (x INTEGER)"])
+    try:
+        assert conn.catalog().find("extra_table") is None
+        refreshed = conn.catalog(refresh=True)
+        assert refreshed is not first and refreshed.find("extra_table") is not None
+    finally:
+        seeded.admin(["DROP TABLE extra_table"])
+
+
+def test_sample_rows(conn):
+    r = conn.sample("customers", 2)
+    assert r.row_count == 2 and len(r.columns) == 4
+
+
+@pytest.mark.parametrize("sql, kind", [
+    ("SELECT * FROM no_such_table", errors.TableNotFound),
+    ("SELECT no_such_column FROM customers", errors.ColumnNotFound),
+    ("SELEKT 1", errors.SQLSyntaxError),
+])
+def test_errors_are_classified(conn, sql, kind):
+    with pytest.raises(kind) as info:
+        conn.execute(sql)
+    assert info.value.engine_message  # the engine's own words are kept
+    assert conn.execute("SELECT 1").rows == [(1,)]  # still usable
+
+
+def test_readonly_guard_refuses_before_the_database(ro_conn, seeded):
+    before = seeded.fingerprint()
+    for sql in ("DELETE FROM customers", "UPDATE customers SET name = 'x'",
+                "INSERT INTO customers (id, name) VALUES (9, 'x')", "DROP TABLE orders",
+                "SELECT 1; DELETE FROM customers"):
+        with pytest.raises(errors.ReadOnlyViolation) as info:
+            ro_conn.execute(sql)
+        assert info.value.reason
+    assert ro_conn.execute("SELECT count(*) FROM customers").rows[0][0] == 3
+    ro_conn.close()
+    assert seeded.fingerprint() == before
+
+
+def test_readonly_session_blocks_what_slips_past_the_guard(ro_conn, seeded):
+    """Call the engine directly (bypassing the guard): the session itself refuses writes."""
+    before = seeded.fingerprint()
+    for sql in ("INSERT INTO customers (id, name) VALUES (9, 'x')", "DELETE FROM orders",
+                "CREATE TABLE sneaky (x INTEGER)"):
+        with pytest.raises(errors.SqlnbError):
+            try:
+                ro_conn._execute(sql, None, None, None)
+            except errors.SqlnbError:
+                raise
+            except Exception as exc:
+                raise ro_conn.classify(exc) from None
+    ro_conn.close()
+    assert seeded.fingerprint() == before
+
+
+@pytest.mark.notyet(["snowflake"], reason="fakesnow has no STATEMENT_TIMEOUT_IN_SECONDS")
+def test_statement_timeout(engine, seeded):
+    c = adapters.connect(seeded.url(), statement_timeout=1)
+    try:
+        start = time.monotonic()
+        with pytest.raises(errors.QueryTimeout):
+            c.execute(LONG_QUERY[engine])
+        assert time.monotonic() - start < 5
+        assert c.execute("SELECT 1").rows == [(1,)]
+    finally:
+        c.close()
+
+
+@pytest.mark.notyet(["snowflake"], reason="fakesnow cannot cancel a running query")
+def test_cancel_from_another_thread(engine, conn):
+    threading.Timer(0.5, conn.cancel).start()
+    start = time.monotonic()
+    with pytest.raises(errors.QueryCancelled):
+        conn.execute(LONG_QUERY[engine], timeout=60)
+    assert time.monotonic() - start < 2.5
+    assert conn.execute("SELECT 1").rows == [(1,)]
+
+
+@pytest.mark.notyet(["snowflake"], reason="fakesnow cannot cancel a running query")
+def test_kernel_interrupt_cancels_on_the_server(engine, conn):
+    """SIGINT (what 'Interrupt kernel' sends) cancels the statement within 2 s."""
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    with pytest.raises(errors.QueryCancelled):
+        conn.execute(LONG_QUERY[engine], timeout=60)
+    assert time.monotonic() - start < 2.5
+    assert conn.execute("SELECT 1").rows == [(1,)]
+
+
+def test_dml_reports_affected_rows(fresh):
+    c = adapters.connect(fresh.url())
+    try:
+        r = c.execute("UPDATE orders SET status = 'done' WHERE customer_id = 1")
+        assert r.row_count == 2 and not r.returns_rows
+        assert c.execute("SELECT count(*) FROM orders WHERE status = 'done'").rows[0][0] == 2
+    finally:
+        c.close()
+
+
+def test_closed_connection_says_so(seeded):
+    c = adapters.connect(seeded.url())
+    c.close()
+    with pytest.raises(errors.ConnectionLost, match="closed"):
+        c.execute("SELECT 1")
+
+
+def test_repr_and_errors_never_show_the_password(seeded):
+    url = seeded.url()
+    c = adapters.connect(url)
+    try:
+        text = repr(c) + repr(c.spec)
+        if c.spec.password:
+            assert c.spec.password.reveal() not in text
+        with pytest.raises(errors.SqlnbError) as info:
+            c.execute("SELECT * FROM no_such_table")
+        if c.spec.password:
+            assert c.spec.password.reveal() not in str(info.value)
+    finally:
+        c.close()
