@@ -31,6 +31,15 @@ class SqlnbError(Exception):
             text = f"{text} ({self.hint})"
         return text
 
+    def _render_traceback_(self) -> list[str]:
+        """IPython shows these lines instead of a Python traceback: errors are for people."""
+        lines = [f"\x1b[0;31m{type(self).__name__}\x1b[0m: {self.message}"]
+        if self.engine_message and self.engine_message not in self.message:
+            lines.append(f"The database said: {self.engine_message}")
+        if self.hint:
+            lines.append(f"Hint: {self.hint}")
+        return lines
+
 
 # --- configuration and input -------------------------------------------------------
 class ConfigurationError(SqlnbError):

@@ -579,7 +579,7 @@ class Adapter(ABC):
                                         hint="the connection is still usable")
         if isinstance(err, errors.QueryTimeout) and err.hint is None:
             err.hint = "raise it with %config SqlMagic.statement_timeout or narrow the query"
-        err.message = self._scrub(err.message)
+        err.message = self._scrub(" ".join(err.message.split()))
         if err.engine_message is None:
             err.engine_message = message
         err.dialect = self.dialect

@@ -21,14 +21,18 @@ def schemes() -> list[str]:
     return list(ADAPTERS)
 
 
-def adapter_class(scheme: str):
-    """The adapter class for ``scheme``; a clear error for unknown schemes or missing drivers."""
+def check_scheme(scheme: str) -> tuple[str, str, str, str]:
     try:
-        module_name, class_name, driver, extra = ADAPTERS[scheme]
+        return ADAPTERS[scheme]
     except KeyError:
         raise errors.UnknownSchemeError(
             f"Unknown database scheme {scheme!r}",
             hint=f"sqlnb supports {', '.join(s + '://' for s in ADAPTERS)}") from None
+
+
+def adapter_class(scheme: str):
+    """The adapter class for ``scheme``; a clear error for unknown schemes or missing drivers."""
+    module_name, class_name, driver, extra = check_scheme(scheme)
     try:
         importlib.import_module(driver)
     except ImportError:

@@ -127,7 +127,7 @@ def parse_url(url: str) -> ConnectionSpec:
                                    "e.g. postgresql://analyst@localhost/sales or sqlite:///data.db")
     scheme = m.group(1).lower()
     scheme = SCHEME_ALIASES.get(scheme, scheme)
-    registry.adapter_class(scheme)  # raises UnknownSchemeError with the list of schemes
+    registry.check_scheme(scheme)  # UnknownSchemeError listing the schemes sqlnb knows
 
     if scheme in ("sqlite", "duckdb"):
         return _parse_file_url(scheme, m.group(2))

@@ -1,0 +1,100 @@
+"""The ``sqlnb`` command line: a thin front door over :mod:`sqlnb.session`.
+
+    sqlnb sql --db URL [--readonly] [--json] [--timeout S] [--limit N] SQL
+    sqlnb demo [--dir DIR] [--no-lab] [--port N]
+
+Failures exit non-zero with a one-line message on stderr (1: the database or the
+query failed; 2: bad usage or configuration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from sqlnb import errors
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise errors.UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="sqlnb", description="Ask your database questions from a notebook or a terminal.")
+    from sqlnb import __version__
+
+    p.add_argument("--version", action="version", version=f"sqlnb {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    s = sub.add_parser("sql", help="run SQL and print the result")
+    s.add_argument("--db", required=True, help="connection URL or configured connection name")
+    s.add_argument("--readonly", action="store_true", help="refuse anything but a read-only query")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
+    s.add_argument("--connect-timeout", type=float, default=10.0)
+    s.add_argument("--limit", type=int, default=None, help="fetch at most N rows")
+    s.add_argument("sql", nargs="+", help="the SQL (several statements run in order; the last is shown)")
+
+    d = sub.add_parser("demo", help="create the sample DuckDB database and notebook, open JupyterLab")
+    d.add_argument("--dir", default="sqlnb-demo", help="folder for the sample files (default ./sqlnb-demo)")
+    d.add_argument("--no-lab", action="store_true", help="only create the files")
+    d.add_argument("--port", type=int, default=8888)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return {"sql": cmd_sql, "demo": cmd_demo}[args.command](args)
+    except errors.SqlnbError as exc:
+        print(f"sqlnb: error: {_one_line(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, (errors.ConfigurationError, errors.UsageError)) else 1
+    except KeyboardInterrupt:
+        print("sqlnb: interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(exc: errors.SqlnbError) -> str:
+    return " ".join(str(exc).split())
+
+
+def cmd_sql(args) -> int:
+    from sqlnb.adapters import ConnectOptions
+    from sqlnb.display import result_json, result_table
+    from sqlnb.session import ConnectionManager, run_statements
+
+    text = " ".join(args.sql)
+    if args.limit is not None and args.limit < 0:
+        raise errors.UsageError("--limit must be 0 (no limit) or a positive number")
+    manager = ConnectionManager()
+    options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
+    entry = manager.connect(args.db, "cli", readonly=args.readonly, options=options)
+    try:
+        result = run_statements(entry.adapter, text, max_rows=args.limit or None)
+    finally:
+        manager.close_all()
+    if args.json:
+        print(result_json(result))
+    else:
+        print(result_table(result))
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from sqlnb.demo import launch_lab, prepare_demo
+
+    notebook = prepare_demo(args.dir)
+    print(f"Sample database and notebook ready: {notebook}")
+    if args.no_lab:
+        return 0
+    return launch_lab(notebook, port=args.port)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""How a result looks in a notebook and in a terminal."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import html
+import json
+import math
+from typing import Any
+
+from sqlnb.adapters import Result
+
+
+def _fmt_count(n: int) -> str:
+    return f"{n:,}"
+
+
+def format_elapsed(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+class ResultView:
+    """A rich display of a :class:`Result`: at most ``display_limit`` rows are rendered.
+
+    Holds only the rows it shows, so keeping the view alive (IPython's output history)
+    never keeps a large result alive.
+    """
+
+    def __init__(self, result: Result, display_limit: int = 20, fetch_limit: int | None = None,
+                 connection: str | None = None, stored_as: str | None = None):
+        self.columns = result.column_names
+        self.returns_rows = result.returns_rows
+        self.row_count = result.row_count
+        self.truncated = result.truncated
+        self.elapsed = result.elapsed
+        self.fetch_limit = fetch_limit
+        self.connection = connection
+        self.stored_as = stored_as
+        self.display_limit = max(int(display_limit), 0)
+        if result.arrow is not None:
+            head = result.arrow.slice(0, self.display_limit)
+            from sqlnb.adapters.base import arrow_to_pandas
+
+            self.head = arrow_to_pandas(head)
+        else:
+            self.head = None
+
+    # ---- text ------------------------------------------------------------------------
+    def summary(self) -> str:
+        parts = []
+        if self.returns_rows:
+            more = "+" if self.truncated else ""
+            parts.append(f"{_fmt_count(self.row_count)}{more} row{'s' if self.row_count != 1 else ''}"
+                         f" × {len(self.columns)} column{'s' if len(self.columns) != 1 else ''}")
+        elif self.row_count >= 0:
+            parts.append(f"{_fmt_count(self.row_count)} row{'s' if self.row_count != 1 else ''} affected")
+        else:
+            parts.append("done")
+        parts.append(format_elapsed(self.elapsed))
+        if self.connection:
+            parts.append(f"on {self.connection}")
+        return " · ".join(parts)
+
+    def notices(self) -> list[str]:
+        notes = []
+        if self.returns_rows and self.row_count > self.display_limit:
+            notes.append(f"Showing the first {_fmt_count(self.display_limit)} of "
+                         f"{_fmt_count(self.row_count)} rows (%config SqlMagic.display_limit).")
+        if self.truncated:
+            limit = f"{_fmt_count(self.fetch_limit)} " if self.fetch_limit else ""
+            notes.append(f"Fetching stopped at the row limit {limit}rows: the query returns more. "
+                         "Use --limit 0 to fetch everything, or -o VAR to keep the full result.")
+        if self.stored_as:
+            notes.append(f"Full result stored in {self.stored_as}.")
+        return notes
+
+    def __repr__(self) -> str:
+        lines = []
+        if self.head is not None:
+            lines.append(self.head.to_string(index=False) if len(self.head.columns) else "(no columns)")
+        lines.append(self.summary())
+        lines.extend(self.notices())
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        parts = ['<div class="sqlnb-result">']
+        if self.head is not None:
+            parts.append(self.head.to_html(index=False, max_rows=self.display_limit, border=0,
+                                           classes="dataframe sqlnb-table"))
+        parts.append(f'<div class="sqlnb-summary" style="opacity:0.7;font-size:90%">'
+                     f"{html.escape(self.summary())}</div>")
+        for n in self.notices():
+            parts.append(f'<div class="sqlnb-notice" style="font-size:90%">{html.escape(n)}</div>')
+        parts.append("</div>")
+        return "".join(parts)
+
+
+def json_value(v: Any) -> Any:
+    """A JSON-safe form of a database value (decimals as strings keep their precision)."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else str(v)
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (dt.datetime, dt.date, dt.time)):
+        return v.isoformat()
+    if isinstance(v, dt.timedelta):
+        return v.total_seconds()
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(v)).decode("ascii")
+    if isinstance(v, (list, tuple)):
+        return [json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): json_value(x) for k, x in v.items()}
+    return str(v)
+
+
+def result_json(result: Result) -> str:
+    rows = [[json_value(v) for v in row] for row in result.rows]
+    return json.dumps({"columns": result.column_names, "rows": rows, "row_count": result.row_count,
+                       "elapsed_ms": round(result.elapsed * 1000, 3)})
+
+
+def result_table(result: Result, max_rows: int | None = None) -> str:
+    """A plain-text table for terminals."""
+    if not result.returns_rows:
+        n = result.row_count
+        return f"{n} row{'s' if n != 1 else ''} affected" if n >= 0 else "OK"
+    names = result.column_names
+    rows = result.rows if max_rows is None else result.rows[:max_rows]
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max([len(n)] + [len(r[i]) for r in cells]) for i, n in enumerate(names)]
+    line = "+".join("-" * (w + 2) for w in widths)
+    out = [" | ".join(n.ljust(w) for n, w in zip(names, widths)), line.replace("+", "+")]
+    for r in cells:
+        out.append(" | ".join(c.ljust(w) for c, w in zip(r, widths)))
+    out.append(f"({result.row_count} row{'s' if result.row_count != 1 else ''})")
+    return "\n".join(out)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return "\\x" + bytes(v).hex()
+    return str(v).replace("\n", "\\n")
+
+
+def catalog_frame(catalog):
+    """One row per table or view."""
+    import pandas as pd
+
+    rows = [{"schema": t.schema, "name": t.name, "kind": t.kind, "columns": len(t.columns),
+             "rows (estimate)": t.row_count, "primary key": ", ".join(t.primary_key),
+             "comment": t.comment or ""} for t in catalog.tables]
+    return pd.DataFrame(rows, columns=["schema", "name", "kind", "columns", "rows (estimate)",
+                                       "primary key", "comment"])
+
+
+def table_frame(table):
+    """One row per column of ``table``, with keys and references."""
+    import pandas as pd
+
+    refs = {}
+    for fk in table.foreign_keys:
+        for col, ref in zip(fk.columns, fk.ref_columns):
+            target = ".".join(p for p in (fk.ref_schema, fk.ref_table) if p)
+            refs[col] = f"{target}({ref})"
+    unique = {cols[0] for cols in table.unique if len(cols) == 1}
+    rows = [{"column": c.name, "type": c.type, "nullable": c.nullable, "default": c.default,
+             "key": "PK" if c.name in table.primary_key else ("unique" if c.name in unique else ""),
+             "references": refs.get(c.name, ""), "comment": c.comment or ""} for c in table.columns]
+    frame = pd.DataFrame(rows, columns=["column", "type", "nullable", "default", "key", "references", "comment"])
+    frame.attrs["table"] = table.qualified_name
+    return frame

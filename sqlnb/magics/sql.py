@@ -1,0 +1,228 @@
+"""``%sqlnb``, ``%%sql`` and ``%sql``: thin front doors over :mod:`sqlnb.session`."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import sys
+from typing import Any
+
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from traitlets import Bool, Float, Int
+
+from sqlnb import errors
+from sqlnb.adapters import ConnectOptions
+from sqlnb.display import ResultView
+from sqlnb.session import ConnectionManager, run_statements
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises a one-line UsageError instead of exiting the kernel."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise errors.UsageError(f"{self.prog}: {message}", hint=f"usage: {self.format_usage().strip()[7:]}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        if message:
+            raise errors.UsageError(message.strip())
+        raise errors.UsageError(self.format_help())
+
+
+def _sqlnb_parser() -> _Parser:
+    p = _Parser(prog="%sqlnb", add_help=False)
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    c = sub.add_parser("connect", prog="%sqlnb connect", add_help=False)
+    c.add_argument("target", help="URL or configured connection name")
+    c.add_argument("--name", "-n")
+    c.add_argument("--readonly", action="store_true")
+    c.add_argument("--timeout", type=float, help="statement timeout in seconds")
+    c.add_argument("--connect-timeout", type=float)
+    u = sub.add_parser("use", prog="%sqlnb use", add_help=False)
+    u.add_argument("name")
+    sub.add_parser("list", prog="%sqlnb list", add_help=False)
+    s = sub.add_parser("schema", prog="%sqlnb schema", add_help=False)
+    s.add_argument("table", nargs="?")
+    s.add_argument("--conn")
+    s.add_argument("--refresh", action="store_true")
+    s.add_argument("--sample", type=int, default=0, help="also show N sample rows of TABLE")
+    cl = sub.add_parser("close", prog="%sqlnb close", add_help=False)
+    cl.add_argument("name")
+    return p
+
+
+def _sql_parser() -> _Parser:
+    p = _Parser(prog="%%sql", add_help=False)
+    p.add_argument("--conn", "-c")
+    p.add_argument("-o", "--output", dest="output")
+    p.add_argument("--limit", type=int, help="fetch at most N rows (0: no limit)")
+    p.add_argument("--timeout", type=float)
+    return p
+
+
+_LINE_OPTION = re.compile(r"^\s*(--conn|-c|-o|--output|--limit|--timeout)(?:\s+|=)(\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def split_line_options(line: str) -> tuple[list[str], str]:
+    """Leading options of ``%sql`` and the SQL that follows, untouched (quotes kept)."""
+    opts: list[str] = []
+    rest = line
+    while True:
+        m = _LINE_OPTION.match(rest)
+        if not m:
+            break
+        opts += [m.group(1), shlex.split(m.group(2))[0]]
+        rest = rest[m.end():]
+    return opts, rest.strip()
+
+
+@magics_class
+class SqlMagic(Magics):
+    """Runnable SQL cells.  Settings: ``%config SqlMagic.display_limit = 50`` and so on."""
+
+    display_limit = Int(20, help="Rows rendered for a result; the full result is kept with -o VAR.").tag(config=True)
+    autolimit = Int(100_000, help="Rows fetched for a displayed result without -o (0: no limit). "
+                                  "Keeps a 10-million-row query from filling the kernel's memory.").tag(config=True)
+    statement_timeout = Float(30.0, help="Seconds before a statement is cancelled on the server (0: none).").tag(config=True)
+    connect_timeout = Float(10.0, help="Seconds to wait for a connection.").tag(config=True)
+    show_progress = Bool(True, help="Show which statement runs in a multi-statement cell.").tag(config=True)
+
+    def __init__(self, shell=None, **kwargs: Any):
+        super().__init__(shell=shell, **kwargs)
+        self.manager = ConnectionManager()
+        self.last_result = None
+
+    # ------------------------------------------------------------------ %sqlnb
+    @line_magic("sqlnb")
+    def sqlnb(self, line: str):
+        """%sqlnb connect URL|NAME [--name NAME] [--readonly] | use NAME | list | schema [TABLE] | close NAME"""
+        try:
+            args = _sqlnb_parser().parse_args(shlex.split(line))
+        except ValueError as exc:  # unbalanced quotes
+            raise errors.UsageError(f"%sqlnb: {exc}") from None
+        if args.command is None:
+            raise errors.UsageError("%sqlnb needs a command",
+                                    hint="connect URL [--name N] [--readonly] | use N | list | schema [TABLE] | close N")
+        return getattr(self, f"_cmd_{args.command}")(args)
+
+    def _options(self, args) -> ConnectOptions:
+        timeout = args.timeout if getattr(args, "timeout", None) is not None else self.statement_timeout
+        ctimeout = getattr(args, "connect_timeout", None) or self.connect_timeout
+        return ConnectOptions(readonly=False, statement_timeout=timeout or None, connect_timeout=ctimeout)
+
+    def _cmd_connect(self, args):
+        if "://" in args.target and re.search(r"://[^/@\s]*:[^/@\s]+@", args.target):
+            print("Note: this URL holds a password, which is saved with the notebook. Put it in "
+                  "~/.sqlnb/connections.toml, an environment variable or the keyring instead.",
+                  file=sys.stderr)
+        entry = self.manager.connect(args.target, args.name, readonly=args.readonly,
+                                     options=self._options(args))
+        ro = " (read-only)" if entry.adapter.options.readonly else ""
+        print(f"Connected to {entry.adapter.spec.redacted_url()} as {entry.name!r}{ro}; it is now active.")
+
+    def _cmd_use(self, args):
+        entry = self.manager.use(args.name)
+        print(f"Active connection: {entry.name!r} ({entry.adapter.spec.redacted_url()})")
+
+    def _cmd_list(self, args):
+        import pandas as pd
+
+        rows = self.manager.describe()
+        if not rows:
+            print("No connections. Open one with %sqlnb connect URL")
+            return None
+        return pd.DataFrame(rows).set_index("name")
+
+    def _cmd_close(self, args):
+        self.manager.close(args.name)
+        active = f"; active: {self.manager.active!r}" if self.manager.active else ""
+        print(f"Closed {args.name!r}{active}")
+
+    def _cmd_schema(self, args):
+        from sqlnb.display import catalog_frame, table_frame
+
+        adapter = self.manager.get(args.conn)
+        catalog = adapter.catalog(refresh=args.refresh)
+        if args.table:
+            table = catalog.find(args.table)
+            if table is None:
+                import difflib
+
+                close = difflib.get_close_matches(args.table, [t.name for t in catalog.tables], n=3)
+                raise errors.TableNotFound(f"No table or view named {args.table!r}",
+                                           hint=f"did you mean {', '.join(close)}?" if close else
+                                           "%sqlnb schema lists them; add --refresh after changes")
+            from IPython.display import display
+
+            display(table_frame(table))
+            if args.sample:
+                display(ResultView(adapter.sample(table.qualified_name, args.sample), self.display_limit))
+            return None
+        return catalog_frame(catalog)
+
+    # ------------------------------------------------------------------ %sql / %%sql
+    @line_cell_magic("sql")
+    def sql(self, line: str, cell: str | None = None):
+        """%%sql [--conn NAME] [-o VAR] [--limit N] [--timeout S]  — then SQL in the cell body.
+
+        Also ``%sql [options] SQL`` on one line, which returns the DataFrame.
+        """
+        if cell is None:
+            opts, text = split_line_options(line)
+        else:
+            try:
+                opts, text = shlex.split(line), cell
+            except ValueError as exc:
+                raise errors.UsageError(f"%%sql: {exc}") from None
+        args = _sql_parser().parse_args(opts)
+        if args.limit is not None and args.limit < 0:
+            raise errors.UsageError("--limit must be 0 (no limit) or a positive number of rows")
+        if args.output and not args.output.isidentifier():
+            raise errors.UsageError(f"-o needs a Python variable name, not {args.output!r}")
+        if not text.strip():
+            raise errors.UsageError("The cell has no SQL to run",
+                                    hint="write the SQL below %%sql" if cell is not None else "write the SQL after %sql")
+        entry = self.manager.get_entry(args.conn)
+        if args.limit is not None:
+            max_rows = args.limit or None
+        elif args.output or cell is None:
+            max_rows = None  # the user asked for the data itself
+        else:
+            max_rows = self.autolimit or None
+
+        # release the previous result of this output variable before fetching the new one
+        if args.output and args.output in self.shell.user_ns:
+            self.shell.user_ns[args.output] = None
+        self.last_result = None
+
+        def lookup(name: str) -> Any:
+            return self.shell.user_ns[name]
+
+        progress = None
+        if self.show_progress and cell is not None:
+            progress = self._progress
+        result = run_statements(entry.adapter, text, lookup=lookup, max_rows=max_rows,
+                                timeout=args.timeout, on_result=progress)
+        df = None
+        if args.output:
+            df = result.to_pandas()
+            self.shell.user_ns[args.output] = df
+        view = ResultView(result, self.display_limit, fetch_limit=max_rows, connection=entry.name,
+                          stored_as=args.output)
+        if cell is None:
+            if not result.returns_rows:
+                print(view.summary())
+                return None
+            return df if df is not None else result.to_pandas()
+        from IPython.display import display
+
+        display(view)
+        return None
+
+    def _progress(self, i: int, n: int, result) -> None:
+        if n > 1 and i < n:
+            from sqlnb.display import format_elapsed
+
+            what = f"{result.row_count} rows" if result.returns_rows else (
+                f"{result.row_count} rows affected" if result.row_count >= 0 else "done")
+            print(f"[{i}/{n}] {what} · {format_elapsed(result.elapsed)}")
