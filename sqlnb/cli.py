@@ -58,6 +58,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sqlnb: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: still one line, details on request
+        import os
+
+        if os.environ.get("SQLNB_DEBUG"):
+            raise
+        print(f"sqlnb: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
+              "(set SQLNB_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
 
 
 def _one_line(exc: errors.SqlnbError) -> str:

@@ -76,6 +76,22 @@ def split_line_options(line: str) -> tuple[list[str], str]:
     return opts, rest.strip()
 
 
+def _people_errors(func):
+    """Unexpected exceptions become one readable line too (``%tb`` still has the details)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except (errors.SqlnbError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            raise errors.SqlnbError(f"Unexpected {type(exc).__name__}: {' '.join(str(exc).split())}",
+                                    hint="this is a bug in sqlnb; %tb shows the details") from exc
+    return wrapper
+
+
 @magics_class
 class SqlMagic(Magics):
     """Runnable SQL cells.  Settings: ``%config SqlMagic.display_limit = 50`` and so on."""
@@ -94,6 +110,7 @@ class SqlMagic(Magics):
 
     # ------------------------------------------------------------------ %sqlnb
     @line_magic("sqlnb")
+    @_people_errors
     def sqlnb(self, line: str):
         """%sqlnb connect URL|NAME [--name NAME] [--readonly] | use NAME | list | schema [TABLE] | close NAME"""
         try:
@@ -162,6 +179,7 @@ class SqlMagic(Magics):
 
     # ------------------------------------------------------------------ %sql / %%sql
     @line_cell_magic("sql")
+    @_people_errors
     def sql(self, line: str, cell: str | None = None):
         """%%sql [--conn NAME] [-o VAR] [--limit N] [--timeout S]  — then SQL in the cell body.
 

@@ -1,0 +1,101 @@
+"""The command line through a subprocess, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def sqlnb(*args: str, timeout: float = 60):
+    return subprocess.run([sys.executable, "-m", "sqlnb.cli", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    from sqlnb.demo import create_sample_database
+
+    return create_sample_database(tmp_path_factory.mktemp("cli") / "sample.duckdb")
+
+
+def test_table_output(sample):
+    p = sqlnb("sql", "--db", f"duckdb:///{sample}", "SELECT status, count(*) AS n FROM orders GROUP BY 1 ORDER BY 1")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].split("|")[0].strip() == "status" and "(4 rows)" in p.stdout
+
+
+def test_json_output(sample):
+    p = sqlnb("sql", "--db", f"duckdb:///{sample}", "--json",
+              "SELECT id, price, name FROM products WHERE id <= 2 ORDER BY id")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert set(data) == {"columns", "rows", "row_count", "elapsed_ms"}
+    assert data["columns"] == ["id", "price", "name"] and data["row_count"] == 2
+    assert data["rows"][0][0] == 1 and isinstance(data["rows"][0][1], str)  # decimals keep precision
+    assert data["elapsed_ms"] > 0
+
+
+def test_json_types(tmp_path):
+    p = sqlnb("sql", "--db", "duckdb://", "--json",
+              "SELECT DATE '2024-01-02' AS d, TIMESTAMP '2024-01-02 03:04:05' AS ts, NULL AS n, "
+              "'\\xAB'::BLOB AS b, 1.5::DOUBLE AS f, true AS t")
+    assert p.returncode == 0, p.stderr
+    row = json.loads(p.stdout)["rows"][0]
+    assert row[0] == "2024-01-02" and row[1] == "2024-01-02T03:04:05" and row[2] is None
+    assert row[4] == 1.5 and row[5] is True
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["sql", "--db", "duckdb://", "SELEC 1"], 1, "syntax"),
+    (["sql", "--db", "duckdb://", "SELECT * FROM nope"], 1, "nope"),
+    (["sql", "--db", "nosuch", "SELECT 1"], 2, "No connection named 'nosuch'"),
+    (["sql", "--db", "oracle://u@h/x", "SELECT 1"], 2, "Unknown database scheme"),
+    (["sql", "--db", "localhost/x", "SELECT 1"], 2, "No connection named"),
+    (["sql", "SELECT 1"], 2, "--db"),
+    (["sql", "--db", "duckdb://", " "], 2, "no SQL"),
+    (["sql", "--db", "postgresql://me:Hunter2-secret@127.0.0.1:1/x", "--connect-timeout", "2", "SELECT 1"], 1,
+     "Cannot connect"),
+])
+def test_failures_exit_non_zero_with_one_line(args, code, message):
+    p = sqlnb(*args)
+    assert p.returncode == code, (p.stdout, p.stderr)
+    assert message.lower() in p.stderr.lower()
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "Hunter2" not in p.stderr and "Traceback" not in p.stderr
+
+
+def test_readonly_refuses_writes_and_leaves_the_file_alone(sample):
+    before = sample.read_bytes()
+    p = sqlnb("sql", "--db", f"duckdb:///{sample}", "--readonly", "DELETE FROM orders")
+    assert p.returncode == 1 and "read-only" in p.stderr and "DELETE" in p.stderr
+    assert sample.read_bytes() == before
+
+
+def test_several_statements_show_the_last(tmp_path):
+    db = tmp_path / "w.sqlite"
+    p = sqlnb("sql", "--db", f"sqlite:///{db}", "--json",
+              "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2); SELECT sum(x) AS s FROM t")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["rows"] == [[3]]
+
+
+def test_console_script_is_installed():
+    import shutil
+
+    exe = shutil.which("sqlnb") or str(__import__("pathlib").Path(sys.executable).parent / "sqlnb")
+    p = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.startswith("sqlnb ")
+
+
+def test_demo_creates_database_and_notebook(tmp_path):
+    p = sqlnb("demo", "--dir", str(tmp_path / "demo"), "--no-lab")
+    assert p.returncode == 0, p.stderr
+    nb = json.loads((tmp_path / "demo" / "sqlnb-demo.ipynb").read_text())
+    assert "%load_ext sqlnb" in nb["cells"][1]["source"]
+    q = sqlnb("sql", "--db", f"duckdb:///{tmp_path}/demo/sample.duckdb", "--json",
+              "SELECT count(*) FROM orders")
+    assert json.loads(q.stdout)["rows"] == [[5000]]
