@@ -190,8 +190,9 @@ def _unique_names(names: list[str]) -> list[str]:
 def normalize_arrow(table: pa.Table) -> pa.Table:
     """Bring a table from an Arrow-native path to the canonical types.
 
-    Canonical: strings are ``string`` (not large/view), timestamps are microseconds with
-    UTC for zone-aware ones, UUID and JSON extension types are text, binary is ``binary``.
+    Canonical: integers are int64 and floats float64 (what plain driver values give),
+    strings are ``string`` (not large/view), timestamps are microseconds with UTC for
+    zone-aware ones, UUID and JSON extension types are text, binary is ``binary``.
     """
     fields = []
     arrays = []
@@ -226,6 +227,10 @@ def _canonical_type(typ: pa.DataType) -> pa.DataType | None:
         if ext in ("arrow.json", "arrow.opaque"):
             return pa.string()
         return _canonical_type(typ.storage_type) or typ.storage_type
+    if pa.types.is_integer(typ) and typ != pa.int64() and typ != pa.uint64():
+        return pa.int64()  # one integer width, as plain driver values give
+    if pa.types.is_floating(typ) and typ != pa.float64():
+        return pa.float64()
     if pa.types.is_large_string(typ) or pa.types.is_string_view(typ):
         return pa.string()
     if pa.types.is_large_binary(typ) or pa.types.is_binary_view(typ):

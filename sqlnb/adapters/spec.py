@@ -51,6 +51,9 @@ class ConnectOptions:
     readonly: bool = False
     statement_timeout: float | None = 30.0  # seconds; None or 0 = no timeout
     connect_timeout: float = 10.0  # seconds
+    # Use the engine's Arrow fast path for large results where it has one (ADBC,
+    # connectorx, fetch_pandas_all); False forces the plain driver path.
+    arrow: bool = True
 
     def replace(self, **changes: Any) -> "ConnectOptions":
         return dataclasses.replace(self, **changes)
