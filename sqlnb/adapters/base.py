@@ -156,20 +156,70 @@ def _decimal_array(values: list) -> pa.Array:
     return pa.array(values, type=typ)
 
 
-def rows_to_arrow(columns: Sequence[ResultColumn], rows: Sequence[Sequence[Any]]) -> pa.Table:
-    """Build the canonical Arrow table from plain driver rows."""
+def rows_to_arrow(columns: Sequence[ResultColumn], rows: Sequence[Sequence[Any]],
+                  types: Sequence[pa.DataType | None] | None = None) -> pa.Table:
+    """Build the canonical Arrow table from plain driver rows.
+
+    ``types`` (optional, one per column, None = infer) are the Arrow types the engine's
+    column metadata calls for, so that an adapter's plain path and its Arrow-native path
+    (cast with :func:`conform_arrow` to the same types) give identical tables.  Values
+    that do not fit the given type fall back to inference.
+    """
     names = _unique_names([c.name for c in columns])
     if rows:
         cols = [list(c) for c in zip(*rows)]
     else:
         cols = [[] for _ in columns]
     arrays = []
-    for col, values in zip(columns, cols):
+    for i, (col, values) in enumerate(zip(columns, cols)):
+        typ = types[i] if types is not None and i < len(types) else None
+        if typ is not None:
+            arr = _typed_array(values, typ)
+            if arr is not None:
+                arrays.append(arr)
+                continue
         if not values:
             arrays.append(pa.array([], type=pa.null()))
         else:
             arrays.append(_canonical_array(values, col.type))
     return pa.Table.from_arrays(arrays, names=names)
+
+
+def _typed_array(values: list, typ: pa.DataType) -> pa.Array | None:
+    """``values`` as an array of ``typ`` after the same normalisations as inference
+    (None when they do not fit, so the caller infers instead)."""
+    import datetime as dt
+    import json
+
+    sample = next((v for v in values if v is not None), None)
+    if sample is not None:
+        if isinstance(sample, (dict, list)) and (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
+            values = [None if v is None else json.dumps(v) for v in values]
+        elif isinstance(sample, (memoryview, bytearray)):
+            values = [None if v is None else bytes(v) for v in values]
+        elif isinstance(sample, dt.datetime) and sample.tzinfo is not None:
+            values = [None if v is None else v.astimezone(dt.timezone.utc) for v in values]
+    try:
+        return pa.array(values, type=typ)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, TypeError,
+            ValueError):
+        return None
+
+
+def conform_arrow(table: pa.Table, types: Sequence[pa.DataType | None],
+                  names: Sequence[str] | None = None) -> pa.Table:
+    """Normalise an Arrow-native result and cast its columns to ``types`` (None: keep the
+    canonical type), giving the same table as :func:`rows_to_arrow` with those types.
+    Raises ``pa.ArrowInvalid`` when a value does not fit (the caller falls back)."""
+    table = normalize_arrow(table)
+    arrays = []
+    for i, col in enumerate(table.columns):
+        typ = types[i] if i < len(types) else None
+        if typ is not None and col.type != typ:
+            col = col.cast(typ)  # safe cast: raises rather than lose data
+        arrays.append(col)
+    out_names = _unique_names(list(names) if names is not None else table.column_names)
+    return pa.Table.from_arrays(arrays, names=out_names)
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -202,7 +252,7 @@ def normalize_arrow(table: pa.Table) -> pa.Table:
         target = _canonical_type(typ)
         if target is not None and target != typ:
             changed = True
-            if isinstance(typ, pa.ExtensionType):
+            if isinstance(typ, pa.BaseExtensionType):
                 col = pa.chunked_array([c.storage for c in col.chunks], type=typ.storage_type)
                 typ = typ.storage_type
             if pa.types.is_fixed_size_binary(typ) and typ.byte_width == 16 and target == pa.string():
@@ -220,7 +270,7 @@ def normalize_arrow(table: pa.Table) -> pa.Table:
 
 
 def _canonical_type(typ: pa.DataType) -> pa.DataType | None:
-    if isinstance(typ, pa.ExtensionType):
+    if isinstance(typ, pa.BaseExtensionType):
         ext = getattr(typ, "extension_name", "")
         if ext in ("arrow.uuid",):
             return pa.string()
@@ -608,7 +658,11 @@ class Adapter(ABC):
     def _scrub(self, text: str) -> str:
         pw = self.spec.password.reveal() if self.spec.password else None
         if pw and len(pw) >= 1:
-            text = text.replace(pw, "***")
+            from urllib.parse import quote
+
+            # also its URL-encoded form: drivers that take a URL may echo it
+            for form in {pw, quote(pw, safe=""), quote(pw)}:
+                text = text.replace(form, "***")
         return text
 
 

@@ -1,26 +1,56 @@
 """The read-only guard: does this SQL only read?
 
-A statement is read-only when sqlglot parses it for the dialect into exactly one tree, the
-root is a query (SELECT, set operation, VALUES), and nothing anywhere inside it writes or
-escapes: no DML or DDL (including data-modifying CTEs), no Command (what sqlglot falls back
-to for syntax it does not model: CALL, EXPLAIN, DO, ...), no INTO, no locking clause, no
-session or transaction statement, and no call of a function known to write, run SQL from a
-string, or reach outside the database.  Anything sqlglot cannot parse is not read-only.
+A statement is read-only when all of these hold (checked in this order; the first that
+fails gives the reason):
+
+1. it is not empty, holds no NUL character, and sqlnb's own scanner
+   (:mod:`sqlnb.sql.text`, which follows each engine's rules for strings, quoted
+   identifiers, comments and dollar quotes) finds no trick where the engine reads the
+   text differently from how it looks: no unterminated string or comment, no MySQL
+   executable comment (``/*! ... */``, ``/*M! ... */``, which the server runs), no MySQL
+   ``--`` without a following space (not a comment there), no carriage return inside a
+   line comment (engines disagree on whether it ends the comment), no ``/*`` inside a
+   comment where engines disagree on whether it nests (MySQL, Snowflake, Redshift), and
+   no ``U&"..."`` identifier (its escapes can spell any function name);
+2. it is exactly one statement, as the engine splits it (a comment after the last
+   semicolon is no statement);
+3. sqlglot parses it for the dialect into exactly one tree (anything sqlglot cannot parse
+   is not read-only) whose root is a query (SELECT, set operation, VALUES);
+4. nothing anywhere inside the tree writes or escapes: no DML or DDL (including
+   data-modifying CTEs), no Command (what sqlglot falls back to for syntax it does not
+   model: CALL, EXPLAIN, DO, ...), no INTO (SELECT INTO, INTO OUTFILE, INTO @var), no
+   locking clause (FOR UPDATE/SHARE), no session or transaction statement, no assignment
+   to a user variable (MySQL ``@v := ...``), no table that is really a file (DuckDB's
+   replacement scans: ``FROM 'x.csv'``, ``FROM data.parquet``, ``FROM "s3://..."``) or a
+   Snowflake stage (``FROM @stage``), no Snowflake ``seq.NEXTVAL``, no call of a
+   function named through Snowflake's ``IDENTIFIER('...')``, and no call of a function
+   known to write, change the session, run SQL given as text, sleep or lock, or reach
+   files or hosts outside the database (``_FORBIDDEN_FUNCTIONS`` and the prefixes below,
+   including every Snowflake ``SYSTEM$`` function and DuckDB's ``read_*`` and ``*_scan``);
+5. sqlglot's tokenizer cuts the text into exactly the strings, identifiers and comments
+   that the engine does (sqlnb's scanner), under every setting the engine may run with:
+   a backslash before a quote ends a string or not depending on standard_conforming_strings
+   (PostgreSQL, Redshift) and NO_BACKSLASH_ESCAPES (MySQL), so such text is refused there.
+   Otherwise the tree checked in 3 and 4 might not be what the engine runs.
 
 This is the first of two layers: every read-only connection also runs in a read-only
-session of the engine (see the adapters), because no parser can know every side effect
-(``SELECT nextval('s')`` writes).
+session of the engine (see the adapters), because no parser can know every side effect:
+user-defined functions and procedures that write, views over volatile functions, and
+functions no list here names.
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 from sqlnb.sql.dialects import sqlglot_dialect
 
@@ -49,52 +79,109 @@ _FORBIDDEN: tuple[type[exp.Expression], ...] = tuple(
 # Root types that count as a query.
 _QUERY_ROOTS: tuple[type[exp.Expression], ...] = (exp.Query, exp.Values)
 
-# Functions that write, change session state, run SQL given as text, sleep the server or
-# reach files/hosts outside the database.  Lower-case names; any dialect.
+# Functions that write, change session state, run SQL given as text, sleep or lock, or
+# reach files/hosts outside the database.  Lower-case names; refused in any dialect.
 _FORBIDDEN_FUNCTIONS = frozenset({
     # PostgreSQL / Redshift
-    "nextval", "setval", "lastval", "set_config", "pg_advisory_lock", "pg_advisory_xact_lock",
-    "pg_try_advisory_lock", "pg_try_advisory_xact_lock", "pg_advisory_lock_shared",
+    "nextval", "setval", "lastval", "set_config", "setseed", "pg_advisory_lock",
+    "pg_advisory_xact_lock", "pg_try_advisory_lock", "pg_try_advisory_xact_lock",
+    "pg_advisory_lock_shared", "pg_advisory_xact_lock_shared", "pg_try_advisory_lock_shared",
+    "pg_try_advisory_xact_lock_shared", "pg_advisory_unlock", "pg_advisory_unlock_shared",
+    "pg_advisory_unlock_all",
     "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
     "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_sleep",
     "pg_sleep_for", "pg_sleep_until", "pg_notify", "pg_logical_emit_message", "pg_switch_wal",
     "pg_create_restore_point", "pg_promote", "pg_export_snapshot", "pg_file_write",
-    "lo_import", "lo_export", "lo_create", "lo_unlink", "lo_from_bytea", "lo_put",
-    "dblink", "dblink_exec", "dblink_connect", "query_to_xml", "query_to_xml_and_xmlschema",
-    "cursor_to_xml", "table_to_xml", "txid_current", "pg_current_xact_id",
-    "pg_create_logical_replication_slot", "pg_create_physical_replication_slot",
-    "pg_drop_replication_slot",
+    "pg_file_rename", "pg_file_unlink", "pg_file_sync", "pg_logdir_ls", "pg_ls_logdir",
+    "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir",
+    "pg_backup_start", "pg_backup_stop", "pg_start_backup", "pg_stop_backup",
+    "pg_wal_replay_pause", "pg_wal_replay_resume", "pg_log_backend_memory_contexts",
+    "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters",
+    "pg_stat_reset_single_function_counters", "pg_stat_reset_slru",
+    "pg_stat_reset_replication_slot", "pg_stat_statements_reset",
+    "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes",
+    "pg_replication_slot_advance", "pg_copy_logical_replication_slot",
+    "pg_copy_physical_replication_slot", "pg_import_system_collations",
+    "lo_import", "lo_export", "lo_create", "lo_creat", "lo_unlink", "lo_from_bytea", "lo_put",
+    "lo_open", "lo_close", "lo_truncate", "lo_truncate64", "lowrite", "lo_write",
+    "dblink", "dblink_exec", "dblink_connect", "dblink_connect_u", "dblink_open",
+    "dblink_fetch", "dblink_close", "dblink_send_query", "dblink_get_result",
+    "dblink_disconnect", "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema",
+    "cursor_to_xml", "cursor_to_xmlschema", "table_to_xml", "txid_current",
+    "pg_current_xact_id", "pg_create_logical_replication_slot",
+    "pg_create_physical_replication_slot", "pg_drop_replication_slot",
     # MySQL / MariaDB
     "load_file", "sleep", "benchmark", "get_lock", "release_lock", "release_all_locks",
     "sys_exec", "sys_eval", "master_pos_wait", "source_pos_wait",
     # SQLite
-    "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer",
-    # DuckDB (file and network access)
+    "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "fsdir", "zipfile",
+    # DuckDB (file and network access, SQL run from text, other databases)
     "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "read_json", "read_json_auto",
-    "read_json_objects", "read_ndjson", "read_ndjson_auto", "read_text", "read_blob", "glob",
-    "sniff_csv", "parquet_metadata", "parquet_schema", "read_xlsx", "query", "query_table",
-    "sqlite_scan", "postgres_scan", "mysql_scan", "getenv",
+    "read_json_objects", "read_json_objects_auto", "read_ndjson", "read_ndjson_auto",
+    "read_ndjson_objects", "read_text", "read_blob", "glob", "sniff_csv", "parquet_metadata",
+    "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata", "parquet_bloom_probe",
+    "read_xlsx", "st_read", "delta_scan", "iceberg_scan", "iceberg_metadata",
+    "iceberg_snapshots", "query", "query_table", "json_execute_serialized_sql",
+    "sqlite_scan", "sqlite_attach", "postgres_scan", "postgres_scan_pushdown",
+    "postgres_attach", "postgres_query", "postgres_execute", "mysql_scan", "mysql_query",
+    "mysql_execute", "load_aws_credentials", "getenv",
+    # Snowflake (besides every SYSTEM$ function)
+    "infer_schema",
 })
 
-_SYSTEM_FUNCTION = re.compile(r"^system\$", re.I)  # Snowflake SYSTEM$... functions
+
+# Prefixes of function families that are refused whole: PostgreSQL's large objects,
+# dblink, advisory locks, server files, WAL/replication/backup control and statistics resets.
+_FORBIDDEN_PREFIXES = re.compile(
+    r"^(?:dblink|lo_|pg_advisory|pg_try_advisory|pg_stat_reset|pg_file_|pg_ls_|pg_read_"
+    r"|pg_logical_|pg_replication_|pg_create_|pg_drop_|pg_copy_|pg_wal_|pg_backup_|pg_sleep"
+    r"|system\$)", re.I)
+# ... and per dialect: DuckDB's file readers and scanners of other databases.
+_DIALECT_PREFIXES = {
+    "duckdb": re.compile(r"^(?:read_|parquet_|iceberg_|delta_|postgres_|mysql_|sqlite_"
+                         r"|ducklake_|.*_scan$)", re.I),
+}
+
+# Snowflake's IDENTIFIER('name'), a name given as a string (absent from old sqlglot).
+_DYNAMIC_IDENTIFIER = getattr(exp, "DynamicIdentifier", None)
+
+# DuckDB's replacement scans read a file when a table name (its dotted parts joined, so
+# FROM data.csv as much as FROM 'data.csv') looks like a path, a URL, a glob or a file
+# name with a known extension.
+_FILE_LIKE = re.compile(r"[/\\:*?]")
+_FILE_EXT = re.compile(
+    r"\.(?:csv|tsv|txt|dat|parquet|parq|json|jsonl|ndjson|xlsx|xls|avro|arrow|ipc|feather"
+    r"|orc|gz|gzip|zst|bz2|xz|lz4|zip)$", re.I)
 
 _log = logging.getLogger("sqlglot")
 
 
 def check_read_only(sql: str, dialect: str = "") -> Verdict:
     """The read-only verdict for ``sql`` in ``dialect`` (a sqlglot dialect name)."""
+    from sqlnb.sql.text import scan, split_statements
+
     d = sqlglot_dialect(dialect)
     if not sql or not sql.strip():
         return Verdict(False, "the statement is empty")
+    if "\x00" in sql:
+        return Verdict(False, "it contains a NUL character")
 
-    lexical = _lexical_tricks(sql, d)
+    tokens = list(scan(sql, d))
+    lexical = _lexical_tricks(tokens, d)
     if lexical:
         return Verdict(False, lexical)
+
+    pieces = len(split_statements(sql, d))  # as the engine splits it
+    if pieces == 0:
+        return Verdict(False, "there is no statement, only comments")
+    if pieces > 1:
+        return Verdict(False, f"it holds {pieces} statements; exactly one is allowed")
 
     previous = _log.level
     _log.setLevel(logging.CRITICAL)  # sqlglot warns when it falls back to Command
     try:
-        trees = [t for t in sqlglot.parse(sql, read=d) if t is not None]
+        trees = [t for t in sqlglot.parse(sql, read=d)
+                 if t is not None and not isinstance(t, exp.Semicolon)]
     except (SqlglotError, ValueError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return Verdict(False, f"sqlglot could not parse it as {d or 'generic'} SQL ({first}), "
@@ -102,23 +189,24 @@ def check_read_only(sql: str, dialect: str = "") -> Verdict:
     finally:
         _log.setLevel(previous)
 
-    if not trees:
-        return Verdict(False, "there is no statement, only comments")
     if len(trees) > 1:
         return Verdict(False, f"it holds {len(trees)} statements; exactly one is allowed")
+    if not trees:
+        return Verdict(False, "there is no statement, only comments")
     root = trees[0]
     kind = type(root).__name__.upper()
     if not isinstance(root, _QUERY_ROOTS):
-        what = _describe(root)
-        return Verdict(False, f"it is {what}, not a query", kind)
+        return Verdict(False, f"it is {_describe(root, tokens)}, not a query", kind)
     for node in root.walk():
-        if isinstance(node, _FORBIDDEN):
-            return Verdict(False, f"it contains {_describe(node)}", kind)
-        if isinstance(node, exp.Func):
-            name = _function_name(node)
-            if name and (name in _FORBIDDEN_FUNCTIONS or _SYSTEM_FUNCTION.match(name)):
-                return Verdict(False, f"it calls {name}(), which can write, change the session "
-                                      "or reach outside the database", kind)
+        problem = _node_problem(node, d)
+        if problem:
+            return Verdict(False, problem, kind)
+    # Last, because a statement refused above needs no second opinion (and sqlglot reads
+    # the rest of a command such as CALL or EXPLAIN as one string): does the engine see
+    # the same strings and comments as the tree we just checked?
+    disagreement = _reading_differs(sql, tokens, d)
+    if disagreement:
+        return Verdict(False, disagreement, kind)
     return Verdict(True, "a single read-only query", kind)
 
 
@@ -126,23 +214,58 @@ def is_read_only(sql: str, dialect: str = "") -> bool:
     return check_read_only(sql, dialect).read_only
 
 
-def _function_name(node: exp.Func) -> str | None:
-    if isinstance(node, exp.Anonymous):
+def _node_problem(node: exp.Expression, dialect: str) -> str | None:
+    if isinstance(node, _FORBIDDEN):
+        return f"it contains {_describe(node)}"
+    if isinstance(node, exp.Func):
+        prefixes = _DIALECT_PREFIXES.get(dialect)
+        for name in sorted(_function_names(node)):
+            if name in _FORBIDDEN_FUNCTIONS or _FORBIDDEN_PREFIXES.match(name) or (
+                    prefixes and prefixes.match(name)):
+                return (f"it calls {name}(), which can write, change the session or reach "
+                        "outside the database")
+    if _DYNAMIC_IDENTIFIER and isinstance(node, _DYNAMIC_IDENTIFIER):
+        target = node.this
+        if node.expressions:  # IDENTIFIER('system$wait')(1): a call through a string
+            return ("it calls a function named through IDENTIFIER(...), which the guard "
+                    "cannot check")
+        if isinstance(target, exp.Literal) and str(target.this).startswith("@"):
+            return f"it reads files from the stage {target.this}"
+    if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
+        return "it assigns a user variable (@var := ...), which changes the session"
+    if isinstance(node, exp.Table):
         name = node.name
-    else:
-        try:
-            name = node.sql_name()
-        except Exception:
-            name = type(node).__name__
-    return name.lower() if name else None
+        if name.startswith("@"):
+            return f"it reads files from the stage {name}"
+        if dialect == "duckdb" and isinstance(node.this, exp.Identifier):
+            full = ".".join(part.name for part in node.parts)
+            if _FILE_LIKE.search(full) or _FILE_EXT.search(full):
+                return (f"it reads the table {full!r}, which DuckDB would read as a file "
+                        "(a replacement scan)")
+    if dialect == "snowflake" and isinstance(node, exp.Column) and node.table and \
+            node.name.lower() == "nextval":
+        return "it takes NEXTVAL of a sequence, which writes"
+    return None
 
 
-def _describe(node: exp.Expression) -> str:
+def _function_names(node: exp.Func) -> set[str]:
+    if isinstance(node, exp.Anonymous):
+        return {node.name.lower()} if node.name else set()
+    names = set()
+    try:
+        names.add(node.sql_name().lower())
+        names.update(n.lower() for n in node.sql_names())
+    except Exception:
+        names.add(type(node).__name__.lower())
+    return names
+
+
+def _describe(node: exp.Expression, tokens: list | None = None) -> str:
     if isinstance(node, exp.Command):
-        word = str(node.this).split()[0].upper() if node.this else "a command"
-        return f"a {word} command"
+        word = str(node.this).split()[0].upper() if node.this else ""
+        return _a(f"{word} command") if word else "a command"
     if isinstance(node, exp.Into):
-        return "an INTO clause (it writes a table or file)"
+        return "an INTO clause (it writes a table, file or variable)"
     if isinstance(node, exp.Lock):
         return "a locking clause (FOR UPDATE/SHARE)"
     names = {
@@ -155,25 +278,134 @@ def _describe(node: exp.Expression) -> str:
         "LoadData": "a LOAD DATA", "Cache": "a CACHE", "Kill": "a KILL", "Comment": "a COMMENT",
         "Declare": "a DECLARE", "Execute": "an EXECUTE", "Describe": "a DESCRIBE", "Show": "a SHOW",
     }
-    return names.get(type(node).__name__, f"a {type(node).__name__.upper()} statement")
+    name = type(node).__name__
+    if name in names:
+        return names[name]
+    # not a statement sqlglot models (it may have read CHECKPOINT as a column name): name
+    # the statement by its first word
+    first = next((t.text.split()[0] for t in tokens or () if t.kind == "code" and t.text.split()),
+                 None)
+    if first and re.fullmatch(r"[A-Za-z_]+", first):
+        return _a(f"{first.upper()} statement")
+    return _a(f"{name.upper()} statement")
 
 
-_MYSQL_EXEC_COMMENT = re.compile(r"/\*[M]?!", re.I)
+def _a(words: str) -> str:
+    return ("an " if words[:1].upper() in "AEIOU" else "a ") + words
 
 
-def _lexical_tricks(sql: str, dialect: str) -> str | None:
-    """Tricks where the engine reads the text differently from sqlglot."""
+# ---- lexical checks ----------------------------------------------------------------------
+
+_MYSQL_EXEC_COMMENT = re.compile(r"/\*M?!", re.I)
+
+# Settings an engine may run with that change where strings end: for each dialect, the
+# possible values of "backslash escapes in '...' strings", the one sqlglot reads first.
+# Dialects not named have one reading.
+_BACKSLASH_READINGS = {
+    "postgres": (False, True),  # standard_conforming_strings on (default) / off
+    "redshift": (True, False),
+    "mysql": (True, False),  # default / NO_BACKSLASH_ESCAPES
+}
+# Dialects where it is unclear whether /* nests inside a comment (PostgreSQL and DuckDB
+# nest, SQLite does not).
+_UNSURE_NESTING = frozenset({"mysql", "snowflake", "redshift"})
+
+# Dialects with U&"..." identifiers, whose escapes (\0065, or any UESCAPE character)
+# spell characters the tree would not show.
+_UNICODE_IDENTIFIERS = frozenset({"postgres", "redshift", "duckdb", ""})
+
+_CODE_KINDS = frozenset({"code", "param", "semicolon"})
+_QUOTED_KINDS = frozenset({"string", "ident"})
+
+
+def _lexical_tricks(tokens: list, dialect: str) -> str | None:
+    """Text the engine reads differently from what it looks like (sqlnb's scanner follows
+    the engine's rules; ``tokens`` is its reading)."""
+    for k, tok in enumerate(tokens):
+        if not tok.closed:
+            what = "comment" if tok.kind == "comment" else "string or quoted identifier"
+            return f"it contains an unterminated {what}"
+        if tok.kind == "comment":
+            text = tok.text
+            if dialect == "mysql" and _MYSQL_EXEC_COMMENT.match(text):
+                return ("it contains a MySQL executable comment (/*! ... */), which the "
+                        "server runs")
+            if text.startswith("/*"):
+                if dialect in _UNSURE_NESTING and ("/*" in text[2:-2] or text[2:3] == "/"):
+                    return ("it has a /* inside a comment; engines disagree on whether that "
+                            "opens a nested comment")
+            elif re.search(r"\r(?!\n)", text):
+                return ("it has a carriage return inside a line comment; engines disagree on "
+                        "whether it ends the comment")
+        elif tok.kind == "ident" and dialect in _UNICODE_IDENTIFIERS and k and \
+                tokens[k - 1].kind == "code" and tokens[k - 1].text[-2:].upper() == "U&":
+            return ('it has a Unicode-escaped identifier (U&"..."), which can spell any name '
+                    "the guard would refuse")
+        elif tok.kind == "code" and dialect == "mysql" and re.search(r"--[^\s]", tok.text):
+            return ("it contains '--' not followed by a space, which MySQL does not treat as a "
+                    "comment")
+    return None
+
+
+def _reading_differs(sql: str, tokens: list, dialect: str) -> str | None:
+    """Whether sqlglot's tokenizer cuts ``sql`` into other strings and comments than the
+    engine does, under any setting the engine may have."""
     from sqlnb.sql.text import scan
 
-    for tok in scan(sql, dialect):
-        if tok.kind != "comment":
-            continue
-        if dialect == "mysql":
-            if _MYSQL_EXEC_COMMENT.match(tok.text):
-                return "it contains a MySQL executable comment (/*! ... */), which the server runs"
-            if tok.text.startswith("--") and len(tok.text) > 2 and not tok.text[2].isspace():
-                return ("it contains '--' not followed by a space, which MySQL does not treat as "
-                        "a comment")
-        if tok.text.startswith("/*") and not tok.text.endswith("*/"):
-            return "it contains an unterminated /* comment"
+    try:
+        theirs = Dialect.get_or_raise(dialect or None).tokenize(sql)
+    except (SqlglotError, ValueError, RecursionError):
+        return "sqlglot could not tokenize it, so it is not known to be read-only"
+    readings = _BACKSLASH_READINGS.get(dialect, (None,))
+    for backslash in readings:
+        ours = tokens if backslash == readings[0] else list(
+            scan(sql, dialect, backslash_escapes=backslash))
+        if not _same_reading(sql, ours, theirs):
+            if backslash != readings[0]:
+                setting = ("standard_conforming_strings" if dialect in ("postgres", "redshift")
+                           else "NO_BACKSLASH_ESCAPES")
+                return ("it has a backslash before a quote, which ends the string or not "
+                        f"depending on the server's {setting} setting")
+            return ("sqlglot would read its strings or comments differently from the "
+                    f"{dialect or 'database'} engine")
     return None
+
+
+def _same_reading(sql: str, ours: list, theirs: list) -> bool:
+    """Whether sqlglot's tokens fall on the strings, comments and code that sqlnb's scanner
+    (the engine's rules) finds: no sqlglot token straddles a boundary or sits in a comment,
+    and no code or string goes missing from sqlglot's tokens (read as a comment)."""
+    if not ours:
+        return not theirs
+    starts = [t.start for t in ours]
+
+    def at(pos: int) -> int:
+        return bisect.bisect_right(starts, pos) - 1
+
+    covered = bytearray(len(sql))
+    for tok in theirs:
+        a, e = tok.start, tok.end + 1
+        if e <= a:
+            continue
+        k, m = at(a), at(e - 1)
+        first, last = ours[k], ours[m]
+        if tok.token_type == TokenType.HINT:
+            ok = first.kind == "comment" and k == m and first.start == a and first.end == e
+        elif first.kind in _CODE_KINDS:
+            middle = all(t.kind in _CODE_KINDS for t in ours[k:m])
+            ok = middle and (last.kind in _CODE_KINDS
+                             or last.kind in _QUOTED_KINDS and last.end == e and k < m)
+        elif first.kind in _QUOTED_KINDS:
+            ok = k == m and first.start == a and first.end == e
+        else:
+            ok = False
+        if not ok:
+            return False
+        covered[a:e] = b"\x01" * (e - a)
+    for t in ours:
+        if t.kind == "comment":
+            continue
+        for i in range(t.start, t.end):
+            if not covered[i] and (t.kind != "code" or not sql[i].isspace()):
+                return False
+    return True

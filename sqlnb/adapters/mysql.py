@@ -1,0 +1,725 @@
+"""MySQL and MariaDB through mysql-connector-python's C extension; big reads via connectorx.
+
+Two ways a query reaches Arrow, giving the same table (and so the same DataFrame):
+
+- the plain path: the driver's C extension fetches rows, :func:`rows_to_arrow` builds the
+  table with Arrow types derived from the result's column metadata (:class:`_Field`);
+- the fast path (connectorx, Rust, straight to Arrow) for a single guard-approved query
+  without parameters or row cap on a session with no state connectorx's own connection
+  would lack.  Its column metadata comes from a probe that does not run the query
+  (``SELECT * FROM (<query>) AS _p WHERE 0``); the Arrow table is cast to the same types.
+  Columns connectorx gets wrong or cannot read (TIME, BIT, NULL, GEOMETRY, DECIMAL with
+  more than 10 decimals, which it silently rounds to 10) keep the query on the plain path.
+  The statement timeout and the read-only layer travel with the query on MariaDB as
+  ``SET STATEMENT max_statement_time=N, tx_read_only=1 FOR /* sqlnb:<tag> */ <query>``;
+  cancel finds the tagged query in the processlist and kills it.
+
+Read-only connections: the guard (in :class:`Adapter`) first, then the session itself:
+``SET SESSION TRANSACTION READ ONLY`` and, on MariaDB, every statement wrapped in
+``SET STATEMENT tx_read_only=1 FOR ...``, so even a statement that switched the session
+back (``SET SESSION TRANSACTION READ WRITE``) leaves the next one read-only.  A read-only
+transaction still lets ``SELECT ... INTO OUTFILE/DUMPFILE`` write a file on the server
+(measured on MariaDB 10.11), so read-only connections also refuse those keywords here;
+give read-only users no FILE privilege.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+import time
+import uuid
+import warnings
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import pyarrow as pa
+
+from sqlnb import errors
+from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
+                                 conform_arrow, empty_result, rows_to_arrow)
+from sqlnb.sql.text import bind_params, scan
+
+log = logging.getLogger(__name__)
+
+# MySQL protocol column types (mysql.connector.constants.FieldType)
+_DECIMAL, _TINY, _SHORT, _LONG, _FLOAT, _DOUBLE, _NULL, _TIMESTAMP = 0, 1, 2, 3, 4, 5, 6, 7
+_LONGLONG, _INT24, _DATE, _TIME, _DATETIME, _YEAR, _NEWDATE, _VARCHAR, _BIT = 8, 9, 10, 11, 12, 13, 14, 15, 16
+_VECTOR, _JSON, _NEWDECIMAL, _ENUM, _SET = 242, 245, 246, 247, 248
+_TINY_BLOB, _MEDIUM_BLOB, _LONG_BLOB, _BLOB, _VAR_STRING, _STRING, _GEOMETRY = 249, 250, 251, 252, 253, 254, 255
+
+_UNSIGNED_FLAG, _ENUM_FLAG, _SET_FLAG = 32, 256, 2048
+_BINARY_CHARSET = 63
+
+_INT_TYPES = {_TINY: (pa.int8(), pa.uint8(), "tinyint"), _SHORT: (pa.int16(), pa.uint16(), "smallint"),
+              _INT24: (pa.int32(), pa.uint32(), "mediumint"), _LONG: (pa.int32(), pa.uint32(), "int"),
+              _LONGLONG: (pa.int64(), pa.uint64(), "bigint")}
+_TEXT_TYPES = {_VARCHAR: ("varchar", "varbinary"), _VAR_STRING: ("varchar", "varbinary"),
+               _STRING: ("char", "binary"), _TINY_BLOB: ("tinytext", "tinyblob"),
+               _MEDIUM_BLOB: ("mediumtext", "mediumblob"), _LONG_BLOB: ("longtext", "longblob"),
+               _BLOB: ("text", "blob")}
+_OTHER_NAMES = {_DECIMAL: "decimal", _NEWDECIMAL: "decimal", _FLOAT: "float", _DOUBLE: "double",
+                _NULL: "null", _TIMESTAMP: "timestamp", _DATE: "date", _NEWDATE: "date",
+                _TIME: "time", _DATETIME: "datetime", _YEAR: "year", _BIT: "bit", _JSON: "json",
+                _ENUM: "enum", _SET: "set", _GEOMETRY: "geometry", _VECTOR: "vector"}
+# connectorx reads these as their canonical types: anything else stays on the plain path
+_CX_MAX_DECIMALS = 10  # connectorx rounds every DECIMAL to 10 decimals (decimal128(38, 10))
+
+_ERRNO_CLASSES: dict[int, type[errors.SqlnbError]] = {
+    1146: errors.TableNotFound, 1051: errors.TableNotFound, 1109: errors.TableNotFound,
+    1054: errors.ColumnNotFound,
+    1064: errors.SQLSyntaxError, 1149: errors.SQLSyntaxError,
+    1366: errors.TypeMismatch, 1292: errors.TypeMismatch, 1264: errors.TypeMismatch,
+    1265: errors.TypeMismatch, 1406: errors.TypeMismatch, 3140: errors.TypeMismatch,
+    4038: errors.TypeMismatch,
+    1142: errors.PermissionDenied, 1143: errors.PermissionDenied, 1044: errors.PermissionDenied,
+    1227: errors.PermissionDenied, 1370: errors.PermissionDenied, 1095: errors.PermissionDenied,
+    1792: errors.PermissionDenied, 1290: errors.PermissionDenied, 1836: errors.PermissionDenied,
+    1045: errors.AuthenticationFailed, 1698: errors.AuthenticationFailed,
+    1317: errors.QueryCancelled,
+    3024: errors.QueryTimeout, 1969: errors.QueryTimeout, 1907: errors.QueryTimeout,
+    2006: errors.ConnectionLost, 2013: errors.ConnectionLost, 2055: errors.ConnectionLost,
+    4031: errors.ConnectionLost,
+    2002: errors.ConnectFailed, 2003: errors.ConnectFailed, 2005: errors.ConnectFailed,
+    2026: errors.ConnectFailed,
+}
+
+# statements after which the session holds state that connectorx's connection would lack
+_NEUTRAL_FIRST_WORDS = {"SELECT", "WITH", "VALUES", "TABLE", "(", "INSERT", "UPDATE", "DELETE",
+                        "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "SHOW",
+                        "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "CHECKSUM",
+                        "GRANT", "REVOKE", "HELP"}
+_SESSION_FUNCTIONS = re.compile(r"\b(connection_id|last_insert_id|found_rows|row_count|"
+                                r"last_value|lastval|previous\s+value|sql_calc_found_rows)\b", re.I)
+_USER_VARIABLE = re.compile(r"(?<![@\w])@(?!@)")
+_FILE_WRITE = re.compile(r"\b(outfile|dumpfile)\b", re.I)
+_CX_ERROR = re.compile(r"ERROR (\d+) \(([0-9A-Z]{5})\): (.*?)\s*\}?\s*$", re.S)
+
+_CONNECT_PARAMS = {  # URL query parameters passed to the driver
+    "charset": str, "collation": str, "unix_socket": str, "auth_plugin": str,
+    "ssl_ca": str, "ssl_cert": str, "ssl_key": str, "ssl_disabled": "bool",
+    "ssl_verify_cert": "bool", "ssl_verify_identity": "bool", "compress": "bool",
+}
+
+
+@dataclass(frozen=True)
+class _Field:
+    """One result column's metadata, as the protocol gives it."""
+
+    name: str
+    code: int
+    flags: int = 0
+    charset: int = 0
+    decimals: int | None = None  # None: not known (pure-Python driver)
+
+    @property
+    def unsigned(self) -> bool:
+        return bool(self.flags & _UNSIGNED_FLAG)
+
+    @property
+    def binary(self) -> bool:
+        return self.charset == _BINARY_CHARSET
+
+    @property
+    def type_name(self) -> str:
+        if self.code in _INT_TYPES:
+            name = _INT_TYPES[self.code][2]
+            return f"{name} unsigned" if self.unsigned else name
+        if self.flags & _SET_FLAG:
+            return "set"
+        if self.flags & _ENUM_FLAG:
+            return "enum"
+        if self.code in _TEXT_TYPES:
+            return _TEXT_TYPES[self.code][1 if self.binary else 0]
+        name = _OTHER_NAMES.get(self.code)
+        if name is None:
+            from mysql.connector.constants import FieldType
+
+            name = (FieldType.get_info(self.code) or f"type{self.code}").lower()
+        if self.code in (_FLOAT, _DOUBLE, _NEWDECIMAL, _DECIMAL) and self.unsigned:
+            name += " unsigned"
+        return name
+
+    @property
+    def arrow_type(self) -> pa.DataType | None:
+        """The canonical Arrow type both paths produce (None: infer from the values)."""
+        code = self.code
+        if code in _INT_TYPES:
+            signed, unsigned, _ = _INT_TYPES[code]
+            return unsigned if self.unsigned else signed
+        if code == _YEAR:
+            return pa.int16()
+        if code == _FLOAT:
+            return pa.float32()
+        if code == _DOUBLE:
+            return pa.float64()
+        if code in (_NEWDECIMAL, _DECIMAL):
+            return pa.decimal128(38, self.decimals) if self.decimals is not None and self.decimals <= 38 else None
+        if code in (_DATE, _NEWDATE):
+            return pa.date32()
+        if code in (_DATETIME, _TIMESTAMP):
+            return pa.timestamp("us")
+        if code == _TIME:
+            return pa.duration("us")  # MySQL TIME is an interval (-838:59:59 .. 838:59:59)
+        if code == _BIT:
+            return pa.uint64()
+        if code == _NULL:
+            return pa.null()
+        if code == _JSON:
+            return pa.string()
+        if code in _TEXT_TYPES or code in (_ENUM, _SET):
+            if self.flags & (_SET_FLAG | _ENUM_FLAG):
+                return pa.string()
+            return pa.binary() if self.binary else pa.string()
+        if code == _GEOMETRY:
+            return pa.binary()
+        return None
+
+    @property
+    def fast_ok(self) -> bool:
+        """connectorx reads it correctly (and without a Rust panic)."""
+        code = self.code
+        if code in _INT_TYPES or code in (_YEAR, _FLOAT, _DOUBLE, _DATE, _NEWDATE, _DATETIME,
+                                          _TIMESTAMP, _JSON):
+            return True
+        if code in (_NEWDECIMAL, _DECIMAL):
+            return self.decimals is not None and self.decimals <= _CX_MAX_DECIMALS
+        if code in _TEXT_TYPES:
+            return not self.flags & _SET_FLAG
+        return False
+
+
+def _fields_from_cext(raw_fields) -> list[_Field]:
+    # (catalog, db, table, org_table, name, org_name, charsetnr, length, type, flags, decimals)
+    return [_Field(_text(f[4]), int(f[8]), int(f[9]), int(f[6]), int(f[10])) for f in raw_fields]
+
+
+def _fields_from_description(description) -> list[_Field]:
+    # (name, type_code, None, None, None, None, null_ok, flags, charset)
+    out = []
+    for d in description:
+        flags = int(d[7]) if len(d) > 7 and d[7] is not None else 0
+        charset = int(d[8]) if len(d) > 8 and d[8] is not None else 0
+        out.append(_Field(_text(d[0]), int(d[1]), flags, charset, None))
+    return out
+
+
+def _text(v: Any) -> str:
+    return v.decode("utf-8", "replace") if isinstance(v, (bytes, bytearray)) else str(v)
+
+
+def _first_word(sql: str) -> str:
+    for tok in scan(sql, "mysql"):
+        if tok.kind in ("comment", "semicolon"):
+            continue
+        if tok.kind != "code":
+            return ""
+        m = re.match(r"\s*(\(|[A-Za-z_]+)", tok.text)
+        if m:
+            return m.group(1).upper()
+        if tok.text.strip():
+            return ""
+    return ""
+
+
+def _body(sql: str) -> str:
+    """The statement without trailing semicolons and whitespace (they break wrapping)."""
+    return re.sub(r"[\s;]+$", "", sql)
+
+
+def _code_text(sql: str) -> str:
+    return " ".join(t.text for t in scan(sql, "mysql") if t.kind == "code")
+
+
+class MySQLAdapter(Adapter):
+    scheme = "mysql"
+    dialect = "mysql"
+    extra = "mysql"
+    driver_module = "mysql.connector"
+    display_name = "MySQL"
+    native_timeout = True  # max_statement_time (MariaDB) / max_execution_time (MySQL)
+    paramstyle = "pyformat"
+
+    # ---- connecting -------------------------------------------------------------
+    def _connect(self) -> None:
+        spec = self.spec
+        kwargs: dict[str, Any] = {
+            "host": spec.host or "127.0.0.1",
+            "port": spec.port or 3306,
+            "user": spec.user or "",
+            "password": spec.password.reveal() if spec.password else "",
+            "autocommit": True,
+            "connection_timeout": max(1, int(math.ceil(self.options.connect_timeout or 10))),
+            "charset": "utf8mb4",
+        }
+        if spec.database:
+            kwargs["database"] = spec.database
+        for key, value in spec.params.items():
+            kind = _CONNECT_PARAMS.get(key)
+            if kind == "bool":
+                kwargs[key] = value.strip().lower() in ("1", "true", "yes", "on")
+            elif kind is not None:
+                kwargs[key] = value
+        self._kwargs = kwargs
+        self._fast_enabled = spec.params.get("fastpath", "true").strip().lower() not in ("0", "false", "no", "off")
+        self._running = False
+        self._exec_token = 0
+        self._fast_tag: str | None = None
+        self._dirty = False
+        self._session_timeout: float | None = None
+        self.conn = self._open()
+        self._setup_session()
+
+    def _open(self, **overrides: Any):
+        import mysql.connector
+
+        kwargs = {**self._kwargs, **overrides}
+        try:
+            return mysql.connector.connect(use_pure=False, **kwargs)
+        except ImportError as exc:  # the C extension could not be loaded
+            warnings.warn(
+                f"mysql-connector-python's C extension is not available ({exc}); using the "
+                "pure-Python driver, about 3x slower. Import sqlnb (or mysql.connector) before "
+                "pandas/pyarrow so the extension can load.", RuntimeWarning, stacklevel=3)
+            return mysql.connector.connect(use_pure=True, **kwargs)
+
+    @property
+    def c_extension(self) -> bool:
+        """True when the driver's C extension is in use (``CMySQLConnection``)."""
+        return type(self.conn).__name__ == "CMySQLConnection"
+
+    def _setup_session(self) -> None:
+        conn = self.conn
+        info = str(getattr(conn, "server_info", None) or "")
+        self.server_version = info
+        self.is_mariadb = "mariadb" in info.lower()
+        self.connection_id = conn.connection_id
+        self._session_timeout = None
+        cur = conn.cursor()
+        try:
+            if self.options.readonly:
+                cur.execute("SET SESSION TRANSACTION READ ONLY")
+            self._apply_session_timeout(cur, self.options.statement_timeout or None)
+        finally:
+            cur.close()
+        self._dirty = False
+
+    def _apply_session_timeout(self, cur, timeout: float | None) -> None:
+        seconds = float(timeout or 0)
+        if self._session_timeout == seconds:
+            return
+        if self.is_mariadb:
+            cur.execute(f"SET SESSION max_statement_time = {seconds:.6f}")
+        else:  # MySQL: milliseconds, SELECT only
+            cur.execute(f"SET SESSION max_execution_time = {int(round(seconds * 1000))}")
+        self._session_timeout = seconds
+
+    # ---- executing --------------------------------------------------------------
+    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+                 timeout: float | None) -> Result:
+        bound_sql, bound = bind_params(sql, params, self.paramstyle, self.dialect)
+        if self.options.readonly and _FILE_WRITE.search(_code_text(sql)):
+            raise errors.ReadOnlyViolation(
+                "Refused on a read-only connection: INTO OUTFILE/DUMPFILE writes a file on the "
+                "server even in a read-only transaction", reason="it writes a file on the server",
+                dialect=self.dialect)
+        self._exec_token += 1
+        self._running = True
+        try:
+            if bound is None and max_rows is None and self._fast_eligible(sql):
+                result = self._execute_fast(sql, timeout)
+                if result is not None:
+                    return result
+            return self._execute_plain(sql, bound_sql, bound, max_rows, timeout)
+        finally:
+            self._running = False
+
+    # the plain path -----------------------------------------------------------
+    def _execute_plain(self, sql: str, bound_sql: str, bound: Any, max_rows: int | None,
+                       timeout: float | None) -> Result:
+        import mysql.connector
+
+        first = _first_word(sql)
+        if first not in _NEUTRAL_FIRST_WORDS or (first in ("CREATE", "DROP") and
+                                                 re.search(r"\btemporary\b", _code_text(sql), re.I)):
+            self._dirty = True  # SET, USE, BEGIN, temporary tables, CALL, ...: not for connectorx
+        settings = []
+        readonly_wrap = self.options.readonly and self.is_mariadb
+        if readonly_wrap:
+            settings.append("tx_read_only=1")
+        limit_wrap = max_rows is not None and self.is_mariadb and first in ("SELECT", "WITH", "VALUES", "(")
+        if limit_wrap:
+            settings.append(f"sql_select_limit={int(max_rows) + 1}")
+        text = bound_sql
+        if settings:
+            text = f"SET STATEMENT {', '.join(settings)} FOR {_body(bound_sql)}"
+        cur = self.conn.cursor()
+        try:
+            self._apply_session_timeout(cur, timeout)
+            try:
+                cur.execute(text, bound)
+            except mysql.connector.Error as exc:
+                if not (settings and getattr(exc, "errno", None) == 1064):
+                    raise
+                # a syntax error runs nothing; try without the wrapper (where that is safe)
+                if readonly_wrap:
+                    from sqlnb.sql.guard import check_read_only
+
+                    if not check_read_only(sql, self.dialect).read_only:
+                        raise
+                cur.execute(bound_sql, bound)
+            if not cur.description:
+                return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
+            fields = self._result_fields(cur)
+            rows, truncated = self._fetch(cur, max_rows)
+        finally:
+            try:
+                cur.close()
+            except Exception:
+                pass
+        types = [f.arrow_type for f in fields]
+        rows = self._fix_values(fields, rows)
+        columns = [ResultColumn(f.name, f.type_name) for f in fields]
+        return Result(columns, rows_to_arrow(columns, rows, types), len(rows), truncated)
+
+    def _result_fields(self, cur) -> list[_Field]:
+        raw = getattr(self.conn, "_cmysql", None)
+        if raw is not None:
+            try:
+                fields = _fields_from_cext(raw.fetch_fields())
+                if len(fields) == len(cur.description):
+                    return fields
+            except Exception:
+                pass
+        return _fields_from_description(cur.description)
+
+    def _fetch(self, cur, max_rows: int | None) -> tuple[list, bool]:
+        limit = None if max_rows is None else int(max_rows) + 1
+        raw = getattr(self.conn, "_cmysql", None)
+        if raw is None or getattr(self.conn, "converter", None) is not None:
+            rows = cur.fetchall() if limit is None else cur.fetchmany(limit)
+        else:
+            rows = self._fetch_cext(raw, limit)
+        truncated = max_rows is not None and len(rows) > max_rows
+        if truncated:
+            rows = rows[:max_rows]
+        return rows, truncated
+
+    def _fetch_cext(self, raw, limit: int | None) -> list:
+        """Rows straight from the C extension (the cursor's loop costs ~1 µs a row more)."""
+        from _mysql_connector import MySQLInterfaceError
+        from mysql.connector.errors import InterfaceError, get_mysql_exception
+
+        rows: list = []
+        append = rows.append
+        fetch = raw.fetch_row
+        try:
+            if limit is None:
+                row = fetch()
+                while row is not None:
+                    append(row)
+                    row = fetch()
+            else:
+                while len(rows) < limit:
+                    row = fetch()
+                    if row is None:
+                        break
+                    append(row)
+            self.conn.free_result()  # reads and drops whatever the row cap left behind
+        except MySQLInterfaceError as err:
+            try:
+                self.conn.free_result()
+            except Exception:
+                pass
+            self.conn.unread_result = False
+            if getattr(err, "errno", None):
+                raise get_mysql_exception(err.errno, msg=err.msg, sqlstate=err.sqlstate) from None
+            raise InterfaceError(str(err)) from None
+        self.conn.unread_result = False
+        return rows
+
+    @staticmethod
+    def _fix_values(fields: list[_Field], rows: list) -> list:
+        """Values the driver converts in a way the canonical types do not take."""
+        fixes = {}
+        for i, f in enumerate(fields):
+            if f.flags & _SET_FLAG:
+                # the driver turns SET values into Python sets (order lost): sorted members
+                fixes[i] = lambda v: ",".join(sorted(v)) if isinstance(v, (set, frozenset)) else v
+            elif f.code == _BIT:
+                fixes[i] = lambda v: int.from_bytes(v, "big") if isinstance(v, (bytes, bytearray)) else v
+        if not fixes or not rows:
+            return rows
+        out = []
+        for row in rows:
+            row = list(row)
+            for i, fn in fixes.items():
+                if row[i] is not None:
+                    row[i] = fn(row[i])
+            out.append(tuple(row))
+        return out
+
+    # the fast path ------------------------------------------------------------
+    def _fast_eligible(self, sql: str) -> bool:
+        if not self._fast_enabled or self._dirty:
+            return False
+        if self.options.readonly and not self.is_mariadb:
+            return False  # no per-statement read-only on MySQL: keep the session's layer
+        try:
+            import connectorx  # noqa: F401
+        except ImportError:
+            return False
+        code = _code_text(sql)
+        if _USER_VARIABLE.search(code) or _SESSION_FUNCTIONS.search(code):
+            return False  # reads this session's state
+        from sqlnb.sql.guard import check_read_only
+
+        return check_read_only(sql, self.dialect).read_only
+
+    def _probe(self, body: str) -> list[_Field] | None:
+        """Column metadata without running the query (None: the probe failed)."""
+        raw = getattr(self.conn, "_cmysql", None)
+        cur = self.conn.cursor()
+        try:
+            cur.execute(f"SELECT * FROM (\n{body}\n) AS _sqlnb_probe WHERE 0")
+            if raw is not None:
+                fields = _fields_from_cext(raw.fetch_fields())
+            else:
+                fields = _fields_from_description(cur.description)
+            cur.fetchall()
+            return fields
+        except Exception as exc:  # e.g. duplicate column names: the plain path decides
+            log.debug("fast-path probe failed: %s", exc)
+            return None
+        finally:
+            try:
+                cur.close()
+            except Exception:
+                pass
+
+    def _cx_url(self) -> str:
+        from urllib.parse import quote
+
+        k = self._kwargs
+        auth = quote(k["user"], safe="")
+        if k.get("password"):
+            auth += ":" + quote(k["password"], safe="")
+        db = "/" + quote(k["database"], safe="") if k.get("database") else ""
+        return f"mysql://{auth}@{k['host']}:{k['port']}{db}"
+
+    def _execute_fast(self, sql: str, timeout: float | None) -> Result | None:
+        import connectorx as cx
+
+        body = _body(sql)
+        fields = self._probe(body)
+        if not fields or not all(f.fast_ok for f in fields):
+            return None
+        tag = uuid.uuid4().hex
+        settings = []
+        if self.is_mariadb:
+            if timeout:
+                settings.append(f"max_statement_time={float(timeout):.6f}")
+            if self.options.readonly:
+                settings.append("tx_read_only=1")
+        prefix = f"SET STATEMENT {', '.join(settings)} FOR " if settings else ""
+        query = f"{prefix}/* sqlnb:{tag} */ {body}"
+        watchdog = None
+        if timeout and not self.is_mariadb:  # MySQL has no SET STATEMENT: kill it on time
+            watchdog = threading.Timer(timeout, self._fast_timeout, (tag,))
+            watchdog.daemon = True
+        self._fast_tag = tag
+        self._fast_timed_out = False
+        try:
+            if watchdog is not None:
+                watchdog.start()
+            table = cx.read_sql(self._cx_url(), query, return_type="arrow")
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # RuntimeError, or a Rust panic (pyo3 PanicException)
+            server_error = _cx_server_error(exc)
+            if self._fast_timed_out:
+                raise errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout:g} s",
+                                          engine_message=self._scrub(str(exc))) from None
+            if server_error is not None:
+                raise server_error from None
+            if self._cancel_requested:
+                raise errors.QueryCancelled("Query cancelled", engine_message=self._scrub(str(exc)),
+                                            hint="the connection is still usable") from None
+            log.debug("connectorx could not read the result, using the driver: %s", self._scrub(str(exc)))
+            return None
+        finally:
+            self._fast_tag = None
+            if watchdog is not None:
+                watchdog.cancel()
+        try:
+            arrow = conform_arrow(table, [f.arrow_type for f in fields], [f.name for f in fields])
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+            log.debug("connectorx result does not fit the column types, using the driver: %s", exc)
+            return None
+        columns = [ResultColumn(f.name, f.type_name) for f in fields]
+        return Result(columns, arrow, arrow.num_rows, False)
+
+    def _fast_timeout(self, tag: str) -> None:
+        if self._fast_tag == tag:
+            self._fast_timed_out = True
+            self._kill(tag=tag)
+
+    # ---- catalog ----------------------------------------------------------------
+    def _load_catalog(self) -> Catalog:
+        cur = self.conn.cursor()
+        try:
+            cur.execute("SELECT DATABASE()")
+            database = cur.fetchone()[0]
+            if database:
+                where, args = "{s} = %s", (database,)
+            else:
+                where, args = ("{s} NOT IN ('information_schema', 'mysql', 'performance_schema', "
+                               "'sys')"), ()
+
+            def q(sql: str, col: str) -> list:
+                cur.execute(sql.replace("{where}", where.format(s=col)), args or None)
+                return cur.fetchall()
+
+            tables = q("SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_ROWS, TABLE_COMMENT "
+                       "FROM information_schema.TABLES WHERE {where} ORDER BY TABLE_SCHEMA, TABLE_NAME",
+                       "TABLE_SCHEMA")
+            table_rows = []
+            for schema, name, ttype, nrows, comment in tables:
+                kind = "view" if "VIEW" in str(ttype).upper() else "table"
+                if kind == "view":  # views have no row estimate; MySQL's comment says 'VIEW'
+                    nrows, comment = None, None
+                table_rows.append((schema, name, kind, nrows, comment or None))
+            cols = q("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, "
+                     "COLUMN_DEFAULT, COLUMN_COMMENT FROM information_schema.COLUMNS WHERE {where} "
+                     "ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION", "TABLE_SCHEMA")
+            column_rows = []
+            for schema, table, name, ctype, nullable, default, comment in cols:
+                if default is not None and str(default).upper() == "NULL":
+                    default = None  # MariaDB reports "no default" of a nullable column as 'NULL'
+                column_rows.append((schema, table, name, _text(ctype), nullable, default, comment or None))
+            keys = q("SELECT tc.TABLE_SCHEMA, tc.TABLE_NAME, tc.CONSTRAINT_NAME, tc.CONSTRAINT_TYPE, "
+                     "k.COLUMN_NAME, k.REFERENCED_TABLE_SCHEMA, k.REFERENCED_TABLE_NAME, "
+                     "k.REFERENCED_COLUMN_NAME, rc.REFERENCED_TABLE_NAME "
+                     "FROM information_schema.TABLE_CONSTRAINTS tc "
+                     "JOIN information_schema.KEY_COLUMN_USAGE k "
+                     "  ON k.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA "
+                     "  AND k.CONSTRAINT_NAME = tc.CONSTRAINT_NAME AND k.TABLE_NAME = tc.TABLE_NAME "
+                     "LEFT JOIN information_schema.REFERENTIAL_CONSTRAINTS rc "
+                     "  ON rc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA "
+                     "  AND rc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME AND rc.TABLE_NAME = tc.TABLE_NAME "
+                     "WHERE {where} AND tc.CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') "
+                     "ORDER BY tc.TABLE_SCHEMA, tc.TABLE_NAME, tc.CONSTRAINT_NAME, k.ORDINAL_POSITION",
+                     "tc.TABLE_SCHEMA")
+            grouped: dict[tuple, dict] = {}
+            for schema, table, cname, ctype, col, rschema, rtable, rcol, rc_table in keys:
+                entry = grouped.setdefault((schema, table, cname), {
+                    "kind": {"PRIMARY KEY": "p", "UNIQUE": "u", "FOREIGN KEY": "f"}[ctype],
+                    "cols": [], "rschema": rschema, "rtable": rtable or rc_table, "rcols": []})
+                entry["cols"].append(col)
+                if rcol is not None:
+                    entry["rcols"].append(rcol)
+            constraint_rows = [(s, t, c, e["kind"], e["cols"], e["rschema"] if e["kind"] == "f" else None,
+                                e["rtable"] if e["kind"] == "f" else None, e["rcols"])
+                               for (s, t, c), e in grouped.items()]
+            stats = q("SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME "
+                      "FROM information_schema.STATISTICS WHERE {where} "
+                      "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX", "TABLE_SCHEMA")
+            indexes: dict[tuple, dict] = {}
+            for schema, table, iname, non_unique, col in stats:
+                entry = indexes.setdefault((schema, table, iname), {"unique": not int(non_unique), "cols": []})
+                entry["cols"].append(col if col is not None else "(expression)")
+            index_rows = [(s, t, i, e["unique"], e["cols"]) for (s, t, i), e in indexes.items()]
+        finally:
+            cur.close()
+        tables_out = assemble_tables(table_rows, column_rows, constraint_rows, index_rows)
+        return Catalog(self.dialect, tables_out, default_schema=database)
+
+    # ---- cancelling -------------------------------------------------------------
+    def _cancel(self) -> None:
+        if not self._running:
+            return
+        tag = self._fast_tag
+        self._kill(tag=tag, token=self._exec_token)
+
+    def _kill(self, tag: str | None = None, token: int | None = None) -> None:
+        """KILL QUERY from a second, short-lived connection; repeated until the statement
+        returns (a kill that lands before the query reaches the server is lost)."""
+        side = self._open(connection_timeout=2)
+        try:
+            cur = side.cursor()
+            deadline = time.monotonic() + 2.0
+            while time.monotonic() < deadline:
+                if token is not None and (not self._running or self._exec_token != token):
+                    return
+                if tag is not None:
+                    if self._fast_tag != tag:
+                        return
+                    cur.execute("SELECT ID FROM information_schema.PROCESSLIST "
+                                "WHERE INFO LIKE %s AND ID <> CONNECTION_ID()", (f"%sqlnb:{tag}%",))
+                    ids = [r[0] for r in cur.fetchall()]
+                else:
+                    ids = [self.connection_id]
+                for pid in ids:
+                    try:
+                        cur.execute(f"KILL QUERY {int(pid)}")
+                    except Exception:  # it ended meanwhile
+                        pass
+                if token is None and tag is None:
+                    return
+                time.sleep(0.1)
+        finally:
+            try:
+                side.close()
+            except Exception:
+                pass
+
+    def _after_cancel(self) -> None:
+        """After an interrupt the result may be half read: drop it, or reconnect."""
+        try:
+            if self.conn.unread_result:
+                self.conn.free_result()
+                self.conn.unread_result = False
+            cur = self.conn.cursor()
+            cur.execute("SELECT 1")
+            cur.fetchall()
+            cur.close()
+        except Exception:
+            try:
+                self.conn.close()
+            except Exception:
+                pass
+            self.conn = self._open()
+            self._setup_session()
+
+    def _close(self) -> None:
+        self.conn.close()
+
+    # ---- errors -----------------------------------------------------------------
+    def _classify(self, exc: BaseException) -> errors.SqlnbError | None:
+        errno = getattr(exc, "errno", None)
+        msg = getattr(exc, "msg", None) or str(exc)
+        msg = self._scrub(" ".join(str(msg).split()))
+        if isinstance(exc, ImportError):
+            return errors.MissingDriverError(msg, hint='run: pip install "sqlnb[mysql]"')
+        cls = _ERRNO_CLASSES.get(errno) if isinstance(errno, int) else None
+        if errno in (2003, 2002, 2005):
+            return errors.ConnectFailed(msg, hint="check that the server is running and reachable")
+        if errno == 1792 or (errno == 1290 and "read-only" in msg.lower()):
+            return errors.PermissionDenied(f"{msg} (the connection is read-only)")
+        if cls is not None:
+            return cls(msg)
+        if errno is None and "not available" in msg.lower():
+            return errors.ConnectionLost(msg)
+        return None
+
+
+def _cx_server_error(exc: BaseException):
+    """A MySQL server error reported through connectorx, as the driver's exception."""
+    m = _CX_ERROR.search(str(exc))
+    if not m:
+        return None
+    from mysql.connector.errors import get_mysql_exception
+
+    return get_mysql_exception(int(m.group(1)), msg=m.group(3).strip(), sqlstate=m.group(2))

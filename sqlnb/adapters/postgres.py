@@ -1,0 +1,745 @@
+"""PostgreSQL through psycopg 3, with an Arrow fast path through adbc-driver-postgresql.
+
+Two connections per adapter, both in autocommit mode:
+
+- the **psycopg** connection runs everything: statements with parameters, statements that
+  write or change the session, ``max_rows``-capped queries, and the catalog;
+- the **ADBC** connection (opened lazily, on the first query that can use it) fetches the
+  results of plain read-only queries straight into Arrow, which is several times faster
+  for large results.  A query takes it only when all of these hold: it is a single
+  read-only query per :func:`sqlnb.sql.guard.check_read_only`; it has no ``:name``
+  parameters (ADBC binds text parameters as ``text`` where psycopg lets the server infer
+  the type, so the two would not always agree: parameterised queries use psycopg); no
+  ``max_rows`` cap below :attr:`PostgresAdapter.fast_path_min_rows` is asked (above it the
+  record batches are streamed and the query is cancelled after ``max_rows + 1`` rows);
+  and nothing run on the psycopg connection left session state the ADBC connection would
+  lack (a SET, a temp table, an explicit BEGIN, a PREPARE, ... switch the fast path off
+  for the rest of the adapter's life).  A result with a column type the fast path does not
+  convert identically (arrays, intervals, ranges, enums, ...) is cancelled and re-run on
+  psycopg.
+
+Both paths give the same Arrow types (``tests/test_postgres.py`` checks the DataFrames are
+equal): integers keep their width, numeric becomes a decimal (the declared precision and
+scale, else one derived from the data; NaN/Infinity keep the text), json/jsonb/uuid are
+their text, timestamps are microseconds (UTC for ``timestamptz``).
+
+Sessions: read-only and the statement timeout are set with ``SET`` right after connecting
+(startup ``options`` are refused by PgBouncer), on both connections.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import math
+import re
+import threading
+from typing import Any, ClassVar, Mapping, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from sqlnb import errors
+from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, _unique_names,
+                                 assemble_tables, empty_result, normalize_arrow, rows_to_arrow)
+from sqlnb.sql.text import bind_params, strip_comments
+
+# ---------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------
+
+# oid: (typname, format_type(oid, NULL)) for the built-in types results usually carry.
+BUILTIN_TYPES: dict[int, tuple[str, str]] = {
+    16: ("bool", "boolean"), 17: ("bytea", "bytea"), 18: ("char", '"char"'), 19: ("name", "name"),
+    20: ("int8", "bigint"), 21: ("int2", "smallint"), 23: ("int4", "integer"),
+    24: ("regproc", "regproc"), 25: ("text", "text"), 26: ("oid", "oid"), 28: ("xid", "xid"),
+    114: ("json", "json"), 142: ("xml", "xml"), 650: ("cidr", "cidr"), 700: ("float4", "real"),
+    701: ("float8", "double precision"), 790: ("money", "money"), 829: ("macaddr", "macaddr"),
+    869: ("inet", "inet"), 1000: ("_bool", "boolean[]"), 1005: ("_int2", "smallint[]"),
+    1007: ("_int4", "integer[]"), 1009: ("_text", "text[]"), 1015: ("_varchar", "character varying[]"),
+    1016: ("_int8", "bigint[]"), 1021: ("_float4", "real[]"), 1022: ("_float8", "double precision[]"),
+    1042: ("bpchar", "character"), 1043: ("varchar", "character varying"), 1082: ("date", "date"),
+    1083: ("time", "time without time zone"), 1114: ("timestamp", "timestamp without time zone"),
+    1115: ("_timestamp", "timestamp without time zone[]"), 1182: ("_date", "date[]"),
+    1184: ("timestamptz", "timestamp with time zone"),
+    1185: ("_timestamptz", "timestamp with time zone[]"), 1186: ("interval", "interval"),
+    1231: ("_numeric", "numeric[]"), 1266: ("timetz", "time with time zone"), 1560: ("bit", "bit"),
+    1562: ("varbit", "bit varying"), 1700: ("numeric", "numeric"), 2205: ("regclass", "regclass"),
+    2206: ("regtype", "regtype"), 2950: ("uuid", "uuid"), 2951: ("_uuid", "uuid[]"),
+    3802: ("jsonb", "jsonb"), 3807: ("_jsonb", "jsonb[]"), 3904: ("int4range", "int4range"),
+    3906: ("numrange", "numrange"), 3908: ("tsrange", "tsrange"), 3910: ("tstzrange", "tstzrange"),
+    3912: ("daterange", "daterange"), 3926: ("int8range", "int8range"), 5069: ("xid8", "xid8"),
+}
+TYPNAME_DISPLAY = {typname: display for typname, display in BUILTIN_TYPES.values()}
+NUMERIC_OID = 1700
+
+# Canonical Arrow type per PostgreSQL type, used by both fetch paths so they agree.
+# numeric is handled by numeric_array(); every other type keeps base.rows_to_arrow's choice.
+ARROW_TYPES: dict[str, pa.DataType] = {
+    "int2": pa.int16(), "int4": pa.int32(), "int8": pa.int64(),
+    "float4": pa.float32(), "float8": pa.float64(), "bool": pa.bool_(),
+    "text": pa.string(), "varchar": pa.string(), "bpchar": pa.string(), "name": pa.string(),
+    "date": pa.date32(), "time": pa.time64("us"),
+    "timestamp": pa.timestamp("us"), "timestamptz": pa.timestamp("us", tz="UTC"),
+    "uuid": pa.string(), "json": pa.string(), "jsonb": pa.string(), "bytea": pa.binary(),
+}
+# Types the ADBC path converts exactly like the psycopg path; anything else re-runs on psycopg.
+FAST_PATH_TYPES = frozenset(ARROW_TYPES) | {"numeric"}
+
+_NONFINITE = {"nan": "NaN", "inf": "Infinity", "+inf": "Infinity", "infinity": "Infinity",
+              "-inf": "-Infinity", "-infinity": "-Infinity"}
+
+
+def numeric_precision_scale(typmod: int | None) -> tuple[int, int] | None:
+    """(precision, scale) of a ``numeric(p, s)`` typmod; None when unconstrained."""
+    if typmod is None or typmod < 4:
+        return None
+    t = typmod - 4
+    precision = (t >> 16) & 0xFFFF
+    scale = ((t & 0x7FF) ^ 1024) - 1024  # PostgreSQL 15 allows negative scales
+    if precision < 1 or scale < 0 or scale > precision:
+        return None
+    return precision, scale
+
+
+def numeric_array(col: pa.Array | pa.ChunkedArray, typmod: int | None = None) -> pa.Array | pa.ChunkedArray:
+    """PostgreSQL numeric text (or decimals) → an Arrow decimal column.
+
+    ``numeric(p, s)`` becomes ``decimal(p, s)``; unconstrained numeric becomes
+    ``decimal128(38, s)`` (``decimal256(76, s)`` when wider) with ``s`` the largest scale in
+    the data.  Columns holding NaN or ±Infinity, or too wide for decimal256, stay text in
+    PostgreSQL's spelling.
+    """
+    if pa.types.is_null(col.type) or pa.types.is_decimal(col.type):
+        col = col.cast(pa.string())
+    elif not pa.types.is_string(col.type):
+        col = col.cast(pa.string())
+    valid = col.drop_null()
+    if len(valid) and pc.any(pc.match_substring_regex(valid, "[A-Za-z]")).as_py():
+        values = [None if v is None else _NONFINITE.get(v.lower(), v) for v in col.to_pylist()]
+        return pa.array(values, type=pa.string())
+    declared = numeric_precision_scale(typmod)
+    if declared is not None:
+        precision, scale = declared
+        if precision <= 38:
+            return col.cast(pa.decimal128(precision, scale))
+        if precision <= 76:
+            return col.cast(pa.decimal256(precision, scale))
+    scale, int_digits = 0, 1
+    if len(valid):
+        dot = pc.find_substring(valid, ".")
+        length = pc.utf8_length(valid)
+        has_dot = pc.greater_equal(dot, 0)
+        frac = pc.if_else(has_dot, pc.subtract(pc.subtract(length, dot), 1), 0)
+        whole = pc.if_else(has_dot, dot, length)
+        whole = pc.subtract(whole, pc.cast(pc.starts_with(valid, "-"), pa.int32()))
+        scale = int(pc.max(frac).as_py() or 0)
+        int_digits = max(int(pc.max(whole).as_py() or 1), 1)
+    if int_digits + scale <= 38:
+        return col.cast(pa.decimal128(38, scale))
+    if int_digits + scale <= 76:
+        return col.cast(pa.decimal256(76, scale))
+    return col
+
+
+def conform_table(table: pa.Table, typnames: Sequence[str | None],
+                  typmods: Sequence[int | None]) -> pa.Table:
+    """Cast a table's columns to the canonical Arrow types of their PostgreSQL types."""
+    arrays = []
+    changed = False
+    for col, typname, typmod in zip(table.columns, typnames, typmods):
+        if typname == "numeric":
+            col = numeric_array(col, typmod)
+            changed = True
+        else:
+            target = ARROW_TYPES.get(typname or "")
+            if target is not None and col.type != target:
+                col = col.cast(target)
+                changed = True
+        arrays.append(col)
+    if not changed:
+        return table
+    return pa.Table.from_arrays(arrays, names=table.column_names)
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector while millions of row tuples are built and
+    transposed: the collector's passes over them cost more than the conversion itself."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+# ---------------------------------------------------------------------------
+# Session-state tracking for the fast path
+# ---------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=512)
+def _is_read_only(sql: str, dialect: str) -> bool:
+    from sqlnb.sql.guard import check_read_only
+
+    return check_read_only(sql, dialect).read_only
+
+
+_FIRST_WORD = re.compile(r"^[\s(]*([A-Za-z]+)")
+_QUERY_WORDS = frozenset({"select", "with", "values", "table"})
+# Statements that leave no session state behind (unless they create something temporary).
+_STATELESS = _QUERY_WORDS | {
+    "insert", "update", "delete", "merge", "truncate", "drop", "alter", "comment", "grant",
+    "revoke", "vacuum", "analyze", "analyse", "refresh", "copy", "explain", "show", "cluster",
+    "reindex", "create", "commit", "end", "rollback", "abort", "checkpoint", "import",
+}
+_CREATE_TEMP = re.compile(r"^\s*create\s+(or\s+replace\s+)?((global|local)\s+)?(temp|temporary)\b", re.I)
+_INTO_TEMP = re.compile(r"\binto\s+(temp|temporary)\b", re.I)
+_SESSION_CALLS = re.compile(r"\b(pg_temp\w*|set_config|pg_advisory\w*|setval|nextval|currval|lastval)\b", re.I)
+
+
+def changes_session(sql: str, dialect: str) -> bool:
+    """Could ``sql`` leave session state (settings, temp objects, a transaction, prepared
+    statements, sequence state, ...) that another connection would not see?"""
+    text = strip_comments(sql, dialect)
+    m = _FIRST_WORD.match(text)
+    if not m:
+        return True
+    word = m.group(1).lower()
+    if word not in _STATELESS:
+        return True  # SET, RESET, BEGIN, START, PREPARE, DECLARE, LISTEN, DO, CALL, LOAD, ...
+    if word in _QUERY_WORDS:
+        return bool(_SESSION_CALLS.search(text) or _INTO_TEMP.search(text))
+    return bool(_CREATE_TEMP.match(text) or _SESSION_CALLS.search(text))
+
+
+# ---------------------------------------------------------------------------
+# Catalog queries (PostgreSQL and Redshift share them; differences are class attributes)
+# ---------------------------------------------------------------------------
+
+_TABLES_SQL = """
+SELECT n.nspname, c.relname, c.relkind,
+       CASE WHEN c.relkind IN ('r', 'p', 'm', 'f') AND c.reltuples >= 0
+            THEN c.reltuples::bigint END,
+       d.description
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_description d
+       ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::regclass AND d.objsubid = 0
+WHERE c.relkind IN ({relkinds}) AND {schemas} {extra}
+ORDER BY 1, 2
+"""
+
+_COLUMNS_SQL = """
+SELECT n.nspname, c.relname, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+       NOT a.attnotnull, pg_catalog.pg_get_expr(ad.adbin, ad.adrelid), d.description
+FROM pg_catalog.pg_attribute a
+JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+LEFT JOIN pg_catalog.pg_description d
+       ON d.objoid = a.attrelid AND d.classoid = 'pg_catalog.pg_class'::regclass
+      AND d.objsubid = a.attnum
+WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ({relkinds}) AND {schemas} {extra}
+ORDER BY n.nspname, c.relname, a.attnum
+"""
+
+# One row per constraint column (portable: no arrays in the output, no WITH ORDINALITY).
+_CONSTRAINTS_SQL = """
+SELECT n.nspname, c.relname, k.conname, k.contype, k.i, a.attname,
+       fn.nspname, fc.relname, fa.attname
+FROM (SELECT con.conname, con.contype, con.conrelid, con.confrelid, con.conkey, con.confkey,
+             pg_catalog.generate_series(1, pg_catalog.array_upper(con.conkey, 1)) AS i
+      FROM pg_catalog.pg_constraint con
+      WHERE con.contype IN ('p', 'u', 'f') AND con.conrelid <> 0) k
+JOIN pg_catalog.pg_class c ON c.oid = k.conrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[k.i]
+LEFT JOIN pg_catalog.pg_class fc ON fc.oid = k.confrelid
+LEFT JOIN pg_catalog.pg_namespace fn ON fn.oid = fc.relnamespace
+LEFT JOIN pg_catalog.pg_attribute fa ON fa.attrelid = k.confrelid AND fa.attnum = k.confkey[k.i]
+WHERE {schemas}
+ORDER BY 1, 2, 3, 5
+"""
+
+_INDEXES_SQL = """
+SELECT n.nspname, c.relname, ic.relname, x.indisunique, x.i,
+       COALESCE(a.attname, pg_catalog.pg_get_indexdef(x.indexrelid, x.i, true))
+FROM (SELECT indexrelid, indrelid, indisunique, indkey,
+             pg_catalog.generate_series(1, {nkeys}) AS i
+      FROM pg_catalog.pg_index) x
+JOIN pg_catalog.pg_class c ON c.oid = x.indrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid
+LEFT JOIN pg_catalog.pg_attribute a
+       ON a.attrelid = x.indrelid AND a.attnum = x.indkey[x.i - 1] AND x.indkey[x.i - 1] <> 0
+WHERE c.relkind IN ('r', 'p', 'm') AND {schemas}
+ORDER BY 1, 2, 3, 5
+"""
+
+
+# ---------------------------------------------------------------------------
+# Shared PostgreSQL-family behaviour
+# ---------------------------------------------------------------------------
+
+class PgFamilyAdapter(Adapter):
+    """What PostgreSQL and Redshift share: error classification by SQLSTATE, type names,
+    the canonical Arrow types and the pg_catalog queries.  Engine differences are the
+    class attributes below."""
+
+    native_timeout = True
+    supports_schemas = True
+
+    # catalog differences
+    catalog_relkinds: ClassVar[str] = "'r', 'p', 'v', 'm', 'f'"
+    catalog_schema_filter: ClassVar[str] = (
+        "(n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'"
+        " OR n.oid = pg_catalog.pg_my_temp_schema())")
+    catalog_table_filter: ClassVar[str] = "AND NOT c.relispartition"
+    catalog_index_keys: ClassVar[str] = "indnkeyatts"
+
+    def _init_state(self) -> None:
+        self._type_names: dict[int, str] = {}
+        self._session_timeout: float | None | object = _UNKNOWN  # what statement_timeout is now
+        self._effective_timeout: float | None = None
+
+    # ---- hooks the subclasses implement -------------------------------------------------
+    def _catalog_rows(self, sql: str) -> list[Sequence[Any]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ---- type names -----------------------------------------------------------------
+    def _type_display(self, oids: Sequence[int]) -> list[str]:
+        """format_type(oid, NULL) for each oid: built-ins from a table, others looked up
+        once in pg_type and cached."""
+        missing = {o for o in oids if o not in BUILTIN_TYPES and o not in self._type_names}
+        if missing:
+            try:
+                rows = self._catalog_rows(
+                    "SELECT oid::int, pg_catalog.format_type(oid, NULL) FROM pg_catalog.pg_type "
+                    f"WHERE oid IN ({', '.join(str(int(o)) for o in sorted(missing))})")
+                for oid, name in rows:
+                    self._type_names[int(oid)] = str(name)
+            except Exception:
+                pass
+            for o in missing:
+                self._type_names.setdefault(o, f"oid {o}")
+        return [BUILTIN_TYPES[o][1] if o in BUILTIN_TYPES else self._type_names[o] for o in oids]
+
+    # ---- catalog ----------------------------------------------------------------------
+    def _load_catalog(self) -> Catalog:
+        fmt = {"relkinds": self.catalog_relkinds, "schemas": self.catalog_schema_filter,
+               "extra": self.catalog_table_filter, "nkeys": self.catalog_index_keys}
+        table_rows = self._catalog_rows(_TABLES_SQL.format(**fmt))
+        column_rows = self._catalog_rows(_COLUMNS_SQL.format(**fmt))
+        constraint_rows: list[tuple] = []
+        current = None
+        for schema, table, cname, kind, _i, col, ref_schema, ref_table, ref_col in \
+                self._catalog_rows(_CONSTRAINTS_SQL.format(**fmt)):
+            key = (schema, table, cname)
+            if key != current:
+                current = key
+                constraint_rows.append((schema, table, cname, _char(kind), [], ref_schema,
+                                        ref_table, []))
+            constraint_rows[-1][4].append(col)
+            if ref_col is not None:
+                constraint_rows[-1][7].append(ref_col)
+        index_rows: list[tuple] = []
+        current = None
+        for schema, table, iname, unique, _i, col in self._catalog_rows(_INDEXES_SQL.format(**fmt)):
+            key = (schema, table, iname)
+            if key != current:
+                current = key
+                index_rows.append((schema, table, iname, unique, []))
+            index_rows[-1][4].append(col)
+        default_schema = None
+        rows = self._catalog_rows("SELECT pg_catalog.current_schema()")
+        if rows:
+            default_schema = rows[0][0]
+        tables = assemble_tables(table_rows, column_rows, constraint_rows, index_rows)
+        return Catalog(self.dialect, tables, default_schema=default_schema)
+
+    # ---- timeouts ---------------------------------------------------------------------
+    @staticmethod
+    def _timeout_ms(timeout: float | None) -> int:
+        return int(math.ceil(timeout * 1000)) if timeout else 0
+
+    # ---- errors -----------------------------------------------------------------------
+    def _sqlstate_and_message(self, exc: BaseException) -> tuple[str | None, str, str | None]:
+        """(SQLSTATE, the engine's primary message, hint) of a driver exception."""
+        return getattr(exc, "sqlstate", None), _exc_text(exc), None
+
+    def _classify(self, exc: BaseException) -> errors.SqlnbError | None:
+        import socket
+
+        state, message, hint = self._sqlstate_and_message(exc)
+        low = message.lower()
+        cls: type[errors.SqlnbError] | None = None
+        if state == "57014" or (state is None and "canceling statement" in low):
+            if "statement timeout" in low:
+                t = self._effective_timeout
+                text = (f"Query exceeded the statement timeout of {t:g} s" if t else
+                        "Query exceeded the statement timeout")
+                return errors.QueryTimeout(f"{text} ({message})", engine_message=message,
+                                           hint="raise it with %config SqlMagic.statement_timeout "
+                                                "or narrow the query")
+            return errors.QueryCancelled(f"Query cancelled ({message})", engine_message=message,
+                                         hint="the connection is still usable")
+        if "password authentication failed" in low or "authentication failed" in low or \
+                (state or "").startswith("28"):
+            cls = errors.AuthenticationFailed
+        elif state is not None:
+            cls = _SQLSTATE_CLASSES.get(state) or _SQLSTATE_CLASSES.get(state[:2])
+            if state == "25006":
+                hint = hint or "the connection is read-only; open one without --readonly to write"
+        elif isinstance(exc, (socket.timeout, TimeoutError)) or "timeout expired" in low:
+            cls = errors.ConnectFailed
+            message = f"timed out ({message})" if "time" not in low else message
+        elif any(n in low for n in _LOST):
+            cls = errors.ConnectionLost
+        elif any(n in low for n in _CONNECT):
+            cls = errors.ConnectFailed
+        if cls is None:
+            return None
+        return cls(message, engine_message=message, hint=hint)
+
+
+_UNKNOWN = object()
+
+# Driver messages without a SQLSTATE (libpq reports connection trouble as plain text).
+_LOST = ("server closed the connection", "consuming input failed", "terminating connection",
+         "connection is closed", "connection has been lost", "broken pipe", "connection reset",
+         "ssl syscall error", "lost synchronization")
+_CONNECT = ("connection failed", "could not connect", "connection refused", "connection to server",
+            "could not translate host", "name or service not known", "communication error",
+            "no route to host", "network is unreachable")
+
+_SQLSTATE_CLASSES: dict[str, type[errors.SqlnbError]] = {
+    "42P01": errors.TableNotFound,
+    "3F000": errors.TableNotFound,  # schema does not exist
+    "42703": errors.ColumnNotFound,
+    "42601": errors.SQLSyntaxError,
+    "42883": errors.TypeMismatch,
+    "22P02": errors.TypeMismatch,
+    "42804": errors.TypeMismatch,
+    "22007": errors.TypeMismatch,
+    "42846": errors.TypeMismatch,  # cannot coerce
+    "42501": errors.PermissionDenied,
+    "25006": errors.PermissionDenied,
+    "28P01": errors.AuthenticationFailed,
+    "28000": errors.AuthenticationFailed,
+    "3D000": errors.ConnectFailed,  # database does not exist
+    "57P01": errors.ConnectionLost,
+    "57P02": errors.ConnectionLost,
+    "57P03": errors.ConnectFailed,
+    "08": errors.ConnectionLost,  # class 08: connection exceptions (ConnectFailed on connect)
+}
+
+
+def _char(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _exc_text(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " ".join(text.split())
+
+
+_ADBC_ERROR = re.compile(r"(?:ERROR|FATAL):\s+(.*?)(?:\n|\. SQLSTATE:|$)", re.S)
+
+
+# ---------------------------------------------------------------------------
+# PostgreSQL
+# ---------------------------------------------------------------------------
+
+class PostgresAdapter(PgFamilyAdapter):
+    scheme = "postgresql"
+    dialect = "postgres"
+    extra = "postgres"
+    driver_module = "psycopg"
+    display_name = "PostgreSQL"
+    paramstyle = "pyformat"
+
+    #: use adbc-driver-postgresql for plain read-only queries (set False to force psycopg)
+    fast_path: bool = True
+    #: with a ``max_rows`` cap below this, psycopg streams the rows instead
+    fast_path_min_rows: ClassVar[int] = 10_000
+
+    # ---- connect -------------------------------------------------------------------------
+    def _connect_kwargs(self) -> dict[str, Any]:
+        import psycopg
+
+        spec = self.spec
+        params = dict(spec.params)
+        known = {d.keyword.decode() for d in psycopg.pq.Conninfo.get_defaults()}
+        unknown = sorted(k for k in params if k not in known)
+        if unknown:
+            raise errors.ConfigurationError(
+                f"Unknown PostgreSQL connection parameter {unknown[0]!r} in {spec.redacted_url()}",
+                hint="use libpq parameters such as sslmode, application_name, options, "
+                     "target_session_attrs")
+        kwargs: dict[str, Any] = {
+            "host": spec.host, "port": spec.port, "user": spec.user,
+            "password": spec.password.reveal() if spec.password else None,
+            "dbname": spec.database,
+            "connect_timeout": max(1, int(math.ceil(self.options.connect_timeout or 0))) if
+            self.options.connect_timeout else None,
+            "application_name": "sqlnb",
+        }
+        kwargs.update(params)
+        return {k: v for k, v in kwargs.items() if v is not None and v != ""}
+
+    def _session_sql(self) -> str:
+        stmts = [f"SET statement_timeout = {self._timeout_ms(self.options.statement_timeout)}"]
+        if self.options.readonly:
+            stmts.append("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        return "; ".join(stmts)
+
+    def _connect(self) -> None:
+        import psycopg
+        from psycopg.types.string import TextLoader
+
+        self._init_state()
+        self._kwargs = self._connect_kwargs()
+        self.conn = psycopg.connect(autocommit=True, prepare_threshold=None, **self._kwargs)
+        try:
+            # numeric, json, jsonb and uuid as their text: the fast path gets the same text
+            for oid in (NUMERIC_OID, 114, 3802, 2950):
+                self.conn.adapters.register_loader(oid, TextLoader)
+            self.conn.execute(self._session_sql())
+        except BaseException:
+            self.conn.close()
+            raise
+        self._session_timeout = self.options.statement_timeout or None
+        self._dirty = False  # session state the ADBC connection lacks
+        self._adbc_conn = None
+        self._adbc_cur = None
+        self._adbc_timeout: float | None | object = _UNKNOWN
+        self._adbc_failed = False
+        self._running: str | None = None  # "pg" or "adbc" while a statement runs
+        self.last_path: str | None = None  # which path ran the last statement (for tests)
+        self._state_lock = threading.Lock()
+
+    # ---- execute ---------------------------------------------------------------------
+    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+                 timeout: float | None) -> Result:
+        self._effective_timeout = timeout
+        if self._use_fast_path(sql, params, max_rows):
+            self.last_path = "adbc"
+            try:
+                return self._execute_adbc(sql, max_rows, timeout)
+            except _FallBack:
+                pass
+        self.last_path = "psycopg"
+        with gc_paused():
+            return self._execute_psycopg(sql, params, max_rows, timeout)
+
+    def _use_fast_path(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        if not self.fast_path or self._dirty or self._adbc_failed:
+            return False
+        if _param_names(sql, self.dialect):  # psycopg binds them (and reports missing ones)
+            return False
+        if max_rows is not None and max_rows < self.fast_path_min_rows:
+            return False
+        if self.conn.info.transaction_status != TransactionStatus.IDLE:
+            return False
+        return _is_read_only(sql, self.dialect)
+
+    def _set_timeout_pg(self, timeout: float | None) -> None:
+        from psycopg.pq import TransactionStatus
+
+        if self._session_timeout is not _UNKNOWN and self._session_timeout == timeout:
+            return
+        self.conn.execute(f"SET statement_timeout = {self._timeout_ms(timeout)}")
+        # inside an explicit transaction a ROLLBACK would undo it: check again next time
+        idle = self.conn.info.transaction_status == TransactionStatus.IDLE
+        self._session_timeout = timeout if idle else _UNKNOWN
+
+    def _execute_psycopg(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+                         timeout: float | None) -> Result:
+        from psycopg.pq import TransactionStatus
+
+        query, bound = bind_params(sql, params, "pyformat", self.dialect)
+        self._set_timeout_pg(timeout)
+        cur = self.conn.cursor()
+        self._running = "pg"
+        try:
+            truncated = False
+            if max_rows is not None and _is_read_only(sql, self.dialect):
+                # stream, and stop the server after max_rows + 1 rows
+                rows = []
+                description = None
+                stream = cur.stream(query, bound, size=min(max_rows + 1, 1000))
+                try:
+                    for row in stream:
+                        if description is None:
+                            description = cur.description
+                        if len(rows) == max_rows:
+                            truncated = True
+                            break
+                        rows.append(row)
+                    else:
+                        description = description or cur.description
+                finally:
+                    stream.close()
+                if description is None:
+                    description = cur.description
+            else:
+                cur.execute(query, bound)
+                description = cur.description
+                if description is None:
+                    rowcount = cur.rowcount
+                    return empty_result(sql, rowcount if rowcount is not None else -1)
+                if max_rows is not None:
+                    rows = cur.fetchmany(max_rows + 1)
+                    truncated = len(rows) > max_rows
+                    rows = rows[:max_rows]
+                else:
+                    rows = cur.fetchall()
+        finally:
+            self._running = None
+            cur.close()
+            if changes_session(sql, self.dialect) or \
+                    self.conn.info.transaction_status != TransactionStatus.IDLE:
+                self._dirty = True
+                self._session_timeout = _UNKNOWN  # the statement may have SET it
+        if description is None:  # a streamed statement that returned no row description
+            return empty_result(sql, -1)
+        oids = [d.type_code for d in description]
+        typmods = [((d.precision << 16) | (d.scale or 0)) + 4
+                   if d.type_code == NUMERIC_OID and d.precision is not None else -1
+                   for d in description]
+        return self._plain_result(oids, typmods, [d.name for d in description], rows, truncated)
+
+    def _plain_result(self, oids: Sequence[int], typmods: Sequence[int], names: Sequence[str],
+                      rows: Sequence[Sequence[Any]], truncated: bool) -> Result:
+        displays = self._type_display(oids)
+        columns = [ResultColumn(n, t) for n, t in zip(names, displays)]
+        typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
+        table = conform_table(rows_to_arrow(columns, rows), typnames, typmods)
+        return Result(columns, table, len(rows), truncated)
+
+    # ---- the ADBC fast path ------------------------------------------------------------
+    def _adbc_cursor(self):
+        if self._adbc_cur is None:
+            try:
+                import adbc_driver_postgresql.dbapi as adbc
+                from psycopg.conninfo import make_conninfo
+
+                conninfo = make_conninfo(**{k: str(v) for k, v in self._kwargs.items()})
+                conn = adbc.connect(conninfo, autocommit=True)
+                try:
+                    cur = conn.cursor()
+                    for stmt in self._session_sql().split("; "):
+                        cur.execute(stmt)
+                except BaseException:
+                    conn.close()
+                    raise
+            except Exception:
+                self._adbc_failed = True  # no fast path on this adapter: psycopg does it all
+                raise _FallBack() from None
+            self._adbc_conn, self._adbc_cur = conn, cur
+            self._adbc_timeout = self.options.statement_timeout or None
+        return self._adbc_cur
+
+    def _execute_adbc(self, sql: str, max_rows: int | None, timeout: float | None) -> Result:
+        cur = self._adbc_cursor()
+        if self._adbc_timeout is _UNKNOWN or self._adbc_timeout != timeout:
+            cur.execute(f"SET statement_timeout = {self._timeout_ms(timeout)}")
+            self._adbc_timeout = timeout
+        self._running = "adbc"
+        reader = None
+        try:
+            cur.execute(sql)
+            reader = cur.fetch_record_batch()
+            schema = reader.schema
+            typnames, typmods = [], []
+            for f in schema:
+                meta = f.metadata or {}
+                typnames.append(meta.get(b"POSTGRESQL:type", b"").decode())
+                mod = meta.get(b"POSTGRESQL:typmod")
+                typmods.append(int(mod) if mod else -1)
+            if any(t not in FAST_PATH_TYPES for t in typnames):
+                cur.adbc_cancel()
+                raise _FallBack()
+            truncated = False
+            if max_rows is None:
+                table = reader.read_all()
+            else:
+                batches, n = [], 0
+                while n <= max_rows:
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        break
+                    batches.append(batch)
+                    n += batch.num_rows
+                if n > max_rows:
+                    truncated = True
+                    cur.adbc_cancel()
+                table = pa.Table.from_batches(batches, schema=schema).slice(0, max_rows)
+        finally:
+            self._running = None
+            if reader is not None:
+                try:
+                    reader.close()
+                except Exception:
+                    pass
+        names = _unique_names(list(schema.names))
+        columns = [ResultColumn(n, TYPNAME_DISPLAY.get(t, t)) for n, t in zip(schema.names, typnames)]
+        table = pa.Table.from_arrays(list(table.columns), names=names)
+        table = conform_table(normalize_arrow(table), typnames, typmods)
+        return Result(columns, table, table.num_rows, truncated)
+
+    # ---- the rest of the contract ----------------------------------------------------
+    def _catalog_rows(self, sql: str) -> list[Sequence[Any]]:
+        with self.conn.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall()
+
+    def _cancel(self) -> None:
+        running = self._running
+        if running == "adbc" and self._adbc_cur is not None:
+            self._adbc_cur.adbc_cancel()
+        elif running == "pg":
+            self.conn.cancel_safe(timeout=2.0)
+
+    def _close(self) -> None:
+        try:
+            if self._adbc_cur is not None:
+                self._adbc_cur.close()
+            if self._adbc_conn is not None:
+                self._adbc_conn.close()
+        except Exception:
+            pass
+        finally:
+            self._adbc_cur = self._adbc_conn = None
+            self.conn.close()
+
+    def _sqlstate_and_message(self, exc: BaseException) -> tuple[str | None, str, str | None]:
+        import psycopg
+
+        if isinstance(exc, psycopg.Error):
+            diag = getattr(exc, "diag", None)
+            primary = getattr(diag, "message_primary", None) if diag is not None else None
+            hint = getattr(diag, "message_hint", None) if diag is not None else None
+            return exc.sqlstate, primary or _exc_text(exc), hint
+        state = getattr(exc, "sqlstate", None)
+        text = str(exc)
+        if state is not None or type(exc).__module__.startswith("adbc_driver"):
+            m = _ADBC_ERROR.search(text)
+            return state or None, (m.group(1).strip() if m else _exc_text(exc)), None
+        return None, _exc_text(exc), None
+
+
+class _FallBack(Exception):
+    """The fast path cannot take this statement: run it on psycopg."""
+
+
+def _param_names(sql: str, dialect: str):
+    from sqlnb.sql.text import find_params
+
+    return find_params(sql, dialect)

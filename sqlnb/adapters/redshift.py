@@ -1,0 +1,265 @@
+"""Amazon Redshift through redshift_connector.
+
+Shares error classification, type names, Arrow typing and the pg_catalog queries with the
+PostgreSQL adapter (:class:`~sqlnb.adapters.postgres.PgFamilyAdapter`); the differences:
+
+- the driver: redshift_connector (pure Python).  Its ``get_tables``/``get_columns`` query
+  Redshift-only ``svv_*`` views, so the catalog comes from our own pg_catalog queries.
+- parameters: ``:name`` becomes ``$1``, ``$2`` … and the cursor runs in ``qmark`` style,
+  which leaves ``$n`` alone (the driver's ``pyformat``/``format`` styles do not undo ``%%``
+  inside string literals, so a literal ``'%'`` would reach the server doubled).
+- sessions: read-only and ``statement_timeout`` are set with ``SET`` after connecting
+  (connection poolers such as PgBouncer do not forward startup options).
+- cancel: the driver has none, so a second, short-lived connection runs
+  ``pg_cancel_backend(pid)`` with the backend pid read at connect time
+  (``pg_backend_pid()`` is the real server pid, also behind PgBouncer in session mode).
+- after an interrupt broke the protocol mid-read the driver silently returns empty results
+  forever: ``_after_cancel`` discards such a connection and opens a new one.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import Any, ClassVar, Mapping, Sequence
+
+from sqlnb import errors
+from sqlnb.adapters.base import Result, ResultColumn, empty_result, rows_to_arrow
+from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
+                                     changes_session, conform_table, gc_paused)
+from sqlnb.sql.text import bind_params
+
+_BYTEA_OID = 17
+_TRUE = {"1", "true", "yes", "on", "t", "y"}
+_FALSE = {"0", "false", "no", "off", "f", "n"}
+
+
+class RedshiftAdapter(PgFamilyAdapter):
+    scheme = "redshift"
+    dialect = "redshift"
+    extra = "redshift"
+    driver_module = "redshift_connector"
+    display_name = "Amazon Redshift"
+    paramstyle = "numeric"  # $1, $2, ... (see the module docstring)
+    default_port: ClassVar[int] = 5439
+
+    # Redshift's catalog is PostgreSQL 8.0's: no partitions, no INCLUDE columns in indexes,
+    # no pg_my_temp_schema().
+    catalog_relkinds = "'r', 'v', 'm'"
+    catalog_schema_filter = ("n.nspname NOT IN ('information_schema', 'catalog_history') "
+                             "AND n.nspname !~ '^pg_'")
+    catalog_table_filter = ""
+    catalog_index_keys = "indnatts"
+
+    # ---- connect -------------------------------------------------------------------------
+    def _connect_kwargs(self) -> dict[str, Any]:
+        import redshift_connector
+
+        spec = self.spec
+        accepted = inspect.signature(redshift_connector.connect).parameters
+        kwargs: dict[str, Any] = {
+            "host": spec.host, "port": spec.port or self.default_port, "user": spec.user,
+            "password": spec.password.reveal() if spec.password else None,
+            "database": spec.database, "application_name": "sqlnb",
+        }
+        if self.options.connect_timeout:
+            kwargs["timeout"] = self.options.connect_timeout
+        for key, value in spec.params.items():
+            if key not in accepted or key in ("password", "user", "host", "port", "database"):
+                raise errors.ConfigurationError(
+                    f"Unknown Redshift connection parameter {key!r} in {spec.redacted_url()}",
+                    hint="use redshift_connector.connect() arguments such as ssl, sslmode, "
+                         "application_name, iam, cluster_identifier, region")
+            kwargs[key] = _coerce(value, accepted[key].annotation)
+        return {k: v for k, v in kwargs.items() if v is not None}
+
+    def _connect(self) -> None:
+        self._init_state()
+        self._kwargs = self._connect_kwargs()
+        self._running_pid: int | None = None
+        self._broken = False
+        self._cancel_lock = threading.Lock()
+        self._open()
+
+    def _open(self) -> None:
+        import redshift_connector
+
+        conn = redshift_connector.connect(**self._kwargs)
+        try:
+            conn.autocommit = True
+            try:  # the connect timeout must not stay on the socket for every later read
+                conn._usock.settimeout(None)
+            except Exception:
+                pass
+            cur = conn.cursor()
+            cur.execute(f"SET statement_timeout TO {self._timeout_ms(self.options.statement_timeout)}")
+            if self.options.readonly:
+                cur.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            cur.execute("SELECT pg_backend_pid()")
+            pid = cur.fetchone()[0]
+            cur.close()
+        except BaseException:
+            try:
+                conn.close()
+            except Exception:
+                pass
+            raise
+        self.conn = conn
+        self.pid = int(pid)
+        self._broken = False
+        self._session_timeout = self.options.statement_timeout or None
+
+    # ---- execute ---------------------------------------------------------------------
+    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+                 timeout: float | None) -> Result:
+        self._effective_timeout = timeout
+        with gc_paused():
+            return self._execute_rows(sql, params, max_rows, timeout)
+
+    def _execute_rows(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+                      timeout: float | None) -> Result:
+        query, bound = bind_params(sql, params, "numeric", self.dialect)
+        cur = self.conn.cursor()
+        cur.paramstyle = "qmark"
+        try:
+            if self._session_timeout is _UNKNOWN or self._session_timeout != timeout:
+                cur.execute(f"SET statement_timeout TO {self._timeout_ms(timeout)}")
+                self._session_timeout = timeout
+            self._running_pid = self.pid
+            try:
+                if bound:
+                    cur.execute(query, bound)
+                else:
+                    cur.execute(query)
+            except Exception as exc:
+                if not _is_server_error(exc):
+                    self._broken = True  # the protocol state is unknown now
+                raise
+            except BaseException:  # KeyboardInterrupt mid-read: the connection is unusable
+                self._broken = True
+                raise
+            finally:
+                self._running_pid = None
+            description = cur.description
+            if not description:
+                return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
+            if max_rows is not None:
+                rows = cur.fetchmany(max_rows + 1)
+                truncated = len(rows) > max_rows
+                rows = rows[:max_rows]
+            else:
+                rows, truncated = cur.fetchall(), False
+        finally:
+            try:
+                cur.close()
+            except Exception:
+                pass
+            if changes_session(sql, self.dialect):
+                self._session_timeout = _UNKNOWN  # it may have SET statement_timeout
+        oids = [int(d[1]) for d in description]
+        names = [d[0] for d in description]
+        rows = _fix_values(list(rows), oids)
+        columns = [ResultColumn(n, t) for n, t in zip(names, self._type_display(oids))]
+        typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
+        table = conform_table(rows_to_arrow(columns, rows), typnames, [-1] * len(oids))
+        return Result(columns, table, len(rows), truncated)
+
+    # ---- the rest of the contract ----------------------------------------------------
+    def _catalog_rows(self, sql: str) -> list[Sequence[Any]]:
+        cur = self.conn.cursor()
+        try:
+            cur.execute(sql)
+            return [tuple(r) for r in cur.fetchall()]
+        finally:
+            cur.close()
+
+    def _cancel(self) -> None:
+        pid = self._running_pid
+        if pid is not None:
+            self._cancel_pid(pid)
+
+    def _cancel_pid(self, pid: int) -> None:
+        """Cancel ``pid``'s statement from a second, short-lived connection."""
+        import redshift_connector
+
+        with self._cancel_lock:
+            kwargs = dict(self._kwargs)
+            kwargs["timeout"] = min(float(kwargs.get("timeout") or 2.0), 2.0)
+            conn = redshift_connector.connect(**kwargs)
+            try:
+                conn.autocommit = True
+                cur = conn.cursor()
+                cur.execute(f"SELECT pg_cancel_backend({int(pid)})")
+                cur.fetchall()
+            finally:
+                conn.close()
+
+    def _after_cancel(self) -> None:
+        if not self._broken and self._usable():
+            return
+        old, old_pid = self.conn, self.pid
+        try:
+            self._cancel_pid(old_pid)  # in case the interrupt beat the watcher's cancel
+        except Exception:
+            pass
+        try:
+            old.close()
+        except Exception:
+            pass
+        self._open()
+
+    def _usable(self) -> bool:
+        try:
+            cur = self.conn.cursor()
+            cur.execute("SELECT 1")
+            rows = [tuple(r) for r in cur.fetchall() or ()]
+            cur.close()
+            return rows == [(1,)]
+        except Exception:
+            return False
+
+    def _close(self) -> None:
+        self.conn.close()
+
+    def _sqlstate_and_message(self, exc: BaseException) -> tuple[str | None, str, str | None]:
+        info = exc.args[0] if exc.args and isinstance(exc.args[0], dict) else None
+        if info is not None:
+            return info.get("C"), str(info.get("M") or exc), info.get("H")
+        if len(exc.args) == 2 and isinstance(exc.args[1], BaseException):  # ('communication error', OSError)
+            return None, f"{exc.args[0]}: {exc.args[1]}", None
+        return super()._sqlstate_and_message(exc)
+
+
+def _is_server_error(exc: BaseException) -> bool:
+    """An error the server sent (the protocol is in a known state after it)."""
+    return bool(exc.args) and isinstance(exc.args[0], dict) and "C" in exc.args[0]
+
+
+def _coerce(value: str, annotation: Any) -> Any:
+    text = str(annotation)
+    low = value.strip().lower()
+    if "bool" in text and (low in _TRUE or low in _FALSE):
+        return low in _TRUE
+    if "int" in text and low.lstrip("-").isdigit():
+        return int(low)
+    if "List" in text or "list" in text:
+        return [v for v in value.split(",") if v]
+    return value
+
+
+def _fix_values(rows: list, oids: Sequence[int]) -> list:
+    """Values redshift_connector leaves as text: bytea arrives as '\\x..' hex text."""
+    fix = [i for i, o in enumerate(oids) if o == _BYTEA_OID or o == NUMERIC_OID]
+    if not fix or not rows:
+        return rows
+    out = []
+    for row in rows:
+        row = list(row)
+        for i in fix:
+            v = row[i]
+            if oids[i] == _BYTEA_OID and isinstance(v, str) and v.startswith("\\x"):
+                row[i] = bytes.fromhex(v[2:])
+            elif oids[i] == NUMERIC_OID and v is not None and not isinstance(v, str):
+                row[i] = str(v)
+        out.append(row)
+    return out
