@@ -99,6 +99,7 @@ def ensure_schema(n: int, log=print) -> dict[str, Any]:
     marker = json.dumps({"sqlnb_bench_catalog": SCHEMA_VERSION, **expected}, sort_keys=True)
     with psycopg.connect(host=c.PG_HOST, port=c.PG_PORT, user=c.PG_USER, dbname="postgres",
                          autocommit=True) as admin:
+        c.pg_lock(admin, db)  # a concurrent run waits instead of building the same schema
         row = admin.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database "
                             "WHERE datname = %s", (db,)).fetchone()
         if row is not None and row[0] == marker:

@@ -120,6 +120,8 @@ class _Admin:
 
     def __init__(self, engine: str, rows: int, data_dir: Path):
         self.engine, self.rows, self.data_dir = engine, rows, Path(data_dir)
+        self._lock = None
+        self.conn = None
         self.conn = self._connect()
 
     def _connect(self):
@@ -128,10 +130,12 @@ class _Admin:
             import psycopg
 
             db = fetch_db_name(self.rows)
-            with psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres",
-                                 autocommit=True) as c:
-                if not c.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db,)).fetchone():
-                    c.execute(f'CREATE DATABASE "{db}"')
+            # held until close(): a concurrent run waits instead of loading the same table
+            self._lock = psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres",
+                                         autocommit=True)
+            pg_lock(self._lock, db)
+            if not self._lock.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db,)).fetchone():
+                self._lock.execute(f'CREATE DATABASE "{db}"')
             return psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=db, autocommit=True)
         if e == "mysql":
             import pymysql
@@ -139,18 +143,26 @@ class _Admin:
             db = fetch_db_name(self.rows)
             c = pymysql.connect(host=MY_HOST, port=MY_PORT, user=MY_USER, password=MY_PASSWORD,
                                 autocommit=True)
-            c.cursor().execute(f"CREATE DATABASE IF NOT EXISTS `{db}`")
+            cur = c.cursor()
+            cur.execute("SELECT GET_LOCK(%s, 3600)", (f"sqlnb-bench:{db}",))  # released on close
+            cur.fetchall()
+            cur.execute(f"CREATE DATABASE IF NOT EXISTS `{db}`")
             c.select_db(db)
             return c
+        if e in ("duckdb", "sqlite"):
+            import fcntl
+
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            path = file_path(e, self.rows, self.data_dir)
+            self._lock = open(f"{path}.lock", "w")
+            fcntl.flock(self._lock, fcntl.LOCK_EX)  # released on close
         if e == "duckdb":
             import duckdb
 
-            self.data_dir.mkdir(parents=True, exist_ok=True)
             return duckdb.connect(str(file_path(e, self.rows, self.data_dir)))
         if e == "sqlite":
             import sqlite3
 
-            self.data_dir.mkdir(parents=True, exist_ok=True)
             return sqlite3.connect(str(file_path(e, self.rows, self.data_dir)), isolation_level=None)
         raise ValueError(e)
 
@@ -183,10 +195,17 @@ class _Admin:
         return f"SQLite {sqlite3.sqlite_version}"
 
     def close(self) -> None:
-        try:
-            self.conn.close()
-        except Exception:
-            pass
+        for thing in (self.conn, self._lock):
+            try:
+                if thing is not None:
+                    thing.close()
+            except Exception:
+                pass
+
+
+def pg_lock(conn, name: str) -> None:
+    """A session-level advisory lock on ``name`` (released when ``conn`` closes)."""
+    conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (f"sqlnb-bench:{name}",))
 
 
 def ensure_fetch_data(engine: str, rows: int, data_dir: Path, log=print) -> dict[str, Any]:
@@ -199,10 +218,8 @@ def ensure_fetch_data(engine: str, rows: int, data_dir: Path, log=print) -> dict
     try:
         try:
             meta = admin.query("SELECT nrows, version FROM bench_meta")
-        except Exception:
+        except Exception:  # no marker table yet (autocommit: nothing to roll back)
             meta = []
-            if engine == "postgresql":
-                pass  # autocommit: nothing to roll back
         complete = bool(meta) and int(meta[0][0]) == rows and int(meta[0][1]) == DATA_VERSION
         created_s = None
         if not complete:

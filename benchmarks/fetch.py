@@ -11,27 +11,31 @@ The order of the tools rotates from one repeat to the next; the median is report
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import common as c
 
 TOOLS = ("sqlnb", "jupysql", "read_sql")
 TOOL_LABELS = {"sqlnb": "sqlnb `%%sql -o df`", "jupysql": "JupySQL `rs <<` + `rs.DataFrame()`",
-               "read_sql": "`pandas.read_sql`"}
+               "read_sql": "`pandas.read_sql`",
+               "sqlnb_pandas_first": "sqlnb `%%sql -o df`, `import pandas` before `%load_ext sqlnb`"}
+# Measured too, outside the ratios: on MariaDB the import order decides whether
+# mysql-connector's C extension loads (sqlnb preloads it; pyarrow loaded first blocks it).
+EXTRA_TOOLS = {"mysql": ("sqlnb_pandas_first",)}
 # how many times faster than JupySQL sqlnb should be (1.0: not slower)
 TARGETS = {"postgresql": 4.0, "mysql": 8.0, "duckdb": 1.0, "sqlite": 1.0}
 
 
 def run(args, log=print) -> dict[str, Any]:
     info = c.machine_info()
-    engines = [e for e in args.engines]
+    engines = list(args.engines)
     data: dict[str, Any] = {"benchmark": "fetch", "rows": args.rows, "repeat": args.repeat,
                             "query": c.QUERY, "machine": info, "engines": {}}
     servers = {}
     for engine in engines:
         log(f"fetch: {c.LABELS[engine]}")
-        entry: dict[str, Any] = {"tools": {t: {"runs": [], "errors": []} for t in TOOLS}}
+        tools = TOOLS + EXTRA_TOOLS.get(engine, ())
+        entry: dict[str, Any] = {"tools": {t: {"runs": [], "errors": []} for t in tools}}
         data["engines"][engine] = entry
         try:
             ds = c.ensure_fetch_data(engine, args.rows, args.data_dir, log=log)
@@ -43,7 +47,7 @@ def run(args, log=print) -> dict[str, Any]:
         entry["dataset"] = ds
         urls = c.urls(engine, args.rows, args.data_dir)
         for k in range(args.repeat):
-            order = TOOLS[k % len(TOOLS):] + TOOLS[:k % len(TOOLS)]
+            order = tools[k % len(tools):] + tools[:k % len(tools)]
             for tool in order:
                 t = entry["tools"][tool]
                 if t["errors"] and not t["runs"]:
@@ -58,13 +62,16 @@ def run(args, log=print) -> dict[str, Any]:
                 if r["rows"] != args.rows:
                     t["errors"].append(f"returned {r['rows']} rows, expected {args.rows}")
                 t["runs"].append(r)
-                log(f"  {tool:9s} run {k + 1}: {r['seconds']:.3f} s, peak RSS {c.fmt_mib(r['peak_rss'])} MiB")
+                how = ", ".join(f"{k_[6:]}={v}" for k_, v in r.items() if k_.startswith("sqlnb_"))
+                log(f"  {tool:9s} run {k + 1}: {r['seconds']:.3f} s, peak RSS {c.fmt_mib(r['peak_rss'])} MiB"
+                    + (f" ({how})" if how else ""))
         for tool, t in entry["tools"].items():
             t["median_s"] = c.median([r["seconds"] for r in t["runs"]])
             t["median_peak_rss"] = c.median([r["peak_rss"] for r in t["runs"]])
             t["median_first_cell_s"] = c.median([r.get("first_cell_seconds") for r in t["runs"]])
             if t["runs"]:
                 t["dtypes"] = t["runs"][-1]["dtypes"]
+                t["driver"] = {k_: v for k_, v in t["runs"][-1].items() if k_.startswith("sqlnb_")}
         base = entry["tools"]["sqlnb"]["median_s"]
         entry["jupysql_over_sqlnb"] = c.ratio(entry["tools"]["jupysql"]["median_s"], base)
         entry["read_sql_over_sqlnb"] = c.ratio(entry["tools"]["read_sql"]["median_s"], base)
@@ -111,8 +118,25 @@ def markdown(data: dict[str, Any]) -> str:
         if "error" in e:
             continue
         body.append([c.LABELS[engine]] + [c.fmt_mib(e["tools"][t]["median_peak_rss"]) for t in TOOLS])
-    out += [c.table(["Engine"] + [TOOL_LABELS[t] for t in TOOLS], body), "",
-            "## First cell in a fresh kernel: `SELECT 1 AS one` (seconds, median, not in the timings above)", "",
+    out += [c.table(["Engine"] + [TOOL_LABELS[t] for t in TOOLS], body), ""]
+    extra = [(engine, t) for engine, e in data["engines"].items() for t in e.get("tools", {}) if t not in TOOLS]
+    if extra:
+        out += ["## Import order", "",
+                "sqlnb loads mysql-connector-python's C extension when it is imported; once pyarrow "
+                "is loaded (by `import pandas`) the extension can no longer load and the driver "
+                "falls back to pure Python. The main table uses the documented order "
+                "(`%load_ext sqlnb` first).", ""]
+        body = []
+        for engine, t in extra:
+            te, base = data["engines"][engine]["tools"][t], data["engines"][engine]["tools"]["sqlnb"]
+            secs = c.fmt_s(te["median_s"]) if te["median_s"] is not None else (
+                "error: " + (te["errors"][0] if te["errors"] else "?").replace("|", "/")[:200])
+            body.append([c.LABELS[engine], TOOL_LABELS[t], secs, c.fmt_x(c.ratio(te["median_s"], base["median_s"])),
+                         ", ".join(f"{k[6:]}={v}" for k, v in (te.get("driver") or {}).items()),
+                         ", ".join(f"{k[6:]}={v}" for k, v in (base.get("driver") or {}).items())])
+        out += [c.table(["Engine", "Variant", "Seconds", "Variant / sqlnb", "Driver (variant)",
+                         "Driver (sqlnb)"], body), ""]
+    out += ["## First cell in a fresh kernel: `SELECT 1 AS one` (seconds, median, not in the timings above)", "",
             "Lazy imports and first-use setup; for read_sql it includes opening the pool's first "
             "connection (sqlnb and JupySQL connected in an earlier cell).", ""]
     body = []
@@ -124,19 +148,16 @@ def markdown(data: dict[str, Any]) -> str:
             "## Resulting dtypes", ""]
     body = []
     for engine, e in data["engines"].items():
-        for t in TOOLS:
-            d = e.get("tools", {}).get(t, {}).get("dtypes")
+        for t in e.get("tools", {}):
+            d = e["tools"][t].get("dtypes")
             if d:
-                body.append([c.LABELS[engine], TOOL_LABELS[t], ", ".join(f"{k}: {v}" for k, v in d.items())])
-    out += [c.table(["Engine", "Tool", "dtypes"], body)]
+                driver = ", ".join(f"{k[6:]}={v}" for k, v in (e["tools"][t].get("driver") or {}).items())
+                body.append([c.LABELS[engine], TOOL_LABELS[t], ", ".join(f"{k}: {v}" for k, v in d.items()),
+                             driver])
+    out += [c.table(["Engine", "Tool", "dtypes", "sqlnb connection / path"], body)]
     errors = [(engine, t, err) for engine, e in data["engines"].items()
               for t, te in e.get("tools", {}).items() for err in te["errors"]]
     if errors:
         out += ["", "## Errors", ""] + [f"- {c.LABELS[e]} / {t}: {err}" for e, t, err in errors]
     return "\n".join(out)
 
-
-if __name__ == "__main__":
-    import run as _run
-
-    _run.main(["fetch", *__import__("sys").argv[1:]])

@@ -40,6 +40,22 @@ def frame_info(df) -> dict:
             "dtypes": {str(k): str(v) for k, v in df.dtypes.items()}}
 
 
+def driver_info(shell) -> dict:
+    """Which driver path sqlnb's adapter is on (e.g. MySQL C extension or pure Python)."""
+    if shell is None:
+        return {}
+    try:
+        adapter = shell.magics_manager.registry["SqlMagic"].manager.get()
+    except Exception:
+        return {}
+    info = {"sqlnb_connection": type(getattr(adapter, "conn", None)).__name__}
+    for attr in ("last_path", "c_extension"):
+        v = getattr(adapter, attr, None)
+        if v is not None and not callable(v):
+            info[f"sqlnb_{attr}"] = v
+    return info
+
+
 def new_shell():
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -102,7 +118,7 @@ def fetch(p) -> dict:
     import pandas as pd  # every tool ends with a DataFrame; a notebook has pandas loaded
 
     tool, engine = p["tool"], p["engine"]
-    if tool == "sqlnb":
+    if tool in ("sqlnb", "sqlnb_pandas_first"):
         shell = sqlnb_shell(p)
 
         def step(query, var):
@@ -138,7 +154,7 @@ def fetch(p) -> dict:
     df = step(QUERY, "df")
     elapsed = time.perf_counter() - t0
     return {"seconds": elapsed, "first_cell_seconds": first_cell, "peak_rss": peak_rss(),
-            **frame_info(df)}
+            **driver_info(shell if tool.startswith("sqlnb") else None), **frame_info(df)}
 
 
 def memory(p) -> dict:
@@ -280,6 +296,14 @@ TASKS = {"fetch": fetch, "memory": memory, "display": display, "catalog": catalo
 
 def main() -> int:
     p = json.loads(sys.argv[1])
+    # Import order matters: sqlnb loads mysql-connector's C extension before pyarrow can block
+    # it, so a notebook should run %load_ext sqlnb before importing pandas. Measure sqlnb in its
+    # documented order; "sqlnb_pandas_first" is the other order (a notebook starting with
+    # "import pandas as pd").
+    if p.get("tool") == "sqlnb":
+        import sqlnb  # noqa: F401
+    elif p.get("tool") == "sqlnb_pandas_first":
+        import pandas  # noqa: F401
     try:
         result = TASKS[p["task"]](p)
     except BaseException as exc:  # report one line on stderr: the parent shows it

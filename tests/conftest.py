@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import sqlnb  # noqa: F401  first: it loads mysql-connector's C extension before pyarrow can block it
 from tests.engines import ENGINES, ENV_CLASSES, seed_statements
 
 os.environ.setdefault("SQLNB_NO_KEYRING", "1")

@@ -8,8 +8,9 @@ Two ways a query reaches Arrow, giving the same table (and so the same DataFrame
   without parameters or row cap on a session with no state connectorx's own connection
   would lack.  Its column metadata comes from a probe that does not run the query
   (``SELECT * FROM (<query>) AS _p WHERE 0``); the Arrow table is cast to the same types.
-  Columns connectorx gets wrong or cannot read (TIME, BIT, NULL, GEOMETRY, DECIMAL with
-  more than 10 decimals, which it silently rounds to 10) keep the query on the plain path.
+  Columns connectorx gets wrong or cannot read (TIME, BIT, NULL, GEOMETRY, SET, FLOAT,
+  DECIMAL with more than 10 decimals, which it silently rounds to 10) keep the query on the
+  plain path, as do ``ConnectOptions(arrow=False)``.
   The statement timeout and the read-only layer travel with the query on MariaDB as
   ``SET STATEMENT max_statement_time=N, tx_read_only=1 FOR /* sqlnb:<tag> */ <query>``;
   cancel finds the tagged query in the processlist and kills it.
@@ -21,6 +22,15 @@ back (``SET SESSION TRANSACTION READ WRITE``) leaves the next one read-only.  A 
 transaction still lets ``SELECT ... INTO OUTFILE/DUMPFILE`` write a file on the server
 (measured on MariaDB 10.11), so read-only connections also refuse those keywords here;
 give read-only users no FILE privilege.
+
+Catalog: five single-view information_schema queries for the connection's database
+(TABLES, COLUMNS, TABLE_CONSTRAINTS, KEY_COLUMN_USAGE, STATISTICS), joined in Python —
+MariaDB joins information_schema views without indexes, which took 1.2-1.7 s for 1,000
+tables where the separate queries take about 0.05 s.  KEY_COLUMN_USAGE already names the
+referenced table and columns, so REFERENTIAL_CONSTRAINTS (rules only) is not read.
+
+The C extension only loads if it is imported before pyarrow (see ``sqlnb/__init__.py``);
+otherwise the adapter warns and runs on the pure-Python driver (``c_extension`` says which).
 """
 
 from __future__ import annotations
@@ -53,8 +63,9 @@ _TINY_BLOB, _MEDIUM_BLOB, _LONG_BLOB, _BLOB, _VAR_STRING, _STRING, _GEOMETRY = 2
 _UNSIGNED_FLAG, _ENUM_FLAG, _SET_FLAG = 32, 256, 2048
 _BINARY_CHARSET = 63
 
-_INT_TYPES = {_TINY: (pa.int8(), pa.uint8(), "tinyint"), _SHORT: (pa.int16(), pa.uint16(), "smallint"),
-              _INT24: (pa.int32(), pa.uint32(), "mediumint"), _LONG: (pa.int32(), pa.uint32(), "int"),
+# canonical widths (see base.normalize_arrow): int64, and uint64 only where int64 cannot hold it
+_INT_TYPES = {_TINY: (pa.int64(), pa.int64(), "tinyint"), _SHORT: (pa.int64(), pa.int64(), "smallint"),
+              _INT24: (pa.int64(), pa.int64(), "mediumint"), _LONG: (pa.int64(), pa.int64(), "int"),
               _LONGLONG: (pa.int64(), pa.uint64(), "bigint")}
 _TEXT_TYPES = {_VARCHAR: ("varchar", "varbinary"), _VAR_STRING: ("varchar", "varbinary"),
                _STRING: ("char", "binary"), _TINY_BLOB: ("tinytext", "tinyblob"),
@@ -150,10 +161,8 @@ class _Field:
             signed, unsigned, _ = _INT_TYPES[code]
             return unsigned if self.unsigned else signed
         if code == _YEAR:
-            return pa.int16()
-        if code == _FLOAT:
-            return pa.float32()
-        if code == _DOUBLE:
+            return pa.int64()
+        if code in (_FLOAT, _DOUBLE):
             return pa.float64()
         if code in (_NEWDECIMAL, _DECIMAL):
             return pa.decimal128(38, self.decimals) if self.decimals is not None and self.decimals <= 38 else None
@@ -179,9 +188,11 @@ class _Field:
 
     @property
     def fast_ok(self) -> bool:
-        """connectorx reads it correctly (and without a Rust panic)."""
+        """connectorx reads it correctly (and without a Rust panic).  Not FLOAT: the text
+        protocol prints it with 6 digits while connectorx reads the exact binary float32,
+        so the two paths could not agree."""
         code = self.code
-        if code in _INT_TYPES or code in (_YEAR, _FLOAT, _DOUBLE, _DATE, _NEWDATE, _DATETIME,
+        if code in _INT_TYPES or code in (_YEAR, _DOUBLE, _DATE, _NEWDATE, _DATETIME,
                                           _TIMESTAMP, _JSON):
             return True
         if code in (_NEWDECIMAL, _DECIMAL):
@@ -197,13 +208,53 @@ def _fields_from_cext(raw_fields) -> list[_Field]:
 
 
 def _fields_from_description(description) -> list[_Field]:
-    # (name, type_code, None, None, None, None, null_ok, flags, charset)
+    # (name, type_code, None, None, None, scale, null_ok, flags, charset); the scale slot
+    # is filled by _ScaleReportingProtocol (None from a stock pure-Python connection)
     out = []
     for d in description:
         flags = int(d[7]) if len(d) > 7 and d[7] is not None else 0
         charset = int(d[8]) if len(d) > 8 and d[8] is not None else 0
-        out.append(_Field(_text(d[0]), int(d[1]), flags, charset, None))
+        scale = int(d[5]) if len(d) > 5 and d[5] is not None else None
+        out.append(_Field(_text(d[0]), int(d[1]), flags, charset, scale))
     return out
+
+
+def _scale_reporting_protocol_class():
+    from mysql.connector import utils
+    from mysql.connector.protocol import MySQLProtocol
+
+    class ScaleReportingProtocol(MySQLProtocol):
+        """The pure-Python driver reads each column's decimals but leaves the DB-API
+        ``scale`` slot empty; this fills it (the C extension reports it already), so a
+        DECIMAL's scale is known before any row arrives."""
+
+        @staticmethod
+        def parse_column(packet: bytes, encoding: str = "utf-8"):
+            desc = MySQLProtocol.parse_column(packet, encoding)
+            rest = packet[4:]
+            for _ in range(6):  # catalog, db, table, org_table, name, org_name
+                rest, _value = utils.read_lc_string(rest)
+            decimals = rest[10] if len(rest) > 10 else None  # <xHIBHBxx: 0x0c, charset, length, type, flags, decimals
+            return desc[:5] + (decimals,) + desc[6:]
+
+    return ScaleReportingProtocol
+
+
+def _ScaleReportingProtocol():
+    return _scale_reporting_protocol_class()()
+
+
+def _with_decimals(f: _Field, rows: list, i: int) -> _Field:
+    """The pure-Python driver does not report a DECIMAL's scale: read it off the values
+    (the text protocol sends them with the column's scale, e.g. 12.50)."""
+    if f.decimals is not None or f.code not in (_NEWDECIMAL, _DECIMAL):
+        return f
+    scale = 0
+    for row in rows:
+        v = row[i]
+        if v is not None and hasattr(v, "as_tuple") and v.is_finite():
+            scale = max(scale, -v.as_tuple().exponent)
+    return _Field(f.name, f.code, f.flags, f.charset, scale)
 
 
 def _text(v: Any) -> str:
@@ -263,12 +314,18 @@ class MySQLAdapter(Adapter):
             elif kind is not None:
                 kwargs[key] = value
         self._kwargs = kwargs
-        self._fast_enabled = spec.params.get("fastpath", "true").strip().lower() not in ("0", "false", "no", "off")
+        # connectorx cannot copy these connection settings: keep those sessions on the driver
+        self._fast_enabled = bool(getattr(self.options, "arrow", True)) and not any(
+            k in kwargs for k in ("unix_socket", "ssl_ca", "ssl_cert", "ssl_key", "ssl_verify_cert",
+                                  "ssl_verify_identity", "compress"))
+        self._cx_url_cache: str | None = None
+        self._cx_ok: bool | None = None  # connectorx reached the server (None: not tried yet)
         self._running = False
         self._exec_token = 0
         self._fast_tag: str | None = None
         self._dirty = False
         self._session_timeout: float | None = None
+        self.last_path: str | None = None  # how the last result came: "connectorx" or "driver"
         self.conn = self._open()
         self._setup_session()
 
@@ -283,7 +340,9 @@ class MySQLAdapter(Adapter):
                 f"mysql-connector-python's C extension is not available ({exc}); using the "
                 "pure-Python driver, about 3x slower. Import sqlnb (or mysql.connector) before "
                 "pandas/pyarrow so the extension can load.", RuntimeWarning, stacklevel=3)
-            return mysql.connector.connect(use_pure=True, **kwargs)
+            conn = mysql.connector.connect(use_pure=True, **kwargs)
+            conn._protocol = _ScaleReportingProtocol()  # fill description's scale slot
+            return conn
 
     @property
     def c_extension(self) -> bool:
@@ -371,6 +430,7 @@ class MySQLAdapter(Adapter):
                         raise
                 cur.execute(bound_sql, bound)
             if not cur.description:
+                self.last_path = "driver"
                 return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
             fields = self._result_fields(cur)
             rows, truncated = self._fetch(cur, max_rows)
@@ -379,9 +439,11 @@ class MySQLAdapter(Adapter):
                 cur.close()
             except Exception:
                 pass
+        fields = [_with_decimals(f, rows, i) for i, f in enumerate(fields)]
         types = [f.arrow_type for f in fields]
         rows = self._fix_values(fields, rows)
         columns = [ResultColumn(f.name, f.type_name) for f in fields]
+        self.last_path = "driver"
         return Result(columns, rows_to_arrow(columns, rows, types), len(rows), truncated)
 
     def _result_fields(self, cur) -> list[_Field]:
@@ -433,11 +495,9 @@ class MySQLAdapter(Adapter):
                 self.conn.free_result()
             except Exception:
                 pass
-            self.conn.unread_result = False
             if getattr(err, "errno", None):
                 raise get_mysql_exception(err.errno, msg=err.msg, sqlstate=err.sqlstate) from None
             raise InterfaceError(str(err)) from None
-        self.conn.unread_result = False
         return rows
 
     @staticmethod
@@ -476,7 +536,34 @@ class MySQLAdapter(Adapter):
             return False  # reads this session's state
         from sqlnb.sql.guard import check_read_only
 
-        return check_read_only(sql, self.dialect).read_only
+        return check_read_only(sql, self.dialect).read_only and self._cx_reachable()
+
+    def _cx_reachable(self) -> bool:
+        """Once per connection: can connectorx connect at all?  It retries a failing connect
+        for 30 s, so it gets a few seconds in a helper thread; past that the connection
+        stays on the driver (e.g. an auth plugin or TLS setup connectorx does not speak)."""
+        if self._cx_ok is None:
+            import connectorx as cx
+
+            outcome: dict[str, Any] = {}
+            url = self._cx_url()
+
+            def attempt() -> None:
+                try:
+                    cx.read_sql(url, "SELECT 1 AS ok", return_type="arrow")
+                    outcome["ok"] = True
+                except BaseException as exc:  # noqa: BLE001  a Rust panic is a BaseException
+                    outcome["error"] = exc
+
+            thread = threading.Thread(target=attempt, name="sqlnb-connectorx-check", daemon=True)
+            thread.start()
+            thread.join(min(max(float(self.options.connect_timeout or 5), 1.0), 5.0))
+            self._cx_ok = bool(outcome.get("ok"))
+            if not self._cx_ok:
+                why = self._scrub(str(outcome.get("error") or "no answer within the connect timeout"))
+                log.warning("connectorx cannot reach %s (%s): large results use the driver",
+                            self.spec.redacted_url(), why)
+        return self._cx_ok
 
     def _probe(self, body: str) -> list[_Field] | None:
         """Column metadata without running the query (None: the probe failed)."""
@@ -500,14 +587,25 @@ class MySQLAdapter(Adapter):
                 pass
 
     def _cx_url(self) -> str:
-        from urllib.parse import quote
+        """connectorx's URL: the same server, user and database, and TLS when the driver's
+        connection has it (the driver encrypts whenever the server offers it)."""
+        if self._cx_url_cache is None:
+            from urllib.parse import quote
 
-        k = self._kwargs
-        auth = quote(k["user"], safe="")
-        if k.get("password"):
-            auth += ":" + quote(k["password"], safe="")
-        db = "/" + quote(k["database"], safe="") if k.get("database") else ""
-        return f"mysql://{auth}@{k['host']}:{k['port']}{db}"
+            k = self._kwargs
+            auth = quote(k["user"], safe="")
+            if k.get("password"):
+                auth += ":" + quote(k["password"], safe="")
+            db = "/" + quote(k["database"], safe="") if k.get("database") else ""
+            cur = self.conn.cursor()
+            try:
+                cur.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+                row = cur.fetchone()
+            finally:
+                cur.close()
+            mode = "REQUIRED" if row and row[1] else "DISABLED"
+            self._cx_url_cache = f"mysql://{auth}@{k['host']}:{k['port']}{db}?ssl-mode={mode}"
+        return self._cx_url_cache
 
     def _execute_fast(self, sql: str, timeout: float | None) -> Result | None:
         import connectorx as cx
@@ -547,18 +645,23 @@ class MySQLAdapter(Adapter):
             if self._cancel_requested:
                 raise errors.QueryCancelled("Query cancelled", engine_message=self._scrub(str(exc)),
                                             hint="the connection is still usable") from None
+            if "waiting for connection" in str(exc):
+                self._cx_ok = False  # it could not connect this time: stop trying
             log.debug("connectorx could not read the result, using the driver: %s", self._scrub(str(exc)))
             return None
         finally:
             self._fast_tag = None
             if watchdog is not None:
                 watchdog.cancel()
+        if table.num_columns != len(fields):
+            return None
         try:
             arrow = conform_arrow(table, [f.arrow_type for f in fields], [f.name for f in fields])
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
             log.debug("connectorx result does not fit the column types, using the driver: %s", exc)
             return None
         columns = [ResultColumn(f.name, f.type_name) for f in fields]
+        self.last_path = "connectorx"
         return Result(columns, arrow, arrow.num_rows, False)
 
     def _fast_timeout(self, tag: str) -> None:
@@ -599,24 +702,24 @@ class MySQLAdapter(Adapter):
                 if default is not None and str(default).upper() == "NULL":
                     default = None  # MariaDB reports "no default" of a nullable column as 'NULL'
                 column_rows.append((schema, table, name, _text(ctype), nullable, default, comment or None))
-            keys = q("SELECT tc.TABLE_SCHEMA, tc.TABLE_NAME, tc.CONSTRAINT_NAME, tc.CONSTRAINT_TYPE, "
-                     "k.COLUMN_NAME, k.REFERENCED_TABLE_SCHEMA, k.REFERENCED_TABLE_NAME, "
-                     "k.REFERENCED_COLUMN_NAME, rc.REFERENCED_TABLE_NAME "
-                     "FROM information_schema.TABLE_CONSTRAINTS tc "
-                     "JOIN information_schema.KEY_COLUMN_USAGE k "
-                     "  ON k.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA "
-                     "  AND k.CONSTRAINT_NAME = tc.CONSTRAINT_NAME AND k.TABLE_NAME = tc.TABLE_NAME "
-                     "LEFT JOIN information_schema.REFERENTIAL_CONSTRAINTS rc "
-                     "  ON rc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA "
-                     "  AND rc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME AND rc.TABLE_NAME = tc.TABLE_NAME "
-                     "WHERE {where} AND tc.CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') "
-                     "ORDER BY tc.TABLE_SCHEMA, tc.TABLE_NAME, tc.CONSTRAINT_NAME, k.ORDINAL_POSITION",
-                     "tc.TABLE_SCHEMA")
+            # three single-view queries joined here: MariaDB joins information_schema views
+            # without indexes (the joined form took 1.2-1.7 s for 1,000 tables, these 0.05 s)
+            kinds = {(schema, table, name): ctype for schema, table, name, ctype in q(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE "
+                "FROM information_schema.TABLE_CONSTRAINTS WHERE {where} "
+                "AND CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')", "TABLE_SCHEMA")}
+            keys = q("SELECT TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, "
+                     "REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME "
+                     "FROM information_schema.KEY_COLUMN_USAGE WHERE {where} "
+                     "ORDER BY TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION", "TABLE_SCHEMA")
             grouped: dict[tuple, dict] = {}
-            for schema, table, cname, ctype, col, rschema, rtable, rcol, rc_table in keys:
+            for schema, table, cname, col, rschema, rtable, rcol in keys:
+                ctype = kinds.get((schema, table, cname))
+                if ctype is None:
+                    continue
                 entry = grouped.setdefault((schema, table, cname), {
                     "kind": {"PRIMARY KEY": "p", "UNIQUE": "u", "FOREIGN KEY": "f"}[ctype],
-                    "cols": [], "rschema": rschema, "rtable": rtable or rc_table, "rcols": []})
+                    "cols": [], "rschema": rschema, "rtable": rtable, "rcols": []})
                 entry["cols"].append(col)
                 if rcol is not None:
                     entry["rcols"].append(rcol)
@@ -679,8 +782,7 @@ class MySQLAdapter(Adapter):
         """After an interrupt the result may be half read: drop it, or reconnect."""
         try:
             if self.conn.unread_result:
-                self.conn.free_result()
-                self.conn.unread_result = False
+                self.conn.consume_results()
             cur = self.conn.cursor()
             cur.execute("SELECT 1")
             cur.fetchall()

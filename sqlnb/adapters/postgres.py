@@ -19,9 +19,11 @@ Two connections per adapter, both in autocommit mode:
   psycopg.
 
 Both paths give the same Arrow types (``tests/test_postgres.py`` checks the DataFrames are
-equal): integers keep their width, numeric becomes a decimal (the declared precision and
-scale, else one derived from the data; NaN/Infinity keep the text), json/jsonb/uuid are
-their text, timestamps are microseconds (UTC for ``timestamptz``).
+equal): integers int64 and floats float64 (base's canonical widths), numeric a decimal (the
+declared precision and scale, else ``decimal128(38, s)`` with the data's largest scale;
+NaN/Infinity keep PostgreSQL's text), json/jsonb/uuid their text (psycopg loads them as
+text), timestamps microseconds (UTC for ``timestamptz``).  ``ConnectOptions.arrow=False``
+switches the fast path off.
 
 Sessions: read-only and the statement timeout are set with ``SET`` right after connecting
 (startup ``options`` are refused by PgBouncer), on both connections.
@@ -33,16 +35,16 @@ import contextlib
 import functools
 import gc
 import math
+import operator
 import re
-import threading
 from typing import Any, ClassVar, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlnb import errors
-from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, _unique_names,
-                                 assemble_tables, empty_result, normalize_arrow, rows_to_arrow)
+from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
+                                 conform_arrow, empty_result, rows_to_arrow)
 from sqlnb.sql.text import bind_params, strip_comments
 
 # ---------------------------------------------------------------------------
@@ -74,11 +76,12 @@ BUILTIN_TYPES: dict[int, tuple[str, str]] = {
 TYPNAME_DISPLAY = {typname: display for typname, display in BUILTIN_TYPES.values()}
 NUMERIC_OID = 1700
 
-# Canonical Arrow type per PostgreSQL type, used by both fetch paths so they agree.
-# numeric is handled by numeric_array(); every other type keeps base.rows_to_arrow's choice.
+# Arrow type per PostgreSQL type, given to base.rows_to_arrow (plain rows) and
+# base.conform_arrow (ADBC) so both paths build the same table.  Integers and floats use
+# the canonical int64/float64 widths; numeric is handled by numeric_array().
 ARROW_TYPES: dict[str, pa.DataType] = {
-    "int2": pa.int16(), "int4": pa.int32(), "int8": pa.int64(),
-    "float4": pa.float32(), "float8": pa.float64(), "bool": pa.bool_(),
+    "int2": pa.int64(), "int4": pa.int64(), "int8": pa.int64(),
+    "float4": pa.float64(), "float8": pa.float64(), "bool": pa.bool_(),
     "text": pa.string(), "varchar": pa.string(), "bpchar": pa.string(), "name": pa.string(),
     "date": pa.date32(), "time": pa.time64("us"),
     "timestamp": pa.timestamp("us"), "timestamptz": pa.timestamp("us", tz="UTC"),
@@ -111,14 +114,20 @@ def numeric_array(col: pa.Array | pa.ChunkedArray, typmod: int | None = None) ->
     the data.  Columns holding NaN or ±Infinity, or too wide for decimal256, stay text in
     PostgreSQL's spelling.
     """
-    if pa.types.is_null(col.type) or pa.types.is_decimal(col.type):
+    if not pa.types.is_string(col.type):
         col = col.cast(pa.string())
-    elif not pa.types.is_string(col.type):
-        col = col.cast(pa.string())
-    valid = col.drop_null()
-    if len(valid) and pc.any(pc.match_substring_regex(valid, "[A-Za-z]")).as_py():
-        values = [None if v is None else _NONFINITE.get(v.lower(), v) for v in col.to_pylist()]
-        return pa.array(values, type=pa.string())
+    try:
+        return _to_decimal(col, typmod)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        valid = col.drop_null()
+        if not (len(valid) and pc.any(pc.match_substring_regex(valid, "[A-Za-z]")).as_py()):
+            raise
+    # NaN or ±Infinity: keep PostgreSQL's text ('nan'/'inf' from ADBC spelled the same way)
+    values = [None if v is None else _NONFINITE.get(v.lower(), v) for v in col.to_pylist()]
+    return pa.array(values, type=pa.string())
+
+
+def _to_decimal(col: pa.Array | pa.ChunkedArray, typmod: int | None) -> pa.Array | pa.ChunkedArray:
     declared = numeric_precision_scale(typmod)
     if declared is not None:
         precision, scale = declared
@@ -127,6 +136,7 @@ def numeric_array(col: pa.Array | pa.ChunkedArray, typmod: int | None = None) ->
         if precision <= 76:
             return col.cast(pa.decimal256(precision, scale))
     scale, int_digits = 0, 1
+    valid = col.drop_null()
     if len(valid):
         dot = pc.find_substring(valid, ".")
         length = pc.utf8_length(valid)
@@ -140,26 +150,20 @@ def numeric_array(col: pa.Array | pa.ChunkedArray, typmod: int | None = None) ->
         return col.cast(pa.decimal128(38, scale))
     if int_digits + scale <= 76:
         return col.cast(pa.decimal256(76, scale))
-    return col
+    return col  # wider than decimal256: the text
 
 
-def conform_table(table: pa.Table, typnames: Sequence[str | None],
+def arrow_types(typnames: Sequence[str | None]) -> list[pa.DataType | None]:
+    return [ARROW_TYPES.get(t or "") for t in typnames]
+
+
+def with_numerics(table: pa.Table, typnames: Sequence[str | None],
                   typmods: Sequence[int | None]) -> pa.Table:
-    """Cast a table's columns to the canonical Arrow types of their PostgreSQL types."""
-    arrays = []
-    changed = False
-    for col, typname, typmod in zip(table.columns, typnames, typmods):
-        if typname == "numeric":
-            col = numeric_array(col, typmod)
-            changed = True
-        else:
-            target = ARROW_TYPES.get(typname or "")
-            if target is not None and col.type != target:
-                col = col.cast(target)
-                changed = True
-        arrays.append(col)
-    if not changed:
+    """Turn the numeric columns (text or decimals) into decimals, see numeric_array()."""
+    if "numeric" not in typnames:
         return table
+    arrays = [numeric_array(col, typmod) if typname == "numeric" else col
+              for col, typname, typmod in zip(table.columns, typnames, typmods)]
     return pa.Table.from_arrays(arrays, names=table.column_names)
 
 
@@ -220,7 +224,7 @@ def changes_session(sql: str, dialect: str) -> bool:
 # ---------------------------------------------------------------------------
 
 _TABLES_SQL = """
-SELECT n.nspname, c.relname, c.relkind,
+SELECT c.oid::bigint, n.nspname, c.relname, c.relkind,
        CASE WHEN c.relkind IN ('r', 'p', 'm', 'f') AND c.reltuples >= 0
             THEN c.reltuples::bigint END,
        d.description
@@ -229,11 +233,13 @@ JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_catalog.pg_description d
        ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::regclass AND d.objsubid = 0
 WHERE c.relkind IN ({relkinds}) AND {schemas} {extra}
-ORDER BY 1, 2
+ORDER BY 2, 3
 """
 
+# Keyed by the table's oid (the tables query maps it to schema and name) and ordered in
+# Python: a server-side sort of 20,000 wide rows spills to disk with the default work_mem.
 _COLUMNS_SQL = """
-SELECT n.nspname, c.relname, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+SELECT a.attrelid::bigint, a.attnum, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
        NOT a.attnotnull, pg_catalog.pg_get_expr(ad.adbin, ad.adrelid), d.description
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
@@ -243,38 +249,42 @@ LEFT JOIN pg_catalog.pg_description d
        ON d.objoid = a.attrelid AND d.classoid = 'pg_catalog.pg_class'::regclass
       AND d.objsubid = a.attnum
 WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ({relkinds}) AND {schemas} {extra}
-ORDER BY n.nspname, c.relname, a.attnum
 """
 
 # One row per constraint column (portable: no arrays in the output, no WITH ORDINALITY).
+# Column names come from scalar subqueries (index lookups), which beats hashing all of
+# pg_attribute for the few thousand key columns a large schema has.
 _CONSTRAINTS_SQL = """
-SELECT n.nspname, c.relname, k.conname, k.contype, k.i, a.attname,
-       fn.nspname, fc.relname, fa.attname
+SELECT n.nspname, c.relname, k.conname, k.contype, k.i,
+       (SELECT a.attname FROM pg_catalog.pg_attribute a
+         WHERE a.attrelid = k.conrelid AND a.attnum = k.conkey[k.i]),
+       fn.nspname, fc.relname,
+       (SELECT a.attname FROM pg_catalog.pg_attribute a
+         WHERE a.attrelid = k.confrelid AND a.attnum = k.confkey[k.i])
 FROM (SELECT con.conname, con.contype, con.conrelid, con.confrelid, con.conkey, con.confkey,
              pg_catalog.generate_series(1, pg_catalog.array_upper(con.conkey, 1)) AS i
       FROM pg_catalog.pg_constraint con
       WHERE con.contype IN ('p', 'u', 'f') AND con.conrelid <> 0) k
 JOIN pg_catalog.pg_class c ON c.oid = k.conrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[k.i]
 LEFT JOIN pg_catalog.pg_class fc ON fc.oid = k.confrelid
 LEFT JOIN pg_catalog.pg_namespace fn ON fn.oid = fc.relnamespace
-LEFT JOIN pg_catalog.pg_attribute fa ON fa.attrelid = k.confrelid AND fa.attnum = k.confkey[k.i]
 WHERE {schemas}
 ORDER BY 1, 2, 3, 5
 """
 
 _INDEXES_SQL = """
 SELECT n.nspname, c.relname, ic.relname, x.indisunique, x.i,
-       COALESCE(a.attname, pg_catalog.pg_get_indexdef(x.indexrelid, x.i, true))
+       COALESCE((SELECT a.attname FROM pg_catalog.pg_attribute a
+                  WHERE a.attrelid = x.indrelid AND a.attnum = x.indkey[x.i - 1]
+                    AND x.indkey[x.i - 1] <> 0),
+                pg_catalog.pg_get_indexdef(x.indexrelid, x.i, true))
 FROM (SELECT indexrelid, indrelid, indisunique, indkey,
              pg_catalog.generate_series(1, {nkeys}) AS i
       FROM pg_catalog.pg_index) x
 JOIN pg_catalog.pg_class c ON c.oid = x.indrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_catalog.pg_class ic ON ic.oid = x.indexrelid
-LEFT JOIN pg_catalog.pg_attribute a
-       ON a.attrelid = x.indrelid AND a.attnum = x.indkey[x.i - 1] AND x.indkey[x.i - 1] <> 0
 WHERE c.relkind IN ('r', 'p', 'm') AND {schemas}
 ORDER BY 1, 2, 3, 5
 """
@@ -329,36 +339,43 @@ class PgFamilyAdapter(Adapter):
 
     # ---- catalog ----------------------------------------------------------------------
     def _load_catalog(self) -> Catalog:
+        with gc_paused():
+            return self._read_catalog()
+
+    def _read_catalog(self) -> Catalog:
         fmt = {"relkinds": self.catalog_relkinds, "schemas": self.catalog_schema_filter,
                "extra": self.catalog_table_filter, "nkeys": self.catalog_index_keys}
-        table_rows = self._catalog_rows(_TABLES_SQL.format(**fmt))
-        column_rows = self._catalog_rows(_COLUMNS_SQL.format(**fmt))
+        tables, columns, constraints, indexes, schema = self._catalog_queries([
+            _TABLES_SQL.format(**fmt), _COLUMNS_SQL.format(**fmt),
+            _CONSTRAINTS_SQL.format(**fmt), _INDEXES_SQL.format(**fmt),
+            "SELECT pg_catalog.current_schema()"])
+        names = {oid: (nsp, rel) for oid, nsp, rel, *_ in tables}
+        columns.sort(key=operator.itemgetter(0, 1))
+        column_rows = [names[oid] + (name, typ, nullable, default, comment)
+                       for oid, _num, name, typ, nullable, default, comment in columns
+                       if oid in names]
         constraint_rows: list[tuple] = []
         current = None
-        for schema, table, cname, kind, _i, col, ref_schema, ref_table, ref_col in \
-                self._catalog_rows(_CONSTRAINTS_SQL.format(**fmt)):
-            key = (schema, table, cname)
-            if key != current:
-                current = key
-                constraint_rows.append((schema, table, cname, _char(kind), [], ref_schema,
-                                        ref_table, []))
+        for nsp, rel, cname, kind, _i, col, ref_schema, ref_table, ref_col in constraints:
+            if (nsp, rel, cname) != current:
+                current = (nsp, rel, cname)
+                constraint_rows.append((nsp, rel, cname, _char(kind), [], ref_schema, ref_table, []))
             constraint_rows[-1][4].append(col)
             if ref_col is not None:
                 constraint_rows[-1][7].append(ref_col)
         index_rows: list[tuple] = []
         current = None
-        for schema, table, iname, unique, _i, col in self._catalog_rows(_INDEXES_SQL.format(**fmt)):
-            key = (schema, table, iname)
-            if key != current:
-                current = key
-                index_rows.append((schema, table, iname, unique, []))
+        for nsp, rel, iname, unique, _i, col in indexes:
+            if (nsp, rel, iname) != current:
+                current = (nsp, rel, iname)
+                index_rows.append((nsp, rel, iname, unique, []))
             index_rows[-1][4].append(col)
-        default_schema = None
-        rows = self._catalog_rows("SELECT pg_catalog.current_schema()")
-        if rows:
-            default_schema = rows[0][0]
-        tables = assemble_tables(table_rows, column_rows, constraint_rows, index_rows)
-        return Catalog(self.dialect, tables, default_schema=default_schema)
+        built = assemble_tables([row[1:] for row in tables], column_rows, constraint_rows, index_rows)
+        return Catalog(self.dialect, built, default_schema=schema[0][0] if schema else None)
+
+    def _catalog_queries(self, queries: Sequence[str]) -> list[list[Sequence[Any]]]:
+        """The rows of each catalog query (subclasses may send them together)."""
+        return [list(self._catalog_rows(q)) for q in queries]
 
     # ---- timeouts ---------------------------------------------------------------------
     @staticmethod
@@ -461,7 +478,8 @@ class PostgresAdapter(PgFamilyAdapter):
     display_name = "PostgreSQL"
     paramstyle = "pyformat"
 
-    #: use adbc-driver-postgresql for plain read-only queries (set False to force psycopg)
+    #: use adbc-driver-postgresql for plain read-only queries; ConnectOptions.arrow sets it
+    #: per connection (False forces psycopg)
     fast_path: bool = True
     #: with a ``max_rows`` cap below this, psycopg streams the rows instead
     fast_path_min_rows: ClassVar[int] = 10_000
@@ -512,6 +530,7 @@ class PostgresAdapter(PgFamilyAdapter):
             self.conn.close()
             raise
         self._session_timeout = self.options.statement_timeout or None
+        self.fast_path = bool(getattr(self.options, "arrow", True))
         self._dirty = False  # session state the ADBC connection lacks
         self._adbc_conn = None
         self._adbc_cur = None
@@ -519,7 +538,6 @@ class PostgresAdapter(PgFamilyAdapter):
         self._adbc_failed = False
         self._running: str | None = None  # "pg" or "adbc" while a statement runs
         self.last_path: str | None = None  # which path ran the last statement (for tests)
-        self._state_lock = threading.Lock()
 
     # ---- execute ---------------------------------------------------------------------
     def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
@@ -619,8 +637,8 @@ class PostgresAdapter(PgFamilyAdapter):
         displays = self._type_display(oids)
         columns = [ResultColumn(n, t) for n, t in zip(names, displays)]
         typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
-        table = conform_table(rows_to_arrow(columns, rows), typnames, typmods)
-        return Result(columns, table, len(rows), truncated)
+        table = rows_to_arrow(columns, rows, arrow_types(typnames))
+        return Result(columns, with_numerics(table, typnames, typmods), len(rows), truncated)
 
     # ---- the ADBC fast path ------------------------------------------------------------
     def _adbc_cursor(self):
@@ -688,10 +706,9 @@ class PostgresAdapter(PgFamilyAdapter):
                     reader.close()
                 except Exception:
                     pass
-        names = _unique_names(list(schema.names))
         columns = [ResultColumn(n, TYPNAME_DISPLAY.get(t, t)) for n, t in zip(schema.names, typnames)]
-        table = pa.Table.from_arrays(list(table.columns), names=names)
-        table = conform_table(normalize_arrow(table), typnames, typmods)
+        table = conform_arrow(table, arrow_types(typnames), names=schema.names)
+        table = with_numerics(table, typnames, typmods)
         return Result(columns, table, table.num_rows, truncated)
 
     # ---- the rest of the contract ----------------------------------------------------

@@ -20,16 +20,18 @@ PostgreSQL adapter (:class:`~sqlnb.adapters.postgres.PgFamilyAdapter`); the diff
 from __future__ import annotations
 
 import inspect
+import re
 import threading
 from typing import Any, ClassVar, Mapping, Sequence
 
 from sqlnb import errors
 from sqlnb.adapters.base import Result, ResultColumn, empty_result, rows_to_arrow
 from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
-                                     changes_session, conform_table, gc_paused)
+                                     arrow_types, changes_session, gc_paused, with_numerics)
 from sqlnb.sql.text import bind_params
 
 _BYTEA_OID = 17
+_TXN_END = re.compile(r"^\s*(commit|rollback|end|abort)\b", re.I)
 _TRUE = {"1", "true", "yes", "on", "t", "y"}
 _FALSE = {"0", "false", "no", "off", "f", "n"}
 
@@ -154,15 +156,16 @@ class RedshiftAdapter(PgFamilyAdapter):
                 cur.close()
             except Exception:
                 pass
-            if changes_session(sql, self.dialect):
-                self._session_timeout = _UNKNOWN  # it may have SET statement_timeout
+            if changes_session(sql, self.dialect) or _TXN_END.match(sql):
+                # it may have SET statement_timeout, or rolled back our SET
+                self._session_timeout = _UNKNOWN
         oids = [int(d[1]) for d in description]
         names = [d[0] for d in description]
         rows = _fix_values(list(rows), oids)
         columns = [ResultColumn(n, t) for n, t in zip(names, self._type_display(oids))]
         typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
-        table = conform_table(rows_to_arrow(columns, rows), typnames, [-1] * len(oids))
-        return Result(columns, table, len(rows), truncated)
+        table = rows_to_arrow(columns, rows, arrow_types(typnames))
+        return Result(columns, with_numerics(table, typnames, [-1] * len(oids)), len(rows), truncated)
 
     # ---- the rest of the contract ----------------------------------------------------
     def _catalog_rows(self, sql: str) -> list[Sequence[Any]]:
