@@ -14,8 +14,12 @@ from pathlib import Path
 
 import pytest
 
-for _module in ("sql", "sqlalchemy", "duckdb_engine", "psycopg2", "psutil"):
-    pytest.importorskip(_module, reason="benchmarks need the bench extra: pip install -e '.[bench]'")
+# the bench extra (installed by scripts/test): a missing one fails here, loudly
+import duckdb_engine  # noqa: E402,F401
+import psutil  # noqa: E402,F401
+import psycopg2  # noqa: E402,F401
+import sql  # noqa: E402,F401  (JupySQL)
+import sqlalchemy  # noqa: E402,F401
 
 REPO = Path(__file__).resolve().parent.parent
 ROWS, TABLES = 2000, 20

@@ -18,7 +18,6 @@ import sqlnb.adapters as adapters
 from sqlnb import errors
 from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv
 
-pytest.importorskip("psycopg")
 
 TYPED_DDL = """
 CREATE TABLE typed (
