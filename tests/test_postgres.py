@@ -138,6 +138,33 @@ def test_paths_agree(conn, sql):
     assert_same(*both_paths(conn, sql))
 
 
+def test_narrow_numerics_travel_as_float8_and_come_back_exact(pg, conn):
+    """numeric(p <= 15, s) columns are read through float8 on the fast path; every value
+    comes back digit for digit, in the query's order, equal to the plain path."""
+    import random
+
+    rnd = random.Random(7)
+    rows = []
+    for i in range(3000):
+        a = f"{rnd.randint(-10**10, 10**10 - 1) / 100:.2f}"
+        b = f"{rnd.randint(-10**15 + 1, 10**15 - 1) / 10**6:.6f}"
+        rows.append(f"({i}, {a}, {b}, {'NULL' if i % 17 == 0 else a})")
+    pg.admin(["CREATE TABLE narrow (id int, a numeric(12, 2), b numeric(15, 6), c numeric(12, 2))",
+              "INSERT INTO narrow VALUES " + ", ".join(rows)])
+    sql = "SELECT id, a, b, c, a + 1 AS a1, b * 2 AS wide FROM narrow ORDER BY id DESC -- a trailing comment"
+    wrapped = conn._narrow_numerics(sql)
+    assert wrapped is not None and sorted(wrapped[1]) == [1, 2, 3]  # a + 1, b * 2: unconstrained
+    fast, plain = both_paths(conn, sql)
+    assert_same(fast, plain)
+    assert [r[0] for r in fast.rows] == list(range(2999, -1, -1))
+    assert [str(r[1]) for r in fast.rows[:3]] == [r.split(", ")[1] for r in reversed(rows[-3:])]
+    assert fast.arrow.schema.field("b").type == pa.decimal128(15, 6)
+    # duplicate names cannot be wrapped: the query runs as written
+    assert conn._narrow_numerics("SELECT a, a FROM narrow") is None
+    dup_fast, dup_plain = both_paths(conn, "SELECT a, a FROM narrow ORDER BY id")
+    assert_same(dup_fast, dup_plain)
+
+
 def test_numeric_values_survive_both_paths(pg, conn):
     """Every declared scale, and unconstrained numerics of mixed scales, digit for digit."""
     cols = ", ".join(f"s{k} numeric(20, {k})" for k in range(16))

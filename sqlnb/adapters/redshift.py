@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from sqlnb import errors
 from sqlnb.adapters.base import Result, ResultColumn, empty_result, rows_to_arrow
 from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
-                                     arrow_types, changes_session, gc_paused, with_numerics)
+                                     arrow_types, changes_session, with_numerics)
 from sqlnb.sql.text import bind_params
 
 _BYTEA_OID = 17
@@ -115,8 +115,7 @@ class RedshiftAdapter(PgFamilyAdapter):
     def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
                  timeout: float | None) -> Result:
         self._effective_timeout = timeout
-        with gc_paused():
-            return self._execute_rows(sql, params, max_rows, timeout)
+        return self._execute_rows(sql, params, max_rows, timeout)
 
     def _execute_rows(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
                       timeout: float | None) -> Result:
