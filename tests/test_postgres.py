@@ -546,7 +546,9 @@ def test_catalog_includes_own_temp_tables(conn):
     assert conn.catalog(refresh=True).find("mine") is not None
 
 
-def test_catalog_of_1000_tables_is_fast(workdir):
+def test_catalog_of_1000_tables_takes_a_fixed_number_of_queries(workdir):
+    """Set-based: the same handful of catalog queries for 1,000 tables as for one (the
+    speed itself is measured by benchmarks/run.py catalog)."""
     env = PostgresEnv(workdir)
     env.create()
     try:
@@ -555,12 +557,13 @@ def test_catalog_of_1000_tables_is_fast(workdir):
                    f"'CREATE TABLE t%s (id integer PRIMARY KEY, {cols})', i); END LOOP; END $$"])
         c = adapters.connect(env.url())
         try:
-            c.catalog()  # warm the server's caches
-            best = min(c.catalog(refresh=True).elapsed for _ in range(3))
-            cat = c.catalog()
+            sent = []
+            real = c._catalog_queries
+            c._catalog_queries = lambda queries: sent.extend(queries) or real(queries)
+            cat = c.catalog(refresh=True)
             assert len(cat.tables) == 1000 and all(len(t.columns) == 20 for t in cat.tables)
-            print(f"\ncatalog of 1000 tables x 20 columns: {best:.3f} s")
-            assert best < 0.5  # measured ~0.05 s; generous for loaded machines
+            assert all(t.primary_key == ["id"] for t in cat.tables)
+            assert len(sent) <= 6
         finally:
             c.close()
     finally:
