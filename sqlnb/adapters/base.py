@@ -610,6 +610,15 @@ class Adapter(ABC):
         """Map a driver exception to a classified error (None: use the generic rules)."""
         return None
 
+    def _require_file_for_readonly(self, path: str) -> None:
+        """File engines: a read-only connection must not create a missing database."""
+        import os
+
+        if self.options.readonly and not os.path.exists(path):
+            raise errors.ConfigurationError(
+                f"{self.display_name} database {path!r} does not exist",
+                hint="a read-only connection cannot create it; check the path")
+
     def _after_cancel(self) -> None:
         """Restore the connection after an interrupt (e.g. reconnect); default: nothing."""
 

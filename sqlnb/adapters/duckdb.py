@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, Mapping
 
 import duckdb
@@ -32,10 +31,7 @@ class DuckDBAdapter(Adapter):
         if path is None:
             self.conn = duckdb.connect(":memory:", config=config)
             return
-        if ro and not os.path.exists(path):
-            raise errors.ConfigurationError(
-                f"DuckDB database {path!r} does not exist",
-                hint="a read-only connection cannot create it; check the path")
+        self._require_file_for_readonly(path)
         try:
             self.conn = duckdb.connect(path, read_only=ro, config=config)
         except duckdb.Error as exc:

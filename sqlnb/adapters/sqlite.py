@@ -50,10 +50,7 @@ class SQLiteAdapter(Adapter):
             import os
             from urllib.parse import quote
 
-            if ro and not os.path.exists(path):
-                raise errors.ConfigurationError(
-                    f"SQLite database {path!r} does not exist",
-                    hint="a read-only connection cannot create it; check the path")
+            self._require_file_for_readonly(path)
             mode = "ro" if ro else "rwc"
             target, uri = f"file:{quote(os.path.abspath(path))}?mode={mode}", True
         try:
