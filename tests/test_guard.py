@@ -550,8 +550,9 @@ def test_glob_is_a_pattern_match_outside_duckdb():
 
 
 # --------------------------------------------------------------------------- spider
+# shared/ lies beside the repository (in development and in CI)
 SPIDER = Path(os.environ.get("SQLNB_SPIDER_QUESTIONS",
-                             "/work/shared/spider-dev/questions.json"))
+                             Path(__file__).resolve().parents[2] / "shared" / "spider-dev" / "questions.json"))
 
 
 def _spider_queries() -> list[str]:
