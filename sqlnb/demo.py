@@ -105,8 +105,8 @@ def create_sample_database(path: str | os.PathLike) -> Path:
 
 def notebook_json() -> dict:
     cells = []
-    for kind, source in NOTEBOOK_CELLS:
-        cell = {"cell_type": kind, "metadata": {}, "source": source}
+    for i, (kind, source) in enumerate(NOTEBOOK_CELLS):
+        cell = {"cell_type": kind, "id": f"sqlnb-demo-{i}", "metadata": {}, "source": source}
         if kind == "code":
             cell.update(execution_count=None, outputs=[])
         cells.append(cell)

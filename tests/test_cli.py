@@ -99,3 +99,22 @@ def test_demo_creates_database_and_notebook(tmp_path):
     q = sqlnb("sql", "--db", f"duckdb:///{tmp_path}/demo/sample.duckdb", "--json",
               "SELECT count(*) FROM orders")
     assert json.loads(q.stdout)["rows"] == [[5000]]
+
+
+def test_demo_notebook_runs_top_to_bottom_in_a_real_kernel(tmp_path):
+    """What `scripts/demo` opens: every cell executes without error in a Jupyter kernel."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from sqlnb.demo import prepare_demo
+
+    notebook = prepare_demo(tmp_path / "demo")
+    nb = nbformat.read(notebook, as_version=4)
+    nbformat.validate(nb)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
+    assert "customer_id" in html and "revenue" in html and "rows" in html
+    assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
