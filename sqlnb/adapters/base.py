@@ -391,6 +391,14 @@ def _canonical_type(typ: pa.DataType) -> pa.DataType | None:
     return None
 
 
+def fetch_rows(cursor: Any, max_rows: int | None) -> tuple[list, bool]:
+    """A DB-API cursor's rows, at most ``max_rows`` of them, and whether more were there."""
+    if max_rows is None:
+        return cursor.fetchall(), False
+    rows = cursor.fetchmany(max_rows + 1)
+    return rows[:max_rows], len(rows) > max_rows
+
+
 def empty_result(statement: str, row_count: int = -1, elapsed: float = 0.0) -> Result:
     return Result([], None, row_count, False, elapsed, statement)
 

@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 
 from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 conform_arrow, empty_result, rows_to_arrow)
+                                 conform_arrow, empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.sql.text import bind_params, strip_comments
 
 # ---------------------------------------------------------------------------
@@ -601,12 +601,7 @@ class PostgresAdapter(PgFamilyAdapter):
                 if description is None:
                     rowcount = cur.rowcount
                     return empty_result(sql, rowcount if rowcount is not None else -1)
-                if max_rows is not None:
-                    rows = cur.fetchmany(max_rows + 1)
-                    truncated = len(rows) > max_rows
-                    rows = rows[:max_rows]
-                else:
-                    rows = cur.fetchall()
+                rows, truncated = fetch_rows(cur, max_rows)
         finally:
             self._running = None
             cur.close()

@@ -25,7 +25,7 @@ import threading
 from typing import Any, ClassVar, Mapping, Sequence
 
 from sqlnb import errors
-from sqlnb.adapters.base import Result, ResultColumn, empty_result, rows_to_arrow
+from sqlnb.adapters.base import Result, ResultColumn, empty_result, fetch_rows, rows_to_arrow
 from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
                                      arrow_types, changes_session, with_numerics)
 from sqlnb.sql.text import bind_params
@@ -144,12 +144,7 @@ class RedshiftAdapter(PgFamilyAdapter):
             description = cur.description
             if not description:
                 return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
-            if max_rows is not None:
-                rows = cur.fetchmany(max_rows + 1)
-                truncated = len(rows) > max_rows
-                rows = rows[:max_rows]
-            else:
-                rows, truncated = cur.fetchall(), False
+            rows, truncated = fetch_rows(cur, max_rows)
         finally:
             try:
                 cur.close()

@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 conform_arrow, empty_result, rows_to_arrow)
+                                 conform_arrow, empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.sql.text import bind_params, scan
 
 log = logging.getLogger(__name__)
@@ -194,9 +194,7 @@ class SnowflakeAdapter(Adapter):
                     self.last_path = "rows"
                 rows, truncated = cur.fetchall(), False
             else:
-                rows = cur.fetchmany(int(max_rows) + 1)
-                truncated = len(rows) > max_rows
-                rows = rows[:max_rows]
+                rows, truncated = fetch_rows(cur, int(max_rows))
             return Result(columns, rows_to_arrow(columns, rows, types), len(rows), truncated)
         finally:
             self._running = None

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 empty_result, rows_to_arrow)
+                                 empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.sql.text import bind_params
 
 # Authorizer actions a read-only session may perform.
@@ -75,12 +75,7 @@ class SQLiteAdapter(Adapter):
             if cur.description is None:
                 return empty_result(sql, cur.rowcount)
             names = [d[0] for d in cur.description]
-            if max_rows is not None:
-                rows = cur.fetchmany(max_rows + 1)
-                truncated = len(rows) > max_rows
-                rows = rows[:max_rows]
-            else:
-                rows, truncated = cur.fetchall(), False
+            rows, truncated = fetch_rows(cur, max_rows)
         finally:
             cur.close()
         columns = [ResultColumn(n, _type_of(rows, i)) for i, n in enumerate(names)]
