@@ -89,6 +89,14 @@ def test_output_variable_holds_the_full_result(shell, demo_db):
     assert len(shell.user_ns["df"]) == 10
 
 
+def test_failed_rerun_says_the_output_variable_was_cleared(shell, demo_db):
+    run(shell, f"%sqlnb connect duckdb:///{demo_db}")
+    run(shell, "%%sql -o df\nSELECT id FROM orders")
+    ok, out, _ = run(shell, "%%sql -o df\nSELECT id FROM ordersss")
+    assert not ok and "df was cleared when the cell started" in out
+    assert shell.user_ns["df"] is None
+
+
 def test_limit_option_and_notice(shell, demo_db):
     run(shell, f"%sqlnb connect duckdb:///{demo_db}")
     ok, out, outputs = run(shell, "%%sql --limit 7 -o df\nSELECT * FROM orders")
