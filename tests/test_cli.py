@@ -10,8 +10,12 @@ import pytest
 
 
 def sqlnb(*args: str, timeout: float = 60):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PGPASSWORD", "SQLNB_CONNECTIONS_FILE")}
+    env["SQLNB_NO_KEYRING"] = "1"
     return subprocess.run([sys.executable, "-m", "sqlnb.cli", *args], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +63,11 @@ def test_json_types(tmp_path):
     (["sql", "--db", "duckdb://", " "], 2, "no SQL"),
     (["sql", "--db", "postgresql://me:Hunter2-secret@127.0.0.1:1/x", "--connect-timeout", "2", "SELECT 1"], 1,
      "Cannot connect"),
+    (["sql", "--db", "postgresql://sqlnb:Hunter2-secret@127.0.0.1:6432/postgres", "SELECT 1"], 1,
+     "Authentication failed"),
+    (["sql", "--db", "postgresql://sqlnb@127.0.0.1:6432/postgres", "SELECT 1"], 1, "no password was found"),
+    (["sql", "--db", "postgresql://postgres@127.0.0.1:5432/postgres", "--timeout", "1",
+      "SELECT pg_sleep(5)"], 1, "statement timeout of 1 s"),
 ])
 def test_failures_exit_non_zero_with_one_line(args, code, message):
     p = sqlnb(*args)

@@ -772,12 +772,12 @@ class Adapter(ABC):
         if self._timed_out and not isinstance(err, errors.QueryTimeout):
             err = errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout or self.options.statement_timeout:g} s",
                                       engine_message=message, dialect=self.dialect,
-                                      hint="raise it with %config SqlMagic.statement_timeout or narrow the query")
+                                      hint=_TIMEOUT_HINT)
         elif self._cancel_requested and not isinstance(err, (errors.QueryCancelled, errors.QueryTimeout)):
             err = errors.QueryCancelled("Query cancelled", engine_message=message, dialect=self.dialect,
                                         hint="the connection is still usable")
         if isinstance(err, errors.QueryTimeout) and err.hint is None:
-            err.hint = "raise it with %config SqlMagic.statement_timeout or narrow the query"
+            err.hint = _TIMEOUT_HINT
         err.message = self._scrub(" ".join(err.message.split()))
         if err.engine_message is None:
             err.engine_message = message
@@ -789,7 +789,18 @@ class Adapter(ABC):
     def _connect_error(self, exc: BaseException) -> errors.SqlnbError:
         err = self.classify(exc)
         where = self.spec.redacted_url()
-        if isinstance(err, errors.AuthenticationFailed):
+        if self.spec.password is None and "password" in err.message.lower() \
+                and not isinstance(err, errors.AuthenticationFailed):
+            err = errors.AuthenticationFailed(err.message, engine_message=err.engine_message,
+                                              dialect=self.dialect)
+        if isinstance(err, errors.AuthenticationFailed) and self.spec.password is None:
+            from sqlnb.adapters.spec import ENGINE_PASSWORD_ENV
+
+            env = ENGINE_PASSWORD_ENV.get(self.spec.scheme)
+            err.message = f"Authentication failed for {where}: no password was found ({err.message})"
+            err.hint = (f"set {env + ' or ' if env else ''}SQLNB_<NAME>_PASSWORD, add it to "
+                        "~/.sqlnb/connections.toml, or store it in the keyring (service 'sqlnb')")
+        elif isinstance(err, errors.AuthenticationFailed):
             err.message = f"Authentication failed for {where}: {err.message}"
             err.hint = err.hint or "check the user and password (environment, connections file or keyring)"
         elif isinstance(err, (errors.ConnectionLost, errors.ConnectFailed, errors.QueryTimeout)) or type(err) is errors.DatabaseError:
@@ -808,6 +819,10 @@ class Adapter(ABC):
             for form in {pw, quote(pw, safe=""), quote(pw)}:
                 text = text.replace(form, "***")
         return text
+
+
+_TIMEOUT_HINT = ("raise the timeout (%config SqlMagic.statement_timeout, --timeout) or narrow "
+                 "the query")
 
 
 def _exc_message(exc: BaseException) -> str:

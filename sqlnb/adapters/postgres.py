@@ -383,9 +383,7 @@ class PgFamilyAdapter(Adapter):
                 t = self._effective_timeout
                 text = (f"Query exceeded the statement timeout of {t:g} s" if t else
                         "Query exceeded the statement timeout")
-                return errors.QueryTimeout(f"{text} ({message})", engine_message=message,
-                                           hint="raise it with %config SqlMagic.statement_timeout "
-                                                "or narrow the query")
+                return errors.QueryTimeout(f"{text} ({message})", engine_message=message)
             return errors.QueryCancelled(f"Query cancelled ({message})", engine_message=message,
                                          hint="the connection is still usable")
         if "password authentication failed" in low or "authentication failed" in low or \
