@@ -144,6 +144,7 @@ def run_statements(adapter: Adapter, text: str, *, lookup: Callable[[str], Any] 
                     raise errors.UsageError(
                         f"No variable named {n!r} for parameter :{n}",
                         hint=f"define {n} in the notebook first (write ::{n} for a cast)") from None
+        values = {k: plain_value(v) for k, v in values.items()}
         try:
             result = adapter.execute(sql, values or None, max_rows=max_rows, timeout=timeout)
         except errors.SqlnbError as exc:
@@ -155,3 +156,27 @@ def run_statements(adapter: Adapter, text: str, *, lookup: Callable[[str], Any] 
             on_result(i, len(statements), result)
     assert result is not None
     return result
+
+
+def plain_value(v: Any) -> Any:
+    """NumPy and pandas scalars (``df.n[0]``, ``pd.Timestamp``) as the plain Python values
+    every driver can bind; missing values (NaN-like ``pd.NA``, ``NaT``) as NULL."""
+    module = type(v).__module__
+    if module.startswith("pandas"):
+        import pandas as pd
+
+        if v is pd.NA or v is pd.NaT:
+            return None
+        if isinstance(v, pd.Timestamp):
+            return v.to_pydatetime()
+        if isinstance(v, pd.Timedelta):
+            return v.to_pytimedelta()
+    if module == "numpy" and hasattr(v, "item"):
+        import numpy as np
+
+        if isinstance(v, np.datetime64):
+            import pandas as pd
+
+            return None if np.isnat(v) else pd.Timestamp(v).to_pydatetime()
+        return v.item()
+    return v

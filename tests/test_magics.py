@@ -229,6 +229,15 @@ def test_every_engine_through_the_magics(engine, seeded):
         ip.user_ns["wanted"] = 2
         ok, out, _ = run(ip, "%%sql -o df\nSELECT name FROM customers WHERE id = :wanted")
         assert ok and list(ip.user_ns["df"].iloc[:, 0]) == ["Grace"]
+        import numpy as np
+        import pandas as pd
+
+        ip.user_ns["wanted"] = np.int64(3)  # e.g. taken from a DataFrame cell
+        ip.user_ns["since"] = pd.Timestamp("2024-01-01")
+        ok, out, _ = run(ip, "%%sql -o df\nSELECT name FROM customers WHERE id = :wanted OR "
+                             "created_at > :since ORDER BY id")
+        assert ok, out
+        assert list(ip.user_ns["df"].iloc[:, 0]) == ["Ada", "Grace", "Linus"]
         listing = ip.run_line_magic("sqlnb", "list")
         assert "Sq1nb-pw" not in listing.to_string()
     finally:
