@@ -37,9 +37,10 @@ SAMPLE_SQL = [
     """INSERT INTO customers
        SELECT i,
               ['Ada', 'Grace', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances'][1 + i % 8]
-                || ' ' || ['Lovelace', 'Hopper', 'Torvalds', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen'][1 + (i * 7) % 8],
+                || ' ' || ['Lovelace', 'Hopper', 'Torvalds', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen'][1 + (i // 8) % 8]
+                || ' ' || chr(CAST(65 + (i // 64) % 26 AS INTEGER)) || '.',
               'customer' || i || '@example.com',
-              ['DE', 'FR', 'GB', 'US', 'JP', 'BR', 'IN', 'NL'][1 + (i * 3) % 8],
+              ['DE', 'FR', 'GB', 'US', 'JP', 'BR', 'IN', 'NL'][1 + CAST(floor(random() * 8) AS INTEGER)],
               DATE '2022-01-01' + CAST(floor(random() * 900) AS INTEGER)
        FROM range(1, 501) t(i)""",
     """INSERT INTO products

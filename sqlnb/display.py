@@ -159,7 +159,7 @@ def catalog_frame(catalog):
              "rows (estimate)": t.row_count, "primary key": ", ".join(t.primary_key),
              "comment": t.comment or ""} for t in catalog.tables]
     return pd.DataFrame(rows, columns=["schema", "name", "kind", "columns", "rows (estimate)",
-                                       "primary key", "comment"])
+                                       "primary key", "comment"]).set_index(["schema", "name"])
 
 
 def table_frame(table):
@@ -172,9 +172,10 @@ def table_frame(table):
             target = ".".join(p for p in (fk.ref_schema, fk.ref_table) if p)
             refs[col] = f"{target}({ref})"
     unique = {cols[0] for cols in table.unique if len(cols) == 1}
-    rows = [{"column": c.name, "type": c.type, "nullable": c.nullable, "default": c.default,
+    rows = [{"column": c.name, "type": c.type, "nullable": c.nullable, "default": c.default or "",
              "key": "PK" if c.name in table.primary_key else ("unique" if c.name in unique else ""),
              "references": refs.get(c.name, ""), "comment": c.comment or ""} for c in table.columns]
-    frame = pd.DataFrame(rows, columns=["column", "type", "nullable", "default", "key", "references", "comment"])
+    frame = pd.DataFrame(rows, columns=["column", "type", "nullable", "default", "key", "references",
+                                        "comment"]).set_index("column")
     frame.attrs["table"] = table.qualified_name
     return frame

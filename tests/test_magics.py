@@ -200,7 +200,7 @@ def test_statement_timeout_setting(shell):
 def test_schema_commands(shell, demo_db):
     run(shell, f"%sqlnb connect duckdb:///{demo_db}")
     tables = shell.run_line_magic("sqlnb", "schema")
-    assert set(tables.name) == {"customers", "products", "orders", "order_items"}
+    assert {name for _schema, name in tables.index} == {"customers", "products", "orders", "order_items"}
     ok, out, outputs = run(shell, "%sqlnb schema orders --sample 2")
     assert ok
     page = html_of(outputs)
