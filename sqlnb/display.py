@@ -41,6 +41,7 @@ class ResultView:
         self.connection = connection
         self.stored_as = stored_as
         self.display_limit = max(int(display_limit), 0)
+        self.result_notices = list(result.notices)
         if result.arrow is not None:
             head = result.arrow.slice(0, self.display_limit)
             from sqlnb.adapters.base import arrow_to_pandas
@@ -66,7 +67,7 @@ class ResultView:
         return " · ".join(parts)
 
     def notices(self) -> list[str]:
-        notes = []
+        notes = list(self.result_notices)
         if self.returns_rows and self.row_count > self.display_limit:
             notes.append(f"Showing the first {_fmt_count(self.display_limit)} of "
                          f"{_fmt_count(self.row_count)} rows (%config SqlMagic.display_limit).")

@@ -239,3 +239,25 @@ def test_repr_and_errors_never_show_the_password(seeded):
             assert c.spec.password.reveal() not in str(info.value)
     finally:
         c.close()
+
+
+@pytest.mark.engines(["postgresql", "mysql", "redshift"])
+def test_lost_connection_is_reported_then_reopened(engine, seeded):
+    """The server ends the session: the statement fails as ConnectionLost, the next one
+    runs on a new session and says so."""
+    c = adapters.connect(seeded.url())
+    try:
+        if engine == "mysql":
+            session = c.execute("SELECT connection_id()").rows[0][0]
+            seeded.admin([f"KILL {session}"])
+        else:
+            session = c.execute("SELECT pg_backend_pid()").rows[0][0]
+            seeded.admin([f"SELECT pg_terminate_backend({session})"])
+        with pytest.raises(errors.ConnectionLost) as info:
+            c.execute("SELECT count(*) FROM customers")
+        assert "run it again to reconnect" in str(info.value)
+        r = c.execute("SELECT count(*) FROM customers")
+        assert r.rows[0][0] == 3 and "re-opened" in r.notices[0]
+        assert not c.execute("SELECT 1").notices
+    finally:
+        c.close()

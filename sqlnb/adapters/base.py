@@ -45,7 +45,7 @@ class Result:
     is the number of affected rows (or -1 when the driver does not know).
     """
 
-    __slots__ = ("columns", "arrow", "row_count", "truncated", "elapsed", "statement", "_df")
+    __slots__ = ("columns", "arrow", "row_count", "truncated", "elapsed", "statement", "notices", "_df")
 
     def __init__(self, columns: Sequence[ResultColumn], arrow: pa.Table | None,
                  row_count: int, truncated: bool = False, elapsed: float = 0.0,
@@ -56,6 +56,7 @@ class Result:
         self.truncated = truncated
         self.elapsed = elapsed
         self.statement = statement
+        self.notices: list[str] = []  # things the user should know about this result
         self._df = None
 
     @property
@@ -587,6 +588,7 @@ class Adapter(ABC):
         self._catalog: Catalog | None = None
         self._timed_out = False
         self._cancel_requested = False
+        self._lost = False  # the session died: reconnect before the next statement
         self._lock = threading.RLock()
         self.closed = False
         try:
@@ -627,6 +629,20 @@ class Adapter(ABC):
                 f"{self.display_name} database {path!r} does not exist",
                 hint="a read-only connection cannot create it; check the path")
 
+    def _reconnect(self) -> None:
+        """Open a new session after the old one was lost (the catalog cache stays)."""
+        try:
+            self._close()
+        except Exception:
+            pass
+        try:
+            self._connect()
+        except errors.SqlnbError:
+            raise
+        except Exception as exc:
+            raise self._connect_error(exc) from None
+        self._lost = False
+
     def _after_cancel(self) -> None:
         """Restore the connection after an interrupt (e.g. reconnect); default: nothing."""
 
@@ -654,6 +670,9 @@ class Adapter(ABC):
             timeout = self.options.statement_timeout
         timeout = timeout or None
         with self._lock:
+            reconnected = self._lost
+            if reconnected:
+                self._reconnect()
             self._timed_out = False
             self._cancel_requested = False
             timer = None
@@ -670,18 +689,23 @@ class Adapter(ABC):
                 raise errors.QueryCancelled(
                     "Query cancelled by interrupt", dialect=self.dialect,
                     hint="the connection is still usable") from None
-            except errors.SqlnbError:
-                raise
             except Exception as exc:
-                err = self.classify(exc, timeout=timeout)
+                err = exc if isinstance(exc, errors.SqlnbError) else self.classify(exc, timeout=timeout)
                 if isinstance(err, (errors.QueryCancelled, errors.QueryTimeout)):
                     self._recover_after_cancel()
+                if isinstance(err, errors.ConnectionLost):
+                    self._lost = True  # the next statement opens a new connection
+                    err.hint = ("run it again to reconnect; settings made with SET and "
+                                "temporary tables are gone with the old session")
                 raise err from None
             finally:
                 if timer is not None:
                     timer.cancel()
             result.elapsed = time.perf_counter() - start
             result.statement = sql
+            if reconnected:
+                result.notices.append("The connection was lost and has been re-opened: settings "
+                                      "made with SET and temporary tables are gone.")
             return result
 
     def catalog(self, refresh: bool = False) -> Catalog:
@@ -767,8 +791,10 @@ class Adapter(ABC):
             return exc
         err = self._classify(exc)
         message = self._scrub(_exc_message(exc))
-        if err is None:
-            err = classify_message(message, dialect=self.dialect)
+        if err is None or type(err) is errors.DatabaseError:
+            generic = classify_message(message, dialect=self.dialect)
+            if err is None or type(generic) is not errors.DatabaseError:
+                err = generic
         if self._timed_out and not isinstance(err, errors.QueryTimeout):
             err = errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout or self.options.statement_timeout:g} s",
                                       engine_message=message, dialect=self.dialect,
@@ -859,7 +885,9 @@ _PATTERNS: list[tuple[type[errors.SqlnbError], tuple[str, ...]]] = [
                            "datatype mismatch", "truncated incorrect")),
     (errors.ConnectionLost, ("server closed the connection", "lost connection", "connection is closed",
                              "connection already closed", "gone away", "broken pipe", "connection reset",
-                             "terminating connection")),
+                             "terminating connection", "connection not available",
+                             "no connection to the server", "connection was killed", "brokenpipe",
+                             "socket closed")),
     (errors.ConnectFailed, ("connection refused", "could not connect", "can't connect", "could not translate host",
                             "name or service not known", "unknown host", "failed to resolve")),
 ]
