@@ -99,6 +99,23 @@ def redshift_version_patch():
         yield
 
 
+@pytest.fixture
+def connect_to():
+    """Open sqlnb connections to a test database; all are closed after the test."""
+    import sqlnb.adapters as adapters
+
+    opened = []
+
+    def open_(env, **options):
+        conn = adapters.connect(env.url(), **options)
+        opened.append(conn)
+        return conn
+
+    yield open_
+    for conn in opened:
+        conn.close()
+
+
 @pytest.fixture(params=ENGINES, scope="module")
 def engine(request) -> str:
     return request.param

@@ -27,17 +27,13 @@ LONG_QUERY = {
 
 
 @pytest.fixture
-def conn(seeded):
-    c = adapters.connect(seeded.url())
-    yield c
-    c.close()
+def conn(seeded, connect_to):
+    return connect_to(seeded)
 
 
 @pytest.fixture
-def ro_conn(seeded):
-    c = adapters.connect(seeded.url(), readonly=True)
-    yield c
-    c.close()
+def ro_conn(seeded, connect_to):
+    return connect_to(seeded, readonly=True)
 
 
 def test_select_returns_typed_result(conn):

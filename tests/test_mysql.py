@@ -75,24 +75,18 @@ def db():
 
 
 @pytest.fixture
-def conn(db):
-    c = adapters.connect(db.url())
-    yield c
-    c.close()
+def conn(db, connect_to):
+    return connect_to(db)
 
 
 @pytest.fixture
-def plain_conn(db):
-    c = adapters.connect(db.url(), arrow=False)
-    yield c
-    c.close()
+def plain_conn(db, connect_to):
+    return connect_to(db, arrow=False)
 
 
 @pytest.fixture
-def ro_conn(db):
-    c = adapters.connect(db.url(), readonly=True)
-    yield c
-    c.close()
+def ro_conn(db, connect_to):
+    return connect_to(db, readonly=True)
 
 
 @pytest.fixture

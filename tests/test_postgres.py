@@ -57,10 +57,8 @@ def pg(workdir):
 
 
 @pytest.fixture
-def conn(pg):
-    c = adapters.connect(pg.url())
-    yield c
-    c.close()
+def conn(pg, connect_to):
+    return connect_to(pg)
 
 
 def both_paths(c, sql, **kw):

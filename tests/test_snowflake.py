@@ -43,17 +43,13 @@ def db(workdir):
 
 
 @pytest.fixture
-def conn(db):
-    c = adapters.connect(db.url())
-    yield c
-    c.close()
+def conn(db, connect_to):
+    return connect_to(db)
 
 
 @pytest.fixture
-def plain_conn(db):
-    c = adapters.connect(db.url(), arrow=False)
-    yield c
-    c.close()
+def plain_conn(db, connect_to):
+    return connect_to(db, arrow=False)
 
 
 @pytest.fixture

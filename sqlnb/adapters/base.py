@@ -83,14 +83,6 @@ class Result:
     def df(self):
         return self.to_pandas()
 
-    def to_dict(self, max_rows: int | None = None) -> dict[str, Any]:
-        table = self.arrow
-        if table is not None and max_rows is not None:
-            table = table.slice(0, max_rows)
-        rows = [] if table is None else [list(r) for r in zip(*(c.to_pylist() for c in table.columns))]
-        return {"columns": self.column_names, "rows": rows, "row_count": self.row_count,
-                "elapsed_ms": round(self.elapsed * 1000, 3)}
-
     def __repr__(self) -> str:
         return (f"Result(columns={self.column_names}, row_count={self.row_count}, "
                 f"truncated={self.truncated}, elapsed={self.elapsed:.3f}s)")
@@ -579,7 +571,6 @@ class Adapter(ABC):
     driver_module: ClassVar[str]  # import name of the driver, for missing-driver errors
     display_name: ClassVar[str]
     native_timeout: ClassVar[bool] = True  # engine enforces statement_timeout itself
-    supports_schemas: ClassVar[bool] = True
     paramstyle: ClassVar[str] = "named"  # how the driver wants :name parameters
 
     def __init__(self, spec: ConnectionSpec, options: ConnectOptions | None = None):

@@ -289,7 +289,6 @@ class PgFamilyAdapter(Adapter):
     class attributes below."""
 
     native_timeout = True
-    supports_schemas = True
 
     # catalog differences
     catalog_relkinds: ClassVar[str] = "'r', 'p', 'v', 'm', 'f'"

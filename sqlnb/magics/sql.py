@@ -106,7 +106,6 @@ class SqlMagic(Magics):
     def __init__(self, shell=None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
         self.manager = ConnectionManager()
-        self.last_result = None
 
     # ------------------------------------------------------------------ %sqlnb
     @line_magic("sqlnb")
@@ -214,7 +213,6 @@ class SqlMagic(Magics):
         released = bool(args.output) and self.shell.user_ns.get(args.output) is not None
         if released:
             self.shell.user_ns[args.output] = None
-        self.last_result = None
 
         def lookup(name: str) -> Any:
             return self.shell.user_ns[name]
