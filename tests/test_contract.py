@@ -173,6 +173,41 @@ def test_readonly_session_blocks_what_slips_past_the_guard(ro_conn, seeded):
     assert seeded.fingerprint() == before
 
 
+def test_read_only_statement_on_a_read_write_connection(fresh, connect_to):
+    """execute(readonly=True) on a connection that may write: the guard refuses writes,
+    reads work, and the connection still writes afterwards."""
+    conn = connect_to(fresh)
+    before = fresh.fingerprint()
+    for sql in ("DELETE FROM customers", "UPDATE customers SET name = 'x'", "DROP TABLE orders"):
+        with pytest.raises(errors.ReadOnlyViolation) as info:
+            conn.execute(sql, readonly=True)
+        assert "as read-only" in info.value.message
+    assert conn.execute("SELECT count(*) FROM customers", readonly=True).rows[0][0] == 3
+    assert fresh.fingerprint() == before
+    conn.execute("DELETE FROM orders WHERE id = 12")  # the scope is gone: writes work again
+    assert conn.execute("SELECT count(*) FROM orders").rows[0][0] == 2
+
+
+def test_read_only_statement_scope_blocks_what_slips_past_the_guard(fresh, connect_to):
+    """The second layer alone (guard bypassed): inside the read-only statement scope of a
+    read-write connection the engine refuses writes."""
+    conn = connect_to(fresh)
+    before = fresh.fingerprint()
+    for sql in ("INSERT INTO customers (id, name) VALUES (9, 'x')", "DELETE FROM orders",
+                "CREATE TABLE sneaky (x INTEGER)"):
+        with pytest.raises(errors.SqlnbError):
+            with conn._statement_read_only(True):
+                try:
+                    conn._execute(sql, None, None, None)
+                except errors.SqlnbError:
+                    raise
+                except Exception as exc:
+                    raise conn.classify(exc) from None
+    assert conn.execute("SELECT count(*) FROM orders").rows[0][0] == 3
+    conn.close()
+    assert fresh.fingerprint() == before
+
+
 @pytest.mark.notyet(["snowflake"], reason="fakesnow has no STATEMENT_TIMEOUT_IN_SECONDS")
 def test_statement_timeout(engine, seeded):
     c = adapters.connect(seeded.url(), statement_timeout=1)

@@ -580,6 +580,7 @@ class Adapter(ABC):
         self._timed_out = False
         self._cancel_requested = False
         self._lost = False  # the session died: reconnect before the next statement
+        self._statement_readonly = False
         self._lock = threading.RLock()
         self.closed = False
         try:
@@ -637,23 +638,51 @@ class Adapter(ABC):
     def _after_cancel(self) -> None:
         """Restore the connection after an interrupt (e.g. reconnect); default: nothing."""
 
+    @abstractmethod
+    def _read_only_scope(self) -> contextlib.AbstractContextManager:
+        """Make the session read-only for one statement on a read-write connection (a
+        read-only transaction rolled back afterwards, ``PRAGMA query_only``, ...): the
+        second safety layer under the guard for ``execute(..., readonly=True)``."""
+
+    @property
+    def read_only_now(self) -> bool:
+        """Whether the statement being run must not write: a read-only connection, or a
+        read-only statement on a read-write one."""
+        return self.options.readonly or self._statement_readonly
+
+    @contextlib.contextmanager
+    def _statement_read_only(self, wanted: bool):
+        if not wanted or self.options.readonly:
+            yield  # a read-only connection already is a read-only session
+            return
+        self._statement_readonly = True
+        try:
+            with self._read_only_scope():
+                yield
+        finally:
+            self._statement_readonly = False
+
     # ---- public contract -------------------------------------------------------------
     def execute(self, sql: str, params: Mapping[str, Any] | None = None, *,
-                max_rows: int | None = None, timeout: float | None = None) -> Result:
+                max_rows: int | None = None, timeout: float | None = None,
+                readonly: bool = False) -> Result:
         """Run one statement.  ``max_rows`` caps the rows fetched (``truncated`` tells),
-        ``timeout`` overrides the connection's statement timeout (seconds)."""
+        ``timeout`` overrides the connection's statement timeout (seconds).
+        ``readonly=True`` runs it like on a read-only connection: the guard first, then in
+        a read-only session scope, even when the connection itself may write."""
         if self.closed:
             raise errors.ConnectionLost(f"Connection to {self.spec.redacted_url()} is closed",
                                         hint="reconnect with %sqlnb connect")
         if not sql or not sql.strip():
             raise errors.UsageError("Empty SQL statement", hint="write a statement to run")
-        if self.options.readonly:
+        if self.options.readonly or readonly:
             from sqlnb.sql.guard import check_read_only
 
             verdict = check_read_only(sql, self.dialect)
             if not verdict.read_only:
+                where = "on a read-only connection" if self.options.readonly else "as read-only"
                 raise errors.ReadOnlyViolation(
-                    f"Refused on a read-only connection: {verdict.reason}",
+                    f"Refused {where}: {verdict.reason}",
                     reason=verdict.reason, dialect=self.dialect,
                     hint="only single read-only queries run here; open a connection without "
                          "--readonly to write")
@@ -673,7 +702,8 @@ class Adapter(ABC):
                 timer.start()
             start = time.perf_counter()
             try:
-                with interrupt_watcher(self._interrupt_fired), gc_paused():
+                with interrupt_watcher(self._interrupt_fired), gc_paused(), \
+                        self._statement_read_only(readonly):
                     result = self._execute(sql, params, max_rows, timeout)
             except KeyboardInterrupt:
                 self._recover_after_cancel()

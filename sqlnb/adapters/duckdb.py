@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Mapping
 
 import duckdb
@@ -111,6 +112,24 @@ class DuckDBAdapter(Adapter):
 
     def _cancel(self) -> None:
         self.conn.interrupt()
+
+    @contextlib.contextmanager
+    def _read_only_scope(self):
+        # DuckDB refuses every write, TEMP tables included, in a read-only transaction
+        try:
+            self.conn.execute("BEGIN TRANSACTION READ ONLY")
+        except duckdb.TransactionException as exc:
+            raise errors.UsageError(
+                "The connection is inside an open transaction, so a query cannot run in a "
+                "read-only transaction of its own", dialect=self.dialect, engine_message=str(exc),
+                hint=f"COMMIT or ROLLBACK in a %%sql cell first") from None
+        try:
+            yield
+        finally:
+            try:
+                self.conn.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
 
     def _close(self) -> None:
         self.conn.close()

@@ -35,6 +35,7 @@ otherwise the adapter warns and runs on the pure-Python driver (``c_extension`` 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import re
@@ -379,7 +380,7 @@ class MySQLAdapter(Adapter):
     def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
                  timeout: float | None) -> Result:
         bound_sql, bound = bind_params(sql, params, self.paramstyle, self.dialect)
-        if self.options.readonly and _FILE_WRITE.search(_code_text(sql)):
+        if self.read_only_now and _FILE_WRITE.search(_code_text(sql)):
             raise errors.ReadOnlyViolation(
                 "Refused on a read-only connection: INTO OUTFILE/DUMPFILE writes a file on the "
                 "server even in a read-only transaction", reason="it writes a file on the server",
@@ -405,7 +406,7 @@ class MySQLAdapter(Adapter):
                                                  re.search(r"\btemporary\b", _code_text(sql), re.I)):
             self._dirty = True  # SET, USE, BEGIN, temporary tables, CALL, ...: not for connectorx
         settings = []
-        readonly_wrap = self.options.readonly and self.is_mariadb
+        readonly_wrap = self.read_only_now and self.is_mariadb
         if readonly_wrap:
             settings.append("tx_read_only=1")
         limit_wrap = max_rows is not None and self.is_mariadb and first in ("SELECT", "WITH", "VALUES", "(")
@@ -525,8 +526,8 @@ class MySQLAdapter(Adapter):
     def _fast_eligible(self, sql: str) -> bool:
         if not self._fast_enabled or self._dirty:
             return False
-        if self.options.readonly and not self.is_mariadb:
-            return False  # no per-statement read-only on MySQL: keep the session's layer
+        if self._statement_readonly or (self.options.readonly and not self.is_mariadb):
+            return False  # connectorx's own session would be outside the read-only layer
         try:
             import connectorx  # noqa: F401
         except ImportError:
@@ -794,6 +795,28 @@ class MySQLAdapter(Adapter):
                 pass
             self.conn = self._open()
             self._setup_session()
+
+    @contextlib.contextmanager
+    def _read_only_scope(self):
+        # a read-only transaction (MySQL and MariaDB); MariaDB statements also run as
+        # SET STATEMENT tx_read_only=1 FOR ... and INTO OUTFILE is refused (read_only_now)
+        if self.conn.in_transaction:
+            raise errors.UsageError(
+                "The connection is inside an open transaction, so a query cannot run in a "
+                "read-only transaction of its own", dialect=self.dialect,
+                hint="COMMIT or ROLLBACK in a %%sql cell first")
+        cur = self.conn.cursor()
+        try:
+            cur.execute("START TRANSACTION READ ONLY")
+        finally:
+            cur.close()
+        try:
+            yield
+        finally:
+            try:
+                self.conn.rollback()
+            except Exception:
+                pass
 
     def _close(self) -> None:
         self.conn.close()

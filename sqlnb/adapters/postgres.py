@@ -31,6 +31,7 @@ Sessions: read-only and the statement timeout are set with ``SET`` right after c
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import operator
@@ -763,6 +764,25 @@ class PostgresAdapter(PgFamilyAdapter):
             self._adbc_cur.adbc_cancel()
         elif running == "pg":
             self.conn.cancel_safe(timeout=2.0)
+
+    @contextlib.contextmanager
+    def _read_only_scope(self):
+        from psycopg.pq import TransactionStatus
+
+        if self.conn.info.transaction_status != TransactionStatus.IDLE:
+            raise errors.UsageError(
+                "The connection is inside an open transaction, so a query cannot run in a "
+                "read-only transaction of its own", dialect=self.dialect,
+                hint="COMMIT or ROLLBACK in a %%sql cell first")
+        self.conn.execute("BEGIN READ ONLY")
+        try:
+            yield
+        finally:
+            if self.conn.info.transaction_status != TransactionStatus.IDLE:
+                try:
+                    self.conn.execute("ROLLBACK")
+                except Exception:
+                    pass
 
     def _close(self) -> None:
         try:

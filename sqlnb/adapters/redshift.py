@@ -19,6 +19,7 @@ PostgreSQL adapter (:class:`~sqlnb.adapters.postgres.PgFamilyAdapter`); the diff
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 import threading
@@ -214,6 +215,29 @@ class RedshiftAdapter(PgFamilyAdapter):
             return rows == [(1,)]
         except Exception:
             return False
+
+    @contextlib.contextmanager
+    def _read_only_scope(self):
+        if getattr(self.conn, "in_transaction", False):
+            raise errors.UsageError(
+                "The connection is inside an open transaction, so a query cannot run in a "
+                "read-only transaction of its own", dialect=self.dialect,
+                hint="COMMIT or ROLLBACK in a %%sql cell first")
+        cur = self.conn.cursor()
+        try:
+            cur.execute("BEGIN READ ONLY")
+        finally:
+            cur.close()
+        try:
+            yield
+        finally:
+            cur = self.conn.cursor()
+            try:
+                cur.execute("ROLLBACK")
+            except Exception:
+                pass
+            finally:
+                cur.close()
 
     def _close(self) -> None:
         self.conn.close()

@@ -150,7 +150,7 @@ class SnowflakeAdapter(Adapter):
         """fakesnow has no roles, so a read-only connection's second layer there is a
         read-only DuckDB transaction around each statement (DuckDB refuses every write in
         it).  On real Snowflake that layer is the role given with ``?role=``."""
-        duck = self._duck if self.options.readonly else None
+        duck = self._duck if self.read_only_now else None
         if duck is None:
             yield
             return
@@ -361,6 +361,12 @@ class SnowflakeAdapter(Adapter):
             cur.execute("SELECT SYSTEM$CANCEL_ALL_QUERIES(%s)", (int(session_id),))
         finally:
             cur.close()
+
+    def _read_only_scope(self):
+        # Snowflake has no read-only transaction or session: on real Snowflake the second
+        # layer is a SELECT-only role (?role=...); the fakesnow stand-in gets a read-only
+        # DuckDB transaction around the statement (_standin_read_only, via read_only_now).
+        return contextlib.nullcontext()
 
     def _close(self) -> None:
         self.conn.close()

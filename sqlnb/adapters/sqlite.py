@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from typing import Any, Mapping
 
@@ -139,6 +140,21 @@ class SQLiteAdapter(Adapter):
 
     def _cancel(self) -> None:
         self.conn.interrupt()
+
+    @contextlib.contextmanager
+    def _read_only_scope(self):
+        if self.conn.in_transaction:
+            raise errors.UsageError(
+                "The connection is inside an open transaction, so a query cannot run in a "
+                "read-only transaction of its own", dialect=self.dialect,
+                hint="COMMIT or ROLLBACK in a %%sql cell first")
+        self.conn.execute("PRAGMA query_only = ON")
+        self.conn.set_authorizer(_read_only_authorizer)
+        try:
+            yield
+        finally:
+            self.conn.set_authorizer(None)
+            self.conn.execute("PRAGMA query_only = OFF")
 
     def _close(self) -> None:
         self.conn.close()
