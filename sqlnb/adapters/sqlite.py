@@ -18,6 +18,8 @@ _READ_PRAGMAS = {"table_info", "table_xinfo", "index_list", "index_info", "index
                  "foreign_key_list", "table_list", "database_list", "collation_list",
                  "function_list", "pragma_list", "compile_options", "user_version",
                  "schema_version", "page_count", "page_size", "encoding"}
+_OBJECT_PRAGMAS = {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
+                   "foreign_key_list"}
 _WRITE_FUNCTIONS = {"load_extension", "writefile", "readfile", "edit", "fts3_tokenizer"}
 
 
@@ -26,7 +28,15 @@ def _read_only_authorizer(action, arg1, arg2, dbname, trigger):
         if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _WRITE_FUNCTIONS:
             return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _READ_PRAGMAS and arg2 is None:
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = (arg1 or "").lower()
+        # an argument names a table or index for these; for the others it sets a value
+        if name in _OBJECT_PRAGMAS or (name in _READ_PRAGMAS and arg2 is None):
+            return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and arg1 in ("sqlite_master", "sqlite_temp_master"):
+        # SQLite re-reads its schema this way inside pragma_foreign_key_list/index_list on
+        # some files (seen on Spider's); writing the schema table needs PRAGMA
+        # writable_schema, which is denied, and query_only refuses every write anyway
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_TRANSACTION:  # BEGIN/COMMIT of a read transaction
         return sqlite3.SQLITE_OK

@@ -1,0 +1,264 @@
+"""Schema context for the model: the catalog as compact CREATE TABLE text.
+
+Small schemas go in whole.  On large ones the tables relevant to the question (names,
+columns and comments matched against its words, plus their foreign-key neighbours) are
+chosen so the text stays within a token budget, and the names of all tables are listed
+so the model knows what else exists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+from sqlnb.adapters.base import Catalog, Table
+from sqlnb.sql.quoting import quote_identifier
+
+DEFAULT_BUDGET = 6000  # tokens
+NAMES_SHARE = 0.35  # at most this much of the budget lists table names
+
+_STOP = frozenset("""
+a an and are as at be by can do does each every find for from give had has have how i in
+is it its list me many much my name names number of on or per please return show that the
+their them then there these this those to total was were what when where which who whose
+with without all any both more most than top only also each whom you your we our ones one
+get count""".split())
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token count for schema-like text (about 3.2 characters a token for
+    identifiers, punctuation and types; BPE tokenizers of Claude and Qwen are close)."""
+    return (len(text) * 10 + 31) // 32
+
+
+@dataclass
+class SchemaContext:
+    text: str
+    tables: list[str]  # qualified names rendered in full
+    total_tables: int
+    tokens: int
+    listed_names: int = 0  # table names listed beyond the rendered ones
+    omitted_names: int = 0  # table names not even listed (budget)
+
+    @property
+    def complete(self) -> bool:
+        return len(self.tables) == self.total_tables
+
+
+@dataclass
+class ContextOptions:
+    budget: int = DEFAULT_BUDGET
+    sample_values: Mapping[str, Mapping[str, Sequence[str]]] = field(default_factory=dict)
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word stems: split on non-letters, underscores and camelCase."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text or "")
+    out = []
+    for w in re.findall(r"[A-Za-z0-9]+", text.lower()):
+        out.append(_stem(w))
+    return out
+
+
+def _stem(w: str) -> str:
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("ses", "xes", "ches", "shes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def relevance(table: Table, question_words: set[str]) -> float:
+    """How strongly the question points at ``table``."""
+    if not question_words:
+        return 0.0
+    name_words = set(words(table.name))
+    score = 3.0 * len(name_words & question_words)
+    flat = table.name.lower().replace("_", "")
+    score += sum(1.5 for w in question_words if len(w) >= 4 and w in flat and w not in name_words)
+    col_hits = set()
+    for c in table.columns:
+        col_hits |= set(words(c.name)) & question_words
+    score += min(len(col_hits), 4)
+    if table.comment:
+        score += 0.5 * len(set(words(table.comment)) & question_words)
+    for c in table.columns:
+        if c.comment:
+            score += 0.25 * len(set(words(c.comment)) & question_words)
+    return score
+
+
+def render_table(table: Table, catalog: Catalog, dialect: str,
+                 samples: Mapping[str, Sequence[str]] | None = None) -> str:
+    """One table as a compact CREATE TABLE statement with keys, comments and samples."""
+    name = _table_name(table, catalog, dialect)
+    lines = []
+    if table.comment:
+        lines.append(f"-- {_one_line(table.comment)}")
+    kind = "VIEW" if table.kind == "view" else "TABLE"
+    rows = f"  -- ~{table.row_count:,} rows" if table.row_count is not None and table.row_count >= 0 else ""
+    lines.append(f"CREATE {kind} {name} ({rows}")
+    body = []
+    pk = [c.lower() for c in table.primary_key]
+    single_pk = len(pk) == 1
+    for c in table.columns:
+        parts = [f"  {quote_identifier(c.name, dialect, always=False)} {c.type or 'UNKNOWN'}"]
+        if single_pk and c.name.lower() == pk[0]:
+            parts.append(" PRIMARY KEY")
+        elif not c.nullable:
+            parts.append(" NOT NULL")
+        notes = []
+        if c.comment:
+            notes.append(_one_line(c.comment))
+        values = (samples or {}).get(c.name)
+        if values:
+            notes.append("e.g. " + ", ".join(_literal(v) for v in values))
+        body.append(("".join(parts), "; ".join(notes)))
+    if len(pk) > 1:
+        body.append((f"  PRIMARY KEY ({', '.join(quote_identifier(c, dialect, always=False) for c in table.primary_key)})", ""))
+    for fk in table.foreign_keys:
+        ref = _ref_name(fk.ref_schema, fk.ref_table, catalog, dialect)
+        cols = ", ".join(quote_identifier(c, dialect, always=False) for c in fk.columns)
+        rcols = ", ".join(quote_identifier(c, dialect, always=False) for c in fk.ref_columns)
+        body.append((f"  FOREIGN KEY ({cols}) REFERENCES {ref}({rcols})", ""))
+    for i, (text, note) in enumerate(body):
+        comma = "," if i < len(body) - 1 else ""
+        lines.append(f"{text}{comma}" + (f"  -- {note}" if note else ""))
+    lines.append(");")
+    return "\n".join(lines)
+
+
+def join_paths(tables: Iterable[Table], catalog: Catalog, dialect: str) -> list[str]:
+    included = {(t.schema, t.name) for t in tables}
+    out = []
+    for t in tables:
+        for fk in t.foreign_keys:
+            ref = catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
+            if ref is None or (ref.schema, ref.name) not in included:
+                continue
+            left = _table_name(t, catalog, dialect)
+            right = _table_name(ref, catalog, dialect)
+            conds = " AND ".join(
+                f"{left}.{quote_identifier(a, dialect, always=False)} = {right}.{quote_identifier(b, dialect, always=False)}"
+                for a, b in zip(fk.columns, fk.ref_columns))
+            out.append(conds)
+    return out
+
+
+def build_context(catalog: Catalog, question: str, dialect: str, *,
+                  budget: int = DEFAULT_BUDGET,
+                  samples: Callable[[Table], Mapping[str, Sequence[str]]] | None = None) -> SchemaContext:
+    """The schema text for ``question`` within ``budget`` tokens.
+
+    ``samples(table)`` gives a few example values per text column (None: no values, e.g.
+    when data sharing is off for the connection)."""
+    tables = list(catalog.tables)
+    qwords = {w for w in words(question) if w not in _STOP}
+
+    def render(t: Table) -> str:
+        return render_table(t, catalog, dialect, samples(t) if samples else None)
+
+    rendered_plain = {id(t): render_table(t, catalog, dialect) for t in tables}
+    full_tokens = sum(estimate_tokens(s) for s in rendered_plain.values())
+    if full_tokens <= budget:
+        chosen = tables
+    else:
+        chosen = _choose(tables, catalog, qwords, rendered_plain, budget)
+    # sample values only for the chosen tables, while they fit
+    texts: list[str] = []
+    used = 0
+    for t in chosen:
+        text = render(t) if samples else rendered_plain[id(t)]
+        if samples and used + estimate_tokens(text) > budget:
+            text = rendered_plain[id(t)]
+        texts.append(text)
+        used += estimate_tokens(text)
+    paths = join_paths(chosen, catalog, dialect)
+    parts = ["\n\n".join(texts)]
+    if paths:
+        parts.append("Join paths (foreign keys):\n" + "\n".join(f"- {p}" for p in paths))
+    listed = omitted = 0
+    if len(chosen) < len(tables):
+        chosen_ids = {id(t) for t in chosen}
+        others = [_table_name(t, catalog, dialect) for t in tables if id(t) not in chosen_ids]
+        room = max(0, int(budget * NAMES_SHARE))
+        names: list[str] = []
+        spent = 0
+        for n in others:
+            cost = estimate_tokens(n + ", ")
+            if spent + cost > room:
+                break
+            names.append(n)
+            spent += cost
+        listed, omitted = len(names), len(others) - len(names)
+        more = f" (and {omitted} more not listed)" if omitted else ""
+        parts.append(f"Other tables in the database, columns not shown{more}:\n" + ", ".join(names))
+    text = "\n\n".join(p for p in parts if p)
+    return SchemaContext(text=text, tables=[t.qualified_name for t in chosen],
+                         total_tables=len(tables), tokens=estimate_tokens(text),
+                         listed_names=listed, omitted_names=omitted)
+
+
+def _choose(tables: list[Table], catalog: Catalog, qwords: set[str],
+            rendered: Mapping[int, str], budget: int) -> list[Table]:
+    names_room = int(budget * NAMES_SHARE)
+    room = budget - min(names_room, sum(estimate_tokens(t.qualified_name + ", ") for t in tables))
+    scores = {id(t): relevance(t, qwords) for t in tables}
+    by_key = {(t.schema, t.name): t for t in tables}
+    neighbours: dict[int, list[Table]] = {id(t): [] for t in tables}
+    for t in tables:
+        for fk in t.foreign_keys:
+            ref = by_key.get((fk.ref_schema if fk.ref_schema else t.schema, fk.ref_table)) or \
+                catalog.find(fk.ref_table)
+            if ref is not None and ref is not t:
+                neighbours[id(t)].append(ref)
+                neighbours[id(ref)].append(t)
+    ranked = sorted((t for t in tables if scores[id(t)] > 0), key=lambda t: -scores[id(t)])
+    order: list[Table] = []
+    seen: set[int] = set()
+    for t in ranked:
+        for cand in [t] + sorted(neighbours[id(t)], key=lambda n: -scores[id(n)]):
+            if id(cand) not in seen:
+                seen.add(id(cand))
+                order.append(cand)
+    chosen, used = [], 0
+    for t in order:
+        cost = estimate_tokens(rendered[id(t)])
+        if used + cost > room:
+            continue
+        chosen.append(t)
+        used += cost
+    if not chosen:  # nothing matched: the smallest tables, so the model sees something
+        for t in sorted(tables, key=lambda t: len(rendered[id(t)])):
+            cost = estimate_tokens(rendered[id(t)])
+            if used + cost > room // 2:
+                break
+            chosen.append(t)
+            used += cost
+    position = {id(t): i for i, t in enumerate(tables)}
+    return sorted(chosen, key=lambda t: position[id(t)])
+
+
+def _table_name(t: Table, catalog: Catalog, dialect: str) -> str:
+    return _ref_name(t.schema, t.name, catalog, dialect)
+
+
+def _ref_name(schema: str | None, name: str, catalog: Catalog, dialect: str) -> str:
+    q = quote_identifier(name, dialect, always=False)
+    if schema and schema != catalog.default_schema:
+        return f"{quote_identifier(schema, dialect, always=False)}.{q}"
+    return q
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:200]
+
+
+def _literal(v: str) -> str:
+    v = str(v)
+    if len(v) > 40:
+        v = v[:37] + "..."
+    return "'" + v.replace("'", "''") + "'"

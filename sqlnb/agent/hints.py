@@ -1,0 +1,170 @@
+"""Concrete hints for the model after a failed or empty query: which table really has a
+column, the closest existing names, the columns of the tables a query used, and the
+values a filter could have matched."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from typing import Callable, Sequence
+
+import sqlglot
+from sqlglot import exp
+
+from sqlnb.adapters.base import Catalog, Table
+from sqlnb.sql.dialects import sqlglot_dialect
+
+_log = logging.getLogger("sqlglot")
+
+_MISSING_COLUMN = [
+    re.compile(r"no such column:\s*([\w.\"`$]+)", re.I),  # SQLite
+    re.compile(r'column\s+"?([\w.$]+)"?\s+does not exist', re.I),  # PostgreSQL, Redshift
+    re.compile(r"unknown column\s+'([^']+)'", re.I),  # MySQL
+    re.compile(r'referenced column\s+"([^"]+)"\s+not found', re.I),  # DuckDB
+    re.compile(r"invalid identifier\s+'([^']+)'", re.I),  # Snowflake
+    re.compile(r'column\s+"([^"]+)"\s+not found', re.I),
+    re.compile(r'column "([^"]+)" must appear in the group by', re.I),
+]
+_MISSING_TABLE = [
+    re.compile(r"no such table:\s*([\w.\"`$]+)", re.I),
+    re.compile(r'relation\s+"([^"]+)"\s+does not exist', re.I),
+    re.compile(r"table\s+'([^']+)'\s+doesn't exist", re.I),
+    re.compile(r'table with name\s+"?([\w.$]+)"?\s+does not exist', re.I),
+    re.compile(r"object\s+'([^']+)'\s+does not exist", re.I),
+]
+
+
+def _unquote(name: str) -> str:
+    return name.strip().strip('"`[]')
+
+
+def missing_name(message: str, patterns) -> str | None:
+    for p in patterns:
+        m = p.search(message or "")
+        if m:
+            return _unquote(m.group(1))
+    return None
+
+
+def query_tables(sql: str, dialect: str, catalog: Catalog) -> list[Table]:
+    """The catalog tables a query reads (CTE names aside), in order of appearance."""
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return []
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    out: list[Table] = []
+    for t in tree.find_all(exp.Table):
+        if t.name.lower() in ctes:
+            continue
+        found = catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
+        if found is not None and found not in out:
+            out.append(found)
+    return out
+
+
+def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog | None) -> str | None:
+    """Hints for a failed query, from the catalog (no data)."""
+    if catalog is None:
+        return None
+    hints: list[str] = []
+    used = query_tables(sql, dialect, catalog)
+    if kind == "column_not_found" or missing_name(message, _MISSING_COLUMN):
+        name = missing_name(message, _MISSING_COLUMN)
+        if name:
+            bare = name.split(".")[-1]
+            owners = [t for t in catalog.tables if t.column(bare) is not None]
+            if owners:
+                names = ", ".join(t.qualified_name if t.schema and t.schema != catalog.default_schema
+                                  else t.name for t in owners[:6])
+                hints.append(f"column {bare} exists in: {names}")
+                if used and not any(t in used for t in owners):
+                    hints.append("join one of those tables, or take the column from the table that has it")
+            else:
+                pool = sorted({c.name for t in (used or catalog.tables) for c in t.columns})
+                close = difflib.get_close_matches(bare, pool, n=3, cutoff=0.5) or \
+                    difflib.get_close_matches(bare.lower(), [p.lower() for p in pool], n=3, cutoff=0.5)
+                if close:
+                    hints.append(f"no column is named {bare}; closest: {', '.join(close)}")
+    if kind == "table_not_found" or missing_name(message, _MISSING_TABLE):
+        name = missing_name(message, _MISSING_TABLE)
+        if name:
+            bare = name.split(".")[-1]
+            pool = [t.name for t in catalog.tables]
+            close = difflib.get_close_matches(bare, pool, n=3, cutoff=0.5) or \
+                [p for p in pool if p.lower() == bare.lower()]
+            if close:
+                hints.append(f"no table is named {bare}; closest: {', '.join(close)}")
+    if used and kind not in ("timeout", "cancelled", "read_only"):
+        cols = "; ".join(f"{t.name}({', '.join(c.name for c in t.columns[:30])})" for t in used[:4])
+        hints.append(f"columns of the tables used: {cols}")
+    return "; ".join(hints) or None
+
+
+def empty_result_hint(sql: str, dialect: str, catalog: Catalog | None,
+                      distinct_values: Callable[[Table, str], Sequence[object]]) -> str | None:
+    """When a filter matched nothing: the existing values closest to each string literal
+    compared with a column (``col = 'x'``, ``col LIKE 'x'``, ``col IN (...)``)."""
+    if catalog is None:
+        return None
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    aliases: dict[str, Table] = {}
+    for t in tree.find_all(exp.Table):
+        found = catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
+        if found is not None:
+            aliases[(t.alias or t.name).lower()] = found
+            aliases.setdefault(t.name.lower(), found)
+    hints: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for node in tree.find_all(exp.EQ, exp.Like, exp.ILike, exp.In):
+        col = node.this if isinstance(node.this, exp.Column) else None
+        if col is None:
+            continue
+        if isinstance(node, exp.In):
+            literals = [e for e in node.expressions if isinstance(e, exp.Literal) and e.is_string]
+        else:
+            lit = node.expression
+            literals = [lit] if isinstance(lit, exp.Literal) and lit.is_string else []
+        if not literals:
+            continue
+        table = aliases.get(col.table.lower()) if col.table else None
+        if table is None:
+            owners = [t for t in aliases.values() if t.column(col.name) is not None]
+            table = owners[0] if owners else None
+        if table is None or table.column(col.name) is None:
+            continue
+        key = (table.name, col.name.lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            values = [str(v) for v in distinct_values(table, table.column(col.name).name) if v is not None]
+        except Exception:
+            continue
+        wanted = [str(lit.this) for lit in literals]
+        pattern = isinstance(node, (exp.Like, exp.ILike))
+        picks: list[str] = []
+        for w in wanted:
+            core = w.strip("%_") if pattern else w
+            picks += [v for v in values if v.lower() == core.lower() and v not in picks]
+            picks += [v for v in values if core.lower() in v.lower() and v not in picks][:3]
+            picks += [v for v in difflib.get_close_matches(core, values, n=3, cutoff=0.4) if v not in picks]
+        shown = picks[:5] or values[:5]
+        if shown:
+            label = "closest values" if picks else "some values"
+            quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in shown)
+            hints.append(f"{table.name}.{col.name} has no {', '.join(repr(w) for w in wanted)}; {label}: {quoted}")
+    return "; ".join(hints) or None
+
+
+def _parse(sql: str, dialect: str):
+    previous = _log.level
+    _log.setLevel(logging.CRITICAL)
+    try:
+        return sqlglot.parse_one(sql, read=sqlglot_dialect(dialect))
+    except Exception:
+        return None
+    finally:
+        _log.setLevel(previous)

@@ -1,0 +1,244 @@
+"""The graph's nodes (plain functions returning partial state) and its typed routing.
+
+generate → decide_next_step → execute → decide_next_step → generate ... until
+decide_next_step ends the turn.  Everything the routing needs is in the state; the run's
+context (model, adapter, settings, results) comes in through LangGraph's ``Runtime``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+
+from sqlnb import errors
+from sqlnb.adapters.base import Adapter, Catalog, Result
+from sqlnb.agent.hints import empty_result_hint, error_hint
+from sqlnb.agent.prompts import format_attempt, model_messages
+from sqlnb.agent.protocol import parse_reply
+from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt
+from sqlnb.sql.normalize import normalize_sql
+
+
+@dataclass
+class AgentSettings:
+    """How the agent runs; the front doors expose these as options and config."""
+
+    preview_rows: int = 5  # rows of each result shown to the model
+    share_data: bool = True  # False: no rows or sample values ever reach the model
+    row_cap: int = 1000  # rows fetched per attempt
+    statement_timeout: float | None = None  # None: the connection's
+    rendering: str = "fresh"  # "fresh" or "chat" (see prompts.py)
+    sample_values: bool = True  # example values of text columns in the schema context
+    value_hints: bool = True  # existing values when a string filter matched nothing
+    context_budget: int = 6000  # tokens of schema context
+
+
+@dataclass
+class AgentContext:
+    """What a run needs besides its state (not checkpointed)."""
+
+    model: Any  # sqlnb.agent.models.ModelClient: invoke(messages) -> (text, usage)
+    adapter: Adapter
+    catalog: Catalog | None = None
+    settings: AgentSettings = field(default_factory=AgentSettings)
+    results: dict[int, Result] = field(default_factory=dict)  # attempt n -> its result
+    distinct_values: Callable[[Any, str], list] | None = None
+
+
+# ---------------------------------------------------------------------------
+# nodes
+# ---------------------------------------------------------------------------
+
+def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    """Call the model with the dialect's system prompt and what it should see now."""
+    ctx = runtime.context
+    iteration = state.get("iteration", 0) + 1
+    messages = model_messages(state, ctx.settings.rendering)
+    try:
+        text, usage = ctx.model.invoke(messages)
+    except errors.SqlnbError as exc:
+        return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate"}
+    except Exception as exc:  # a provider's own exception that escaped the client
+        return {"iteration": iteration, "model_error": f"{type(exc).__name__}: {exc}",
+                "reply": None, "last_step": "generate"}
+    reply = parse_reply(text)
+    return {
+        "messages": [AIMessage(content=text)],
+        "iteration": iteration,
+        "reply": {"text": text, "sql": reply.sql, "final": reply.final, "clarify": reply.clarify},
+        "usage": _add_usage(state.get("usage") or {}, usage),
+        "last_step": "generate",
+    }
+
+
+def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    """Run the proposed SQL through the read-only guard, then in a read-only session with
+    a row cap and the statement timeout; append the outcome as a tool-result message."""
+    ctx = runtime.context
+    s = ctx.settings
+    sql = (state.get("reply") or {}).get("sql") or ""
+    attempts = list(state.get("attempts") or [])
+    n = len(attempts) + 1
+    dialect = state.get("dialect", "")
+    attempt: Attempt = {"n": n, "sql": sql, "ok": False, "error_kind": None, "error": None,
+                        "hint": None, "row_count": None, "truncated": False, "columns": [],
+                        "preview": [], "elapsed": 0.0}
+    start = time.perf_counter()
+    try:
+        # readonly=True: the guard refuses writes before the database sees them, and the
+        # statement runs in a read-only session scope of the connection
+        result = ctx.adapter.execute(sql, max_rows=s.row_cap, readonly=True,
+                                     timeout=s.statement_timeout)
+    except errors.SqlnbError as exc:
+        attempt["error_kind"] = exc.kind
+        if isinstance(exc, errors.ReadOnlyViolation):
+            attempt["error"] = f"refused before reaching the database: {exc.reason}"
+            attempt["hint"] = "only a single read-only SELECT runs here; never write data"
+        else:
+            attempt["error"] = _error_text(exc)
+            attempt["hint"] = error_hint(exc.kind, f"{exc.message} {exc.engine_message or ''}",
+                                         sql, dialect, ctx.catalog) or exc.hint
+    else:
+        ctx.results[n] = result
+        attempt["ok"] = True
+        attempt["row_count"] = len(result.arrow) if result.arrow is not None else max(result.row_count, 0)
+        attempt["truncated"] = bool(result.truncated)
+        attempt["columns"] = [[c.name, c.type] for c in result.columns]
+        if s.share_data and s.preview_rows > 0:
+            attempt["preview"] = preview_rows(result, s.preview_rows)
+        else:
+            attempt["data_shared"] = False  # type: ignore[typeddict-unknown-key]
+        if attempt["row_count"] == 0 and s.share_data and s.value_hints and ctx.distinct_values:
+            attempt["hint"] = empty_result_hint(sql, dialect, ctx.catalog, ctx.distinct_values)
+    attempt["elapsed"] = round(time.perf_counter() - start, 6)
+    failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
+    return {
+        "attempts": attempts + [attempt],
+        "consecutive_failures": failures,
+        "messages": [ToolMessage(content=format_attempt(attempt), tool_call_id=f"attempt-{n}-{uuid.uuid4().hex[:8]}",
+                                 name="run_sql")],
+        "last_step": "execute",
+    }
+
+
+def decide_next_step(state: AgentState) -> dict[str, Any]:
+    """The rules of the issue, in order; ends the turn with a status and a stop reason or
+    says where to go next."""
+    if state.get("model_error"):
+        return _end(state, "model_error")
+    reply = state.get("reply") or {}
+    attempts = state.get("attempts") or []
+    last = attempts[-1] if attempts else None
+    if state.get("last_step") == "generate":
+        if reply.get("clarify") is not None:
+            return _end(state, "clarification", status="needs_clarification",
+                        questions=list(reply["clarify"]))
+        sql = reply.get("sql")
+        same_as_last = bool(sql and last and _same_sql(sql, last["sql"], state.get("dialect", "")))
+        if reply.get("final") and (not sql or same_as_last) and last is not None and last.get("ok"):
+            return _end(state, "finalized")
+        if same_as_last:
+            return _end(state, "duplicate_sql")
+        if not sql:
+            if reply.get("final") and last is not None and not last.get("ok"):
+                # FINAL after a failure: nothing successful to finalise, ask again
+                return _next_or_end(state)
+            return _end(state, "no_sql")  # FINAL before anything ran is ignored
+        return {"next_step": "execute"}
+    # after an execution
+    assert last is not None
+    if not last.get("ok") and last.get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled"}:
+        return _end(state, "unrecoverable_error")
+    if last.get("ok") and reply.get("final"):
+        return _end(state, "finalized")  # a FINAL reply's new SQL ran and succeeded
+    if last.get("ok") and state.get("no_review"):
+        return _end(state, "executed")
+    if state.get("consecutive_failures", 0) >= state.get("failure_cutoff", 3):
+        return _end(state, "consecutive_failures")
+    return _next_or_end(state)
+
+
+def route(state: AgentState) -> Literal["generate", "execute", "__end__"]:
+    step = state.get("next_step")
+    if step == "generate":
+        return "generate"
+    if step == "execute":
+        return "execute"
+    return END
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def _next_or_end(state: AgentState) -> dict[str, Any]:
+    if state.get("iteration", 0) >= state.get("max_iterations", 5):
+        return _end(state, "max_iterations")
+    return {"next_step": "generate"}
+
+
+def _end(state: AgentState, stop_reason: str, *, status: str | None = None,
+         questions: list[str] | None = None) -> dict[str, Any]:
+    attempts = state.get("attempts") or []
+    ok = [a for a in attempts if a.get("ok")]
+    if status is None:
+        status = "success" if ok else "failed"
+    final_sql = ok[-1]["sql"] if ok and status == "success" else None
+    turn = {"question": state.get("question", ""), "sql": final_sql, "status": status,
+            "questions": questions or []}
+    return {"next_step": "end", "status": status, "stop_reason": stop_reason,
+            "final_sql": final_sql, "questions": questions or [],
+            "turns": list(state.get("turns") or []) + [turn]}
+
+
+def _same_sql(a: str, b: str, dialect: str) -> bool:
+    return normalize_sql(a, dialect) == normalize_sql(b, dialect)
+
+
+def _add_usage(total: dict[str, float], usage: dict[str, Any] | None) -> dict[str, float]:
+    out = dict(total)
+    for k, v in (usage or {}).items():
+        if isinstance(v, (int, float)):
+            out[k] = out.get(k, 0) + v
+    if "calls" not in (usage or {}):
+        out["calls"] = out.get("calls", 0) + 1
+    return out
+
+
+def _error_text(exc: errors.SqlnbError) -> str:
+    engine = exc.engine_message
+    if engine and engine not in exc.message:
+        return f"{exc.message} (the database said: {engine})"
+    return exc.message
+
+
+def preview_rows(result: Result, n: int) -> list[list[Any]]:
+    """The first ``n`` rows of a result as plain values."""
+    if result.arrow is None or n <= 0:
+        return []
+    head = result.arrow.slice(0, n)
+    cols = [col.to_pylist() for col in head.columns]
+    return [[_plain(v) for v in row] for row in zip(*cols)]
+
+
+def _plain(v: Any) -> Any:
+    """A preview value as plain, checkpointable data."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if v == v else None
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, (_dt.date, _dt.datetime, _dt.time)):
+        return v.isoformat()
+    if isinstance(v, bytes):
+        return v[:32].hex() + ("..." if len(v) > 32 else "")
+    return str(v)

@@ -1,0 +1,143 @@
+"""Prompts: per-dialect system prompt templates (files under ``prompts/``) and what the
+model sees on each generate call, built from the state.
+
+Two renderings of the same state:
+- ``fresh`` (default): every call is one new user message that restates the question and
+  lists this turn's earlier attempts with their results or errors.  Measured on Spider
+  with a small local model, a long chat makes it repeat failing SQL; a fresh prompt that
+  shows each attempt and its error next to the question does not.
+- ``chat``: the message history as it is (system, question, replies, results).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from string import Template
+from typing import Any, Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from sqlnb.sql.dialects import sqlglot_dialect
+
+DIALECT_NAMES = {
+    "postgres": "PostgreSQL", "mysql": "MySQL", "redshift": "Amazon Redshift",
+    "snowflake": "Snowflake", "sqlite": "SQLite", "duckdb": "DuckDB",
+}
+RENDERINGS = ("fresh", "chat")
+
+
+@lru_cache(maxsize=None)
+def template(name: str) -> str:
+    return resources.files("sqlnb.agent").joinpath("prompts", f"{name}.md").read_text("utf-8")
+
+
+def dialect_notes(dialect: str) -> str:
+    d = sqlglot_dialect(dialect)
+    try:
+        return template(d).strip()
+    except FileNotFoundError:
+        return "- Write standard SQL."
+
+
+def system_prompt(dialect: str, schema: str, *, max_iterations: int = 5, failure_cutoff: int = 3) -> str:
+    d = sqlglot_dialect(dialect)
+    return Template(template("system")).safe_substitute(
+        dialect_name=DIALECT_NAMES.get(d, d or "SQL"), dialect_notes=dialect_notes(d),
+        schema=schema.strip() or "(no tables)", max_iterations=max_iterations,
+        failure_cutoff=failure_cutoff).strip()
+
+
+def format_attempt(a: dict[str, Any]) -> str:
+    """An attempt's outcome as the model is shown it (also the tool-result message)."""
+    if a.get("ok"):
+        cols = a.get("columns") or []
+        n = a.get("row_count")
+        more = " (more rows were not fetched)" if a.get("truncated") else ""
+        lines = [f"The query ran: {n} row{'s' if n != 1 else ''}{more}."]
+        if cols:
+            lines.append("Columns: " + ", ".join(f"{c} ({t})" if t else c for c, t in cols))
+        preview = a.get("preview") or []
+        if preview:
+            lines.append(f"First {len(preview)} row{'s' if len(preview) != 1 else ''}:")
+            lines.extend(" | ".join(_cell(v) for v in row) for row in preview)
+        elif n and a.get("data_shared") is False:
+            lines.append("(rows are not shown: data sharing is off for this connection)")
+        if n == 0:
+            lines.append("No rows matched.")
+        if a.get("hint"):
+            lines.append(f"Hint: {a['hint']}")
+        return "\n".join(lines)
+    kind = a.get("error_kind") or "error"
+    lines = [f"The query failed ({kind.replace('_', ' ')}): {a.get('error') or 'unknown error'}"]
+    if a.get("hint"):
+        lines.append(f"Hint: {a['hint']}")
+    return "\n".join(lines)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    s = str(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def fresh_prompt(state: dict[str, Any]) -> str:
+    """This generate call's user message: earlier turns, the question, this turn's attempts
+    and what to do now."""
+    parts: list[str] = []
+    turns = state.get("turns") or []
+    if turns:
+        lines = ["Earlier in this conversation:"]
+        for t in turns[-4:]:
+            lines.append(f"Question: {t.get('question')}")
+            if t.get("questions"):
+                lines.append("You asked: " + " ".join(t["questions"]))
+            elif t.get("sql"):
+                lines.append(f"Answered with:\n```sql\n{t['sql']}\n```")
+            else:
+                lines.append("(not answered)")
+        parts.append("\n".join(lines))
+    parts.append(f"Question: {state.get('question', '').strip()}")
+    attempts = state.get("attempts") or []
+    if not attempts:
+        parts.append("Write one SQL query that answers the question, in a ```sql block.")
+        return "\n\n".join(parts)
+    lines = ["Your attempts so far:"]
+    for a in attempts:
+        lines.append(f"Attempt {a['n']}:\n```sql\n{a['sql']}\n```\n{format_attempt(a)}")
+    parts.append("\n\n".join(lines))
+    last = attempts[-1]
+    if last.get("ok"):
+        parts.append("Check the last result against the question: the right rows, columns, "
+                     "order and filters. If it answers the question, reply FINAL. Otherwise "
+                     "reply with a corrected query in a ```sql block.")
+    else:
+        parts.append("The last query failed. Reply with a corrected query in a ```sql block; "
+                     "do not repeat a query that failed. Use only the columns each table has.")
+    return "\n\n".join(parts)
+
+
+def model_messages(state: dict[str, Any], rendering: str = "fresh") -> list[BaseMessage]:
+    system = SystemMessage(content=system_prompt(
+        state.get("dialect", ""), state.get("schema_context", ""),
+        max_iterations=state.get("max_iterations", 5), failure_cutoff=state.get("failure_cutoff", 3)))
+    if rendering == "fresh":
+        return [system, HumanMessage(content=fresh_prompt(state))]
+    return [system, *chat_history(state.get("messages") or [])]
+
+
+def chat_history(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The history for a chat model: tool results as user messages (the text protocol has
+    no tool calls), consecutive user messages merged."""
+    out: list[BaseMessage] = []
+    for m in messages:
+        if isinstance(m, ToolMessage):
+            m = HumanMessage(content=f"Result of your query:\n{m.content}")
+        elif not isinstance(m, (HumanMessage, AIMessage)):
+            continue
+        if out and isinstance(m, HumanMessage) and isinstance(out[-1], HumanMessage):
+            out[-1] = HumanMessage(content=f"{out[-1].content}\n\n{m.content}")
+        else:
+            out.append(m)
+    return out

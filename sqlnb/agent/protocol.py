@@ -1,0 +1,87 @@
+"""The reply protocol every model speaks (the scripted test model included).
+
+- A fenced ```sql block proposes that SQL; when there are several, the last one wins.
+  A reply that is nothing but a bare ``SELECT``/``WITH`` statement proposes it too.
+- A line reading ``FINAL`` (any case, markdown emphasis ignored) declares the last
+  successful SQL final; a FINAL reply that carries new SQL has it executed first.
+- A reply beginning ``CLARIFY:`` asks the user; the following lines are the questions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_BARE_START = re.compile(r"(?is)^\s*(select|with)\b")
+_FINAL_LINE = re.compile(r"^[\s>*_`#-]*final[\s*_`.!:]*$", re.I)
+_CLARIFY = re.compile(r"^[\s*_`#]*clarify[\s*_`]*:", re.I)
+_SQL_LANGS = {"sql", "postgresql", "postgres", "mysql", "sqlite", "duckdb", "snowflake",
+              "redshift", "tsql", "plsql", "psql"}
+
+
+@dataclass
+class Reply:
+    """What a model reply asks for."""
+
+    text: str
+    sql: str | None = None
+    final: bool = False
+    clarify: list[str] | None = None
+    questions: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        if self.clarify is not None:
+            return "clarify"
+        if self.sql:
+            return "final_sql" if self.final else "sql"
+        return "final" if self.final else "none"
+
+
+def parse_reply(text: str) -> Reply:
+    text = text or ""
+    stripped = text.strip()
+    if _CLARIFY.match(stripped):
+        body = _CLARIFY.sub("", stripped, count=1)
+        questions = [_strip_bullet(line) for line in body.splitlines()]
+        questions = [q for q in questions if q]
+        return Reply(text=text, clarify=questions)
+    sql = extract_sql(text)
+    final = any(_FINAL_LINE.match(line) for line in _outside_fences(text).splitlines())
+    return Reply(text=text, sql=sql, final=final)
+
+
+def extract_sql(text: str) -> str | None:
+    """The proposed SQL of a reply: the last fenced SQL block, else the whole reply when it
+    is a bare SELECT/WITH statement (a trailing FINAL line aside)."""
+    blocks = []
+    for m in _FENCE.finditer(text):
+        lang, body = m.group(1).lower(), m.group(2).strip()
+        if not body:
+            continue
+        # an untagged fence counts when it holds a query (small models often omit "sql")
+        if lang in _SQL_LANGS or (not lang and _BARE_START.match(body)):
+            blocks.append(body)
+    if blocks:
+        return _clean(blocks[-1])
+    lines = [line for line in text.strip().splitlines() if not _FINAL_LINE.match(line)]
+    candidate = "\n".join(lines).strip()
+    if candidate and "```" not in candidate and _BARE_START.match(candidate):
+        return _clean(candidate)
+    return None
+
+
+def _clean(sql: str) -> str:
+    sql = sql.strip()
+    while sql.endswith(";"):
+        sql = sql[:-1].rstrip()
+    return sql
+
+
+def _outside_fences(text: str) -> str:
+    return _FENCE.sub("\n", text)
+
+
+def _strip_bullet(line: str) -> str:
+    return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()

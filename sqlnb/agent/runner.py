@@ -1,0 +1,242 @@
+"""Running a turn: the schema context, the graph with its checkpointer, progress events,
+and the result the front doors show.  Front doors call :class:`Agent`; they never touch
+drivers or the graph."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from sqlnb import errors
+from sqlnb.adapters.base import Adapter, Result, Table
+from sqlnb.agent.context import SchemaContext, build_context
+from sqlnb.agent.graph import build_graph, recursion_limit
+from sqlnb.agent.nodes import AgentContext, AgentSettings, preview_rows
+from sqlnb.agent.state import new_turn
+from sqlnb.sql.quoting import quote_identifier
+
+Event = dict[str, Any]
+_TEXT_TYPE = re.compile(r"char|text|string|clob|enum|varchar|name|citext", re.I)
+
+
+@dataclass
+class AskResult:
+    """What one question gave: the final SQL (runnable, read-only), how it ended, every
+    attempt, and the final result (``df``)."""
+
+    question: str
+    connection: str
+    dialect: str
+    model: str
+    status: str
+    stop_reason: str | None
+    sql: str | None
+    iterations: int
+    attempts: list[dict[str, Any]]
+    questions: list[str] = field(default_factory=list)
+    usage: dict[str, float] = field(default_factory=dict)
+    result: Result | None = None
+    elapsed: float = 0.0
+    model_error: str | None = None
+    context: SchemaContext | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "success"
+
+    @property
+    def columns(self) -> list[str]:
+        return self.result.column_names if self.result is not None else []
+
+    def rows(self, n: int = 10) -> list[list[Any]]:
+        return preview_rows(self.result, n) if self.result is not None else []
+
+    @property
+    def df(self):
+        """The final SQL's result as a DataFrame (up to the agent's row cap)."""
+        if self.result is None:
+            import pandas as pd
+
+            return pd.DataFrame()
+        return self.result.to_pandas()
+
+    def to_dict(self, rows: int = 10) -> dict[str, Any]:
+        return {
+            "question": self.question, "connection": self.connection, "dialect": self.dialect,
+            "model": self.model, "status": self.status, "stop_reason": self.stop_reason,
+            "sql": self.sql, "iterations": self.iterations,
+            "attempts": [{k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")}
+                         for a in self.attempts],
+            "columns": self.columns, "rows": self.rows(rows), "questions": self.questions,
+            "usage": dict(self.usage), "elapsed": round(self.elapsed, 3),
+            **({"model_error": self.model_error} if self.model_error else {}),
+        }
+
+    def cell_source(self) -> str | None:
+        """A runnable ``%%sql`` cell for the final SQL, with a comment recording how it
+        was made (question, model, attempts).  None when there is no final SQL."""
+        if not self.sql:
+            return None
+        q = " ".join(self.question.split())
+        if len(q) > 160:
+            q = q[:157] + "..."
+        n = len(self.attempts)
+        comment = f"-- sqlnb ask: {q} | model: {self.model} | attempts: {n}"
+        return f"%%sql --conn {self.connection}\n{comment}\n{self.sql}\n"
+
+    def __repr__(self) -> str:
+        return (f"AskResult(status={self.status!r}, stop_reason={self.stop_reason!r}, "
+                f"attempts={len(self.attempts)}, sql={self.sql!r})")
+
+
+class Agent:
+    """The text-to-SQL agent of one notebook (or one CLI run): one compiled graph, one
+    checkpointer whose threads keep the conversation per connection."""
+
+    def __init__(self, *, checkpointer=None, settings: AgentSettings | None = None):
+        self.checkpointer = checkpointer if checkpointer is not None else InMemorySaver()
+        self.graph = build_graph(self.checkpointer)
+        self.settings = settings or AgentSettings()
+        self._clients: dict[tuple, Any] = {}
+        self._samples: dict[tuple, dict[str, list[str]]] = {}
+        self._generation: dict[str, int] = {}  # thread -> conversation number (reset)
+
+    # ---- models ------------------------------------------------------------------
+    def client(self, model: Any = None):
+        """A ModelClient for ``model``: a spec string, a chat model, or a client."""
+        from sqlnb.agent.models import ModelClient, resolve_model
+
+        if hasattr(model, "invoke") and hasattr(model, "retries"):
+            return model
+        if model is None or isinstance(model, str):
+            import os
+
+            key = (model or os.environ.get("SQLNB_MODEL") or "",
+                   bool(os.environ.get("ANTHROPIC_API_KEY")))
+            if key not in self._clients:
+                self._clients[key] = ModelClient(resolve_model(model))
+            return self._clients[key]
+        return ModelClient(model)
+
+    # ---- conversation ------------------------------------------------------------
+    def thread_id(self, connection: str) -> str:
+        return f"{connection}#{self._generation.get(connection, 0)}"
+
+    def reset(self, connection: str | None = None) -> None:
+        """Forget the conversation (of one connection, or all)."""
+        names = [connection] if connection else list(self._generation) or []
+        for name in names:
+            self._generation[name] = self._generation.get(name, 0) + 1
+
+    def history(self, connection: str) -> list[dict[str, Any]]:
+        state = self.graph.get_state({"configurable": {"thread_id": self.thread_id(connection)}})
+        return list((state.values or {}).get("turns") or [])
+
+    # ---- asking ------------------------------------------------------------------
+    def ask(self, question: str, adapter: Adapter, *, connection: str = "default",
+            model: Any = None, max_iterations: int = 5, failure_cutoff: int = 3,
+            no_review: bool = False, settings: AgentSettings | None = None,
+            on_event: Callable[[Event], None] | None = None) -> AskResult:
+        question = (question or "").strip()
+        if not question:
+            raise errors.UsageError("No question to ask",
+                                    hint="write the question in the cell body below %%ask")
+        if max_iterations < 1:
+            raise errors.UsageError("--max-iterations must be at least 1")
+        s = settings or self.settings
+        client = self.client(model)
+        start = time.perf_counter()
+        emit = on_event or (lambda e: None)
+        config = {"configurable": {"thread_id": self.thread_id(connection)},
+                  "recursion_limit": recursion_limit(max_iterations)}
+        earlier = [t.get("question", "") for t in self.history(connection)[-2:]]
+        emit({"type": "context", "connection": connection})
+        catalog = adapter.catalog()
+        samples = (lambda t: self._sample_values(adapter, t)) if s.share_data and s.sample_values else None
+        ctx_text = build_context(catalog, " ".join(earlier + [question]), adapter.dialect,
+                                 budget=s.context_budget, samples=samples)
+        context = AgentContext(model=client, adapter=adapter, catalog=catalog, settings=s,
+                               distinct_values=lambda t, c: self._distinct(adapter, t, c))
+        inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
+                          schema_context=ctx_text.text, max_iterations=max_iterations,
+                          failure_cutoff=failure_cutoff, no_review=no_review)
+        for update in self.graph.stream(inputs, config, context=context, stream_mode="updates"):
+            for node, delta in update.items():
+                _progress(node, delta or {}, max_iterations, emit)
+        values = self.graph.get_state(config).values
+        attempts = list(values.get("attempts") or [])
+        final_sql = values.get("final_sql")
+        result = None
+        if final_sql:
+            n = max(a["n"] for a in attempts if a.get("ok") and a["sql"] == final_sql)
+            result = context.results.get(n)
+        from sqlnb.agent.models import describe_model
+
+        out = AskResult(
+            question=question, connection=connection, dialect=adapter.dialect,
+            model=describe_model(getattr(client, "model", client)),
+            status=values.get("status", "failed"), stop_reason=values.get("stop_reason"),
+            sql=final_sql, iterations=values.get("iteration", 0), attempts=attempts,
+            questions=list(values.get("questions") or []), usage=dict(values.get("usage") or {}),
+            result=result, elapsed=time.perf_counter() - start,
+            model_error=values.get("model_error"), context=ctx_text)
+        emit({"type": "done", "result": out})
+        return out
+
+    # ---- data for the context (read-only, capped, only when sharing is on) -----------
+    def _sample_values(self, adapter: Adapter, table: Table, n: int = 3) -> dict[str, list[str]]:
+        key = (id(adapter), adapter.catalog().loaded_at, table.qualified_name)
+        if key in self._samples:
+            return self._samples[key]
+        cols = [c for c in table.columns if _TEXT_TYPE.search(c.type or "")][:12]
+        values: dict[str, list[str]] = {}
+        if cols:
+            d = adapter.dialect
+            name = ".".join(quote_identifier(p, d) for p in ([table.schema] if table.schema else []) + [table.name])
+            sql = f"SELECT {', '.join(quote_identifier(c.name, d) for c in cols)} FROM {name} LIMIT 200"
+            try:
+                res = adapter.execute(sql, max_rows=200, timeout=5, readonly=True)
+            except errors.SqlnbError:
+                res = None
+            if res is not None and res.arrow is not None:
+                for c, col in zip(cols, res.arrow.columns):
+                    seen: list[str] = []
+                    for v in col.to_pylist():
+                        if v is None or v == "" or str(v) in seen:
+                            continue
+                        seen.append(str(v))
+                        if len(seen) >= n:
+                            break
+                    if seen:
+                        values[c.name] = seen
+        self._samples[key] = values
+        return values
+
+    def _distinct(self, adapter: Adapter, table: Table, column: str) -> list:
+        d = adapter.dialect
+        name = ".".join(quote_identifier(p, d) for p in ([table.schema] if table.schema else []) + [table.name])
+        col = quote_identifier(column, d)
+        res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT 500",
+                              max_rows=500, timeout=5, readonly=True)
+        return [r[0] for r in res.rows]
+
+
+def _progress(node: str, delta: Mapping[str, Any], max_iterations: int, emit) -> None:
+    if node == "generate":
+        reply = delta.get("reply") or {}
+        emit({"type": "reply", "iteration": delta.get("iteration"), "max_iterations": max_iterations,
+              "sql": reply.get("sql"), "final": reply.get("final"), "clarify": reply.get("clarify"),
+              "model_error": delta.get("model_error")})
+    elif node == "execute":
+        attempts: Sequence[dict] = delta.get("attempts") or []
+        if attempts:
+            emit({"type": "attempt", "attempt": attempts[-1], "max_iterations": max_iterations})
+    elif node == "decide_next_step":
+        if delta.get("next_step") == "execute":
+            emit({"type": "executing"})
+        elif delta.get("next_step") == "end":
+            emit({"type": "stopped", "status": delta.get("status"), "stop_reason": delta.get("stop_reason")})
