@@ -29,6 +29,13 @@ def _preload_mysql_cext() -> None:
 _preload_mysql_cext()
 
 
+def ask(question, connection=None, model=None, **options):
+    """Ask a database a question; see :func:`sqlnb.api.ask`."""
+    from sqlnb.api import ask as _ask
+
+    return _ask(question, connection, model, **options)
+
+
 def load_ipython_extension(ipython):  # %load_ext sqlnb
     from sqlnb.magics import load_ipython_extension as _load
 

@@ -1,10 +1,13 @@
 """The ``sqlnb`` command line: a thin front door over :mod:`sqlnb.session`.
 
     sqlnb sql --db URL [--readonly] [--json] [--timeout S] [--limit N] SQL
+    sqlnb ask --db URL [--model SPEC] [--max-iterations N] [--no-review] [--no-data] [--json] QUESTION
+    sqlnb model download NAME | sqlnb model list
     sqlnb demo [--dir DIR] [--no-lab] [--port N]
 
 Failures exit non-zero with a one-line message on stderr (1: the database or the
-query failed; 2: bad usage or configuration).
+query failed, or ``ask`` found no answer; 2: bad usage or configuration; 3: ``ask``
+needs clarification).
 """
 
 from __future__ import annotations
@@ -37,6 +40,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, default=None, help="fetch at most N rows")
     s.add_argument("sql", nargs="+", help="the SQL (several statements run in order; the last is shown)")
 
+    a = sub.add_parser("ask", help="ask a question; print the SQL that answers it")
+    a.add_argument("--db", required=True, help="connection URL or configured connection name")
+    a.add_argument("--model", "-m", help="model spec, e.g. anthropic:claude-sonnet-4-5, "
+                                         "llamacpp:qwen2.5-coder-1.5b, scripted:replies.json")
+    a.add_argument("--max-iterations", type=int, default=5, help="model calls at most (default 5)")
+    a.add_argument("--no-review", action="store_true", help="stop at the first successful query")
+    a.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
+    a.add_argument("--json", action="store_true", help="print one JSON object")
+    a.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
+    a.add_argument("--connect-timeout", type=float, default=10.0)
+    a.add_argument("question", nargs="+", help="the question")
+
+    m = sub.add_parser("model", help="manage the offline model")
+    msub = m.add_subparsers(dest="model_command", parser_class=_Parser)
+    dl = msub.add_parser("download", help="fetch an offline model into the cache (sha256 checked)")
+    dl.add_argument("name", help="e.g. qwen2.5-coder-1.5b")
+    dl.add_argument("--dir", default=None, help="cache folder (default $SQLNB_MODEL_DIR or ~/.cache/sqlnb/models)")
+    msub.add_parser("list", help="the models sqlnb can download, and which are here")
+
     d = sub.add_parser("demo", help="create the sample DuckDB database and notebook, open JupyterLab")
     d.add_argument("--dir", default="sqlnb-demo", help="folder for the sample files (default ./sqlnb-demo)")
     d.add_argument("--no-lab", action="store_true", help="only create the files")
@@ -51,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
-        return {"sql": cmd_sql, "demo": cmd_demo}[args.command](args)
+        return {"sql": cmd_sql, "ask": cmd_ask, "model": cmd_model, "demo": cmd_demo}[args.command](args)
     except errors.SqlnbError as exc:
         print(f"sqlnb: error: {_one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, (errors.ConfigurationError, errors.UsageError)) else 1
@@ -92,6 +114,63 @@ def cmd_sql(args) -> int:
     else:
         print(result_table(result))
     return 0
+
+
+def cmd_ask(args) -> int:
+    import json
+
+    from sqlnb.adapters import ConnectOptions
+    from sqlnb.agent.nodes import AgentSettings
+    from sqlnb.agent.runner import Agent
+    from sqlnb.display import ask_progress_line, ask_summary
+    from sqlnb.session import ConnectionManager
+
+    if args.max_iterations < 1:
+        raise errors.UsageError("--max-iterations must be at least 1")
+    question = " ".join(args.question)
+    manager = ConnectionManager()
+    options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
+    # a read-only connection: the agent never writes, and the session says so too
+    entry = manager.connect(args.db, "cli", readonly=True, options=options)
+
+    def progress(event: dict) -> None:
+        text = ask_progress_line(event)
+        if text and not args.json:
+            print(text, file=sys.stderr, flush=True)
+
+    try:
+        agent = Agent()
+        result = agent.ask(question, entry.adapter, connection=entry.name, model=args.model,
+                           max_iterations=args.max_iterations, no_review=args.no_review,
+                           settings=AgentSettings(share_data=not args.no_data), on_event=progress)
+    finally:
+        manager.close_all()
+    if args.json:
+        from sqlnb.display import json_value
+
+        data = result.to_dict()
+        data["rows"] = [[json_value(v) for v in row] for row in data["rows"]]
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print(ask_summary(result))
+    if result.status == "needs_clarification":
+        return 3
+    return 0 if result.status == "success" else 1
+
+
+def cmd_model(args) -> int:
+    from sqlnb.agent.download import download_model, known_models, model_path
+
+    if args.model_command == "download":
+        path = download_model(args.name, dest_dir=args.dir)
+        print(f"{path}\nUse it with --model llamacpp:{args.name} (needs: pip install 'sqlnb[local]')")
+        return 0
+    if args.model_command == "list":
+        for name in known_models():
+            path = model_path(name)
+            print(f"{name}\t{'downloaded: ' + str(path) if path.exists() else 'not downloaded'}")
+        return 0
+    raise errors.UsageError("sqlnb model needs a command", hint="sqlnb model download qwen2.5-coder-1.5b")
 
 
 def cmd_demo(args) -> int:

@@ -180,3 +180,112 @@ def table_frame(table):
                                         "comment"]).set_index("column")
     frame.attrs["table"] = table.qualified_name
     return frame
+
+
+# ---------------------------------------------------------------------------------------
+# the agent (%%ask, sqlnb ask)
+# ---------------------------------------------------------------------------------------
+
+_STOP_WORDS = {
+    "finalized": "the model confirmed the result",
+    "executed": "first successful query (--no-review)",
+    "duplicate_sql": "the model proposed the same query again",
+    "no_sql": "the model replied without SQL",
+    "max_iterations": "the iteration limit was reached",
+    "consecutive_failures": "too many failed queries in a row",
+    "unrecoverable_error": "an error another attempt cannot fix",
+    "model_error": "the model failed",
+    "clarification": "the model needs more information",
+}
+
+
+def ask_progress_line(event: dict) -> str | None:
+    """One line of live progress for an agent event (None: nothing to show)."""
+    kind = event.get("type")
+    if kind == "reply":
+        if event.get("model_error"):
+            return f"Model call failed: {event['model_error']}"
+        if event.get("clarify") is not None:
+            return "The model asks for clarification."
+        if event.get("sql") is None and event.get("final"):
+            return "The model confirmed the result (FINAL)."
+        return None
+    if kind == "attempt":
+        a = event["attempt"]
+        head = f"Attempt {a['n']} of at most {event.get('max_iterations')}: {_one_line_sql(a['sql'])}"
+        if a.get("ok"):
+            more = "+" if a.get("truncated") else ""
+            n = a.get("row_count") or 0
+            return f"{head}\n  ✓ {n:,}{more} row{'s' if n != 1 else ''} · {format_elapsed(a.get('elapsed') or 0)}"
+        return f"{head}\n  ✗ {a.get('error_kind')}: {a.get('error')}"
+    return None
+
+
+def _one_line_sql(sql: str, width: int = 110) -> str:
+    text = " ".join((sql or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ask_summary(result) -> str:
+    """The outcome of an ask as plain text (terminal, notebook text/plain)."""
+    lines = []
+    if result.status == "needs_clarification":
+        lines.append("The model needs more information:")
+        lines += [f"  - {q}" for q in result.questions] or ["  (no questions given)"]
+        lines.append("Answer with another %%ask (the conversation continues).")
+        return "\n".join(lines)
+    why = _STOP_WORDS.get(result.stop_reason or "", result.stop_reason or "")
+    n = len(result.attempts)
+    lines.append(f"{result.status.upper()} · {why} · {n} attempt{'s' if n != 1 else ''}, "
+                 f"{result.iterations} model call{'s' if result.iterations != 1 else ''}, "
+                 f"{format_elapsed(result.elapsed)}")
+    if result.model_error:
+        lines.append(f"Model error: {result.model_error}")
+    if result.sql:
+        lines.append(result.sql)
+        if result.result is not None:
+            lines.append(result_table(result.result, max_rows=5))
+    elif result.attempts:
+        last = result.attempts[-1]
+        lines.append(f"No query succeeded; the last error: {last.get('error_kind')}: {last.get('error')}")
+    return "\n".join(lines)
+
+
+def ask_summary_html(result, preview_rows: int = 5) -> str:
+    """The outcome of an ask for a notebook: status, the final SQL and a preview."""
+    esc = html.escape
+    if result.status == "needs_clarification":
+        items = "".join(f"<li>{esc(q)}</li>" for q in result.questions)
+        return (f"<div><b>The model needs more information:</b><ul>{items}</ul>"
+                "<small>Answer with another %%ask; the conversation continues.</small></div>")
+    why = _STOP_WORDS.get(result.stop_reason or "", result.stop_reason or "")
+    n = len(result.attempts)
+    color = "#1a7f37" if result.status == "success" else "#cf222e"
+    parts = [f"<div><b style='color:{color}'>{esc(result.status)}</b> · {esc(why)} · {n} attempt"
+             f"{'s' if n != 1 else ''}, {result.iterations} model call{'s' if result.iterations != 1 else ''}, "
+             f"{esc(format_elapsed(result.elapsed))} · <code>{esc(result.model)}</code></div>"]
+    if result.model_error:
+        parts.append(f"<div>Model error: {esc(result.model_error)}</div>")
+    if result.sql:
+        parts.append(f"<pre>{esc(result.sql)}</pre>")
+        if result.result is not None:
+            parts.append(_preview_html(result.result, preview_rows))
+    elif result.attempts:
+        last = result.attempts[-1]
+        parts.append(f"<div>No query succeeded; the last error: {esc(str(last.get('error_kind')))}: "
+                     f"{esc(str(last.get('error')))}</div>")
+    return "\n".join(parts)
+
+
+def _preview_html(result: Result, n: int) -> str:
+    from sqlnb.adapters.base import arrow_to_pandas
+
+    if result.arrow is None:
+        return ""
+    head = arrow_to_pandas(result.arrow.slice(0, n))
+    total = len(result.arrow)
+    more = "+" if result.truncated else ""
+    note = (f"Preview: {min(n, total)} of {total:,}{more} rows; run the new cell for the full result."
+            if total > n or result.truncated else f"{total:,} row{'s' if total != 1 else ''}.")
+    return (head.to_html(index=False, border=0, classes="dataframe sqlnb-table")
+            + f'<div style="opacity:0.7;font-size:90%">{html.escape(note)}</div>')

@@ -66,6 +66,12 @@ class NoActiveConnectionError(ConfigurationError):
     kind = "no_active_connection"
 
 
+class ModelNotConfigured(ConfigurationError):
+    """No language model was chosen and none can be picked by default."""
+
+    kind = "model_not_configured"
+
+
 class UsageError(SqlnbError):
     """Bad arguments to a magic or the CLI, an empty cell, a missing parameter."""
 
@@ -132,10 +138,29 @@ class ConnectFailed(DatabaseError):
     kind = "connect_failed"
 
 
+# --- language models ----------------------------------------------------------------
+class ModelError(SqlnbError):
+    """The language model failed to answer (after retries), timed out or refused us."""
+
+    kind = "model"
+
+
+class ScriptExhausted(ModelError):
+    """A scripted (test) model was asked for more replies than its script holds."""
+
+    kind = "script_exhausted"
+
+
+class ModelDownloadError(SqlnbError):
+    """A local model file could not be downloaded, or the download was corrupt."""
+
+    kind = "model_download"
+
+
 ERROR_KINDS = {cls.kind: cls for cls in (
     SqlnbError, ConfigurationError, InvalidURLError, UnknownSchemeError, MissingDriverError,
     UnknownConnectionError, NoActiveConnectionError, UsageError, ReadOnlyViolation,
     DatabaseError, TableNotFound, ColumnNotFound, SQLSyntaxError, TypeMismatch,
     PermissionDenied, QueryTimeout, QueryCancelled, ConnectionLost, AuthenticationFailed,
-    ConnectFailed,
+    ConnectFailed, ModelNotConfigured, ModelError, ScriptExhausted, ModelDownloadError,
 )}

@@ -110,8 +110,8 @@ def fresh_prompt(state: dict[str, Any]) -> str:
     last = attempts[-1]
     if last.get("ok"):
         parts.append("Check the last result against the question: the right rows, columns, "
-                     "order and filters. If it answers the question, reply FINAL. Otherwise "
-                     "reply with a corrected query in a ```sql block.")
+                     "order and filters. If it answers the question, reply with the single word "
+                     "FINAL. If not, reply with a corrected query in a ```sql block.")
     else:
         parts.append("The last query failed. Reply with a corrected query in a ```sql block; "
                      "do not repeat a query that failed. Use only the columns each table has.")

@@ -88,6 +88,16 @@ class AskResult:
         comment = f"-- sqlnb ask: {q} | model: {self.model} | attempts: {n}"
         return f"%%sql --conn {self.connection}\n{comment}\n{self.sql}\n"
 
+    def _repr_html_(self) -> str:
+        from sqlnb.display import ask_summary_html
+
+        return ask_summary_html(self)
+
+    def __str__(self) -> str:
+        from sqlnb.display import ask_summary
+
+        return ask_summary(self)
+
     def __repr__(self) -> str:
         return (f"AskResult(status={self.status!r}, stop_reason={self.stop_reason!r}, "
                 f"attempts={len(self.attempts)}, sql={self.sql!r})")
@@ -128,7 +138,7 @@ class Agent:
 
     def reset(self, connection: str | None = None) -> None:
         """Forget the conversation (of one connection, or all)."""
-        names = [connection] if connection else list(self._generation) or []
+        names = [connection] if connection else list(self._generation)
         for name in names:
             self._generation[name] = self._generation.get(name, 0) + 1
 
@@ -149,6 +159,7 @@ class Agent:
             raise errors.UsageError("--max-iterations must be at least 1")
         s = settings or self.settings
         client = self.client(model)
+        self._generation.setdefault(connection, 0)  # so that reset() with no name finds it
         start = time.perf_counter()
         emit = on_event or (lambda e: None)
         config = {"configurable": {"thread_id": self.thread_id(connection)},

@@ -1,10 +1,12 @@
-"""IPython front doors: ``%load_ext sqlnb`` registers ``%sqlnb``, ``%%sql`` and ``%sql``."""
+"""IPython front doors: ``%load_ext sqlnb`` registers ``%sqlnb``, ``%%sql``, ``%sql`` and
+``%%ask``."""
 
 from __future__ import annotations
 
+from sqlnb.magics.ask import AskMagic
 from sqlnb.magics.sql import SqlMagic
 
-__all__ = ["SqlMagic", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["AskMagic", "SqlMagic", "load_ipython_extension", "unload_ipython_extension"]
 
 
 def load_ipython_extension(ipython) -> None:
@@ -13,6 +15,11 @@ def load_ipython_extension(ipython) -> None:
     if magics not in ipython.configurables:
         ipython.configurables.append(magics)
     ipython._sqlnb_magics = magics
+    ask = AskMagic(shell=ipython, manager=magics.manager)
+    ipython.register_magics(ask)
+    if ask not in ipython.configurables:
+        ipython.configurables.append(ask)
+    ipython._sqlnb_ask = ask
 
 
 def unload_ipython_extension(ipython) -> None:

@@ -1,0 +1,592 @@
+"""Which language model the agent talks to, and how it calls it.
+
+One spec string ``provider:model`` picks a LangChain chat model (:func:`resolve_model`):
+
+- ``anthropic:claude-sonnet-4-5``, ``openai:gpt-4o-mini``, ``ollama:qwen2.5-coder``, any
+  provider LangChain's ``init_chat_model`` knows;
+- ``llamacpp:qwen2.5-coder-1.5b`` (a downloaded model name) or ``llamacpp:/path/x.gguf``:
+  llama.cpp in-process (:class:`LlamaCppChatModel`);
+- ``scripted:replies.json``: canned replies for tests and demos (:class:`ScriptedChatModel`).
+
+:class:`ModelClient` is what the agent calls: it retries transient failures, enforces a
+deadline, scrubs secrets from errors and returns the reply text with token usage.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextvars
+import importlib.util
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field, PrivateAttr
+
+from sqlnb.errors import (
+    ConfigurationError,
+    MissingDriverError,
+    ModelError,
+    ModelNotConfigured,
+    ScriptExhausted,
+    SqlnbError,
+)
+
+__all__ = [
+    "DEFAULT_ANTHROPIC_MODEL", "MODEL_ENV", "LlamaCppChatModel", "ModelClient", "ModelError",
+    "ModelNotConfigured", "ScriptExhausted", "ScriptedChatModel", "describe_model",
+    "resolve_model", "scrub_secrets",
+]
+
+MODEL_ENV = "SQLNB_MODEL"
+DEFAULT_ANTHROPIC_MODEL = "anthropic:claude-sonnet-4-5"
+LLAMA_THREADS_ENV = "SQLNB_LLAMA_THREADS"
+
+_HOW_TO_CONFIGURE = (
+    "set ANTHROPIC_API_KEY to use Claude (" + DEFAULT_ANTHROPIC_MODEL + "), or choose a "
+    "model with `--model provider:model`, `%config AskMagic.model = \"provider:model\"` or "
+    "the SQLNB_MODEL environment variable, e.g. anthropic:claude-sonnet-4-5, "
+    "openai:gpt-4o-mini, ollama:qwen2.5-coder, llamacpp:qwen2.5-coder-1.5b (after "
+    "`sqlnb model download qwen2.5-coder-1.5b`) or scripted:replies.json"
+)
+
+# Environment variables holding each provider's API key (for hints only).
+_KEY_ENV = {
+    "anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY",
+    "azure_openai": "AZURE_OPENAI_API_KEY", "groq": "GROQ_API_KEY",
+    "mistralai": "MISTRAL_API_KEY", "deepseek": "DEEPSEEK_API_KEY", "xai": "XAI_API_KEY",
+    "fireworks": "FIREWORKS_API_KEY", "together": "TOGETHER_API_KEY",
+    "google_genai": "GOOGLE_API_KEY", "cohere": "COHERE_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY", "perplexity": "PPLX_API_KEY",
+}
+# sqlnb's own extra names the package where one exists
+_EXTRA_FOR = {"langchain-openai": "sqlnb[openai]"}
+
+
+# --- message conversion ----------------------------------------------------------------
+_ROLES = {"system": "system", "human": "user", "ai": "assistant"}
+
+
+def _text(message: BaseMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return str(message.text)
+
+
+def _role_content(messages: Sequence[BaseMessage]) -> list[tuple[str, str]]:
+    """OpenAI-style roles: system / user / assistant; any other message counts as user."""
+    return [(_ROLES.get(m.type, "user"), _text(m)) for m in messages]
+
+
+# --- scripted model ----------------------------------------------------------------------
+class ScriptedChatModel(BaseChatModel):
+    """Replies from a fixed list, in order: deterministic tests and demos.
+
+    ``prompts`` records every prompt received as ``[(role, content), ...]`` with roles
+    ``system``/``user``/``assistant``.  Token usage is estimated (4 characters a token).
+    """
+
+    replies: list[str]
+    position: int = 0
+    prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
+    source: str | None = None
+    """The file the replies came from (its name shows in :func:`describe_model`)."""
+
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> ScriptedChatModel:
+        """Load replies from a JSON file holding a list of strings."""
+        file = Path(path).expanduser()
+        example = 'e.g. ["```sql\\nSELECT 1\\n```", "FINAL"]'
+        try:
+            raw = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigurationError(
+                f"scripted model file {str(file)!r} does not exist",
+                hint=f"write the replies as a JSON list of strings to it, {example}",
+            ) from None
+        except OSError as exc:
+            raise ConfigurationError(f"cannot read scripted model file {str(file)!r}: "
+                                     f"{exc.strerror or exc}") from exc
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ConfigurationError(
+                f"scripted model file {str(file)!r} is not valid JSON: {exc.msg} at line "
+                f"{exc.lineno}, column {exc.colno}",
+                hint=f"it must hold a JSON list of reply strings, {example}",
+            ) from None
+        if not isinstance(data, list):
+            raise ConfigurationError(
+                f"scripted model file {str(file)!r} holds a JSON {type(data).__name__}, "
+                "not a list",
+                hint=f"it must hold a JSON list of reply strings, {example}",
+            )
+        for i, item in enumerate(data):
+            if not isinstance(item, str):
+                raise ConfigurationError(
+                    f"scripted model file {str(file)!r}: reply {i + 1} is a JSON "
+                    f"{type(item).__name__}, not a string",
+                    hint=f"it must hold a JSON list of reply strings, {example}",
+                )
+        return cls(replies=data, source=file.name)
+
+    @property
+    def _llm_type(self) -> str:
+        return "sqlnb-scripted"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"source": self.source, "replies": len(self.replies)}
+
+    @property
+    def remaining(self) -> int:
+        return len(self.replies) - self.position
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None,
+                  **kwargs: Any) -> ChatResult:
+        prompt = _role_content(messages)
+        with self._lock:
+            self.prompts.append(prompt)
+            if self.position >= len(self.replies):
+                where = f" in {self.source}" if self.source else ""
+                raise ScriptExhausted(
+                    f"the scripted model has no reply left: all {len(self.replies)} "
+                    f"replies{where} were used (call {len(self.prompts)})",
+                    hint="add replies to the script, or expect fewer model calls",
+                )
+            reply = self.replies[self.position]
+            self.position += 1
+        input_tokens = sum(len(content) for _, content in prompt) // 4
+        output_tokens = len(reply) // 4
+        message = AIMessage(content=reply, usage_metadata={
+            "input_tokens": input_tokens, "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+        })
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+# --- llama.cpp in-process ----------------------------------------------------------------
+def _default_threads() -> int:
+    configured = os.environ.get(LLAMA_THREADS_ENV, "").strip()
+    if configured:
+        try:
+            return max(1, int(configured))
+        except ValueError:
+            raise ConfigurationError(
+                f"{LLAMA_THREADS_ENV}={configured!r} is not a number",
+                hint=f"set {LLAMA_THREADS_ENV} to a thread count such as 2",
+            ) from None
+    return min(4, os.cpu_count() or 1)
+
+
+_LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_LLAMAS_LOCK = threading.Lock()
+
+
+def _import_llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise MissingDriverError(
+            "llama-cpp-python is not installed, so llamacpp: models cannot run",
+            hint="pip install 'sqlnb[local]'",
+        ) from exc
+    return llama_cpp
+
+
+def _get_llama(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
+    """One Llama per (path, n_ctx, n_threads) per process, with the lock that guards it."""
+    key = (model_path, n_ctx, n_threads)
+    with _LLAMAS_LOCK:
+        entry = _LLAMAS.get(key)
+        if entry is None:
+            llama_cpp = _import_llama_cpp()
+            try:
+                llama = llama_cpp.Llama(model_path=model_path, n_ctx=n_ctx,
+                                        n_threads=n_threads, verbose=False, seed=0)
+            except (ValueError, OSError, RuntimeError) as exc:
+                raise ConfigurationError(
+                    f"llama.cpp could not load {model_path}: {exc}",
+                    hint="the file may be corrupt or not a GGUF model: delete it and run "
+                         "`sqlnb model download qwen2.5-coder-1.5b` again",
+                ) from exc
+            if not _LLAMAS:
+                atexit.register(_close_llamas)
+            entry = _LLAMAS[key] = (llama, threading.Lock())
+        return entry
+
+
+def _close_llamas() -> None:
+    """Free loaded models while the interpreter still works (llama-cpp-python's own
+    finalizer fails noisily during interpreter shutdown)."""
+    with _LLAMAS_LOCK:
+        entries = list(_LLAMAS.values())
+        _LLAMAS.clear()
+    for llama, lock in entries:
+        if lock.acquire(timeout=1.0):  # never free a model a worker thread is still using
+            try:
+                llama.close()
+            except Exception:
+                pass
+            finally:
+                lock.release()
+
+
+class LlamaCppChatModel(BaseChatModel):
+    """A GGUF model run in-process by llama.cpp (``pip install 'sqlnb[local]'``).
+
+    Instances with the same (model_path, n_ctx, n_threads) share one loaded model, so the
+    prompt-prefix cache makes a repeated schema prefix cheap; calls are serialized.
+    """
+
+    model_path: str
+    n_ctx: int = 8192
+    n_threads: int = Field(default_factory=_default_threads)
+    max_tokens: int = 512
+    temperature: float = 0.0
+    repeat_penalty: float = 1.0
+    stop: list[str] | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "sqlnb-llamacpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_path": self.model_path, "n_ctx": self.n_ctx,
+                "temperature": self.temperature, "max_tokens": self.max_tokens}
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None,
+                  **kwargs: Any) -> ChatResult:
+        llama, lock = _get_llama(self.model_path, self.n_ctx, self.n_threads)
+        chat = [{"role": role, "content": content} for role, content in _role_content(messages)]
+        stops = stop if stop is not None else self.stop
+        with lock:
+            try:
+                out = llama.create_chat_completion(
+                    messages=chat, temperature=self.temperature,
+                    repeat_penalty=self.repeat_penalty,
+                    max_tokens=kwargs.get("max_tokens", self.max_tokens),
+                    stop=list(stops) if stops else [],
+                )
+            except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
+                raise ModelError(
+                    f"llama.cpp refused the prompt: {exc}",
+                    hint=f"the prompt is too long for n_ctx={self.n_ctx}: ask about fewer "
+                         "tables or use a model with a larger context",
+                ) from exc
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
+        completion_tokens = int(usage.get("completion_tokens", 0))
+        message = AIMessage(
+            content=choice["message"].get("content") or "",
+            usage_metadata={"input_tokens": prompt_tokens, "output_tokens": completion_tokens,
+                            "total_tokens": prompt_tokens + completion_tokens},
+            response_metadata={"finish_reason": choice.get("finish_reason"),
+                               "model": Path(self.model_path).name},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _llama_model_path(value: str) -> str:
+    from sqlnb.agent.download import MODELS, model_dir, model_path
+
+    default = next(iter(MODELS))
+    if value in MODELS:
+        path = model_path(value)
+        if path.is_file():
+            return str(path)
+        raise ConfigurationError(
+            f"the local model {value!r} is not downloaded yet (looked for {path})",
+            hint=f"sqlnb model download {value}",
+        )
+    given = Path(value).expanduser()
+    candidates = [given]
+    if not given.is_absolute():
+        candidates += [model_dir() / value, model_dir() / f"{value}.gguf"]
+    for candidate in candidates:
+        if candidate.is_file():
+            return str(candidate.resolve())
+    raise ConfigurationError(
+        f"no GGUF model file {value!r} (looked for {', '.join(map(str, candidates))})",
+        hint=f"sqlnb model download {default} and use llamacpp:{default}, or give the path "
+             "of a .gguf file",
+    )
+
+
+# --- resolution ----------------------------------------------------------------------------
+def _builtin_providers() -> dict[str, tuple]:
+    try:
+        from langchain.chat_models import base
+    except ImportError:  # pragma: no cover - langchain is a dependency
+        return {}
+    return dict(getattr(base, "_BUILTIN_PROVIDERS", {}))
+
+
+def resolve_model(spec: str | None = None, *, timeout: float = 60.0,
+                  temperature: float = 0.0, **kwargs: Any) -> BaseChatModel:
+    """The chat model a ``provider:model`` spec names (see the module docstring).
+
+    With no spec: ``$SQLNB_MODEL``, else Claude when ANTHROPIC_API_KEY is set, else
+    :class:`ModelNotConfigured`.  Extra ``kwargs`` (``base_url``, ``api_key``, ``n_ctx``...)
+    go to the model's constructor.
+    """
+    if spec is None or not spec.strip():
+        spec = os.environ.get(MODEL_ENV, "").strip() or None
+    if spec is None:
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            spec = DEFAULT_ANTHROPIC_MODEL
+        else:
+            raise ModelNotConfigured("no language model is configured", hint=_HOW_TO_CONFIGURE)
+    spec = spec.strip()
+    provider, sep, name = spec.partition(":")
+    provider, name = provider.strip().lower(), name.strip()
+    if not sep or not provider or not name:
+        raise ConfigurationError(
+            f"model spec {spec!r} is not of the form provider:model",
+            hint="e.g. anthropic:claude-sonnet-4-5, openai:gpt-4o-mini, "
+                 "ollama:qwen2.5-coder, llamacpp:qwen2.5-coder-1.5b or scripted:replies.json",
+        )
+    if provider == "scripted":
+        return ScriptedChatModel.from_file(name)
+    if provider in ("llamacpp", "llama_cpp", "llama.cpp"):
+        path = _llama_model_path(name)
+        if importlib.util.find_spec("llama_cpp") is None:
+            _import_llama_cpp()  # raises MissingDriverError with the install hint
+        return LlamaCppChatModel(model_path=path, temperature=temperature, **kwargs)
+    return _init_provider(provider, name, timeout=timeout, temperature=temperature,
+                          kwargs=kwargs)
+
+
+def _init_provider(provider: str, name: str, *, timeout: float, temperature: float,
+                   kwargs: dict[str, Any]) -> BaseChatModel:
+    builtin = _builtin_providers()
+    if builtin and provider not in builtin:
+        known = ", ".join(sorted({*builtin, "llamacpp", "scripted"}))
+        raise ConfigurationError(f"unknown model provider {provider!r} in {provider}:{name}",
+                                 hint=f"use one of: {known}")
+    kw = dict(kwargs)
+    kw.setdefault("temperature", temperature)
+    if provider == "ollama":  # ChatOllama takes the HTTP timeout through its client
+        client_kwargs = dict(kw.pop("client_kwargs", None) or {})
+        client_kwargs.setdefault("timeout", timeout)
+        kw["client_kwargs"] = client_kwargs
+    else:
+        kw.setdefault("timeout", timeout)
+        kw.setdefault("max_retries", 0)  # sqlnb retries itself (ModelClient)
+    key_env = _KEY_ENV.get(provider)
+    has_key = bool(kw.get("api_key") or (key_env and os.environ.get(key_env)))
+    if provider == "anthropic" and not has_key and not kw.get("base_url"):
+        raise ModelNotConfigured(f"anthropic:{name} needs an Anthropic API key",
+                                 hint="set ANTHROPIC_API_KEY, or " + _HOW_TO_CONFIGURE)
+    if provider == "openai" and kw.get("base_url") and not has_key:
+        kw["api_key"] = "not-needed"  # local OpenAI-compatible servers ignore the key
+
+    from langchain.chat_models import init_chat_model
+
+    try:
+        model = init_chat_model(name, model_provider=provider, **kw)
+    except ImportError as exc:
+        module = builtin.get(provider, (f"langchain_{provider}",))[0]
+        package = module.split(".", 1)[0].replace("_", "-")
+        extra = _EXTRA_FOR.get(package)
+        hint = f"pip install {package}" + (f" (or pip install '{extra}')" if extra else "")
+        raise MissingDriverError(
+            f"the {provider} models need the {package} package, which is not installed",
+            hint=hint,
+        ) from exc
+    except Exception as exc:  # pydantic ValidationError, missing credentials, ...
+        hint = "check the model name and options"
+        if key_env:
+            hint = f"set {key_env} (or pass api_key=...), and {hint}"
+        raise ConfigurationError(
+            f"cannot set up {provider}:{name}: {scrub_secrets(_first_line(exc))}",
+            hint=hint,
+        ) from exc
+    try:
+        model.metadata = {**(model.metadata or {}), "sqlnb_model": f"{provider}:{name}"}
+    except (ValueError, TypeError, AttributeError):  # pragma: no cover - frozen model
+        pass
+    return model
+
+
+# --- describing and calling --------------------------------------------------------------
+_PROVIDER_BY_CLASS = {
+    "ChatAnthropic": "anthropic", "ChatOpenAI": "openai", "AzureChatOpenAI": "azure_openai",
+    "ChatOllama": "ollama", "ChatGroq": "groq", "ChatMistralAI": "mistralai",
+    "ChatGoogleGenerativeAI": "google_genai", "ChatVertexAI": "google_vertexai",
+    "ChatBedrock": "bedrock", "ChatBedrockConverse": "bedrock_converse",
+}
+
+
+def describe_model(model: Any) -> str:
+    """A short name such as ``anthropic:claude-sonnet-4-5`` or ``scripted:replies.json``."""
+    if isinstance(model, ScriptedChatModel):
+        return f"scripted:{model.source}" if model.source else "scripted"
+    if isinstance(model, LlamaCppChatModel):
+        return f"llamacpp:{Path(model.model_path).stem}"
+    metadata = getattr(model, "metadata", None)
+    if isinstance(metadata, dict) and metadata.get("sqlnb_model"):
+        return str(metadata["sqlnb_model"])
+    provider = _PROVIDER_BY_CLASS.get(type(model).__name__)
+    if provider is None:
+        try:
+            provider = str(model._llm_type).removesuffix("-chat")
+        except Exception:
+            provider = type(model).__name__
+    name = next((getattr(model, attr) for attr in ("model", "model_name", "model_id")
+                 if isinstance(getattr(model, attr, None), str)), None)
+    return f"{provider}:{name}" if name else provider
+
+
+_SECRET_PATTERNS = [
+    (re.compile(r"\b(sk-ant-|sk-proj-|sk-)[A-Za-z0-9_\-]{6,}"), r"\1***"),
+    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._\-]{8,}"), r"\1***"),
+    (re.compile(r"(?i)((?:api[_-]?key|x-api-key|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"),
+     r"\1***"),
+]
+
+
+def scrub_secrets(text: str) -> str:
+    """``text`` with anything that looks like an API key replaced by ``***``."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and name.endswith(("_API_KEY", "_TOKEN", "_SECRET")) \
+                and value in text:
+            text = text.replace(value, "***")
+    for pattern, replacement in _SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0] if text else text
+
+
+_NOT_RETRIED = {
+    "AuthenticationError": "check the API key (e.g. ANTHROPIC_API_KEY / OPENAI_API_KEY)",
+    "PermissionDeniedError": "the API key lacks access to this model: check its permissions",
+    "BadRequestError": "the provider rejected the request: check the model name and options",
+    "NotFoundError": "the provider does not know this model: check the model name",
+}
+
+
+def _not_retried_hint(exc: BaseException) -> str | None:
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _NOT_RETRIED:
+            return _NOT_RETRIED[cls.__name__]
+    return None
+
+
+class _Deadline(Exception):
+    pass
+
+
+class ModelClient:
+    """Calls a chat model for the agent: retries, deadline, usage, errors for people.
+
+    Transient failures are retried ``retries`` times with exponential backoff
+    (``backoff * 2**n`` seconds, at most 30 s).  Authentication, permission, bad-request
+    and not-found errors, and sqlnb's own errors (ScriptExhausted, configuration), are not.
+    With ``timeout`` the call runs in a worker thread; past the deadline the thread is
+    abandoned and :class:`ModelError` raised (not retried).
+    """
+
+    MAX_DELAY = 30.0
+
+    def __init__(self, model: BaseChatModel, *, retries: int = 2, backoff: float = 1.0,
+                 timeout: float | None = None,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.model = model
+        self.retries = max(0, int(retries))
+        self.backoff = backoff
+        self.timeout = timeout
+        self.sleep = sleep
+        self.name = describe_model(model)
+
+    def invoke(self, messages: LanguageModelInput) -> tuple[str, dict[str, Any]]:
+        """Return the reply text and this call's usage: input/output/total tokens,
+        ``calls`` (1) and ``seconds`` (wall time, retries included)."""
+        start = time.perf_counter()
+        attempt = 0
+        while True:
+            try:
+                message = self._call(messages)
+                break
+            except SqlnbError:
+                raise
+            except _Deadline:
+                raise ModelError(
+                    f"{self.name} did not answer within {self.timeout:g} s",
+                    hint="try again, or allow more time (a larger timeout)",
+                ) from None
+            except Exception as exc:
+                hint = _not_retried_hint(exc)
+                if hint is not None:
+                    raise ModelError(
+                        f"{self.name} refused the request: {self._describe(exc)}",
+                        hint=hint,
+                    ) from exc
+                if attempt >= self.retries:
+                    tries = "1 attempt" if attempt == 0 else f"{attempt + 1} attempts"
+                    raise ModelError(
+                        f"{self.name} failed after {tries}: {self._describe(exc)}",
+                        hint="the model service may be down or overloaded: try again later",
+                    ) from exc
+                self.sleep(min(self.backoff * 2 ** attempt, self.MAX_DELAY))
+                attempt += 1
+        seconds = time.perf_counter() - start
+        text = _text(message) if isinstance(message, BaseMessage) else str(message)
+        usage = getattr(message, "usage_metadata", None) or {}
+        input_tokens = int(usage.get("input_tokens", 0) or 0)
+        output_tokens = int(usage.get("output_tokens", 0) or 0)
+        return text, {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "total_tokens": int(usage.get("total_tokens", 0) or input_tokens + output_tokens),
+            "calls": 1,
+            "seconds": seconds,
+        }
+
+    @staticmethod
+    def _describe(exc: BaseException) -> str:
+        return scrub_secrets(f"{type(exc).__name__}: {_first_line(exc)}")
+
+    def _call(self, messages: LanguageModelInput) -> Any:
+        if self.timeout is None:
+            return self.model.invoke(messages)
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["result"] = self.model.invoke(messages)
+            except BaseException as exc:  # handed to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        context = contextvars.copy_context()  # keep LangChain callbacks/tracing context
+        worker = threading.Thread(target=context.run, args=(work,), daemon=True,
+                                  name="sqlnb-model-call")
+        worker.start()
+        if not done.wait(self.timeout):
+            raise _Deadline()
+        if "error" in box:
+            raise box["error"]
+        return box["result"]

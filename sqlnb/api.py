@@ -1,0 +1,58 @@
+"""The Python API: ``sqlnb.ask(question, connection=None, model=None, ...)``.
+
+In a notebook with ``%load_ext sqlnb`` it uses the notebook's connections and shares the
+conversation with ``%%ask``; elsewhere ``connection`` is a URL or a configured name,
+opened read-only for the call."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from sqlnb import errors
+from sqlnb.adapters import Adapter
+
+
+def _notebook_magics():
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return None
+    shell = get_ipython()
+    return getattr(shell, "_sqlnb_ask", None) if shell is not None else None
+
+
+def ask(question: str, connection: str | Adapter | None = None, model: Any = None, *,
+        max_iterations: int = 5, failure_cutoff: int = 3, no_review: bool = False,
+        share_data: bool = True, preview_rows: int = 5, agent=None,
+        on_event: Callable[[dict], None] | None = None):
+    """Ask ``question`` of a database and return an :class:`~sqlnb.agent.runner.AskResult`
+    (``.sql``, ``.status``, ``.attempts``, ``.df``).
+
+    ``connection``: an open notebook connection's name (default: the active one), a URL
+    or configured connection name, or an adapter from :func:`sqlnb.adapters.connect`.
+    ``model``: a spec such as ``"anthropic:claude-sonnet-4-5"`` or a LangChain chat model
+    (default: ``SQLNB_MODEL``, else Claude when ``ANTHROPIC_API_KEY`` is set)."""
+    from sqlnb.agent.nodes import AgentSettings
+    from sqlnb.agent.runner import Agent
+
+    settings = AgentSettings(share_data=share_data, preview_rows=max(0, preview_rows))
+    kwargs = dict(model=model, max_iterations=max_iterations, failure_cutoff=failure_cutoff,
+                  no_review=no_review, settings=settings, on_event=on_event)
+    if isinstance(connection, Adapter):
+        return (agent or Agent()).ask(question, connection, connection="default", **kwargs)
+    magics = _notebook_magics()
+    if magics is not None and (connection is None or connection in magics.manager.names()):
+        entry = magics.manager.get_entry(connection)
+        return (agent or magics.agent).ask(question, entry.adapter, connection=entry.name, **kwargs)
+    if connection is None:
+        raise errors.NoActiveConnectionError(
+            "No connection to ask", hint="pass connection='duckdb:///data.duckdb' (a URL or a "
+                                         "configured name), or %sqlnb connect in a notebook first")
+    from sqlnb.session import ConnectionManager
+
+    manager = ConnectionManager()
+    entry = manager.connect(connection, readonly=True)
+    try:
+        return (agent or Agent()).ask(question, entry.adapter, connection=entry.name, **kwargs)
+    finally:
+        manager.close_all()

@@ -1,0 +1,127 @@
+"""``%%ask``: a question in, a runnable ``%%sql`` cell out.  A thin front door over
+:class:`sqlnb.agent.runner.Agent`; connections come from the notebook's
+:class:`~sqlnb.session.ConnectionManager` (the one ``%sqlnb connect`` fills)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Any
+
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from traitlets import Bool, Float, Int, List, Unicode
+
+from sqlnb import errors
+from sqlnb.magics.sql import _Parser, _people_errors
+
+
+def _ask_parser() -> _Parser:
+    p = _Parser(prog="%%ask", add_help=False)
+    p.add_argument("--conn", "-c", help="connection name (default: the active one)")
+    p.add_argument("--model", "-m", help="model spec, e.g. anthropic:claude-sonnet-4-5")
+    p.add_argument("--max-iterations", type=int, dest="max_iterations")
+    p.add_argument("--no-review", action="store_true", help="stop at the first successful query")
+    p.add_argument("--no-insert", action="store_true", help="do not insert a %%sql cell")
+    p.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
+    p.add_argument("--new", action="store_true", help="start a new conversation (forget earlier questions)")
+    return p
+
+
+@magics_class
+class AskMagic(Magics):
+    """Ask the active connection a question.  Settings: ``%config AskMagic.model = "..."``."""
+
+    model = Unicode("", help="Model spec (provider:model). Empty: SQLNB_MODEL, else Anthropic's "
+                             "default when ANTHROPIC_API_KEY is set.").tag(config=True)
+    max_iterations = Int(5, help="Model calls per question at most.").tag(config=True)
+    failure_cutoff = Int(3, help="Stop after this many failed queries in a row.").tag(config=True)
+    preview_rows = Int(5, help="Rows of each result shown to the model (0: none).").tag(config=True)
+    private_connections = List(Unicode(), help="Connections whose data never reaches the model: "
+                                               "no result rows, no sample values.").tag(config=True)
+    insert_cell = Bool(True, help="Insert a %%sql cell with the final SQL below.").tag(config=True)
+    row_cap = Int(1000, help="Rows fetched per attempt.").tag(config=True)
+    statement_timeout = Float(0.0, help="Seconds per attempt (0: the connection's timeout).").tag(config=True)
+    rendering = Unicode("fresh", help="'fresh': each model call restates the question and the "
+                                      "attempts; 'chat': the plain message history.").tag(config=True)
+
+    def __init__(self, shell=None, manager=None, **kwargs: Any):
+        super().__init__(shell=shell, **kwargs)
+        self.manager = manager
+        self._agent = None
+        self.last_result = None
+
+    @property
+    def agent(self):
+        """The notebook's agent (created on first use: LangGraph loads only when asked)."""
+        if self._agent is None:
+            from sqlnb.agent.runner import Agent
+
+            self._agent = Agent()
+        return self._agent
+
+    def settings(self, *, no_data: bool, connection: str):
+        from sqlnb.agent.nodes import AgentSettings
+
+        if self.rendering not in ("fresh", "chat"):
+            raise errors.UsageError(f"AskMagic.rendering must be 'fresh' or 'chat', not {self.rendering!r}")
+        share = not no_data and connection not in self.private_connections
+        return AgentSettings(preview_rows=max(0, self.preview_rows), share_data=share,
+                             row_cap=max(1, self.row_cap), rendering=self.rendering,
+                             statement_timeout=self.statement_timeout or None)
+
+    @cell_magic("ask")
+    @_people_errors
+    def ask(self, line: str, cell: str):
+        """%%ask [--conn NAME] [--model SPEC] [--max-iterations N] [--no-review] [--no-insert]
+        [--no-data] [--new] — then the question in the cell body."""
+        try:
+            args = _ask_parser().parse_args(shlex.split(line))
+        except ValueError as exc:
+            raise errors.UsageError(f"%%ask: {exc}") from None
+        question = (cell or "").strip()
+        if not question:
+            raise errors.UsageError("%%ask needs a question", hint="write it in the cell body below %%ask")
+        entry = self.manager.get_entry(args.conn)
+        if args.new:
+            self.agent.reset(entry.name)
+        max_iterations = args.max_iterations if args.max_iterations is not None else self.max_iterations
+        if max_iterations < 1:
+            raise errors.UsageError("--max-iterations must be at least 1")
+
+        def progress(event: dict) -> None:
+            from sqlnb.display import ask_progress_line
+
+            text = ask_progress_line(event)
+            if text:
+                print(text, flush=True)
+
+        result = self.agent.ask(
+            question, entry.adapter, connection=entry.name, model=args.model or self.model or None,
+            max_iterations=max_iterations, failure_cutoff=self.failure_cutoff,
+            no_review=args.no_review, settings=self.settings(no_data=args.no_data, connection=entry.name),
+            on_event=progress)
+        self.last_result = result
+        source = result.cell_source()
+        if source and self.insert_cell and not args.no_insert:
+            self.shell.set_next_input(source, replace=False)
+        elif source is None and result.status != "needs_clarification":
+            print("No cell inserted: no query succeeded.", file=sys.stderr)
+        return result
+
+    @line_magic("ask")
+    @_people_errors
+    def ask_line(self, line: str):
+        """%ask --new [--conn NAME]: forget the conversation; %ask history: earlier turns."""
+        words = shlex.split(line)
+        if words[:1] == ["history"]:
+            name = self.manager.get_entry(words[2] if words[1:2] == ["--conn"] and len(words) > 2 else None).name
+            import pandas as pd
+
+            return pd.DataFrame(self.agent.history(name), columns=["question", "status", "sql", "questions"])
+        if words[:1] == ["--new"]:
+            name = self.manager.get_entry(words[2] if words[1:2] == ["--conn"] and len(words) > 2 else None).name
+            self.agent.reset(name)
+            print(f"Started a new conversation on {name!r}.")
+            return None
+        raise errors.UsageError("%ask takes 'history' or '--new' [--conn NAME]",
+                                hint="ask a question with the cell magic: %%ask, then the question below")

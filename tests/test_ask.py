@@ -1,0 +1,288 @@
+"""The agent's front doors: ``%%ask`` through a real InteractiveShell, ``sqlnb ask`` through
+a subprocess, and ``sqlnb.ask()``; always with a scripted model against a real engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+import sqlnb
+import sqlnb.magics
+from sqlnb import errors
+
+COUNT = "SELECT count(*) AS n FROM customers"
+PAID = "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY id"
+
+
+def script(tmp_path, *replies: str) -> str:
+    """A scripted model spec answering with ``replies`` in order."""
+    path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
+    path.write_text(json.dumps(list(replies)))
+    return f"scripted:{path}"
+
+
+def sql_block(sql: str) -> str:
+    return f"Here it is:\n```sql\n{sql}\n```"
+
+
+@pytest.fixture
+def shell(monkeypatch):
+    monkeypatch.delenv("SQLNB_MODEL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    ip = InteractiveShell.instance()
+    ip.config.pop("AskMagic", None)  # %config of an earlier test
+    sqlnb.magics.load_ipython_extension(ip)  # fresh magics, connections and agent per test
+    ip.rl_next_input = None
+    yield ip
+    sqlnb.magics.unload_ipython_extension(ip)
+
+
+def run(shell, cell: str):
+    with capture_output() as cap:
+        result = shell.run_cell(cell)
+    return result, cap.stdout + cap.stderr, cap.outputs
+
+
+def html(shell, value) -> str:
+    """What the notebook shows for a cell's value (its execute_result)."""
+    return shell.display_formatter.format(value)[0]["text/html"]
+
+
+# ---------------------------------------------------------------------------------------
+# %%ask
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.engines(["sqlite", "duckdb", "postgresql", "mysql"])
+def test_ask_inserts_a_runnable_cell(shell, seeded, tmp_path):
+    model = script(tmp_path, sql_block("SELECT count(*) AS n FROM customer"), sql_block(COUNT), "FINAL")
+    res, out, _ = run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    assert res.success, out
+    res, out, outputs = run(shell, f"%%ask --model {model}\nHow many customers are there?")
+    assert res.success, out
+    # live progress: each attempt with its SQL and outcome
+    assert "Attempt 1 of at most 5: SELECT count(*) AS n FROM customer" in out
+    assert "✗ table_not_found" in out and "✓ 1 row" in out
+    result = res.result
+    assert result.status == "success" and result.stop_reason == "finalized"
+    assert result.sql == COUNT and len(result.attempts) == 2
+    assert int(result.df.iloc[0, 0]) == 3
+    cell = shell.rl_next_input
+    lines = cell.splitlines()
+    assert lines[0] == "%%sql --conn shop"
+    assert lines[1].startswith("-- sqlnb ask: How many customers are there?")
+    assert "model: scripted:" in lines[1] and "attempts: 2" in lines[1]
+    assert "\n".join(lines[2:]) == COUNT
+    # the inserted cell runs as it is
+    res, out, outputs = run(shell, cell)
+    assert res.success, out
+    assert "3" in outputs[0].data["text/html"]
+
+
+@pytest.mark.engines(["sqlite"])
+def test_ask_shows_the_final_sql_and_a_preview(shell, seeded, tmp_path):
+    model = script(tmp_path, sql_block(PAID), "FINAL")
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    res, out, outputs = run(shell, f"%%ask --model {model}\nWhich orders are paid?")
+    shown = html(shell, res.result)
+    assert "success" in shown and "SELECT id, amount FROM orders" in shown and "12.5" in shown
+    assert "2 rows" in shown
+
+
+@pytest.mark.engines(["sqlite"])
+def test_clarification_shows_questions_and_inserts_nothing(shell, seeded, tmp_path):
+    model = script(tmp_path, "CLARIFY:\n- Which year?\n- Gross or net amounts?")
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    res, out, outputs = run(shell, f"%%ask --model {model}\nWhat were the sales?")
+    assert res.success
+    assert res.result.status == "needs_clarification"
+    assert res.result.questions == ["Which year?", "Gross or net amounts?"]
+    shown = html(shell, res.result)
+    assert "Which year?" in shown and "Gross or net amounts?" in shown
+    assert shell.rl_next_input is None
+
+
+@pytest.mark.engines(["sqlite"])
+def test_failed_ask_inserts_nothing_and_says_why(shell, seeded, tmp_path):
+    bad = sql_block("SELECT nope FROM customers")
+    model = script(tmp_path, bad, sql_block("SELECT nope2 FROM customers"), sql_block("SELECT nope3 FROM customers"))
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    res, out, _ = run(shell, f"%%ask --model {model}\nlist them")
+    assert res.success  # the cell itself did not fail: the outcome is shown
+    assert res.result.status == "failed" and res.result.stop_reason == "consecutive_failures"
+    assert "No cell inserted" in out
+    assert shell.rl_next_input is None
+
+
+@pytest.mark.engines(["sqlite"])
+def test_options_no_insert_no_review_max_iterations(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    model = script(tmp_path, sql_block(COUNT), "FINAL")
+    res, out, _ = run(shell, f"%%ask --model {model} --no-review --no-insert\nhow many customers")
+    assert res.result.stop_reason == "executed" and res.result.iterations == 1
+    assert shell.rl_next_input is None
+    model = script(tmp_path, sql_block("SELECT 1"), sql_block("SELECT 2"), sql_block("SELECT 3"))
+    res, out, _ = run(shell, f"%%ask --model {model} --max-iterations 2\nnumbers")
+    assert res.result.stop_reason == "max_iterations" and res.result.iterations == 2
+    assert res.result.sql == "SELECT 2"
+
+
+@pytest.mark.engines(["sqlite"])
+def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    model = script(tmp_path, sql_block("SELECT name, email FROM customers"), "FINAL")
+    res, out, _ = run(shell, f"%%ask --model {model} --no-data\nemails")
+    assert res.result.status == "success"
+    client = shell._sqlnb_ask.agent.client(model)
+    seen = "\n".join(content for prompt in client.model.prompts for _, content in prompt)
+    for value in ("ada@example.com", "Grace", "Linus"):
+        assert value not in seen
+    # the same connection configured as private
+    shell.run_line_magic("config", f"AskMagic.private_connections = [{shell._sqlnb_magics.manager.active!r}]")
+    model = script(tmp_path, sql_block("SELECT name FROM customers"), "FINAL")
+    res, out, _ = run(shell, f"%%ask --model {model}\nnames")
+    client = shell._sqlnb_ask.agent.client(model)
+    seen = "\n".join(content for prompt in client.model.prompts for _, content in prompt)
+    assert "Grace" not in seen and "rows are not shown" in seen
+
+
+@pytest.mark.engines(["sqlite", "postgresql"])
+def test_follow_up_sees_the_earlier_turn(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    model = script(tmp_path, sql_block(PAID), "FINAL",
+                   sql_block(PAID.replace("ORDER BY id", "AND amount > 10 ORDER BY id")), "FINAL")
+    shell.run_line_magic("config", f"AskMagic.model = {model!r}")
+    res, _, _ = run(shell, "%%ask\nWhich orders are paid?")
+    assert res.result.status == "success"
+    res, _, _ = run(shell, "%%ask\nnow only those above 10")
+    assert res.result.status == "success"
+    client = shell._sqlnb_ask.agent.client(model)
+    follow_up_prompt = client.model.prompts[2][-1][1]
+    assert "Which orders are paid?" in follow_up_prompt and PAID in follow_up_prompt
+    assert list(shell.run_line_magic("ask", "history")["question"]) == [
+        "Which orders are paid?", "now only those above 10"]
+    # %ask --new forgets
+    run(shell, "%ask --new")
+    model2 = script(tmp_path, sql_block(COUNT), "FINAL")
+    res, _, _ = run(shell, f"%%ask --model {model2}\nhow many customers")
+    first = shell._sqlnb_ask.agent.client(model2).model.prompts[0][-1][1]
+    assert "Which orders are paid?" not in first
+
+
+def test_ask_errors_are_one_line_and_keep_the_kernel(shell, tmp_path):
+    res, out, _ = run(shell, "%%ask --model scripted:/nonexistent.json\nhow many?")
+    assert not res.success and "No active connection" in out and "Traceback" not in out
+    run(shell, f"%sqlnb connect sqlite:///{tmp_path}/x.db")
+    res, out, _ = run(shell, "%%ask\nhow many?")
+    assert not res.success and isinstance(res.error_in_exec, errors.ModelNotConfigured)
+    assert "ANTHROPIC_API_KEY" in out and "--model" in out and "Traceback" not in out
+    res, out, _ = run(shell, "%%ask --model scripted:replies.json\n   ")
+    assert not res.success and "needs a question" in out
+    res, out, _ = run(shell, "%%ask --bogus\nq")
+    assert not res.success and "unrecognized arguments" in out
+    res, out, _ = run(shell, "%%ask --max-iterations 0 --model x:y\nq")
+    assert not res.success and "at least 1" in out
+    res, out, _ = run(shell, "%sql SELECT 41 + 1 AS x")  # the kernel still works
+    assert res.success
+
+
+# ---------------------------------------------------------------------------------------
+# sqlnb ask (subprocess)
+# ---------------------------------------------------------------------------------------
+
+def cli(*args: str, timeout: float = 120):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SQLNB_MODEL", "ANTHROPIC_API_KEY", "SQLNB_CONNECTIONS_FILE")}
+    env["SQLNB_NO_KEYRING"] = "1"
+    return subprocess.run([sys.executable, "-m", "sqlnb.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+
+
+@pytest.mark.engines(["sqlite", "postgresql"])
+def test_cli_ask_json(seeded, tmp_path):
+    model = script(tmp_path, sql_block("SELECT amount FROM order"), sql_block(PAID), "**Final**")
+    p = cli("ask", "--db", seeded.url(), "--model", model, "--json", "Which", "orders are paid?")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert {"status", "stop_reason", "sql", "iterations", "attempts", "columns", "rows",
+            "questions", "usage"} <= set(data)
+    assert data["status"] == "success" and data["stop_reason"] == "finalized"
+    assert data["sql"] == PAID and data["iterations"] == 3
+    assert [set(a) for a in data["attempts"]] == [{"sql", "ok", "error_kind", "error", "row_count"}] * 2
+    assert data["attempts"][0]["ok"] is False and data["attempts"][0]["error_kind"] == "syntax"
+    assert data["attempts"][1] == {"sql": PAID, "ok": True, "error_kind": None, "error": None, "row_count": 2}
+    assert data["columns"] == ["id", "amount"]
+    assert [r[0] for r in data["rows"]] == [10, 12] and float(data["rows"][0][1]) == 12.5
+    assert data["questions"] == [] and data["usage"]["calls"] == 3
+
+
+@pytest.mark.engines(["sqlite"])
+def test_cli_ask_exit_codes_and_text(seeded, tmp_path):
+    p = cli("ask", "--db", seeded.url(), "--model", script(tmp_path, sql_block(COUNT), "FINAL"), "how many customers")
+    assert p.returncode == 0, p.stderr
+    assert "SUCCESS" in p.stdout and COUNT in p.stdout and "Attempt 1 of at most 5" in p.stderr
+    p = cli("ask", "--db", seeded.url(), "--model", script(tmp_path, "CLARIFY: Which year?"), "--json", "sales")
+    assert p.returncode == 3 and json.loads(p.stdout)["questions"] == ["Which year?"]
+    p = cli("ask", "--db", seeded.url(), "--model", script(tmp_path, "I don't know."), "--json", "sales")
+    assert p.returncode == 1 and json.loads(p.stdout)["stop_reason"] == "no_sql"
+    p = cli("ask", "--db", seeded.url(), "how many customers")
+    assert p.returncode == 2 and "ANTHROPIC_API_KEY" in p.stderr and "Traceback" not in p.stderr
+    p = cli("ask", "--db", seeded.url(), "--model", "nocolon", "q")
+    assert p.returncode == 2 and "provider:model" in p.stderr
+
+
+@pytest.mark.engines(["sqlite"])
+def test_cli_ask_never_writes(fresh, tmp_path):
+    before = fresh.fingerprint()
+    model = script(tmp_path, sql_block("DELETE FROM orders"), sql_block("SELECT count(*) FROM orders"), "FINAL")
+    p = cli("ask", "--db", fresh.url(), "--model", model, "--json", "delete the orders")
+    data = json.loads(p.stdout)
+    assert data["attempts"][0]["error_kind"] == "read_only"
+    assert data["status"] == "success" and fresh.fingerprint() == before
+
+
+def test_cli_model_commands():
+    p = cli("model", "list")
+    assert p.returncode == 0 and "qwen2.5-coder-1.5b" in p.stdout
+    p = cli("model", "download", "no-such-model")
+    assert p.returncode == 2 and "qwen2.5-coder-1.5b" in p.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# sqlnb.ask()
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.engines(["sqlite", "duckdb"])
+def test_api_with_a_url_and_with_an_adapter(seeded, connect_to, tmp_path, monkeypatch):
+    monkeypatch.delenv("SQLNB_MODEL", raising=False)
+    r = sqlnb.ask("how many customers?", seeded.url(), script(tmp_path, sql_block(COUNT), "FINAL"))
+    assert r.status == "success" and r.sql == COUNT and int(r.df.iloc[0, 0]) == 3
+    assert r.to_dict()["rows"] == [[3]]
+    conn = connect_to(seeded)
+    monkeypatch.setenv("SQLNB_MODEL", script(tmp_path, sql_block(PAID), "FINAL"))
+    r = sqlnb.ask("paid orders", conn)
+    assert r.status == "success" and list(r.df["id"]) == [10, 12]
+    assert not conn.closed  # the caller's connection stays open
+
+
+@pytest.mark.engines(["sqlite"])
+def test_api_in_a_notebook_uses_the_active_connection_and_memory(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    model = script(tmp_path, sql_block(COUNT), "FINAL")
+    r = sqlnb.ask("how many customers?", model=model)
+    assert r.connection == "shop" and r.status == "success"
+    assert list(shell.run_line_magic("ask", "history")["question"]) == ["how many customers?"]
+
+
+def test_api_without_a_connection_says_what_to_do(monkeypatch):
+    import IPython
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    with pytest.raises(errors.NoActiveConnectionError) as info:
+        sqlnb.ask("anything")
+    assert "connection=" in str(info.value)
