@@ -232,6 +232,8 @@ def ask_summary(result) -> str:
     if result.status == "needs_clarification":
         lines.append("The model needs more information:")
         lines += [f"  - {q}" for q in result.questions] or ["  (no questions given)"]
+        if result.sql:
+            lines.append(f"Best query so far:\n{result.sql}")
         lines.append("Answer with another %%ask (the conversation continues).")
         return "\n".join(lines)
     why = _STOP_WORDS.get(result.stop_reason or "", result.stop_reason or "")
@@ -256,7 +258,8 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
     esc = html.escape
     if result.status == "needs_clarification":
         items = "".join(f"<li>{esc(q)}</li>" for q in result.questions)
-        return (f"<div><b>The model needs more information:</b><ul>{items}</ul>"
+        best = f"<div>Best query so far:</div><pre>{esc(result.sql)}</pre>" if result.sql else ""
+        return (f"<div><b>The model needs more information:</b><ul>{items}</ul>{best}"
                 "<small>Answer with another %%ask; the conversation continues.</small></div>")
     why = _STOP_WORDS.get(result.stop_reason or "", result.stop_reason or "")
     n = len(result.attempts)

@@ -105,3 +105,153 @@ def test_catalog(tmp_path, data_dir):
     assert all(v["ok"] for v in data["complete"].values()), data["complete"]
     assert all(is_number(v) for v in data["ratios"].values())
     assert "complete: **yes**" in (tmp_path / "catalog.md").read_text()
+
+
+# ---------------------------------------------------------------------------
+# accuracy (execution accuracy on a Spider-layout directory) and overhead
+# ---------------------------------------------------------------------------
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import re  # noqa: E402
+import sqlite3  # noqa: E402
+from typing import Any  # noqa: E402
+
+from langchain_core.language_models import BaseChatModel  # noqa: E402
+from langchain_core.messages import AIMessage  # noqa: E402
+from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+from pydantic import Field  # noqa: E402
+
+SPIDER_QUESTIONS = [
+    {"db_id": "music", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
+    {"db_id": "music", "question": "List the names of singers from oldest to youngest.",
+     "query": "SELECT name FROM singer ORDER BY age DESC"},
+    {"db_id": "zoo", "question": "What are the names and species of all animals?",
+     "query": "SELECT name, species FROM animal"},
+]
+
+
+@pytest.fixture()
+def spider_dir(tmp_path) -> Path:
+    """A Spider-layout directory: questions.json + database/<db_id>/<db_id>.sqlite."""
+    root = tmp_path / "spider"
+    scripts = {
+        "music": "CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER);"
+                 "INSERT INTO singer VALUES (1, 'Ann', 'France', 52), (2, 'Bob', 'Peru', 31), (3, 'Cid', 'Chad', 44);",
+        "zoo": "CREATE TABLE animal (id INTEGER PRIMARY KEY, name TEXT, species TEXT);"
+               "INSERT INTO animal VALUES (1, 'Rex', 'dog'), (2, 'Tom', 'cat'), (3, 'Kit', 'cat');",
+    }
+    for db_id, script in scripts.items():
+        (root / "database" / db_id).mkdir(parents=True)
+        con = sqlite3.connect(root / "database" / db_id / f"{db_id}.sqlite")
+        con.executescript(script)
+        con.commit()
+        con.close()
+    (root / "questions.json").write_text(json.dumps(SPIDER_QUESTIONS))
+    return root
+
+
+class QuestionOracle(BaseChatModel):
+    """Finds the question in the prompt; the first call of a turn gets ``answers[question]``
+    in a ```sql block, a call that already shows attempts gets FINAL."""
+
+    answers: dict[str, str]
+    prompts: list[list[str]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "test-oracle"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        self.prompts.append([str(m.content) for m in messages])
+        text = str(messages[-1].content)
+        question = re.findall(r"^Question: (.*)$", text, re.M)[-1].strip()
+        reply = "FINAL" if "Your attempts so far" in text else f"```sql\n{self.answers[question]}\n```"
+        usage = {"input_tokens": len(text) // 4, "output_tokens": len(reply) // 4,
+                 "total_tokens": len(text) // 4 + len(reply) // 4}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply, usage_metadata=usage))])
+
+
+def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
+    import accuracy
+
+    questions = accuracy.load_questions(spider_dir)
+    model = QuestionOracle(answers={q["question"]: q["query"] for q in SPIDER_QUESTIONS})
+    jsonl = tmp_path / "acc.jsonl"
+    data = accuracy.run_accuracy(questions, spider_dir, model, accuracy.CONFIGS, jsonl=jsonl,
+                                 log=lambda msg: None)
+    s = data["configs"]
+    assert set(s) == {"agent", "no-review", "single-shot"}
+    for name, summary in s.items():
+        assert (summary["n"], summary["correct"], summary["ex"]) == (3, 3, 100.0), (name, summary)
+    assert s["agent"]["llm_calls_mean"] == 2 and s["agent"]["stop_reasons"] == {"finalized": 3}
+    assert s["no-review"]["llm_calls_mean"] == 1 and s["no-review"]["stop_reasons"] == {"executed": 3}
+    assert s["single-shot"]["llm_calls_mean"] == 1 and s["single-shot"]["stop_reasons"] == {"single_shot": 3}
+    assert s["agent"]["prompt_tokens_mean"] > 0 and s["agent"]["completion_tokens_mean"] > 0
+    assert data["differences"]["agent − single-shot"]["points"] == 0
+    assert set(data["by_db"]) == {"music", "zoo"}
+    lines = [json.loads(x) for x in jsonl.read_text().splitlines()]
+    assert len(lines) == 9 and all(r["correct"] for r in lines)
+    assert {k for k in ("pred_sql", "status", "stop_reason", "correct", "llm_calls", "prompt_tokens",
+                        "completion_tokens", "seconds")} <= set(lines[0])
+    # single-shot sends exactly what the agent's first generate call sends
+    for q in SPIDER_QUESTIONS:
+        first = {tuple(p) for p in model.prompts
+                 if f"Question: {q['question']}" in p[-1] and "Your attempts so far" not in p[-1]}
+        assert len(first) == 1, q["question"]
+    assert len(model.prompts) == 3 * (2 + 1 + 1)
+
+
+def test_accuracy_wrong_sql_scores_0_and_resumes(spider_dir, tmp_path):
+    import accuracy
+
+    questions = accuracy.load_questions(spider_dir)
+    wrong = QuestionOracle(answers={q["question"]: "SELECT 'nothing like it' AS x" for q in SPIDER_QUESTIONS})
+    jsonl = tmp_path / "acc.jsonl"
+    data = accuracy.run_accuracy(questions[:2], spider_dir, wrong, jsonl=jsonl, log=lambda msg: None)
+    for name, summary in data["configs"].items():
+        assert (summary["n"], summary["correct"], summary["ex"]) == (2, 0, 0.0), (name, summary)
+    # resume: the pairs already in the file are not asked again, only the new question
+    calls_before = len(wrong.prompts)
+    logs: list[str] = []
+    data = accuracy.run_accuracy(questions, spider_dir, wrong, jsonl=jsonl, resume=True, log=logs.append)
+    assert data["resumed_records"] == 6
+    assert len(wrong.prompts) - calls_before == 2 + 1 + 1
+    assert all(s["n"] == 3 and s["ex"] == 0.0 for s in data["configs"].values())
+    assert len(jsonl.read_text().splitlines()) == 9
+    assert logs[-1].startswith("[3/3] zoo #2")
+
+
+def test_accuracy_cli(spider_dir, tmp_path):
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps(["```sql\nSELECT count(*) FROM singer\n```"]))
+    results = tmp_path / "results"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), "accuracy", "--spider-dir", str(spider_dir),
+           "--model", f"scripted:{script}", "--configs", "single-shot", "--limit", "1",
+           "--db-ids", "music", "--out", "acc-smoke", "--results-dir", str(results),
+           "--data-dir", str(tmp_path / "data")]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "[1/1] music #0" in proc.stdout
+    data = json.loads((results / "acc-smoke.json").read_text())
+    assert data["configs"]["single-shot"]["ex"] == 100.0 and data["questions"] == 1
+    assert (tmp_path / "data" / "acc-smoke.jsonl").is_file()
+    text = (results / "acc-smoke.md").read_text()
+    assert "| single-shot" in text and "100.0%" in text and "Machine:" in text
+
+
+@pytest.mark.timeout(300)
+def test_overhead(tmp_path):
+    results = tmp_path / "results"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), "overhead", "--asks", "5",
+           "--results-dir", str(results), "--data-dir", str(tmp_path / "data")]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    data = json.loads((results / "overhead.json").read_text())
+    r = data["result"]
+    assert r["asks"] == 5 and len(r["runs"]) == 5 and not r["problems"], r["problems"]
+    assert all(run["iterations"] == 3 for run in r["runs"])
+    assert is_number(r["per_iteration_ms"]["median"]) and is_number(r["per_iteration_ms"]["p95"])
+    assert set(r["breakdown_ms_per_ask"]) >= {"context", "execute", "graph"}
+    text = (results / "overhead.md").read_text()
+    assert "per iteration" in text and "Machine:" in text

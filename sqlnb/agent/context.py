@@ -167,45 +167,67 @@ def build_context(catalog: Catalog, question: str, dialect: str, *,
         chosen = tables
     else:
         chosen = _choose(tables, catalog, qwords, rendered_plain, budget)
-    # sample values only for the chosen tables, while they fit
+    # sample values only for the chosen tables, while they fit in the room the tables
+    # were chosen for (the table names listed below get the rest of the budget)
+    room = budget if len(chosen) == len(tables) else _table_room(tables, budget)
+    plain_total = sum(estimate_tokens(rendered_plain[id(t)]) for t in chosen)
     texts: list[str] = []
-    used = 0
+    extra = 0
     for t in chosen:
-        text = render(t) if samples else rendered_plain[id(t)]
-        if samples and used + estimate_tokens(text) > budget:
-            text = rendered_plain[id(t)]
+        text = rendered_plain[id(t)]
+        if samples:
+            sampled = render(t)
+            more = estimate_tokens(sampled) - estimate_tokens(text)
+            if plain_total + extra + more <= room:
+                text, extra = sampled, extra + more
         texts.append(text)
-        used += estimate_tokens(text)
     paths = join_paths(chosen, catalog, dialect)
-    parts = ["\n\n".join(texts)]
-    if paths:
-        parts.append("Join paths (foreign keys):\n" + "\n".join(f"- {p}" for p in paths))
-    listed = omitted = 0
+    others: list[str] = []
+    names: list[str] = []
     if len(chosen) < len(tables):
         chosen_ids = {id(t) for t in chosen}
         others = [_table_name(t, catalog, dialect) for t in tables if id(t) not in chosen_ids]
-        room = max(0, int(budget * NAMES_SHARE))
-        names: list[str] = []
+        names_room = max(0, int(budget * NAMES_SHARE))
         spent = 0
         for n in others:
             cost = estimate_tokens(n + ", ")
-            if spent + cost > room:
+            if spent + cost > names_room:
                 break
             names.append(n)
             spent += cost
-        listed, omitted = len(names), len(others) - len(names)
-        more = f" (and {omitted} more not listed)" if omitted else ""
-        parts.append(f"Other tables in the database, columns not shown{more}:\n" + ", ".join(names))
-    text = "\n\n".join(p for p in parts if p)
+
+    def assemble(with_paths: bool) -> str:
+        parts = ["\n\n".join(texts)]
+        if with_paths and paths:
+            parts.append("Join paths (foreign keys):\n" + "\n".join(f"- {p}" for p in paths))
+        if others:
+            omitted = len(others) - len(names)
+            more = f" (and {omitted} more not listed)" if omitted else ""
+            parts.append(f"Other tables in the database, columns not shown{more}:\n" + ", ".join(names))
+        return "\n\n".join(p for p in parts if p)
+
+    # headings and join paths come on top of the parts measured above: within the budget,
+    # drop the join paths first (the FOREIGN KEY lines say the same), then listed names
+    text = assemble(with_paths=True)
+    if estimate_tokens(text) > budget:
+        text = assemble(with_paths=False)
+    while estimate_tokens(text) > budget and names:
+        names.pop()
+        text = assemble(with_paths=False)
     return SchemaContext(text=text, tables=[t.qualified_name for t in chosen],
                          total_tables=len(tables), tokens=estimate_tokens(text),
-                         listed_names=listed, omitted_names=omitted)
+                         listed_names=len(names), omitted_names=len(others) - len(names))
+
+
+def _table_room(tables: list[Table], budget: int) -> int:
+    """Tokens for rendered tables when not all fit: the budget less the names' share."""
+    names_room = int(budget * NAMES_SHARE)
+    return budget - min(names_room, sum(estimate_tokens(t.qualified_name + ", ") for t in tables))
 
 
 def _choose(tables: list[Table], catalog: Catalog, qwords: set[str],
             rendered: Mapping[int, str], budget: int) -> list[Table]:
-    names_room = int(budget * NAMES_SHARE)
-    room = budget - min(names_room, sum(estimate_tokens(t.qualified_name + ", ") for t in tables))
+    room = _table_room(tables, budget)
     scores = {id(t): relevance(t, qwords) for t in tables}
     by_key = {(t.schema, t.name): t for t in tables}
     neighbours: dict[int, list[Table]] = {id(t): [] for t in tables}

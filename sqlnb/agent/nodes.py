@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -65,10 +66,12 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
     try:
         text, usage = ctx.model.invoke(messages)
     except errors.SqlnbError as exc:
-        return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate"}
+        return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate",
+                "usage": _add_usage(state.get("usage") or {}, {"failed_calls": 1})}
     except Exception as exc:  # a provider's own exception that escaped the client
         return {"iteration": iteration, "model_error": f"{type(exc).__name__}: {exc}",
-                "reply": None, "last_step": "generate"}
+                "reply": None, "last_step": "generate",
+                "usage": _add_usage(state.get("usage") or {}, {"failed_calls": 1})}
     reply = parse_reply(text)
     return {
         "messages": [AIMessage(content=text)],
@@ -102,10 +105,19 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
         if isinstance(exc, errors.ReadOnlyViolation):
             attempt["error"] = f"refused before reaching the database: {exc.reason}"
             attempt["hint"] = "only a single read-only SELECT runs here; never write data"
+        elif _read_only_refusal(exc):
+            # the read-only session (the second layer) stopped a write the guard let
+            # through, e.g. inside a function: a refused write, not a missing privilege
+            attempt["error_kind"] = "read_only"
+            attempt["error"] = f"refused by the read-only session: {_error_text(exc)}"
+            attempt["hint"] = ("only read-only queries run here; this one writes (e.g. through a "
+                               "function it calls): never write data")
         else:
             attempt["error"] = _error_text(exc)
             attempt["hint"] = error_hint(exc.kind, f"{exc.message} {exc.engine_message or ''}",
                                          sql, dialect, ctx.catalog) or exc.hint
+        if not s.share_data:
+            attempt["error"] = _without_values(attempt["error"], sql, ctx.catalog)
     else:
         ctx.results[n] = result
         attempt["ok"] = True
@@ -191,7 +203,8 @@ def _end(state: AgentState, stop_reason: str, *, status: str | None = None,
     ok = [a for a in attempts if a.get("ok")]
     if status is None:
         status = "success" if ok else "failed"
-    final_sql = ok[-1]["sql"] if ok and status == "success" else None
+    # a clarification after a successful query keeps that query as the best answer so far
+    final_sql = ok[-1]["sql"] if ok and status in ("success", "needs_clarification") else None
     turn = {"question": state.get("question", ""), "sql": final_sql, "status": status,
             "questions": questions or []}
     return {"next_step": "end", "status": status, "stop_reason": stop_reason,
@@ -211,6 +224,44 @@ def _add_usage(total: dict[str, float], usage: dict[str, Any] | None) -> dict[st
     if "calls" not in (usage or {}):
         out["calls"] = out.get("calls", 0) + 1
     return out
+
+
+_READ_ONLY_SESSION = re.compile(r"read[- ]only transaction|readonly database|query_only", re.I)
+
+
+def _read_only_refusal(exc: errors.SqlnbError) -> bool:
+    """Whether the engine refused a write because the statement ran read-only."""
+    return exc.kind == "permission" and bool(
+        _READ_ONLY_SESSION.search(f"{exc.message} {exc.engine_message or ''}"))
+
+
+# a quoted stretch of an error message (not the apostrophe of "doesn't")
+_QUOTED = re.compile(r"(?<!\w)(?:'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")(?!\w)")
+
+
+def _without_values(text: str | None, sql: str, catalog: Catalog | None) -> str | None:
+    """An error message with data sharing off: quoted text that is neither written in the
+    query nor a (dotted) name from the catalog is masked, since engines quote the offending
+    value in some errors (a failed cast: invalid input syntax for type integer: "Ada")."""
+    if not text:
+        return text
+    names: set[str] = set()
+    for t in (catalog.tables if catalog is not None else []):
+        names.update(n.lower() for n in (t.name, t.schema or "") if n)
+        names.update(c.name.lower() for c in t.columns)
+    low_sql = sql.lower()
+
+    def in_query(part: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(part)}(?!\w)", low_sql) is not None
+
+    def mask(m: re.Match) -> str:
+        quote, inner = m.group(0)[0], m.group(0)[1:-1].lower()
+        parts = [p for p in inner.split(".") if p]
+        if not inner or in_query(inner) or (parts and all(p in names or in_query(p) for p in parts)):
+            return m.group(0)
+        return f"{quote}(value not shown){quote}"
+
+    return _QUOTED.sub(mask, text)
 
 
 def _error_text(exc: errors.SqlnbError) -> str:

@@ -13,9 +13,12 @@ import re
 from dataclasses import dataclass, field
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
-_BARE_START = re.compile(r"(?is)^\s*(select|with)\b")
+# a query starts with SELECT, or WITH and a CTE definition ("With the result shown, ..."
+# is prose, not SQL)
+_BARE_START = re.compile(r"""(?is)^\s*(?:select\b|with\s+(?:recursive\s+)?(?:"[^"]+"|`[^`]+`|\w+)\s*"""
+                         r"""(?:\([^)]*\)\s*)?as\s*(?:not\s+)?(?:materialized\s*)?\()""")
 _FINAL_LINE = re.compile(r"^[\s>*_`#-]*final[\s*_`.!:]*$", re.I)
-_CLARIFY = re.compile(r"^[\s*_`#]*clarify[\s*_`]*:", re.I)
+_CLARIFY = re.compile(r"^[\s*_`#]*clarify[\s*_`]*:[*_`]*", re.I)  # also **CLARIFY:**
 _SQL_LANGS = {"sql", "postgresql", "postgres", "mysql", "sqlite", "duckdb", "snowflake",
               "redshift", "tsql", "plsql", "psql"}
 

@@ -1,0 +1,510 @@
+"""accuracy: execution accuracy (EX) of the agent on a Spider-layout directory.
+
+The same model answers the same questions in three configurations, in one run:
+
+- ``agent``: ``Agent.ask`` as a user gets it (review on, ``max_iterations`` 5): the model
+  sees each attempt's result or error and either says FINAL or corrects the SQL;
+- ``no-review``: ``Agent.ask(no_review=True)``: errors are fed back, but the first SQL
+  that runs is the answer;
+- ``single-shot``: one model call with the same system prompt and first user prompt as
+  the agent's first generate call (same schema context, sample values included), its
+  SQL taken with ``parse_reply``; no execution, no feedback.
+
+Each question gets a fresh :class:`~sqlnb.agent.runner.Agent` (no conversation memory);
+one model client serves everything (a llama.cpp model loads once).  Each database is
+opened once, read-only, through ``sqlnb.adapters.connect``.  Predictions are scored by
+``spider_eval.Scorer`` (execution match, after test-suite-sql-eval).
+
+A Spider-layout directory holds ``questions.json`` (``[{db_id, question, query}]``) and
+``database/<db_id>/<db_id>.sqlite``.  Results go one line per (question, configuration)
+to a JSONL file as they come, so an interrupted run resumes (``--resume``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import statistics
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import common as c
+import spider_eval
+
+CONFIGS = ("agent", "no-review", "single-shot")
+CONFIG_LABELS = {
+    "agent": "agent (review, max 5 iterations)",
+    "no-review": "no-review (errors fed back; first SQL that runs)",
+    "single-shot": "single-shot (one call, no execution)",
+}
+DEFAULT_SPIDER_DIR = c.REPO.parent / "shared" / "spider-dev"
+DEFAULT_MODEL = "llamacpp:qwen2.5-coder-1.5b"
+DEFAULT_MAX_ITERATIONS = 5
+
+
+# ---------------------------------------------------------------------------
+# questions and databases
+# ---------------------------------------------------------------------------
+
+def load_questions(spider_dir: str | Path, *, db_ids: Iterable[str] | None = None,
+                   offset: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+    """The questions of ``spider_dir/questions.json`` (each with its position there as
+    ``index``), those of ``db_ids`` only, from ``offset``, at most ``limit``."""
+    spider_dir = Path(spider_dir)
+    data = json.loads((spider_dir / "questions.json").read_text(encoding="utf-8"))
+    wanted = set(db_ids or ())
+    out = [dict(q, index=i) for i, q in enumerate(data) if not wanted or q["db_id"] in wanted]
+    if wanted - {q["db_id"] for q in data}:
+        raise ValueError(f"no questions for database(s) {', '.join(sorted(wanted - {q['db_id'] for q in data}))}"
+                         f" in {spider_dir / 'questions.json'}")
+    out = out[max(0, offset):]
+    return out if limit is None else out[:max(0, limit)]
+
+
+def db_path(spider_dir: str | Path, db_id: str) -> Path:
+    return Path(spider_dir) / "database" / db_id / f"{db_id}.sqlite"
+
+
+# ---------------------------------------------------------------------------
+# the model
+# ---------------------------------------------------------------------------
+
+def make_client(model: Any):
+    """One ModelClient for a spec string, a LangChain chat model or a client."""
+    from sqlnb.agent.models import ModelClient, resolve_model
+
+    if isinstance(model, str):
+        model = resolve_model(model)
+    if hasattr(model, "invoke") and hasattr(model, "retries"):
+        return model
+    return ModelClient(model)
+
+
+def model_info(client: Any, spec: str | None = None) -> dict[str, Any]:
+    from sqlnb.agent.models import describe_model
+
+    chat = getattr(client, "model", client)
+    info: dict[str, Any] = {"spec": spec, "name": describe_model(chat), "class": type(chat).__name__}
+    for attr in ("model_path", "n_ctx", "n_threads", "temperature", "max_tokens", "repeat_penalty"):
+        v = getattr(chat, attr, None)
+        if isinstance(v, (str, int, float)):
+            info[attr] = Path(v).name if attr == "model_path" else v
+    return info
+
+
+# ---------------------------------------------------------------------------
+# one question in one configuration
+# ---------------------------------------------------------------------------
+
+def _usage_fields(usage: dict[str, Any]) -> dict[str, Any]:
+    return {"llm_calls": int(usage.get("calls", 0) or 0),
+            "prompt_tokens": int(usage.get("input_tokens", 0) or 0),
+            "completion_tokens": int(usage.get("output_tokens", 0) or 0),
+            "model_seconds": round(float(usage.get("seconds", 0.0) or 0.0), 3)}
+
+
+def ask_agent(question: str, adapter, client, *, connection: str, no_review: bool,
+              max_iterations: int, settings=None) -> dict[str, Any]:
+    """The ``agent`` / ``no-review`` configurations: a fresh Agent, one ask."""
+    from sqlnb.agent.runner import Agent
+
+    agent = Agent(settings=settings)
+    res = agent.ask(question, adapter, connection=connection, model=client,
+                    max_iterations=max_iterations, no_review=no_review)
+    return {"pred_sql": res.sql, "status": res.status, "stop_reason": res.stop_reason,
+            "attempts": len(res.attempts), "attempts_ok": sum(1 for a in res.attempts if a.get("ok")),
+            "model_error": res.model_error, **_usage_fields(res.usage),
+            "attempt_log": [{k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")}
+                            for a in res.attempts],
+            **({"clarify": list(res.questions)} if res.questions else {})}
+
+
+def first_messages(question: str, adapter, *, connection: str, max_iterations: int,
+                   failure_cutoff: int = 3, settings=None):
+    """What the agent's first generate call sends for ``question`` (a fresh Agent, no
+    earlier turns): the same schema context (sample values included) and state."""
+    from sqlnb.agent.context import build_context
+    from sqlnb.agent.prompts import model_messages
+    from sqlnb.agent.runner import Agent
+    from sqlnb.agent.state import new_turn
+
+    agent = Agent(settings=settings)  # for its sample values, exactly as ask() takes them
+    s = agent.settings
+    question = question.strip()
+    catalog = adapter.catalog()
+    samples = ((lambda t: agent._sample_values(adapter, t))
+               if s.share_data and s.sample_values else None)
+    ctx = build_context(catalog, question, adapter.dialect, budget=s.context_budget, samples=samples)
+    state = new_turn(question, connection=connection, dialect=adapter.dialect,
+                     schema_context=ctx.text, max_iterations=max_iterations,
+                     failure_cutoff=failure_cutoff, no_review=False)
+    return model_messages(state, s.rendering)
+
+
+def single_shot(question: str, adapter, client, *, connection: str, max_iterations: int,
+                settings=None) -> dict[str, Any]:
+    """The ``single-shot`` configuration: one call with the agent's first prompt."""
+    from sqlnb import errors
+    from sqlnb.agent.protocol import parse_reply
+
+    messages = first_messages(question, adapter, connection=connection,
+                              max_iterations=max_iterations, settings=settings)
+    try:
+        text, usage = client.invoke(messages)
+    except errors.SqlnbError as exc:
+        return {"pred_sql": None, "status": "failed", "stop_reason": "model_error",
+                "attempts": 0, "attempts_ok": 0, "model_error": str(exc),
+                "llm_calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0}
+    reply = parse_reply(text)
+    if reply.clarify is not None:
+        status, stop = "needs_clarification", "clarification"
+    elif reply.sql:
+        status, stop = "success", "single_shot"
+    else:
+        status, stop = "failed", "no_sql"
+    return {"pred_sql": reply.sql if reply.clarify is None else None, "status": status,
+            "stop_reason": stop, "attempts": 0, "attempts_ok": 0, "model_error": None,
+            **_usage_fields(usage), **({"reply": text} if not reply.sql else {}),
+            **({"clarify": list(reply.clarify)} if reply.clarify is not None else {})}
+
+
+# ---------------------------------------------------------------------------
+# the run
+# ---------------------------------------------------------------------------
+
+def _key(index: int, config: str) -> str:
+    return f"{index}:{config}"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    out = []
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:  # a line cut by an interruption
+            continue
+    return out
+
+
+def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, model: Any,
+                 configs: Sequence[str] = CONFIGS, *, max_iterations: int = DEFAULT_MAX_ITERATIONS,
+                 jsonl: str | Path | None = None, resume: bool = False,
+                 settings=None, timeout: float = spider_eval.DEFAULT_TIMEOUT,
+                 log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Ask every question in every configuration and score the SQL.
+
+    ``model``: a spec string, a LangChain chat model or a ModelClient (one client serves
+    every call).  ``jsonl``: append one line per (question, configuration) as it is done;
+    with ``resume`` the pairs already there are not asked again.  Returns the summary per
+    configuration and every record (see :func:`summarize`).
+    """
+    from sqlnb.adapters import connect
+
+    bad = [x for x in configs if x not in CONFIGS]
+    if bad:
+        raise ValueError(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}")
+    configs = [x for x in CONFIGS if x in configs]
+    spider_dir = Path(spider_dir)
+    client = make_client(model)
+    minfo = model_info(client, model if isinstance(model, str) else None)
+    done: dict[str, dict[str, Any]] = {}
+    path = Path(jsonl) if jsonl else None
+    if path is not None and resume:
+        for r in read_jsonl(path):
+            if r.get("exception"):
+                continue  # crashed: ask again
+            if r.get("model") != minfo["name"]:
+                raise ValueError(f"{path} holds results of model {r.get('model')!r}, not "
+                                 f"{minfo['name']!r}: resume with that model or use another --jsonl")
+            done[_key(r["index"], r["config"])] = r
+    out = None
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        out = open(path, "a", encoding="utf-8")
+    adapters: dict[str, Any] = {}
+    scorer = spider_eval.Scorer(timeout=timeout)
+    records: list[dict[str, Any]] = []
+    total = len(questions)
+    skipped = 0
+    t0 = time.perf_counter()
+    try:
+        for qi, q in enumerate(questions, 1):
+            db_id, index = q["db_id"], q["index"]
+            dbp = db_path(spider_dir, db_id)
+            line: dict[str, str] = {}
+            # the configurations take turns going first: the model's prompt-prefix cache
+            # (llama.cpp) makes the same prompt cheaper the second time
+            shift = (qi - 1) % len(configs)
+            for config in configs[shift:] + configs[:shift]:
+                prior = done.get(_key(index, config))
+                if prior is not None and prior.get("question") == q["question"]:
+                    records.append(prior)
+                    skipped += 1
+                    line[config] = f"{config} {'✓' if prior['correct'] else '✗'} (earlier)"
+                    continue
+                adapter = adapters.get(db_id)
+                if adapter is None:
+                    if not dbp.is_file():
+                        raise FileNotFoundError(f"no database {dbp}")
+                    adapter = adapters[db_id] = connect(f"sqlite:///{dbp}", readonly=True)
+                rec = _one(q, config, adapter, client, dbp, scorer, minfo["name"],
+                           max_iterations=max_iterations, settings=settings)
+                records.append(rec)
+                if out is not None:
+                    out.write(json.dumps(rec, default=str) + "\n")
+                    out.flush()
+                calls = rec["llm_calls"]
+                line[config] = (f"{config} {'✓' if rec['correct'] else '✗'} {calls} call{'s' if calls != 1 else ''} "
+                                f"{rec['seconds']:.1f} s" + (" (error)" if rec.get("exception") else ""))
+            running = summarize(records, configs)
+            ex = " · ".join(f"{k} {v['ex']:.1f}%" for k, v in running.items() if v["n"])
+            log(f"[{qi}/{total}] {db_id} #{index}  " + " | ".join(line[k] for k in configs) + f"  — EX {ex}")
+    finally:
+        if out is not None:
+            out.close()
+        for a in adapters.values():
+            try:
+                a.close()
+            except Exception:
+                pass
+        scorer.close()
+    summary = summarize(records, configs)
+    return {
+        "configs": summary,
+        "differences": differences(records, configs),
+        "by_db": by_db(records, configs),
+        "questions": total,
+        "databases": sorted({q["db_id"] for q in questions}),
+        "resumed_records": skipped,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "model": minfo,
+        "max_iterations": max_iterations,
+        "records": records,
+    }
+
+
+def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, model_name: str, *,
+         max_iterations: int, settings) -> dict[str, Any]:
+    start = time.perf_counter()
+    try:
+        if config == "single-shot":
+            r = single_shot(q["question"], adapter, client, connection=q["db_id"],
+                            max_iterations=max_iterations, settings=settings)
+        else:
+            r = ask_agent(q["question"], adapter, client, connection=q["db_id"],
+                          no_review=config == "no-review", max_iterations=max_iterations,
+                          settings=settings)
+        exception = None
+    except Exception as exc:  # one broken question must not end an hour-long run
+        r = {"pred_sql": None, "status": "error", "stop_reason": "exception", "attempts": 0,
+             "attempts_ok": 0, "model_error": None, "llm_calls": 0, "prompt_tokens": 0,
+             "completion_tokens": 0, "model_seconds": 0.0}
+        exception = f"{type(exc).__name__}: {exc}"
+    seconds = time.perf_counter() - start
+    m = scorer.evaluate(dbp, q["query"], r["pred_sql"])
+    m_dd = scorer.evaluate(dbp, q["query"], r["pred_sql"], keep_distinct=False)
+    rec = {"index": q["index"], "db_id": q["db_id"], "question": q["question"], "gold": q["query"],
+           "config": config, "model": model_name, **r, "seconds": round(seconds, 3),
+           "correct": m.correct, "correct_distinct_dropped": m_dd.correct,
+           "pred_error": m.error, "mismatch": m.reason}
+    if exception:
+        rec["exception"] = exception
+    return rec
+
+
+# ---------------------------------------------------------------------------
+# summaries
+# ---------------------------------------------------------------------------
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 3) if values else None
+
+
+def summarize(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for config in configs:
+        rs = [r for r in records if r["config"] == config]
+        n = len(rs)
+        correct = sum(1 for r in rs if r["correct"])
+        out[config] = {
+            "n": n, "correct": correct, "ex": round(100.0 * correct / n, 2) if n else 0.0,
+            "ex_distinct_dropped": round(100.0 * sum(1 for r in rs if r.get("correct_distinct_dropped")) / n, 2) if n else 0.0,
+            "llm_calls_mean": _mean([r["llm_calls"] for r in rs]),
+            "prompt_tokens_mean": _mean([r["prompt_tokens"] for r in rs]),
+            "completion_tokens_mean": _mean([r["completion_tokens"] for r in rs]),
+            "seconds_mean": _mean([r["seconds"] for r in rs]),
+            "seconds_median": round(statistics.median([r["seconds"] for r in rs]), 3) if rs else None,
+            "model_seconds_mean": _mean([r.get("model_seconds") or 0.0 for r in rs]),
+            "stop_reasons": dict(Counter(r["stop_reason"] for r in rs).most_common()),
+            "statuses": dict(Counter(r["status"] for r in rs).most_common()),
+            "ran": sum(1 for r in rs if r["pred_sql"] and not r.get("pred_error")),
+            "exceptions": sum(1 for r in rs if r.get("exception")),
+        }
+    return out
+
+
+def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """EX of one configuration minus another's, in points, over the questions both
+    answered, with how many questions each got right that the other did not."""
+    by = {(r["index"], r["config"]): r["correct"] for r in records}
+    out = {}
+    for a, b in (("agent", "single-shot"), ("no-review", "single-shot"), ("agent", "no-review")):
+        if a not in configs or b not in configs:
+            continue
+        both = sorted({i for i, cf in by if cf == a} & {i for i, cf in by if cf == b})
+        if not both:
+            continue
+        ca = sum(by[(i, a)] for i in both)
+        cb = sum(by[(i, b)] for i in both)
+        out[f"{a} − {b}"] = {
+            "points": round(100.0 * (ca - cb) / len(both), 2), "questions": len(both),
+            "only_first_right": sum(1 for i in both if by[(i, a)] and not by[(i, b)]),
+            "only_second_right": sum(1 for i in both if by[(i, b)] and not by[(i, a)]),
+        }
+    return out
+
+
+def by_db(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for db in sorted({r["db_id"] for r in records}):
+        rs = [r for r in records if r["db_id"] == db]
+        row: dict[str, Any] = {"questions": len({r["index"] for r in rs})}
+        for config in configs:
+            cr = [r for r in rs if r["config"] == config]
+            row[config] = round(100.0 * sum(r["correct"] for r in cr) / len(cr), 1) if cr else None
+        out[db] = row
+    return out
+
+
+# ---------------------------------------------------------------------------
+# report
+# ---------------------------------------------------------------------------
+
+def git_commit() -> str | None:
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=c.REPO,
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"], cwd=c.REPO,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (sha + (" (with uncommitted changes)" if dirty else "")) if sha else None
+
+
+def _num(v: float | None, digits: int = 1) -> str:
+    return "—" if v is None else f"{v:,.{digits}f}"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    info, m = data["machine"], data["model"]
+    configs = data["configs"]
+    model_bits = [f"`{m.get('spec') or m['name']}` ({m['name']})"]
+    if m.get("model_path"):
+        model_bits.append(f"file {m['model_path']}")
+    for attr, label in (("n_threads", "threads"), ("n_ctx", "n_ctx"), ("temperature", "temperature"),
+                        ("max_tokens", "max_tokens")):
+        if attr in m:
+            model_bits.append(f"{label} {m[attr]}")
+    lines = [
+        f"# accuracy: execution accuracy on {data['spider_dir_name']}",
+        "",
+        f"{data['questions']} questions over {len(data['databases'])} SQLite database"
+        f"{'s' if len(data['databases']) != 1 else ''} ({', '.join(data['databases'])})"
+        + (f", questions {data['offset']}…" if data.get("offset") else "")
+        + "; every configuration answers the same questions with the same model in one run.",
+        "",
+        "- Model: " + ", ".join(model_bits),
+        f"- Date: {info['date']}",
+        f"- Machine: {info.get('cpu', '?')}, {info.get('cpu_count')} cores, {info.get('memory_gib', '?')} GiB RAM; "
+        f"{info['os']}; Python {info['python']}",
+        f"- Load average at start: {info.get('load_average')}, at end: {data.get('load_after')}",
+        f"- Commit: {data.get('commit') or '?'}",
+        "- Packages: " + ", ".join(f"{k} {v}" for k, v in data.get("packages", {}).items() if v != "not installed"),
+        f"- Agent: max_iterations {data['max_iterations']}, default AgentSettings (fresh prompt "
+        "rendering, sample values and value hints on, 5 preview rows); a fresh Agent per question",
+        "- Scoring: execution match (`benchmarks/spider_eval.py`, after test-suite-sql-eval): result "
+        "multisets, order only under a top-level ORDER BY, column permutations allowed, floats to 6 "
+        "significant digits, DISTINCT kept",
+        f"- Wall time of the run: {data['seconds'] / 60:.1f} min"
+        + (f" ({data['resumed_records']} results taken from an earlier, interrupted run)" if data.get("resumed_records") else ""),
+        "",
+        "## Results",
+        "",
+    ]
+    rows = []
+    for name, s in configs.items():
+        stops = ", ".join(f"{k} {v}" for k, v in s["stop_reasons"].items())
+        rows.append([CONFIG_LABELS.get(name, name), f"**{s['ex']:.1f}%**", f"{s['correct']}/{s['n']}",
+                     _num(s["llm_calls_mean"], 2), _num(s["prompt_tokens_mean"], 0),
+                     _num(s["completion_tokens_mean"], 0), _num(s["seconds_mean"], 1), stops])
+    lines.append(c.table(["Configuration", "EX", "Correct", "LLM calls / q", "Prompt tokens / q",
+                          "Completion tokens / q", "Seconds / q", "Stop reasons"], rows))
+    lines.append("")
+    for name, d in data["differences"].items():
+        a, b = name.split(" − ")
+        lines.append(f"- {name}: **{d['points']:+.1f} points** over {d['questions']} questions "
+                     f"({d['only_first_right']} right only with {a}, {d['only_second_right']} right only with {b})")
+    lines += ["", "Seconds per question are wall time, the model's included (its share is "
+              "`model_seconds_mean` in the JSON). The configurations take turns going first on each "
+              "question, since a local model's prompt-prefix cache makes a repeated prompt cheaper. "
+              "LLM calls and tokens are per question, all calls of a question summed.", ""]
+    if len(data["by_db"]) > 1:
+        lines += ["## EX by database", ""]
+        names = list(configs)
+        lines.append(c.table(["Database", "Questions", *names],
+                             [[db, str(r["questions"]), *(f"{r[n]:.1f}%" if r[n] is not None else "—" for n in names)]
+                              for db, r in data["by_db"].items()]))
+        lines.append("")
+    lines += ["## With DISTINCT dropped", "",
+              "The official scorer by default removes every DISTINCT from both queries; scored that way:", "",
+              c.table(["Configuration", "EX (DISTINCT dropped)"],
+                      [[n, f"{s['ex_distinct_dropped']:.1f}%"] for n, s in configs.items()]), ""]
+    return "\n".join(lines)
+
+
+def run(args, log=print) -> dict[str, Any]:
+    """The ``accuracy`` benchmark of ``benchmarks/run.py``."""
+    spider_dir = Path(args.spider_dir).resolve()
+    db_ids = [d.strip() for d in (args.db_ids or "").split(",") if d.strip()] or None
+    questions = load_questions(spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit)
+    configs = args.configs
+    out_name = args.out
+    jsonl = Path(args.jsonl) if args.jsonl else Path(args.data_dir) / f"{out_name}.jsonl"
+    if jsonl.exists() and not args.resume and jsonl.stat().st_size:
+        prev = jsonl.with_name(jsonl.name + ".prev")
+        jsonl.replace(prev)
+        log(f"accuracy: moved the earlier {jsonl.name} to {prev.name} (use --resume to continue a run)")
+    info = c.machine_info()
+    log(f"accuracy: {len(questions)} questions from {spider_dir}, configurations {', '.join(configs)}, "
+        f"model {args.model}; results as they come in {jsonl}")
+    t = time.perf_counter()
+    client = make_client(args.model)
+    log(f"  model ready in {time.perf_counter() - t:.1f} s: {model_info(client, args.model)}")
+    data = run_accuracy(questions, spider_dir, client, configs, max_iterations=args.max_iterations,
+                        jsonl=jsonl, resume=args.resume, log=log)
+    data["model"]["spec"] = args.model
+    data.update({
+        "benchmark": "accuracy", "spider_dir": str(spider_dir), "spider_dir_name": spider_dir.name,
+        "offset": args.offset, "limit": args.limit, "db_ids": db_ids, "jsonl": str(jsonl),
+        "commit": git_commit(), "machine": info, "load_after": c.load_average(),
+        "threads_env": os.environ.get("SQLNB_LLAMA_THREADS"),
+        "packages": c.package_versions(["sqlnb", "llama-cpp-python", "langgraph", "langchain-core",
+                                        "sqlglot"]),
+        "finished": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+    })
+    c.write_results(out_name, args.results_dir, markdown(data), data)
+    for name, s in data["configs"].items():
+        log(f"  {name:12s} EX {s['ex']:5.1f}% ({s['correct']}/{s['n']}), {s['llm_calls_mean']} calls/q, "
+            f"{s['seconds_mean']} s/q, stops {s['stop_reasons']}")
+    for name, d in data["differences"].items():
+        log(f"  {name}: {d['points']:+.1f} points")
+    return data

@@ -1,0 +1,1044 @@
+"""The text-to-SQL agent (sqlnb.agent) against real engines, with a scripted model.
+
+Every test talks to a real database through the ``engine`` fixtures; the model is always
+:class:`ScriptedChatModel`, which records each prompt it receives, so the tests assert on
+what the model was shown as well as on how the turn ended.
+
+- the reply protocol (``parse_reply``) and the per-dialect system prompts;
+- a question answered and finalized, the read-only guard, the read-only session, data
+  sharing, errors with hints, and conversation memory: on every engine;
+- each routing rule of ``decide_next_step``: on SQLite and PostgreSQL;
+- unrecoverable errors: a session killed between attempts, a missing privilege.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.outputs import ChatResult
+
+from sqlnb import errors
+from sqlnb.agent.models import ModelClient, ScriptedChatModel
+from sqlnb.agent.nodes import AgentSettings
+from sqlnb.agent.prompts import DIALECT_NAMES, dialect_notes, format_attempt, system_prompt
+from sqlnb.agent.protocol import parse_reply
+from sqlnb.agent.runner import Agent, AskResult
+from sqlnb.agent.state import STOP_REASONS
+from tests.engines import PG_HOST, PG_PORT
+
+RULE_ENGINES = pytest.mark.engines(["sqlite", "postgresql"])  # the full rule matrix
+SERVER_SESSIONS = pytest.mark.engines(["postgresql", "mysql", "redshift"])
+
+ENGINE_NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB", "postgresql": "PostgreSQL",
+                "mysql": "MySQL", "snowflake": "Snowflake", "redshift": "Amazon Redshift"}
+
+# values stored in the seeded tables (tests/engines.py): with data sharing off, none of
+# them may reach the model
+DATA_VALUES = ("Ada", "Grace", "Linus", "example.com", "99.99", "12.5", "paid")
+
+COUNT_CUSTOMERS = "SELECT count(*) AS n FROM customers"
+COUNT_ORDERS = "SELECT count(*) AS n FROM orders"
+NAMES = "SELECT name FROM customers ORDER BY id"
+BAD_COLUMN = "SELECT nope FROM customers"
+BAD_TABLE = "SELECT * FROM no_such_table"
+BAD_COLUMN_2 = "SELECT missing_col FROM orders"
+BAD_COLUMN_3 = "SELECT id, wrong FROM customers"
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def sql(text: str) -> str:
+    """A model reply proposing ``text`` in a fenced sql block."""
+    return f"```sql\n{text}\n```"
+
+
+@dataclass
+class Run:
+    """One ``Agent.ask`` with a scripted model: its result, the model, the events."""
+
+    result: AskResult
+    model: ScriptedChatModel
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def prompts(self) -> list[list[tuple[str, str]]]:
+        return self.model.prompts
+
+    def system(self, call: int = 0) -> str:
+        role, content = self.prompts[call][0]
+        assert role == "system"
+        return content
+
+    def user(self, call: int) -> str:
+        """The last user message of model call ``call`` (0-based)."""
+        role, content = self.prompts[call][-1]
+        assert role == "user"
+        return content
+
+    def seen(self) -> str:
+        """Everything the model was sent, all calls together."""
+        return "\n".join(content for prompt in self.prompts for _, content in prompt)
+
+    @property
+    def attempts(self) -> list[dict[str, Any]]:
+        return self.result.attempts
+
+
+def ask(adapter, *replies: str, question: str = "How many customers are there?",
+        agent: Agent | None = None, connection: str = "shop", wrap: bool = True,
+        **options: Any) -> Run:
+    """Ask ``question`` on ``adapter`` with a model that gives ``replies`` in order."""
+    model = ScriptedChatModel(replies=list(replies))
+    events: list[dict[str, Any]] = []
+    result = (agent or Agent()).ask(question, adapter, connection=connection,
+                                    model=ModelClient(model) if wrap else model,
+                                    on_event=events.append, **options)
+    return Run(result, model, events)
+
+
+def outcome(run: Run) -> tuple:
+    r = run.result
+    return r.status, r.stop_reason, r.sql
+
+
+def kinds(run: Run) -> list[str | None]:
+    return [a["error_kind"] for a in run.attempts]
+
+
+def lowered(names) -> list[str]:
+    return [n.lower() for n in names]
+
+
+@pytest.fixture
+def db(seeded, connect_to):
+    """A read-write connection to the module's seeded database (the agent never writes)."""
+    return connect_to(seeded)
+
+
+# ---------------------------------------------------------------------------
+# the reply protocol
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    (sql("SELECT 1"), "SELECT 1"),
+    (sql("SELECT 1;;"), "SELECT 1"),
+    ("Try this:\n```SQL\nSELECT 1\n```\nthen this:\n```sql\nSELECT 2\n```", "SELECT 2"),
+    ("```postgresql\nSELECT now()\n```", "SELECT now()"),
+    ("```\nSELECT name FROM customers\n```", "SELECT name FROM customers"),
+    ("```sql\nSELECT 1\n```\n```python\nprint('x')\n```", "SELECT 1"),
+    ("```\nWITH t AS (SELECT 1 AS x) SELECT x FROM t\n```", "WITH t AS (SELECT 1 AS x) SELECT x FROM t"),
+    ("```sql\nSELECT 3", "SELECT 3"),  # an unterminated fence still holds the query
+    ("SELECT name FROM customers;", "SELECT name FROM customers"),
+    ("  select *\n  from orders\n", "select *\n  from orders"),
+    ("WITH t AS (SELECT 1 AS x) SELECT x FROM t", "WITH t AS (SELECT 1 AS x) SELECT x FROM t"),
+    ("with recursive r(n) as (select 1 union all select n + 1 from r where n < 3) select n from r",
+     "with recursive r(n) as (select 1 union all select n + 1 from r where n < 3) select n from r"),
+    ("SELECT 1\nFINAL", "SELECT 1"),
+])
+def test_reply_proposes_sql(text, expected):
+    assert parse_reply(text).sql == expected
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    "I am not sure which table holds that.",
+    "Here is the query: SELECT * FROM customers",
+    "You could run\nSELECT count(*) FROM customers\nto find out.",
+    "```python\nprint('SELECT 1')\n```",
+    "```\nprint(1)\n```",  # an untagged fence counts only when it holds a query
+    "With the last result the question is answered.",  # prose, not a WITH statement
+])
+def test_reply_without_sql(text):
+    reply = parse_reply(text)
+    assert reply.sql is None and reply.clarify is None
+
+
+@pytest.mark.parametrize("text", ["FINAL", "final", "Final.", "**FINAL**", "__FINAL__", "`FINAL`",
+                                  "FINAL!", "  FINAL  ", "> FINAL", "## Final",
+                                  "The result answers the question.\n\n**Final**"])
+def test_final_variants(text):
+    reply = parse_reply(text)
+    assert reply.final and reply.sql is None and reply.kind == "final"
+
+
+@pytest.mark.parametrize("text", [
+    "The result is final.",
+    "FINAL answer: 3 customers",
+    "```sql\nSELECT 1\nFINAL\n```",  # inside a sql block: not a FINAL line
+    "```sql\nSELECT 1\n-- FINAL\n```",
+    "```\nFINAL\n```",
+])
+def test_final_must_be_a_line_of_its_own_outside_sql(text):
+    assert not parse_reply(text).final
+
+
+def test_final_with_new_sql():
+    reply = parse_reply("Corrected:\n```sql\nSELECT 2\n```\n**FINAL**")
+    assert (reply.sql, reply.final, reply.kind) == ("SELECT 2", True, "final_sql")
+    # prose starting with "With" is no SQL, so this is a plain FINAL
+    reply = parse_reply("With that result the question is answered.\nFINAL")
+    assert (reply.sql, reply.final, reply.kind) == (None, True, "final")
+
+
+@pytest.mark.parametrize("text, questions", [
+    ("CLARIFY: Which year do you mean?", ["Which year do you mean?"]),
+    ("CLARIFY:\n- Which year do you mean?\n- Only paid orders?",
+     ["Which year do you mean?", "Only paid orders?"]),
+    ("clarify:\n1. Which year?\n2) Which region?\n* Paid only?\n• Net or gross?",
+     ["Which year?", "Which region?", "Paid only?", "Net or gross?"]),
+    ("**CLARIFY:** Which year?\n- Paid only?", ["Which year?", "Paid only?"]),
+    ("**CLARIFY**: Which year?", ["Which year?"]),
+    ("  CLARIFY:\n\n  - Which year?\n\n", ["Which year?"]),
+])
+def test_clarify(text, questions):
+    reply = parse_reply(text)
+    assert reply.clarify == questions and reply.kind == "clarify"
+
+
+def test_clarify_wins_over_sql_and_must_come_first():
+    reply = parse_reply("CLARIFY: Which year?\n" + sql("SELECT 1") + "\nFINAL")
+    assert reply.kind == "clarify"
+    assert parse_reply("I need to know more.\nCLARIFY: Which year?").clarify is None
+
+
+# ---------------------------------------------------------------------------
+# system prompts
+# ---------------------------------------------------------------------------
+
+DIALECT_NEEDLES = {
+    "sqlite": ["strftime", "GROUP_CONCAT"],
+    "duckdb": ["QUALIFY", "GROUP BY ALL"],
+    "postgres": ["ILIKE", "DISTINCT ON"],
+    "mysql": ["backticks", "GROUP_CONCAT"],
+    "snowflake": ["QUALIFY", "UPPER case"],
+    "redshift": ["LISTAGG", "DISTINCT ON"],
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECT_NEEDLES))
+def test_system_prompt_per_dialect(dialect):
+    schema = "CREATE TABLE customers (\n  id integer PRIMARY KEY\n);"
+    prompt = system_prompt(dialect, schema, max_iterations=7, failure_cutoff=2)
+    assert DIALECT_NAMES[dialect] in prompt
+    assert dialect_notes(dialect) in prompt
+    for needle in DIALECT_NEEDLES[dialect]:
+        assert needle in prompt, needle
+    for other in DIALECT_NEEDLES:  # only its own notes
+        if dialect_notes(other) != dialect_notes(dialect):
+            assert dialect_notes(other) not in prompt
+    # the reply protocol
+    for needle in ("```sql", "FINAL", "CLARIFY:"):
+        assert needle in prompt, needle
+    # the termination rules, with this session's limits
+    assert re.search(r"\b7 replies", prompt)
+    assert re.search(r"\b2 failed quer", prompt)
+    assert "same query" in prompt
+    assert schema in prompt
+    assert not re.search(r"\$\{?[a-z_]+", prompt), "a template placeholder was left"
+
+
+def test_system_prompt_aliases_and_empty_schema():
+    assert system_prompt("postgresql", "") == system_prompt("postgres", "")
+    assert system_prompt("mariadb", "x") == system_prompt("mysql", "x")
+    assert "(no tables)" in system_prompt("sqlite", "  ")
+    assert re.search(r"\b5 replies", system_prompt("sqlite", ""))  # the defaults
+    assert re.search(r"\b3 failed quer", system_prompt("sqlite", ""))
+
+
+# ---------------------------------------------------------------------------
+# every engine: a question answered and finalized
+# ---------------------------------------------------------------------------
+
+PER_CUSTOMER = ("SELECT c.name, count(*) AS n_orders\nFROM customers c\n"
+                "JOIN orders o ON o.customer_id = c.id\nGROUP BY c.name\nORDER BY c.name")
+
+
+def test_question_answered_and_finalized(engine, db):
+    question = "How many orders has each customer placed?"
+    run = ask(db,
+              "Let me look at the orders first.\n" + sql("SELECT id, amount FROM orders ORDER BY id"),
+              sql(PER_CUSTOMER) + "\nThis counts the orders per customer.",
+              "**FINAL**",
+              question=question, connection="shop")
+    r = run.result
+    assert outcome(run) == ("success", "finalized", PER_CUSTOMER)
+    assert r.ok and r.iterations == 3 and r.model_error is None
+    assert [a["ok"] for a in r.attempts] == [True, True]
+    assert [a["row_count"] for a in r.attempts] == [3, 2]
+    assert [a["n"] for a in r.attempts] == [1, 2]
+
+    # the final result
+    assert lowered(r.columns) == ["name", "n_orders"]
+    assert r.rows() == [["Ada", 2], ["Grace", 1]]
+    df = r.df
+    assert isinstance(df, pd.DataFrame) and df.shape == (2, 2)
+    assert lowered(df.columns) == ["name", "n_orders"]
+    assert list(df.iloc[:, 0]) == ["Ada", "Grace"] and list(df.iloc[:, 1]) == [2, 1]
+
+    # the first prompt: this engine's system prompt with the schema, then the question
+    assert [role for role, _ in run.prompts[0]] == ["system", "user"]
+    system = run.system(0)
+    assert ENGINE_NAMES[engine] in system
+    assert dialect_notes(db.dialect) in system
+    assert "```sql" in system and "FINAL" in system and "CLARIFY:" in system
+    assert "customers" in system.lower() and "customer_id" in system.lower()
+    assert r.context is not None and r.context.complete and r.context.text in system
+    assert question in run.user(0)
+    # later prompts restate the question and show each attempt with its result
+    second = run.user(1)
+    assert question in second and "SELECT id, amount FROM orders ORDER BY id" in second
+    assert format_attempt(r.attempts[0]) in second
+    assert "The query ran: 3 rows." in second and "10 | 12.5" in second
+    third = run.user(2)
+    assert format_attempt(r.attempts[1]) in third and "Ada | 2" in third
+    for a in r.attempts:
+        for name, typ in a["columns"]:
+            assert (f"{name} ({typ})" if typ else name) in third
+
+    # to_dict: plain, JSON-ready data
+    d = r.to_dict()
+    for key in ("status", "stop_reason", "sql", "iterations", "attempts", "columns", "rows",
+                "questions", "usage"):
+        assert key in d, key
+    assert (d["status"], d["stop_reason"], d["sql"], d["iterations"]) == (
+        "success", "finalized", PER_CUSTOMER, 3)
+    assert [set(a) for a in d["attempts"]] == [{"sql", "ok", "error_kind", "error", "row_count"}] * 2
+    assert d["attempts"][1] == {"sql": PER_CUSTOMER, "ok": True, "error_kind": None,
+                                "error": None, "row_count": 2}
+    assert lowered(d["columns"]) == ["name", "n_orders"] and d["rows"] == [["Ada", 2], ["Grace", 1]]
+    assert d["questions"] == []
+    assert d["usage"]["calls"] == 3 and d["usage"]["input_tokens"] > 0
+    assert d["dialect"] == db.dialect and d["connection"] == "shop"
+    json.dumps(d)
+
+    # the cell that reruns the final SQL
+    cell = r.cell_source()
+    lines = cell.splitlines()
+    assert lines[0] == "%%sql --conn shop"
+    assert lines[1].startswith("-- ") and question in lines[1]
+    assert "scripted" in lines[1] and "attempts: 2" in lines[1]
+    assert "\n".join(lines[2:]) == PER_CUSTOMER
+    assert db.execute(PER_CUSTOMER).rows == [("Ada", 2), ("Grace", 1)]
+
+    # progress events, in order
+    types = [e["type"] for e in run.events if e["type"] != "context"]
+    assert types == ["reply", "executing", "attempt", "reply", "executing", "attempt",
+                     "reply", "stopped", "done"]
+
+
+# ---------------------------------------------------------------------------
+# every engine: the read-only guard and the read-only session
+# ---------------------------------------------------------------------------
+
+def orders_snapshot(env) -> list[tuple]:
+    return [tuple(str(v) for v in row)
+            for row in env.admin_query("SELECT id, customer_id, amount, status FROM orders ORDER BY id")]
+
+
+def test_guard_refuses_a_write_before_the_database_sees_it(engine, fresh, connect_to):
+    before = fresh.fingerprint()
+    conn = connect_to(fresh)
+    assert not conn.options.readonly  # a connection that may write
+    run = ask(conn, sql("DELETE FROM customers"), sql(COUNT_CUSTOMERS), "FINAL",
+              question="Remove all customers, then count them")
+    first = run.attempts[0]
+    assert first["error_kind"] == "read_only" and not first["ok"]
+    assert first["sql"] == "DELETE FROM customers"
+    assert "refused before reaching the database" in first["error"]
+    assert first["row_count"] is None
+    assert "(read only)" in run.user(1) and format_attempt(first) in run.user(1)
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.result.rows() == [[3]]
+    conn.close()
+    assert fresh.fingerprint() == before
+
+
+WRITES = [
+    "DROP TABLE orders",
+    "UPDATE customers SET name = 'Mallory' WHERE id = 1",
+    "INSERT INTO customers (id, name) VALUES (9, 'Eve')",
+    "DELETE FROM orders WHERE amount > 10",
+    "SELECT 1 AS one; DELETE FROM customers",
+    "CREATE TABLE stolen AS SELECT * FROM customers",
+    "TRUNCATE TABLE orders",
+    "ALTER TABLE customers ADD COLUMN nickname VARCHAR(20)",
+    "WITH gone AS (DELETE FROM orders RETURNING id) SELECT count(*) FROM gone",
+]
+
+
+def test_no_write_reaches_a_read_write_connection(engine, fresh, connect_to):
+    before, orders_before = fresh.fingerprint(), orders_snapshot(fresh)
+    conn = connect_to(fresh)
+    replies = [sql(w) for w in WRITES]
+    replies.append(sql("DELETE FROM orders") + "\nFINAL")  # a FINAL carrying a write
+    replies += [sql(COUNT_ORDERS), "FINAL"]
+    run = ask(conn, *replies, question="Clean up the orders",
+              max_iterations=len(replies), failure_cutoff=len(replies))
+    assert kinds(run) == ["read_only"] * (len(WRITES) + 1) + [None]
+    assert [a["sql"] for a in run.attempts[:-1]] == WRITES + ["DELETE FROM orders"]
+    assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
+    assert run.result.rows() == [[3]]
+    conn.close()
+    assert fresh.fingerprint() == before
+    assert orders_snapshot(fresh) == orders_before
+    catalog = connect_to(fresh).catalog()
+    assert sorted(lowered(t.name for t in catalog.tables)) == ["big_orders", "customers", "orders"]
+    assert lowered(c.name for c in catalog.find("customers").columns) == [
+        "id", "name", "email", "created_at"]
+
+
+def test_refused_writes_count_as_failures(engine, fresh, connect_to):
+    before = fresh.fingerprint()
+    conn = connect_to(fresh)
+    run = ask(conn, sql(WRITES[0]), sql(WRITES[1]), sql(WRITES[2]), sql(COUNT_ORDERS))
+    assert kinds(run) == ["read_only"] * 3
+    assert outcome(run) == ("failed", "consecutive_failures", None)
+    assert run.model.remaining == 1
+    conn.close()
+    assert fresh.fingerprint() == before
+
+
+WRITING_FUNCTION = {
+    "postgresql": "CREATE FUNCTION wipe() RETURNS int LANGUAGE sql AS "
+                  "$$ DELETE FROM orders; SELECT 1 $$",
+    "redshift": "CREATE FUNCTION wipe() RETURNS int LANGUAGE sql AS "
+                "$$ DELETE FROM orders; SELECT 1 $$",
+    "mysql": "CREATE FUNCTION wipe() RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC "
+             "BEGIN DELETE FROM orders; RETURN 1; END",
+}
+
+
+@SERVER_SESSIONS
+def test_read_only_session_stops_a_write_the_guard_cannot_see(engine, fresh, connect_to):
+    """A SELECT calling a function that deletes passes the guard; the statement still runs
+    in a read-only session, which refuses the write: a refused write, not a lost cause."""
+    fresh.admin([WRITING_FUNCTION[engine]])
+    orders_before = orders_snapshot(fresh)
+    conn = connect_to(fresh)
+    assert not conn.options.readonly
+    run = ask(conn, sql("SELECT wipe() AS done"), sql(COUNT_ORDERS), "FINAL",
+              question="How many orders are there?")
+    first = run.attempts[0]
+    assert first["error_kind"] == "read_only" and not first["ok"]
+    assert "read-only session" in first["error"]
+    assert re.search(r"read[- ]only transaction", first["error"], re.I)
+    assert format_attempt(first) in run.user(1)
+    assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
+    assert run.result.rows() == [[3]]
+    assert orders_snapshot(fresh) == orders_before
+
+
+@RULE_ENGINES
+def test_every_statement_the_agent_runs_is_read_only(engine, db, monkeypatch):
+    """Attempts, sample values and value hints all go through execute(readonly=True)."""
+    calls: list[tuple[str, Any]] = []
+    real = db.execute
+
+    def spy(statement, *args, **kwargs):
+        calls.append((statement, kwargs.get("readonly")))
+        return real(statement, *args, **kwargs)
+
+    monkeypatch.setattr(db, "execute", spy)
+    empty = "SELECT id FROM customers WHERE name = 'Gracie'"
+    run = ask(db, sql(empty), sql(NAMES), "FINAL")
+    assert outcome(run) == ("success", "finalized", NAMES)
+    statements = [s for s, _ in calls]
+    assert empty in statements and NAMES in statements
+    assert len(calls) > 2  # sample values and the value hint ran too
+    assert all(readonly is True for _, readonly in calls), calls
+
+
+# ---------------------------------------------------------------------------
+# every engine: what the model is shown
+# ---------------------------------------------------------------------------
+
+COLUMN_ERROR = {"sqlite": "no such column", "duckdb": "not found", "postgresql": "does not exist",
+                "mysql": "unknown column", "snowflake": "not found", "redshift": "does not exist"}
+
+
+def test_errors_and_empty_results_come_back_with_hints(engine, db):
+    run = ask(db,
+              sql("SELECT nme FROM customers"),
+              sql("SELECT status FROM customers"),
+              sql("SELECT * FROM customer"),
+              sql("SELECT id FROM customers WHERE name = 'Gracie'"),
+              sql("SELECT id FROM customers WHERE name = 'Grace'"),
+              "FINAL",
+              question="What is Gracie's customer id?", failure_cutoff=5, max_iterations=6)
+    a = run.attempts
+    assert kinds(run) == ["column_not_found", "column_not_found", "table_not_found", None, None]
+    # the engine's own message, classified, with hints from the catalog
+    assert COLUMN_ERROR[engine] in a[0]["error"].lower() and "nme" in a[0]["error"].lower()
+    assert "closest: name" in a[0]["hint"].lower()
+    assert "columns of the tables used: customers(id, name, email, created_at)" in a[0]["hint"].lower()
+    assert "column status exists in: orders" in a[1]["hint"].lower()
+    assert "no table is named customer; closest: customers" in a[2]["hint"].lower()
+    # a string filter that matched nothing: the existing values closest to it
+    assert a[3]["ok"] and a[3]["row_count"] == 0
+    assert "customers.name has no 'gracie'" in a[3]["hint"].lower()
+    assert "closest values: 'Grace'" in a[3]["hint"]
+    assert a[4]["row_count"] == 1 and run.result.rows() == [[2]]
+    assert outcome(run) == ("success", "finalized", "SELECT id FROM customers WHERE name = 'Grace'")
+    # all of it reached the model: kind, engine message, hint
+    last = run.user(5)
+    for attempt in a:
+        assert format_attempt(attempt) in last
+    assert "The query failed (column not found): " + a[0]["error"] in last
+    assert "The query failed (table not found): " + a[2]["error"] in last
+    assert "Hint: " + a[3]["hint"] in last and "No rows matched." in last
+
+
+SHARING_SCRIPT = [
+    sql("SELECT nme FROM customers"),
+    sql("SELECT name, email FROM customers ORDER BY id"),
+    sql("SELECT id FROM customers WHERE name = 'Gracie'"),  # empty: no value hint
+    sql("SELECT CAST(name AS INTEGER) AS n FROM customers"),  # engines quote the bad value
+    sql("SELECT * FROM customer"),
+    sql("SELECT amount, status FROM orders ORDER BY id"),
+    "FINAL",
+]
+CAST_FAILS = {"duckdb", "postgresql", "snowflake", "redshift"}  # SQLite and MySQL give 0
+
+
+def test_no_data_reaches_the_model_when_sharing_is_off(engine, db):
+    private = Agent(settings=AgentSettings(share_data=False))
+    run = ask(db, *SHARING_SCRIPT, agent=private, question="Show the order amounts",
+              max_iterations=len(SHARING_SCRIPT))
+    assert outcome(run) == ("success", "finalized", "SELECT amount, status FROM orders ORDER BY id")
+    seen = run.seen()
+    for value in DATA_VALUES:
+        assert value not in seen, value
+    assert "e.g." not in run.system(0)  # no sample values in the schema
+    bad_column, names, empty, cast, bad_table, _ = run.attempts
+    # errors keep the names they are about, and the hints still come
+    assert "nme" in bad_column["error"].lower() and "closest: name" in bad_column["hint"].lower()
+    assert "customer" in bad_table["error"].lower()
+    assert "closest: customers" in bad_table["hint"].lower()
+    assert "(value not shown)" not in bad_column["error"] + bad_table["error"]
+    # a value quoted in an error message is masked
+    if engine in CAST_FAILS:
+        assert cast["error_kind"] == "type_mismatch" and "(value not shown)" in cast["error"]
+    else:
+        assert cast["ok"] and cast["preview"] == []
+    # rows are counted and described, not shown
+    assert names["row_count"] == 3 and names["preview"] == []
+    assert lowered(c for c, _ in names["columns"]) == ["name", "email"]
+    assert "The query ran: 3 rows." in run.user(2) and "rows are not shown" in run.user(2)
+    assert empty["row_count"] == 0 and empty["hint"] is None
+    # the user still gets the data
+    assert run.result.rows() == [[12.5, "paid"], [99.99, "new"], [5, "paid"]]
+
+    # the same script with sharing on shows rows, samples, values and hints (so the checks
+    # above can fail)
+    shared = ask(db, *SHARING_SCRIPT, question="Show the order amounts",
+                 max_iterations=len(SHARING_SCRIPT))
+    seen = shared.seen()
+    for value in ("Ada", "Grace", "example.com", "paid"):
+        assert value in seen, value
+    assert "e.g. 'Ada'" in shared.system(0)  # sample values in the schema
+    assert "closest values: 'Grace'" in shared.attempts[2]["hint"]
+    if engine in CAST_FAILS:
+        assert "Ada" in shared.attempts[3]["error"]
+
+
+@RULE_ENGINES
+def test_preview_rows_and_row_cap(engine, db):
+    every_pair = "SELECT c.name, o.id FROM customers c CROSS JOIN orders o ORDER BY c.id, o.id"
+    run = ask(db, sql(every_pair), "FINAL")
+    a = run.attempts[0]
+    assert a["row_count"] == 9 and not a["truncated"]
+    assert len(a["preview"]) == 5 and a["preview"][:2] == [["Ada", 10], ["Ada", 11]]
+    shown = run.user(1)
+    assert "The query ran: 9 rows." in shown and "First 5 rows:" in shown
+    assert "Grace | 11" in shown and "Linus" not in shown  # rows 6-9 are not shown
+    assert len(run.result.rows(20)) == 9  # the user gets every row
+
+    run = ask(db, sql(every_pair), "FINAL", settings=AgentSettings(preview_rows=2))
+    assert run.attempts[0]["preview"] == [["Ada", 10], ["Ada", 11]]
+    assert "First 2 rows:" in run.user(1) and "Ada | 12" not in run.user(1)
+
+    run = ask(db, sql(every_pair), "FINAL", agent=Agent(settings=AgentSettings(row_cap=4)))
+    a = run.attempts[0]
+    assert a["row_count"] == 4 and a["truncated"] and format_attempt(a) in run.user(1)
+    assert "more rows were not fetched" in run.user(1)
+    assert run.result.df.shape == (4, 2)
+
+
+@RULE_ENGINES
+def test_value_hints_can_be_turned_off(engine, db):
+    empty = "SELECT id FROM customers WHERE name = 'Gracie'"
+    run = ask(db, sql(empty), "FINAL", settings=AgentSettings(value_hints=False))
+    assert run.attempts[0]["row_count"] == 0 and run.attempts[0]["hint"] is None
+    assert "Grace'" not in run.user(1)
+
+
+# ---------------------------------------------------------------------------
+# every engine: conversation memory
+# ---------------------------------------------------------------------------
+
+def test_memory_per_connection(engine, db):
+    agent = Agent()
+    first = ask(db, sql(COUNT_CUSTOMERS), "FINAL", agent=agent, connection="shop",
+                question="How many customers are there?")
+    assert first.result.ok and "Earlier in this conversation" not in first.user(0)
+
+    second = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop",
+                 question="And how many orders?")
+    prompt = second.user(0)
+    assert "How many customers are there?" in prompt and COUNT_CUSTOMERS in prompt
+    assert prompt.index("How many customers are there?") < prompt.index("And how many orders?")
+    assert [t["question"] for t in agent.history("shop")] == [
+        "How many customers are there?", "And how many orders?"]
+    assert [t["sql"] for t in agent.history("shop")] == [COUNT_CUSTOMERS, COUNT_ORDERS]
+
+    # another connection name is another conversation, even on the same database
+    other = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="warehouse",
+                question="How many orders?")
+    assert "How many customers are there?" not in other.seen()
+    assert COUNT_CUSTOMERS not in other.seen()
+
+    # reset forgets one connection's conversation, not the others
+    agent.reset("shop")
+    assert agent.history("shop") == []
+    assert len(agent.history("warehouse")) == 1
+    after = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop",
+                question="How many orders?")
+    assert "How many customers are there?" not in after.seen()
+    assert "And how many orders?" not in after.seen()
+
+
+@RULE_ENGINES
+def test_reset_without_a_name_forgets_every_conversation(engine, db):
+    agent = Agent()
+    for name in ("shop", "warehouse"):
+        ask(db, sql(COUNT_CUSTOMERS), "FINAL", agent=agent, connection=name,
+            question=f"How many customers in {name}?")
+        assert len(agent.history(name)) == 1
+    agent.reset()
+    assert agent.history("shop") == [] and agent.history("warehouse") == []
+    run = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop",
+              question="How many orders?")
+    assert "How many customers in shop?" not in run.seen()
+
+
+@RULE_ENGINES
+def test_clarification_is_remembered(engine, db):
+    agent = Agent()
+    first = ask(db, "CLARIFY: Which year do you mean?", agent=agent,
+                question="How many orders were there last year?")
+    assert first.result.status == "needs_clarification"
+    second = ask(db, sql("SELECT count(*) AS n FROM orders WHERE ordered_on >= '2024-01-01'"),
+                 "FINAL", agent=agent, question="2024")
+    prompt = second.user(0)
+    assert "How many orders were there last year?" in prompt
+    assert "Which year do you mean?" in prompt
+    assert second.result.ok and second.result.rows() == [[3]]
+
+
+@RULE_ENGINES
+def test_chat_rendering_shows_the_history(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS), "FINAL", settings=AgentSettings(rendering="chat"))
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    roles = [role for role, _ in run.prompts[1]]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert run.prompts[1][1][1] == "How many customers are there?"
+    assert run.prompts[1][2][1] == sql(COUNT_CUSTOMERS)
+    assert run.prompts[1][3][1].startswith("Result of your query:")
+    assert format_attempt(run.attempts[0]) in run.prompts[1][3][1]
+
+
+# ---------------------------------------------------------------------------
+# decide_next_step, rule by rule (SQLite and PostgreSQL)
+# ---------------------------------------------------------------------------
+
+@RULE_ENGINES
+def test_clarify_ends_the_turn_with_questions(engine, db):
+    run = ask(db, "CLARIFY:\n- Which year do you mean?\n- Only paid orders?", sql(COUNT_ORDERS),
+              question="How many orders last year?")
+    r = run.result
+    assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", None)
+    assert r.questions == ["Which year do you mean?", "Only paid orders?"]
+    assert r.attempts == [] and r.iterations == 1 and run.model.remaining == 1
+    assert r.to_dict()["questions"] == r.questions
+    assert r.cell_source() is None and r.df.empty and not r.ok
+
+
+@RULE_ENGINES
+def test_clarify_after_a_result_still_asks(engine, db):
+    run = ask(db, sql(COUNT_ORDERS), "**CLARIFY:** Do you mean paid orders only?")
+    r = run.result
+    # the successful query stays available as the best answer so far
+    assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", COUNT_ORDERS)
+    assert r.cell_source().splitlines()[-1] == COUNT_ORDERS and int(r.df.iloc[0, 0]) == 3
+    assert r.questions == ["Do you mean paid orders only?"]
+    assert [a["ok"] for a in r.attempts] == [True]
+
+
+@RULE_ENGINES
+@pytest.mark.parametrize("reply", ["FINAL", "**FINAL**", "final."])
+def test_final_before_anything_ran_is_ignored(engine, db, reply):
+    run = ask(db, reply, sql(COUNT_CUSTOMERS))
+    assert outcome(run) == ("failed", "no_sql", None)
+    assert run.result.attempts == [] and run.result.iterations == 1
+
+
+@RULE_ENGINES
+def test_final_after_a_success(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS), "Final.")
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.result.iterations == 2 and len(run.attempts) == 1
+
+
+@RULE_ENGINES
+def test_final_with_new_sql_runs_it_first(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS), "Corrected:\n" + sql(COUNT_ORDERS) + "\nFINAL")
+    assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
+    assert [a["sql"] for a in run.attempts] == [COUNT_CUSTOMERS, COUNT_ORDERS]
+    assert run.result.iterations == 2 and run.result.rows() == [[3]]
+    # a first reply that is SQL and FINAL at once
+    run = ask(db, sql(COUNT_ORDERS) + "\nFINAL", "unused")
+    assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
+    assert run.result.iterations == 1 and len(run.attempts) == 1
+
+
+@RULE_ENGINES
+def test_final_repeating_the_last_sql_does_not_run_it_again(engine, db):
+    run = ask(db, sql(NAMES), sql("select  NAME\n  from CUSTOMERS order by ID;") + "\nFINAL")
+    assert outcome(run) == ("success", "finalized", NAMES)
+    assert len(run.attempts) == 1 and run.result.iterations == 2
+
+
+@RULE_ENGINES
+def test_final_with_new_sql_that_fails_goes_on(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS), sql(BAD_COLUMN) + "\nFINAL", "FINAL", sql(COUNT_ORDERS),
+              "FINAL")
+    # FINAL after a failure finalizes nothing: the model is asked again
+    assert [a["ok"] for a in run.attempts] == [True, False, True]
+    assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
+    assert run.result.iterations == 5 and len(run.prompts) == 5
+
+
+@RULE_ENGINES
+def test_final_after_only_failures_cannot_finalize(engine, db):
+    run = ask(db, sql(BAD_COLUMN), "FINAL", max_iterations=2)
+    assert outcome(run) == ("failed", "max_iterations", None)
+    assert run.result.iterations == 2
+
+
+@RULE_ENGINES
+def test_same_sql_as_the_last_attempt_ends_the_turn(engine, db):
+    run = ask(db, sql(NAMES), sql("select   NAME\nfrom customers\nORDER  BY id;"), sql(COUNT_ORDERS))
+    assert outcome(run) == ("success", "duplicate_sql", NAMES)
+    assert len(run.attempts) == 1 and run.result.iterations == 2
+    assert run.model.remaining == 1
+    # repeating a failed query: nothing succeeded
+    run = ask(db, sql(BAD_COLUMN), sql(BAD_COLUMN.lower() + " ;"), sql(COUNT_ORDERS))
+    assert outcome(run) == ("failed", "duplicate_sql", None)
+    assert kinds(run) == ["column_not_found"]
+
+
+@RULE_ENGINES
+def test_different_sql_is_not_a_duplicate(engine, db):
+    lower = "SELECT id FROM customers WHERE name = 'ada'"
+    upper = "SELECT id FROM customers WHERE name = 'Ada'"
+    run = ask(db, sql(lower), sql(upper), sql(lower), "FINAL")  # literals differ; A B A
+    assert [a["sql"] for a in run.attempts] == [lower, upper, lower]
+    assert outcome(run) == ("success", "finalized", lower)
+    assert run.result.rows() == [] and run.result.df.shape[0] == 0
+
+
+@RULE_ENGINES
+@pytest.mark.parametrize("reply", [
+    "I am not sure what you mean.",
+    "You could run SELECT count(*) FROM customers to find out.",
+    "```python\nprint(len(customers))\n```",
+    "CLARIFY",  # no colon: not a clarification
+])
+def test_no_sql_ends_the_turn(engine, db, reply):
+    run = ask(db, reply, sql(COUNT_CUSTOMERS))
+    assert outcome(run) == ("failed", "no_sql", None)
+    assert run.result.attempts == [] and run.model.remaining == 1
+
+
+@RULE_ENGINES
+def test_no_sql_after_a_success_keeps_the_result(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS), "That should be it: the result looks right.")
+    assert outcome(run) == ("success", "no_sql", COUNT_CUSTOMERS)
+    assert run.result.rows() == [[3]]
+
+
+@RULE_ENGINES
+@pytest.mark.parametrize("reply, expected", [
+    ("SELECT count(*) AS n FROM customers;", COUNT_CUSTOMERS),
+    ("WITH c AS (SELECT id FROM customers) SELECT count(*) AS n FROM c",
+     "WITH c AS (SELECT id FROM customers) SELECT count(*) AS n FROM c"),
+    ("```\nSELECT count(*) AS n FROM customers\n```", COUNT_CUSTOMERS),
+])
+def test_a_bare_query_is_run(engine, db, reply, expected):
+    run = ask(db, reply, "FINAL")
+    assert outcome(run) == ("success", "finalized", expected)
+    assert run.result.rows() == [[3]]
+
+
+@RULE_ENGINES
+def test_prose_starting_with_with_is_no_query(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS), "With that result the question is answered.\nFINAL")
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert len(run.attempts) == 1
+
+
+@RULE_ENGINES
+def test_consecutive_failures_end_the_turn(engine, db):
+    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN_2), sql(COUNT_CUSTOMERS))
+    assert outcome(run) == ("failed", "consecutive_failures", None)
+    assert kinds(run) == ["column_not_found", "table_not_found", "column_not_found"]
+    assert run.result.iterations == 3 and run.model.remaining == 1
+
+    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(COUNT_CUSTOMERS), failure_cutoff=2)
+    assert outcome(run) == ("failed", "consecutive_failures", None)
+    assert len(run.attempts) == 2
+
+
+@RULE_ENGINES
+def test_a_success_resets_the_failure_count(engine, db):
+    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(COUNT_CUSTOMERS), sql(BAD_COLUMN_2),
+              sql(BAD_COLUMN_3), sql(BAD_COLUMN), sql(COUNT_ORDERS), max_iterations=10)
+    assert [a["ok"] for a in run.attempts] == [False, False, True, False, False, False]
+    assert outcome(run) == ("success", "consecutive_failures", COUNT_CUSTOMERS)
+    assert run.result.rows() == [[3]] and run.model.remaining == 1
+
+
+@RULE_ENGINES
+def test_max_iterations_end_the_turn(engine, db):
+    queries = [f"SELECT {i} AS n" for i in range(1, 7)]
+    run = ask(db, *[sql(q) for q in queries])
+    assert outcome(run) == ("success", "max_iterations", queries[4])  # default: 5
+    assert run.result.iterations == 5 and len(run.attempts) == 5
+    assert run.model.remaining == 1 and run.result.rows() == [[5]]
+
+    run = ask(db, sql(COUNT_CUSTOMERS), sql(COUNT_ORDERS), "FINAL", max_iterations=2)
+    assert outcome(run) == ("success", "max_iterations", COUNT_ORDERS)
+    assert run.result.iterations == 2
+    # the limits are the ones the model was told
+    assert run.system(0) == system_prompt(db.dialect, run.result.context.text,
+                                          max_iterations=2, failure_cutoff=3)
+
+
+@RULE_ENGINES
+def test_consecutive_failures_come_before_max_iterations(engine, db):
+    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN_2), max_iterations=3)
+    assert outcome(run) == ("failed", "consecutive_failures", None)
+
+
+@RULE_ENGINES
+def test_limits_must_make_sense(engine, db):
+    with pytest.raises(errors.UsageError):
+        ask(db, "FINAL", max_iterations=0)
+    with pytest.raises(errors.UsageError):
+        ask(db, "FINAL", question="   ")
+
+
+@RULE_ENGINES
+def test_no_review_ends_after_the_first_successful_execution(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS), "FINAL", no_review=True)
+    assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS)
+    assert run.result.iterations == 1 and run.model.remaining == 1
+
+    run = ask(db, sql(BAD_COLUMN), sql(COUNT_ORDERS), "FINAL", no_review=True)
+    assert outcome(run) == ("success", "executed", COUNT_ORDERS)
+    assert [a["ok"] for a in run.attempts] == [False, True]
+
+    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN_2), sql(COUNT_ORDERS),
+              no_review=True)
+    assert outcome(run) == ("failed", "consecutive_failures", None)
+
+
+# ---------------------------------------------------------------------------
+# model failures
+# ---------------------------------------------------------------------------
+
+class FailingChatModel(BaseChatModel):
+    """A provider that is down: every call raises."""
+
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "failing"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        self.calls += 1
+        raise RuntimeError("upstream overloaded (503)")
+
+
+class LeakyClient:
+    """A client whose provider exception escapes it unwrapped."""
+
+    retries = 0
+
+    def invoke(self, messages):
+        raise ValueError("boom")
+
+
+@RULE_ENGINES
+def test_script_running_out_is_a_model_error(engine, db):
+    run = ask(db, sql(COUNT_CUSTOMERS))
+    r = run.result
+    assert outcome(run) == ("success", "model_error", COUNT_CUSTOMERS)  # the earlier success
+    assert "no reply left" in r.model_error and r.iterations == 2
+    assert r.to_dict()["model_error"] == r.model_error and r.rows() == [[3]]
+    assert [e["type"] for e in run.events][-2:] == ["stopped", "done"]
+
+    run = ask(db, sql(BAD_COLUMN))
+    assert outcome(run) == ("failed", "model_error", None)
+
+    run = ask(db, wrap=False)  # no replies at all; the chat model passed directly
+    assert outcome(run) == ("failed", "model_error", None)
+    assert run.result.attempts == [] and run.result.cell_source() is None
+
+
+@RULE_ENGINES
+def test_provider_failure_is_a_model_error(engine, db):
+    model = FailingChatModel()
+    waits: list[float] = []
+    client = ModelClient(model, retries=1, backoff=0.5, sleep=waits.append)
+    r = Agent().ask("How many customers?", db, model=client)
+    assert (r.status, r.stop_reason, r.sql) == ("failed", "model_error", None)
+    assert "RuntimeError" in r.model_error and "upstream overloaded" in r.model_error
+    assert model.calls == 2 and waits == [0.5]  # retried once, without really sleeping
+
+    r = Agent().ask("How many customers?", db, model=LeakyClient())
+    assert (r.status, r.stop_reason) == ("failed", "model_error")
+    assert r.model_error == "ValueError: boom"
+
+
+# ---------------------------------------------------------------------------
+# unrecoverable errors
+# ---------------------------------------------------------------------------
+
+SESSION_ID = {"postgresql": "SELECT pg_backend_pid() AS pid",
+              "redshift": "SELECT pg_backend_pid() AS pid",
+              "mysql": "SELECT connection_id() AS pid"}
+
+
+@SERVER_SESSIONS
+def test_connection_lost_between_attempts_is_unrecoverable(engine, seeded, connect_to):
+    conn = connect_to(seeded)
+
+    def kill_session(event):
+        if event["type"] == "attempt" and event["attempt"]["n"] == 1:
+            pid = event["attempt"]["preview"][0][0]
+            # PostgreSQL: wait (up to 10 s) until the backend is gone
+            seeded.admin([f"KILL {pid}" if engine == "mysql" else
+                          f"SELECT pg_terminate_backend({pid}, 10000)"])
+
+    model = ScriptedChatModel(replies=[sql(SESSION_ID[engine]), sql(COUNT_CUSTOMERS), "FINAL"])
+    r = Agent().ask("Which session am I?", conn, model=model, on_event=kill_session)
+    assert [a["error_kind"] for a in r.attempts] == [None, "connection_lost"]
+    assert (r.status, r.stop_reason, r.sql) == ("success", "unrecoverable_error", SESSION_ID[engine])
+    assert r.iterations == 2 and model.remaining == 1
+    # the connection re-opens for whatever comes next
+    assert conn.execute(COUNT_CUSTOMERS).rows == [(3,)]
+
+
+@pytest.fixture
+def restricted_role(fresh):
+    """A PostgreSQL login role that may read customers but not orders."""
+    role = f"reader_{uuid.uuid4().hex[:10]}"
+    fresh.admin([f'CREATE ROLE "{role}" LOGIN', f'GRANT SELECT ON customers TO "{role}"'])
+    yield f"postgresql://{role}@{PG_HOST}:{PG_PORT}/{fresh.db}"
+    fresh.admin([f'DROP OWNED BY "{role}"', f'DROP ROLE "{role}"'])
+
+
+@pytest.mark.engines(["postgresql"])
+def test_permission_failure_is_unrecoverable(engine, fresh, restricted_role):
+    import sqlnb.adapters as adapters
+
+    with adapters.connect(restricted_role) as conn:
+        run = ask(conn, sql(COUNT_CUSTOMERS), sql(COUNT_ORDERS), sql(COUNT_CUSTOMERS), "FINAL")
+        assert kinds(run) == [None, "permission"]
+        assert "permission denied" in run.attempts[1]["error"]
+        assert outcome(run) == ("success", "unrecoverable_error", COUNT_CUSTOMERS)
+        assert run.model.remaining == 2
+
+        run = ask(conn, sql(COUNT_ORDERS), sql(COUNT_CUSTOMERS))
+        assert outcome(run) == ("failed", "unrecoverable_error", None)
+        assert run.result.iterations == 1
+
+
+# ---------------------------------------------------------------------------
+# the result and the progress events
+# ---------------------------------------------------------------------------
+
+@RULE_ENGINES
+def test_the_final_sql_is_the_last_successful_one(engine, db):
+    run = ask(db, sql(NAMES), sql(COUNT_ORDERS), sql(BAD_COLUMN), sql(BAD_COLUMN))
+    r = run.result
+    assert outcome(run) == ("success", "duplicate_sql", COUNT_ORDERS)
+    assert lowered(r.columns) == ["n"] and r.rows() == [[3]]
+    assert r.df.shape == (1, 1) and int(r.df.iloc[0, 0]) == 3  # not the names, not the error
+    assert r.cell_source().endswith(COUNT_ORDERS + "\n")
+    assert "attempts: 3" in r.cell_source().splitlines()[1]
+
+
+@pytest.mark.notimpl(["postgresql"], reason="the PostgreSQL adapter's streamed path (execute "
+                     "with max_rows) returns no columns for a result without rows")
+def test_an_empty_final_result_keeps_its_columns(engine, db):
+    empty = "SELECT id, name FROM customers WHERE id < 0"
+    run = ask(db, sql(empty), "FINAL")
+    assert outcome(run) == ("success", "finalized", empty)
+    assert run.attempts[0]["row_count"] == 0
+    assert lowered(c for c, _ in run.attempts[0]["columns"]) == ["id", "name"]
+    assert "Columns: " in run.user(1) and "No rows matched." in run.user(1)
+    assert lowered(run.result.columns) == ["id", "name"]
+    assert run.result.df.shape == (0, 2) and lowered(run.result.df.columns) == ["id", "name"]
+
+
+@RULE_ENGINES
+def test_cell_source_comment_is_one_line(engine, db):
+    question = "Which customers\nhave placed   orders?\n" + "Really, " * 40
+    run = ask(db, sql(NAMES), "FINAL", question=question, connection="warehouse")
+    cell = run.result.cell_source()
+    lines = cell.splitlines()
+    assert lines[0] == "%%sql --conn warehouse"
+    assert lines[1].startswith("-- ") and "Which customers have placed orders?" in lines[1]
+    assert "..." in lines[1] and "| model: scripted | attempts: 1" in lines[1]
+    assert lines[2:] == [NAMES]
+
+
+@RULE_ENGINES
+def test_progress_events(engine, db):
+    run = ask(db, sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL")
+    events = [e for e in run.events if e["type"] != "context"]
+    assert [e["type"] for e in events] == ["reply", "executing", "attempt", "reply", "executing",
+                                           "attempt", "reply", "stopped", "done"]
+    replies = [e for e in events if e["type"] == "reply"]
+    assert [e["iteration"] for e in replies] == [1, 2, 3]
+    assert all(e["max_iterations"] == 5 for e in replies)
+    assert [e["sql"] for e in replies] == [BAD_COLUMN, COUNT_CUSTOMERS, None]
+    assert [e["final"] for e in replies] == [False, False, True]
+    attempts = [e["attempt"] for e in events if e["type"] == "attempt"]
+    assert [(a["n"], a["ok"], a["error_kind"]) for a in attempts] == [
+        (1, False, "column_not_found"), (2, True, None)]
+    stopped = events[-2]
+    assert (stopped["status"], stopped["stop_reason"]) == ("success", "finalized")
+    assert events[-1]["result"] is run.result
+
+    run = ask(db, "CLARIFY: Which year?")
+    assert [e["type"] for e in run.events if e["type"] != "context"] == ["reply", "stopped", "done"]
+    assert run.events[-2]["status"] == "needs_clarification"
+
+
+def test_stop_reasons_are_the_documented_ones():
+    assert set(STOP_REASONS) == {"clarification", "finalized", "duplicate_sql", "no_sql",
+                                 "unrecoverable_error", "consecutive_failures", "max_iterations",
+                                 "model_error", "executed"}

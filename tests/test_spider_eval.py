@@ -1,0 +1,157 @@
+"""The Spider execution-match scorer (benchmarks/spider_eval.py) on tiny hand-made databases."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import spider_eval as se  # noqa: E402
+from spider_eval import execution_match  # noqa: E402
+
+
+@pytest.fixture()
+def db(tmp_path) -> Path:
+    path = tmp_path / "shop.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE singer (id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER,
+                             rating REAL);
+        INSERT INTO singer VALUES
+          (1, 'Ann', 'France', 30, 4.5),
+          (2, 'Bob', 'Spain', 25, 3.0),
+          (3, 'Cid', 'France', 41, 2.25),
+          (4, 'Dee', 'Peru', 25, 3.0);
+        CREATE TABLE concert (id INTEGER PRIMARY KEY, singer_id INTEGER, year INTEGER);
+        INSERT INTO concert VALUES (1, 1, 2014), (2, 1, 2015), (3, 2, 2015), (4, 3, 2014);
+    """)
+    con.commit()
+    con.close()
+    return path
+
+
+def test_same_query_matches(db):
+    assert execution_match(db, "SELECT name FROM singer", "SELECT name FROM singer")
+
+
+def test_order_ignored_without_order_by(db):
+    assert execution_match(db, "SELECT name FROM singer", "SELECT name FROM singer ORDER BY name DESC")
+
+
+def test_order_matters_with_order_by(db):
+    gold = "SELECT name FROM singer ORDER BY age DESC, name"
+    assert execution_match(db, gold, "SELECT name FROM singer ORDER BY age DESC, name")
+    assert not execution_match(db, gold, "SELECT name FROM singer ORDER BY age ASC, name")
+    assert not execution_match(db, gold, "SELECT name FROM singer")  # insertion order differs
+
+
+def test_order_by_in_a_subquery_only_is_not_top_level(db):
+    gold = "SELECT name FROM singer WHERE age = (SELECT age FROM singer ORDER BY age LIMIT 1)"
+    assert se.has_top_level_order_by("SELECT a FROM t UNION SELECT b FROM u ORDER BY a")
+    assert not se.has_top_level_order_by(gold)
+    assert execution_match(db, gold, "SELECT name FROM singer WHERE age = 25 ORDER BY name DESC")
+
+
+def test_column_permutation(db):
+    gold = "SELECT name, country FROM singer"
+    assert execution_match(db, gold, "SELECT country, name FROM singer")
+    # more columns than 3, with repeated values across columns
+    gold4 = "SELECT id, name, age, country, rating FROM singer ORDER BY id"
+    assert execution_match(db, gold4, "SELECT rating, country, age, name, id FROM singer ORDER BY id")
+    # permuted columns must still pair the same values in each row
+    assert not execution_match(
+        db, "SELECT name, age FROM singer",
+        "SELECT a.name, b.age FROM singer a JOIN singer b ON a.id = (b.id % 4) + 1")
+
+
+def test_wrong_columns_or_rows(db):
+    assert not execution_match(db, "SELECT name FROM singer", "SELECT name, age FROM singer")
+    assert not execution_match(db, "SELECT name FROM singer", "SELECT country FROM singer")
+    assert not execution_match(db, "SELECT name FROM singer WHERE age > 26", "SELECT name FROM singer")
+
+
+def test_duplicates_matter(db):
+    gold = "SELECT country FROM singer"  # France twice
+    assert not execution_match(db, gold, "SELECT DISTINCT country FROM singer")
+    assert not execution_match(db, "SELECT DISTINCT country FROM singer", gold)
+    # multisets: same set of rows, different multiplicities
+    assert not execution_match(db, "SELECT country FROM singer WHERE id IN (1, 2, 3)",  # F, S, F
+                               "SELECT country FROM singer WHERE id IN (1, 2) "
+                               "UNION ALL SELECT 'Spain'")  # F, S, S
+
+
+def test_distinct_dropped_like_the_official_default(db):
+    gold = "SELECT country FROM singer"
+    assert execution_match(db, gold, "SELECT DISTINCT country FROM singer", keep_distinct=False)
+    assert se.remove_distinct("SELECT count(DISTINCT name) FROM t WHERE x = 'DISTINCT'") \
+        == "SELECT count( name) FROM t WHERE x = 'DISTINCT'"
+
+
+def test_failing_prediction_is_wrong(db):
+    assert not execution_match(db, "SELECT name FROM singer", "SELECT nme FROM singer")
+    assert not execution_match(db, "SELECT name FROM singer", "not sql at all")
+    assert not execution_match(db, "SELECT name FROM singer", None)
+    assert not execution_match(db, "SELECT name FROM singer", "")
+    m = se.evaluate(db, "SELECT name FROM singer", "SELECT nme FROM singer")
+    assert m.error and "nme" in m.error
+
+
+def test_prediction_cannot_write(db):
+    assert not execution_match(db, "SELECT count(*) FROM singer", "DELETE FROM singer")
+    assert execution_match(db, "SELECT count(*) FROM singer", "SELECT 4")
+
+
+def test_gold_must_run(db):
+    with pytest.raises(AssertionError):
+        execution_match(db, "SELECT nope FROM singer", "SELECT name FROM singer")
+
+
+def test_numbers_compare_numerically(db):
+    assert execution_match(db, "SELECT count(*) FROM singer", "SELECT 4.0")
+    assert execution_match(db, "SELECT 1", "SELECT 1.0")
+    assert execution_match(db, "SELECT avg(age) FROM singer", "SELECT sum(age) * 1.0 / count(*) FROM singer")
+    assert execution_match(db, "SELECT 0.3", "SELECT 0.1 + 0.2")  # float tolerance
+    assert execution_match(db, "SELECT 1.0 / 3", "SELECT 0.3333333")
+    assert not execution_match(db, "SELECT 1.0 / 3", "SELECT 0.3334")
+    assert not execution_match(db, "SELECT 1", "SELECT '1'")  # a string is not a number
+    assert execution_match(db, "SELECT 123456789", "SELECT 123456789.0")
+
+
+def test_empty_results(db):
+    assert execution_match(db, "SELECT name FROM singer WHERE age > 100",
+                           "SELECT name, age FROM singer WHERE age > 200")
+    assert not execution_match(db, "SELECT name FROM singer WHERE age > 100", "SELECT name FROM singer")
+    assert not execution_match(db, "SELECT name FROM singer", "SELECT name FROM singer WHERE 0")
+
+
+def test_spaced_comparison_operators_are_closed_up(db):
+    assert execution_match(db, "SELECT name FROM singer WHERE age > = 30",
+                           "SELECT name FROM singer WHERE age >= 30")
+
+
+def test_slow_prediction_times_out(db):
+    slow = ("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) "
+            "SELECT count(*) FROM c")  # never ends
+    m = se.evaluate(db, "SELECT count(*) FROM singer", slow, timeout=0.3)
+    assert not m.correct and m.error.startswith("timeout")
+
+
+def test_runaway_prediction_stops_past_the_gold_row_count(db):
+    huge = ("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) "
+            "SELECT i FROM c")  # endless rows
+    m = se.evaluate(db, "SELECT name FROM singer", huge, timeout=5)
+    assert not m.correct and m.pred_rows > 4 and m.error is None and "more than 4" in m.reason
+
+
+def test_scorer_reuses_connections_and_gold_results(db):
+    sc = se.Scorer()
+    try:
+        assert sc.evaluate(db, "SELECT name FROM singer", "SELECT name FROM singer").correct
+        assert not sc.evaluate(db, "SELECT name FROM singer", "SELECT age FROM singer").correct
+        assert len(sc._conns) == 1 and len(sc._gold) == 1
+    finally:
+        sc.close()
