@@ -990,8 +990,6 @@ def test_the_final_sql_is_the_last_successful_one(engine, db):
     assert "attempts: 3" in r.cell_source().splitlines()[1]
 
 
-@pytest.mark.notimpl(["postgresql"], reason="the PostgreSQL adapter's streamed path (execute "
-                     "with max_rows) returns no columns for a result without rows")
 def test_an_empty_final_result_keeps_its_columns(engine, db):
     empty = "SELECT id, name FROM customers WHERE id < 0"
     run = ask(db, sql(empty), "FINAL")

@@ -75,8 +75,9 @@ def test_missing_parameter_is_a_usage_error(conn):
         conn.execute("SELECT * FROM customers WHERE id = :nope", {})
 
 
-def test_empty_result_keeps_columns(conn):
-    r = conn.execute("SELECT id, name FROM customers WHERE id < 0")
+@pytest.mark.parametrize("max_rows", [None, 10])
+def test_empty_result_keeps_columns(conn, max_rows):
+    r = conn.execute("SELECT id, name FROM customers WHERE id < 0 -- none", max_rows=max_rows)
     assert r.row_count == 0 and r.rows == []
     assert [c.name.lower() for c in r.columns] == ["id", "name"]
     assert [c.lower() for c in r.to_pandas().columns] == ["id", "name"]

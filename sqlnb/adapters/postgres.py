@@ -593,6 +593,12 @@ class PostgresAdapter(PgFamilyAdapter):
                     stream.close()
                 if description is None:
                     description = cur.description
+                if description is None and not rows:
+                    # a stream without rows brings no row description: ask for the
+                    # columns without running the query again (LIMIT 0 plans, fetches nothing)
+                    body = strip_comments(query, self.dialect).strip().rstrip(";")
+                    cur.execute(f"SELECT * FROM ({body}) AS sqlnb_columns LIMIT 0", bound)
+                    description = cur.description
             else:
                 cur.execute(query, bound)
                 description = cur.description
@@ -651,6 +657,8 @@ class PostgresAdapter(PgFamilyAdapter):
         if self._adbc_timeout is _UNKNOWN or self._adbc_timeout != timeout:
             cur.execute(f"SET statement_timeout = {self._timeout_ms(timeout)}")
             self._adbc_timeout = timeout
+        # ADBC sends COPY (<sql>) TO STDOUT: a trailing -- comment would swallow the ")"
+        sql = strip_comments(sql, self.dialect).strip().rstrip(";")
         narrow = self._narrow_numerics(sql)
         if narrow:
             sql = narrow[0]
