@@ -138,7 +138,8 @@ def first_messages(question: str, adapter, *, connection: str, max_iterations: i
     catalog = adapter.catalog()
     samples = ((lambda t: agent._sample_values(adapter, t))
                if s.share_data and s.sample_values else None)
-    ctx = build_context(catalog, question, adapter.dialect, budget=s.context_budget, samples=samples)
+    ctx = build_context(catalog, question, adapter.dialect, budget=s.context_budget, samples=samples,
+                        with_join_paths=s.join_paths)
     state = new_turn(question, connection=connection, dialect=adapter.dialect,
                      schema_context=ctx.text, max_iterations=max_iterations,
                      failure_cutoff=failure_cutoff, no_review=False)

@@ -194,9 +194,13 @@ def test_context_has_the_named_tables_and_their_neighbours(engine, big_catalog, 
 @BIG_ENGINES
 def test_join_paths_of_the_chosen_tables(engine, big_catalog):
     ctx = build_context(big_catalog, "total amount of sales_orders per month",
-                        big_catalog.dialect)
+                        big_catalog.dialect, with_join_paths=True)
     assert "sales_orders.account_id = crm_accounts.id" in ctx.text
     assert "billing_invoices.order_id = sales_orders.id" in ctx.text
+    assert_within_budget(ctx)
+    plain = build_context(big_catalog, "total amount of sales_orders per month", big_catalog.dialect)
+    assert "Join paths" not in plain.text  # the default: foreign keys only in CREATE TABLE
+    assert "REFERENCES crm_accounts(id)" in plain.text
 
 
 @BIG_ENGINES

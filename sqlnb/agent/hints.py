@@ -63,6 +63,17 @@ def query_tables(sql: str, dialect: str, catalog: Catalog) -> list[Table]:
     return out
 
 
+def alias_table(sql: str, dialect: str, catalog: Catalog, alias: str) -> Table | None:
+    """The catalog table an alias (or table name) of the query stands for."""
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    for t in tree.find_all(exp.Table):
+        if (t.alias or t.name).lower() == alias.lower() or t.name.lower() == alias.lower():
+            return catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
+    return None
+
+
 def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog | None) -> str | None:
     """Hints for a failed query, from the catalog (no data)."""
     if catalog is None:
@@ -72,8 +83,14 @@ def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog
     if kind == "column_not_found" or missing_name(message, _MISSING_COLUMN):
         name = missing_name(message, _MISSING_COLUMN)
         if name:
-            bare = name.split(".")[-1]
+            qualifier, _, bare = name.rpartition(".")
             owners = [t for t in catalog.tables if t.column(bare) is not None]
+            aliased = alias_table(sql, dialect, catalog, qualifier) if qualifier else None
+            if aliased is not None and aliased.column(bare) is None:
+                where = f"{qualifier} is {aliased.name}" if qualifier.lower() != aliased.name.lower() \
+                    else aliased.name
+                hints.append(f"{where}, which has no column {bare} (its columns: "
+                             f"{', '.join(c.name for c in aliased.columns[:30])})")
             if owners:
                 names = ", ".join(t.qualified_name if t.schema and t.schema != catalog.default_schema
                                   else t.name for t in owners[:6])

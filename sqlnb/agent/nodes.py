@@ -40,6 +40,7 @@ class AgentSettings:
     sample_values: bool = True  # example values of text columns in the schema context
     value_hints: bool = True  # existing values when a string filter matched nothing
     context_budget: int = 6000  # tokens of schema context
+    join_paths: bool = False  # also list foreign keys as "a.x = b.y" join paths
 
 
 @dataclass

@@ -169,7 +169,8 @@ class Agent:
         catalog = adapter.catalog()
         samples = (lambda t: self._sample_values(adapter, t)) if s.share_data and s.sample_values else None
         ctx_text = build_context(catalog, " ".join(earlier + [question]), adapter.dialect,
-                                 budget=s.context_budget, samples=samples)
+                                 budget=s.context_budget, samples=samples,
+                                 with_join_paths=s.join_paths)
         context = AgentContext(model=client, adapter=adapter, catalog=catalog, settings=s,
                                distinct_values=lambda t, c: self._distinct(adapter, t, c))
         inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
