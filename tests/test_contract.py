@@ -189,6 +189,27 @@ def test_read_only_statement_on_a_read_write_connection(fresh, connect_to):
     assert conn.execute("SELECT count(*) FROM orders").rows[0][0] == 2
 
 
+@pytest.mark.notyet(["snowflake"], reason="fakesnow's stand-in read-only DuckDB transaction cannot "
+                    "nest in the user's (real Snowflake has no read-only transaction to nest)")
+def test_read_only_statement_inside_an_open_transaction(engine, fresh, connect_to):
+    """A read-only statement never ends the user's own open transaction: engines whose
+    read-only scope is a transaction on the same session refuse it; DuckDB runs it on a
+    duplicate connection of its own.  The transaction's work is still there to commit."""
+    conn = connect_to(fresh)
+    conn.execute("BEGIN")
+    conn.execute("DELETE FROM orders WHERE id = 12")
+    if engine == "duckdb":  # its own snapshot: the uncommitted delete is not visible
+        assert conn.execute("SELECT count(*) FROM orders", readonly=True).rows[0][0] == 3
+        with pytest.raises(errors.ReadOnlyViolation):
+            conn.execute("DELETE FROM orders", readonly=True)
+    else:
+        with pytest.raises(errors.UsageError) as info:
+            conn.execute("SELECT count(*) FROM orders", readonly=True)
+        assert "open transaction" in info.value.message and "COMMIT or ROLLBACK" in info.value.hint
+    conn.execute("COMMIT")
+    assert conn.execute("SELECT count(*) FROM orders", readonly=True).rows[0][0] == 2
+
+
 def test_read_only_statement_scope_blocks_what_slips_past_the_guard(fresh, connect_to):
     """The second layer alone (guard bypassed): inside the read-only statement scope of a
     read-write connection the engine refuses writes."""

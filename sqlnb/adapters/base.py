@@ -644,6 +644,28 @@ class Adapter(ABC):
         read-only transaction rolled back afterwards, ``PRAGMA query_only``, ...): the
         second safety layer under the guard for ``execute(..., readonly=True)``."""
 
+    @contextlib.contextmanager
+    def _read_only_transaction(self, in_transaction: bool, begin, end):
+        """A read-only transaction around one statement: ``begin()`` opens it, ``end()``
+        rolls it back whatever happened.  Refused inside the user's own open transaction,
+        which the rollback would end."""
+        if in_transaction:
+            raise self._open_transaction_error()
+        begin()
+        try:
+            yield
+        finally:
+            try:
+                end()
+            except Exception:
+                pass
+
+    def _open_transaction_error(self, engine_message: str | None = None) -> errors.SqlnbError:
+        return errors.UsageError(
+            "The connection is inside an open transaction, so a query cannot run in a "
+            "read-only transaction of its own", dialect=self.dialect, engine_message=engine_message,
+            hint="COMMIT or ROLLBACK in a %%sql cell first")
+
     @property
     def read_only_now(self) -> bool:
         """Whether the statement being run must not write: a read-only connection, or a

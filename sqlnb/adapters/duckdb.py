@@ -115,19 +115,19 @@ class DuckDBAdapter(Adapter):
 
     @contextlib.contextmanager
     def _read_only_scope(self):
-        # DuckDB refuses every write, TEMP tables included, in a read-only transaction
+        # A duplicate connection to the same database (its own transaction context, so an
+        # open transaction of the user's is left alone) in a read-only transaction, which
+        # DuckDB keeps from every write, TEMP tables included.  Cancel reaches it too,
+        # since it stands in self.conn while the statement runs.
+        main, ro = self.conn, self.conn.cursor()
         try:
-            self.conn.execute("BEGIN TRANSACTION READ ONLY")
-        except duckdb.TransactionException as exc:
-            raise errors.UsageError(
-                "The connection is inside an open transaction, so a query cannot run in a "
-                "read-only transaction of its own", dialect=self.dialect, engine_message=str(exc),
-                hint=f"COMMIT or ROLLBACK in a %%sql cell first") from None
-        try:
+            ro.execute("BEGIN TRANSACTION READ ONLY")
+            self.conn = ro
             yield
         finally:
+            self.conn = main
             try:
-                self.conn.execute("ROLLBACK")
+                ro.close()  # ends (rolls back) the read-only transaction
             except duckdb.Error:
                 pass
 

@@ -35,7 +35,6 @@ otherwise the adapter warns and runs on the pure-Python driver (``c_extension`` 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import re
@@ -796,27 +795,19 @@ class MySQLAdapter(Adapter):
             self.conn = self._open()
             self._setup_session()
 
-    @contextlib.contextmanager
     def _read_only_scope(self):
         # a read-only transaction (MySQL and MariaDB); MariaDB statements also run as
         # SET STATEMENT tx_read_only=1 FOR ... and INTO OUTFILE is refused (read_only_now)
-        if self.conn.in_transaction:
-            raise errors.UsageError(
-                "The connection is inside an open transaction, so a query cannot run in a "
-                "read-only transaction of its own", dialect=self.dialect,
-                hint="COMMIT or ROLLBACK in a %%sql cell first")
+        return self._read_only_transaction(self.conn.in_transaction,
+                                           lambda: self._run("START TRANSACTION READ ONLY"),
+                                           self.conn.rollback)
+
+    def _run(self, sql: str) -> None:
         cur = self.conn.cursor()
         try:
-            cur.execute("START TRANSACTION READ ONLY")
+            cur.execute(sql)
         finally:
             cur.close()
-        try:
-            yield
-        finally:
-            try:
-                self.conn.rollback()
-            except Exception:
-                pass
 
     def _close(self) -> None:
         self.conn.close()

@@ -31,7 +31,6 @@ Sessions: read-only and the statement timeout are set with ``SET`` right after c
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import operator
@@ -773,24 +772,16 @@ class PostgresAdapter(PgFamilyAdapter):
         elif running == "pg":
             self.conn.cancel_safe(timeout=2.0)
 
-    @contextlib.contextmanager
     def _read_only_scope(self):
         from psycopg.pq import TransactionStatus
 
-        if self.conn.info.transaction_status != TransactionStatus.IDLE:
-            raise errors.UsageError(
-                "The connection is inside an open transaction, so a query cannot run in a "
-                "read-only transaction of its own", dialect=self.dialect,
-                hint="COMMIT or ROLLBACK in a %%sql cell first")
-        self.conn.execute("BEGIN READ ONLY")
-        try:
-            yield
-        finally:
+        def end() -> None:
             if self.conn.info.transaction_status != TransactionStatus.IDLE:
-                try:
-                    self.conn.execute("ROLLBACK")
-                except Exception:
-                    pass
+                self.conn.execute("ROLLBACK")
+
+        return self._read_only_transaction(
+            self.conn.info.transaction_status != TransactionStatus.IDLE,
+            lambda: self.conn.execute("BEGIN READ ONLY"), end)
 
     def _close(self) -> None:
         try:

@@ -19,7 +19,6 @@ PostgreSQL adapter (:class:`~sqlnb.adapters.postgres.PgFamilyAdapter`); the diff
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import re
 import threading
@@ -216,28 +215,17 @@ class RedshiftAdapter(PgFamilyAdapter):
         except Exception:
             return False
 
-    @contextlib.contextmanager
     def _read_only_scope(self):
-        if getattr(self.conn, "in_transaction", False):
-            raise errors.UsageError(
-                "The connection is inside an open transaction, so a query cannot run in a "
-                "read-only transaction of its own", dialect=self.dialect,
-                hint="COMMIT or ROLLBACK in a %%sql cell first")
+        return self._read_only_transaction(bool(getattr(self.conn, "in_transaction", False)),
+                                           lambda: self._run("BEGIN READ ONLY"),
+                                           lambda: self._run("ROLLBACK"))
+
+    def _run(self, sql: str) -> None:
         cur = self.conn.cursor()
         try:
-            cur.execute("BEGIN READ ONLY")
+            cur.execute(sql)
         finally:
             cur.close()
-        try:
-            yield
-        finally:
-            cur = self.conn.cursor()
-            try:
-                cur.execute("ROLLBACK")
-            except Exception:
-                pass
-            finally:
-                cur.close()
 
     def _close(self) -> None:
         self.conn.close()

@@ -154,10 +154,7 @@ class SQLiteAdapter(Adapter):
     @contextlib.contextmanager
     def _read_only_scope(self):
         if self.conn.in_transaction:
-            raise errors.UsageError(
-                "The connection is inside an open transaction, so a query cannot run in a "
-                "read-only transaction of its own", dialect=self.dialect,
-                hint="COMMIT or ROLLBACK in a %%sql cell first")
+            raise self._open_transaction_error()
         self.conn.execute("PRAGMA query_only = ON")
         self.conn.set_authorizer(_read_only_authorizer)
         try:
