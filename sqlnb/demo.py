@@ -84,6 +84,23 @@ NOTEBOOK_CELLS = [
              "WHERE c.country = :country\n"
              "GROUP BY c.name ORDER BY orders DESC LIMIT 10"),
     ("code", "top_customers.plot.barh(x='name', y='orders')"),
+    ("markdown", "## Ask a question\n\n`%%ask` turns a question into a read-only query it has "
+                 "run and checked, and inserts it as a new `%%sql` cell below. It uses your model "
+                 "when one is configured (`ANTHROPIC_API_KEY`, `SQLNB_MODEL` or "
+                 "`%config AskMagic.model = \"provider:model\"`); otherwise the next cell points it "
+                 "at `demo-replies.json`, a scripted model that replays a fixed answer, so the "
+                 "notebook also runs offline."),
+    ("code", "import os\n"
+             "if not (os.environ.get('SQLNB_MODEL') or os.environ.get('ANTHROPIC_API_KEY')):\n"
+             "    get_ipython().run_line_magic('config', 'AskMagic.model = \"scripted:demo-replies.json\"')"),
+    ("code", "%%ask\nWhich five customers placed the most orders, and how many each?"),
+]
+
+# What the scripted model answers in the demo (a query, then FINAL after seeing the result).
+DEMO_REPLIES = [
+    "```sql\nSELECT c.name, count(*) AS orders\nFROM customers c\n"
+    "JOIN orders o ON o.customer_id = c.id\nGROUP BY c.name\nORDER BY orders DESC\nLIMIT 5\n```",
+    "FINAL",
 ]
 
 
@@ -117,10 +134,14 @@ def notebook_json() -> dict:
 
 
 def prepare_demo(directory: str | os.PathLike) -> Path:
-    """Create ``sample.duckdb`` and ``sqlnb-demo.ipynb`` in ``directory``; keep an edited notebook."""
+    """Create ``sample.duckdb``, ``sqlnb-demo.ipynb`` and ``demo-replies.json`` in
+    ``directory``; keep an edited notebook."""
     d = Path(directory).expanduser().resolve()
     d.mkdir(parents=True, exist_ok=True)
     create_sample_database(d / "sample.duckdb")
+    replies = d / "demo-replies.json"
+    if not replies.exists():
+        replies.write_text(json.dumps(DEMO_REPLIES, indent=1))
     nb = d / "sqlnb-demo.ipynb"
     if not nb.exists():  # never overwrite the user's work
         nb.write_text(json.dumps(notebook_json(), indent=1))

@@ -185,3 +185,77 @@ def _parse(sql: str, dialect: str):
         return None
     finally:
         _log.setLevel(previous)
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _closest(name: str, candidates: Sequence[str]) -> str | None:
+    """The one candidate that is clearly meant: equal but for case and underscores, else
+    a single close spelling."""
+    exact = [c for c in candidates if _norm(c) == _norm(name)]
+    if len(set(exact)) == 1:
+        return exact[0]
+    if exact:
+        return None
+    normed = {_norm(c): c for c in candidates}
+    close = difflib.get_close_matches(_norm(name), list(normed), n=2, cutoff=0.8)
+    if len(close) == 1 or (len(close) == 2 and difflib.SequenceMatcher(None, _norm(name), close[0]).ratio()
+                           - difflib.SequenceMatcher(None, _norm(name), close[1]).ratio() > 0.1):
+        return normed[close[0]]
+    return None
+
+
+def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalog | None) -> str | None:
+    """The failed query with the name the engine did not find replaced by the one clearly
+    meant — a column taken from the wrong table of the query, a misspelt column or table —
+    or None when no single fix is clear.  The model sees it as a suggestion; it runs only
+    if the model proposes it."""
+    if catalog is None:
+        return None
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    d = sqlglot_dialect(dialect)
+    aliases: dict[str, Table] = {}
+    spelled: dict[str, str] = {}  # alias as the query writes it
+    for t in tree.find_all(exp.Table):
+        found = catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
+        if found is not None:
+            aliases[(t.alias or t.name).lower()] = found
+            spelled[(t.alias or t.name).lower()] = t.alias or t.name
+    changed = False
+    column = missing_name(message, _MISSING_COLUMN) if kind == "column_not_found" or \
+        missing_name(message, _MISSING_COLUMN) else None
+    table = missing_name(message, _MISSING_TABLE) if kind == "table_not_found" else None
+    if column:
+        qualifier, _, bare = column.rpartition(".")
+        owners = {a: t for a, t in aliases.items() if t.column(bare) is not None}
+        for col in tree.find_all(exp.Column):
+            if col.name.lower() != bare.lower() or (qualifier and col.table.lower() != qualifier.lower()):
+                continue
+            if qualifier and len(owners) == 1:  # taken from the wrong table of the query
+                col.set("table", exp.to_identifier(spelled[next(iter(owners))]))
+                changed = True
+                continue
+            pool = [c.name for a, t in aliases.items() if not qualifier or a == qualifier.lower()
+                    for c in t.columns] or [c.name for t in aliases.values() for c in t.columns]
+            fixed = _closest(bare, pool)
+            if fixed is not None and fixed != bare:
+                col.set("this", exp.to_identifier(fixed))
+                changed = True
+    elif table:
+        bare = table.split(".")[-1]
+        fixed = _closest(bare, [t.name for t in catalog.tables])
+        if fixed is not None and fixed != bare:
+            for t in tree.find_all(exp.Table):
+                if t.name.lower() == bare.lower():
+                    t.set("this", exp.to_identifier(fixed))
+                    changed = True
+    if not changed:
+        return None
+    try:
+        return tree.sql(dialect=d)
+    except Exception:
+        return None

@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
-from sqlnb.agent.hints import empty_result_hint, error_hint
+from sqlnb.agent.hints import empty_result_hint, error_hint, suggest_fix
 from sqlnb.agent.prompts import format_attempt, model_messages
 from sqlnb.agent.protocol import parse_reply
 from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt
@@ -93,7 +93,7 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     n = len(attempts) + 1
     dialect = state.get("dialect", "")
     attempt: Attempt = {"n": n, "sql": sql, "ok": False, "error_kind": None, "error": None,
-                        "hint": None, "row_count": None, "truncated": False, "columns": [],
+                        "hint": None, "suggestion": None, "row_count": None, "truncated": False, "columns": [],
                         "preview": [], "elapsed": 0.0}
     start = time.perf_counter()
     try:
@@ -115,8 +115,9 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
                                "function it calls): never write data")
         else:
             attempt["error"] = _error_text(exc)
-            attempt["hint"] = error_hint(exc.kind, f"{exc.message} {exc.engine_message or ''}",
-                                         sql, dialect, ctx.catalog) or exc.hint
+            message = f"{exc.message} {exc.engine_message or ''}"
+            attempt["hint"] = error_hint(exc.kind, message, sql, dialect, ctx.catalog) or exc.hint
+            attempt["suggestion"] = suggest_fix(exc.kind, message, sql, dialect, ctx.catalog)
         if not s.share_data:
             attempt["error"] = _without_values(attempt["error"], sql, ctx.catalog)
     else:

@@ -72,6 +72,9 @@ def format_attempt(a: dict[str, Any]) -> str:
     lines = [f"The query failed ({kind.replace('_', ' ')}): {a.get('error') or 'unknown error'}"]
     if a.get("hint"):
         lines.append(f"Hint: {a['hint']}")
+    if a.get("suggestion"):
+        lines.append("The same query with the names that exist (check that it answers the "
+                     f"question):\n```sql\n{a['suggestion']}\n```")
     return "\n".join(lines)
 
 
@@ -105,7 +108,11 @@ def fresh_prompt(state: dict[str, Any]) -> str:
         return "\n\n".join(parts)
     lines = ["Your attempts so far:"]
     for a in attempts:
-        lines.append(f"Attempt {a['n']}:\n```sql\n{a['sql']}\n```\n{format_attempt(a)}")
+        # a failed query as plain indented text, not a ```sql block: a small model copies
+        # the blocks it is shown, and repeated failing queries verbatim when shown that way
+        sql = a["sql"] if a.get("ok") else "\n".join("    " + line for line in a["sql"].splitlines())
+        shown = f"```sql\n{sql}\n```" if a.get("ok") else sql
+        lines.append(f"Attempt {a['n']}:\n{shown}\n{format_attempt(a)}")
     parts.append("\n\n".join(lines))
     last = attempts[-1]
     if last.get("ok"):

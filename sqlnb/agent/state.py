@@ -32,6 +32,7 @@ class Attempt(TypedDict, total=False):
     error_kind: str | None
     error: str | None
     hint: str | None
+    suggestion: str | None  # the failed query with the names clearly meant (hints.suggest_fix)
     row_count: int | None
     truncated: bool
     columns: list[list[str]]  # [name, type]
