@@ -110,8 +110,10 @@ def test_demo_creates_database_and_notebook(tmp_path):
     assert json.loads(q.stdout)["rows"] == [[5000]]
 
 
-def test_demo_notebook_runs_top_to_bottom_in_a_real_kernel(tmp_path):
+def test_demo_notebook_runs_top_to_bottom_in_a_real_kernel(tmp_path, monkeypatch):
     """What `scripts/demo` opens: every cell executes without error in a Jupyter kernel."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the kernel inherits the environment
+    monkeypatch.delenv("SQLNB_MODEL", raising=False)
     import nbformat
     from nbclient import NotebookClient
 
@@ -127,3 +129,7 @@ def test_demo_notebook_runs_top_to_bottom_in_a_real_kernel(tmp_path):
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
     assert "customer_id" in html and "revenue" in html and "rows" in html
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
+    # %%ask with the scripted demo model: progress, then the final SQL and its preview
+    text = "".join(o.get("text", "") for o in outputs)
+    assert "Attempt 1 of at most 5: SELECT c.name, count(*) AS orders" in text
+    assert "success" in html and "LIMIT 5" in html

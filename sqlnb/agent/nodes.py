@@ -132,6 +132,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
             attempt["data_shared"] = False  # type: ignore[typeddict-unknown-key]
         if attempt["row_count"] == 0 and s.share_data and s.value_hints and ctx.distinct_values:
             attempt["hint"] = empty_result_hint(sql, dialect, ctx.catalog, ctx.distinct_values)
+        elif attempt["row_count"] and attempt["row_count"] > 1:
+            attempt["hint"] = repeated_rows_hint(result)
     attempt["elapsed"] = round(time.perf_counter() - start, 6)
     failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
     return {
@@ -271,6 +273,23 @@ def _error_text(exc: errors.SqlnbError) -> str:
     if engine and engine not in exc.message:
         return f"{exc.message} (the database said: {engine})"
     return exc.message
+
+
+def repeated_rows_hint(result: Result) -> str | None:
+    """Say so when rows of a result repeat (a join that multiplies rows, a missing DISTINCT
+    or GROUP BY): counts only, no values."""
+    table = result.arrow
+    if table is None or table.num_columns == 0 or table.num_rows < 2:
+        return None
+    try:
+        distinct = table.group_by(table.column_names, use_threads=False).aggregate([]).num_rows
+    except Exception:  # a column type Arrow cannot group by (lists, maps, ...)
+        return None
+    if distinct == table.num_rows:
+        return None
+    more = " fetched" if result.truncated else ""
+    return (f"only {distinct} of the {table.num_rows} rows{more} are different; the others repeat "
+            "them (a join that multiplies rows, or a missing DISTINCT or GROUP BY?)")
 
 
 def preview_rows(result: Result, n: int) -> list[list[Any]]:

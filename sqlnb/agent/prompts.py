@@ -64,7 +64,8 @@ def format_attempt(a: dict[str, Any]) -> str:
         elif n and a.get("data_shared") is False:
             lines.append("(rows are not shown: data sharing is off for this connection)")
         if n == 0:
-            lines.append("No rows matched.")
+            lines.append("No rows matched. An empty result rarely answers a question: check the "
+                         "filters (values, their case, numbers stored as text) and the joins.")
         if a.get("hint"):
             lines.append(f"Hint: {a['hint']}")
         return "\n".join(lines)
@@ -118,7 +119,8 @@ def fresh_prompt(state: dict[str, Any]) -> str:
     if last.get("ok"):
         parts.append("Check the last result against the question: the right rows, columns, "
                      "order and filters. If it answers the question, reply with the single word "
-                     "FINAL. If not, reply with a corrected query in a ```sql block.")
+                     "FINAL. If not, reply with a corrected query in a ```sql block. Do not ask "
+                     "the user anything now: a query has run, so reply FINAL or with SQL.")
     else:
         parts.append("The last query failed. Reply with a corrected query in a ```sql block; "
                      "do not repeat a query that failed. Use only the columns each table has.")
