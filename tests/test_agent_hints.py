@@ -64,3 +64,24 @@ def test_the_model_sees_the_suggestion(catalog):
                "suggestion": "SELECT PetType FROM Pets"}
     text = format_attempt(attempt)
     assert "no such column: pet_type" in text and "```sql\nSELECT PetType FROM Pets\n```" in text
+
+
+def test_repeated_rows_are_counted_not_shown(catalog, tmp_path):
+    from sqlnb.agent.nodes import repeated_rows_hint
+
+    conn = connect("sqlite://")
+    try:
+        conn.execute("CREATE TABLE t (name TEXT, n INTEGER)")
+        conn.execute("INSERT INTO t VALUES ('Ada', 1), ('Ada', 1), ('Bob', 2), ('Ada', 3)")
+        hint = repeated_rows_hint(conn.execute("SELECT name, n FROM t"))
+        assert hint.startswith("only 3 of the 4 rows are different") and "Ada" not in hint
+        assert repeated_rows_hint(conn.execute("SELECT DISTINCT name, n FROM t")) is None
+        assert repeated_rows_hint(conn.execute("SELECT name FROM t WHERE n = 2")) is None
+    finally:
+        conn.close()
+
+
+def test_empty_result_tells_the_model_to_check_filters():
+    text = format_attempt({"n": 1, "sql": "SELECT 1 WHERE 0", "ok": True, "row_count": 0,
+                           "columns": [["x", "integer"]], "preview": []})
+    assert "No rows matched" in text and "check the filters" in text
