@@ -660,6 +660,14 @@ class Adapter(ABC):
             except Exception:
                 pass
 
+    def _run(self, sql: str) -> None:
+        """Run a statement of sqlnb's own (no result) through a DB-API cursor."""
+        cur = self.conn.cursor()
+        try:
+            cur.execute(sql)
+        finally:
+            cur.close()
+
     def _open_transaction_error(self, engine_message: str | None = None) -> errors.SqlnbError:
         return errors.UsageError(
             "The connection is inside an open transaction, so a query cannot run in a "

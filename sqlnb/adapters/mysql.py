@@ -802,13 +802,6 @@ class MySQLAdapter(Adapter):
                                            lambda: self._run("START TRANSACTION READ ONLY"),
                                            self.conn.rollback)
 
-    def _run(self, sql: str) -> None:
-        cur = self.conn.cursor()
-        try:
-            cur.execute(sql)
-        finally:
-            cur.close()
-
     def _close(self) -> None:
         self.conn.close()
 

@@ -220,13 +220,6 @@ class RedshiftAdapter(PgFamilyAdapter):
                                            lambda: self._run("BEGIN READ ONLY"),
                                            lambda: self._run("ROLLBACK"))
 
-    def _run(self, sql: str) -> None:
-        cur = self.conn.cursor()
-        try:
-            cur.execute(sql)
-        finally:
-            cur.close()
-
     def _close(self) -> None:
         self.conn.close()
 
