@@ -48,7 +48,6 @@ class AskMagic(Magics):
         super().__init__(shell=shell, **kwargs)
         self.manager = manager
         self._agent = None
-        self.last_result = None
 
     @property
     def agent(self):
@@ -62,8 +61,11 @@ class AskMagic(Magics):
     def settings(self, *, no_data: bool, connection: str):
         from sqlnb.agent.nodes import AgentSettings
 
-        if self.rendering not in ("fresh", "chat"):
-            raise errors.UsageError(f"AskMagic.rendering must be 'fresh' or 'chat', not {self.rendering!r}")
+        from sqlnb.agent.prompts import RENDERINGS
+
+        if self.rendering not in RENDERINGS:
+            raise errors.UsageError(f"AskMagic.rendering must be one of {', '.join(RENDERINGS)}, "
+                                    f"not {self.rendering!r}")
         share = not no_data and connection not in self.private_connections
         return AgentSettings(preview_rows=max(0, self.preview_rows), share_data=share,
                              row_cap=max(1, self.row_cap), rendering=self.rendering,
@@ -100,7 +102,6 @@ class AskMagic(Magics):
             max_iterations=max_iterations, failure_cutoff=self.failure_cutoff,
             no_review=args.no_review, settings=self.settings(no_data=args.no_data, connection=entry.name),
             on_event=progress)
-        self.last_result = result
         source = result.cell_source()
         if source and self.insert_cell and not args.no_insert:
             self.shell.set_next_input(source, replace=False)
