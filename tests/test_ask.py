@@ -187,6 +187,9 @@ def test_ask_errors_are_one_line_and_keep_the_kernel(shell, tmp_path):
     assert not res.success and "unrecognized arguments" in out
     res, out, _ = run(shell, "%%ask --max-iterations 0 --model x:y\nq")
     assert not res.success and "at least 1" in out
+    shell.run_line_magic("config", "AskMagic.rendering = 'bogus'")
+    res, out, _ = run(shell, "%%ask --model scripted:replies.json\nq")
+    assert not res.success and "AskMagic.rendering must be one of fresh, chat" in out
     res, out, _ = run(shell, "%sql SELECT 41 + 1 AS x")  # the kernel still works
     assert res.success
 
