@@ -63,15 +63,24 @@ def query_tables(sql: str, dialect: str, catalog: Catalog) -> list[Table]:
     return out
 
 
+def _table_refs(tree: exp.Expression, catalog: Catalog) -> list[tuple[str, str, Table]]:
+    """The query's table references found in the catalog: (alias as written, table name
+    as written, catalog table)."""
+    refs = []
+    for t in tree.find_all(exp.Table):
+        found = catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
+        if found is not None:
+            refs.append((t.alias or t.name, t.name, found))
+    return refs
+
+
 def alias_table(sql: str, dialect: str, catalog: Catalog, alias: str) -> Table | None:
     """The catalog table an alias (or table name) of the query stands for."""
     tree = _parse(sql, dialect)
     if tree is None:
         return None
-    for t in tree.find_all(exp.Table):
-        if (t.alias or t.name).lower() == alias.lower() or t.name.lower() == alias.lower():
-            return catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
-    return None
+    low = alias.lower()
+    return next((t for a, name, t in _table_refs(tree, catalog) if low in (a.lower(), name.lower())), None)
 
 
 def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog | None) -> str | None:
@@ -128,11 +137,9 @@ def empty_result_hint(sql: str, dialect: str, catalog: Catalog | None,
     if tree is None:
         return None
     aliases: dict[str, Table] = {}
-    for t in tree.find_all(exp.Table):
-        found = catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
-        if found is not None:
-            aliases[(t.alias or t.name).lower()] = found
-            aliases.setdefault(t.name.lower(), found)
+    for alias, name, found in _table_refs(tree, catalog):
+        aliases[alias.lower()] = found
+        aliases.setdefault(name.lower(), found)
     hints: list[str] = []
     seen: set[tuple[str, str]] = set()
     for node in tree.find_all(exp.EQ, exp.Like, exp.ILike, exp.In):
@@ -218,16 +225,11 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
     if tree is None:
         return None
     d = sqlglot_dialect(dialect)
-    aliases: dict[str, Table] = {}
-    spelled: dict[str, str] = {}  # alias as the query writes it
-    for t in tree.find_all(exp.Table):
-        found = catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
-        if found is not None:
-            aliases[(t.alias or t.name).lower()] = found
-            spelled[(t.alias or t.name).lower()] = t.alias or t.name
+    refs = _table_refs(tree, catalog)
+    aliases = {alias.lower(): found for alias, _, found in refs}
+    spelled = {alias.lower(): alias for alias, _, _ in refs}  # alias as the query writes it
     changed = False
-    column = missing_name(message, _MISSING_COLUMN) if kind == "column_not_found" or \
-        missing_name(message, _MISSING_COLUMN) else None
+    column = missing_name(message, _MISSING_COLUMN)
     table = missing_name(message, _MISSING_TABLE) if kind == "table_not_found" else None
     if column:
         qualifier, _, bare = column.rpartition(".")
