@@ -127,19 +127,14 @@ def first_messages(question: str, adapter, *, connection: str, max_iterations: i
                    failure_cutoff: int = 3, settings=None):
     """What the agent's first generate call sends for ``question`` (a fresh Agent, no
     earlier turns): the same schema context (sample values included) and state."""
-    from sqlnb.agent.context import build_context
     from sqlnb.agent.prompts import model_messages
     from sqlnb.agent.runner import Agent
     from sqlnb.agent.state import new_turn
 
-    agent = Agent(settings=settings)  # for its sample values, exactly as ask() takes them
+    agent = Agent(settings=settings)
     s = agent.settings
     question = question.strip()
-    catalog = adapter.catalog()
-    samples = ((lambda t: agent._sample_values(adapter, t))
-               if s.share_data and s.sample_values else None)
-    ctx = build_context(catalog, question, adapter.dialect, budget=s.context_budget, samples=samples,
-                        with_join_paths=s.join_paths)
+    ctx = agent.schema_context(question, adapter)  # exactly as ask() builds it
     state = new_turn(question, connection=connection, dialect=adapter.dialect,
                      schema_context=ctx.text, max_iterations=max_iterations,
                      failure_cutoff=failure_cutoff, no_review=False)

@@ -17,7 +17,7 @@ from sqlnb.agent.context import SchemaContext, build_context
 from sqlnb.agent.graph import build_graph, recursion_limit
 from sqlnb.agent.nodes import AgentContext, AgentSettings, preview_rows
 from sqlnb.agent.state import new_turn
-from sqlnb.sql.quoting import quote_identifier
+from sqlnb.sql.quoting import qualified, quote_identifier
 
 Event = dict[str, Any]
 _TEXT_TYPE = re.compile(r"char|text|string|clob|enum|varchar|name|citext", re.I)
@@ -167,10 +167,7 @@ class Agent:
         earlier = [t.get("question", "") for t in self.history(connection)[-2:]]
         emit({"type": "context", "connection": connection})
         catalog = adapter.catalog()
-        samples = (lambda t: self._sample_values(adapter, t)) if s.share_data and s.sample_values else None
-        ctx_text = build_context(catalog, " ".join(earlier + [question]), adapter.dialect,
-                                 budget=s.context_budget, samples=samples,
-                                 with_join_paths=s.join_paths)
+        ctx_text = self.schema_context(" ".join(earlier + [question]), adapter, s)
         context = AgentContext(model=client, adapter=adapter, catalog=catalog, settings=s,
                                distinct_values=lambda t, c: self._distinct(adapter, t, c))
         inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
@@ -199,6 +196,14 @@ class Agent:
         emit({"type": "done", "result": out})
         return out
 
+    def schema_context(self, text: str, adapter: Adapter, settings: AgentSettings | None = None) -> SchemaContext:
+        """The schema context the model sees for ``text`` (the question, with earlier ones
+        of the conversation): sample values included when the settings share data."""
+        s = settings or self.settings
+        samples = (lambda t: self._sample_values(adapter, t)) if s.share_data and s.sample_values else None
+        return build_context(adapter.catalog(), text, adapter.dialect, budget=s.context_budget,
+                             samples=samples, with_join_paths=s.join_paths)
+
     # ---- data for the context (read-only, capped, only when sharing is on) -----------
     def _sample_values(self, adapter: Adapter, table: Table, n: int = 3) -> dict[str, list[str]]:
         key = (id(adapter), adapter.catalog().loaded_at, table.qualified_name)
@@ -208,7 +213,7 @@ class Agent:
         values: dict[str, list[str]] = {}
         if cols:
             d = adapter.dialect
-            name = ".".join(quote_identifier(p, d) for p in ([table.schema] if table.schema else []) + [table.name])
+            name = qualified(table.schema, table.name, d)
             sql = f"SELECT {', '.join(quote_identifier(c.name, d) for c in cols)} FROM {name} LIMIT 200"
             try:
                 res = adapter.execute(sql, max_rows=200, timeout=5, readonly=True)
@@ -230,7 +235,7 @@ class Agent:
 
     def _distinct(self, adapter: Adapter, table: Table, column: str) -> list:
         d = adapter.dialect
-        name = ".".join(quote_identifier(p, d) for p in ([table.schema] if table.schema else []) + [table.name])
+        name = qualified(table.schema, table.name, d)
         col = quote_identifier(column, d)
         res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT 500",
                               max_rows=500, timeout=5, readonly=True)
