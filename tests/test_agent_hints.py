@@ -45,6 +45,46 @@ def test_a_misspelt_column_or_table(catalog):
                        "sqlite", catalog) == "SELECT COUNT(*) FROM Pets"
 
 
+@pytest.fixture(scope="module")
+def cars(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hints") / "cars.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE car_names (MakeId INTEGER PRIMARY KEY, Model TEXT, Make TEXT);
+        CREATE TABLE cars_data (Id INTEGER PRIMARY KEY REFERENCES car_names(MakeId),
+                                Horsepower TEXT, Weight INTEGER);
+    """)
+    con.close()
+    conn = connect(f"sqlite:///{path}", readonly=True)
+    yield conn.catalog()
+    conn.close()
+
+
+def test_a_join_on_a_column_the_table_lacks_follows_the_foreign_key(cars):
+    # moving T1.MakeId to T2 would join T2.MakeId = T2.MakeId (every row with every row)
+    sql = "SELECT T2.Model FROM cars_data AS T1 JOIN car_names AS T2 ON T1.MakeId = T2.MakeId"
+    assert suggest_fix("column_not_found", "no such column: T1.MakeId", sql, "sqlite", cars) == \
+        "SELECT T2.Model FROM cars_data AS T1 JOIN car_names AS T2 ON T1.Id = T2.MakeId"
+    # the key in the other direction, and written the other way round
+    sql = "SELECT T1.Model FROM car_names AS T1 JOIN cars_data AS T2 ON T2.MakeId = T1.MakeId"
+    assert suggest_fix("column_not_found", "no such column: T2.MakeId", sql, "sqlite", cars) == \
+        "SELECT T1.Model FROM car_names AS T1 JOIN cars_data AS T2 ON T2.Id = T1.MakeId"
+
+
+def test_a_join_without_a_key_between_the_tables_gets_no_suggestion(catalog):
+    sql = "SELECT T1.Fname FROM Student AS T1 JOIN Pets AS T2 ON T1.PetID = T2.PetID"
+    assert suggest_fix("column_not_found", "no such column: T1.PetID", sql, "sqlite", catalog) is None
+
+
+def test_every_column_taken_from_the_wrong_table_is_fixed(cars):
+    # the engine names the first one only
+    sql = ("SELECT T1.Make FROM cars_data AS T1 JOIN car_names AS T2 ON T1.Id = T2.MakeId "
+           "WHERE T1.Model = 'volvo' ORDER BY T2.Weight")
+    assert suggest_fix("column_not_found", "no such column: T1.Make", sql, "sqlite", cars) == (
+        "SELECT T2.Make FROM cars_data AS T1 JOIN car_names AS T2 ON T1.Id = T2.MakeId "
+        "WHERE T2.Model = 'volvo' ORDER BY T1.Weight")
+
+
 @pytest.mark.parametrize("sql, msg", [
     # no table of the query has it, and nothing is spelt close: no guess
     ("SELECT color FROM Pets", "no such column: color"),

@@ -214,6 +214,70 @@ def _closest(name: str, candidates: Sequence[str]) -> str | None:
     return None
 
 
+def _compared_with(col: exp.Column) -> exp.Column | None:
+    """The column on the other side of an equality ``col = other``, if that is one."""
+    parent = col.parent
+    if isinstance(parent, exp.EQ):
+        other = parent.expression if parent.this is col else parent.this
+        if isinstance(other, exp.Column):
+            return other
+    return None
+
+
+def _key_column(table: Table | None, other: Table, other_column: str) -> str | None:
+    """The column of ``table`` that a foreign key pairs with ``other.other_column`` (either
+    direction), or None."""
+    if table is None:
+        return None
+    want = other_column.lower()
+    for fk in table.foreign_keys:
+        if fk.ref_table.lower() == other.name.lower():
+            for mine, theirs in zip(fk.columns, fk.ref_columns):
+                if theirs.lower() == want:
+                    return mine
+    for fk in other.foreign_keys:
+        if fk.ref_table.lower() == table.name.lower():
+            for theirs, mine in zip(fk.columns, fk.ref_columns):
+                if theirs.lower() == want:
+                    return mine
+    return None
+
+
+def _fix_column(tree: exp.Expression, qualifier: str, bare: str, aliases: dict[str, Table],
+                spelled: dict[str, str], *, misspelt: bool) -> bool:
+    """Fix the references to column ``bare`` (of ``qualifier`` when given) in place: moved to
+    the one table of the query that has it, or, with ``misspelt``, renamed to the closest
+    existing name.  Whether anything changed."""
+    changed = False
+    owners = {a: t for a, t in aliases.items() if t.column(bare) is not None}
+    for col in list(tree.find_all(exp.Column)):
+        if col.name.lower() != bare.lower() or (qualifier and col.table.lower() != qualifier.lower()):
+            continue
+        if qualifier and len(owners) == 1:  # taken from the wrong table of the query
+            owner = next(iter(owners))
+            other = _compared_with(col)
+            if other is not None and other.table.lower() == owner and other.name.lower() == bare.lower():
+                # a join condition: moving the column would compare it with itself;
+                # the foreign key between the two tables says what was meant
+                key = _key_column(aliases.get(qualifier.lower()), aliases[owner], bare)
+                if key is not None:
+                    col.set("this", exp.to_identifier(key))
+                    changed = True
+                continue
+            col.set("table", exp.to_identifier(spelled[owner]))
+            changed = True
+            continue
+        if not misspelt:
+            continue
+        pool = [c.name for a, t in aliases.items() if not qualifier or a == qualifier.lower()
+                for c in t.columns] or [c.name for t in aliases.values() for c in t.columns]
+        fixed = _closest(bare, pool)
+        if fixed is not None and fixed != bare:
+            col.set("this", exp.to_identifier(fixed))
+            changed = True
+    return changed
+
+
 def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalog | None) -> str | None:
     """The failed query with the name the engine did not find replaced by the one clearly
     meant — a column taken from the wrong table of the query, a misspelt column or table —
@@ -233,20 +297,13 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
     table = missing_name(message, _MISSING_TABLE) if kind == "table_not_found" else None
     if column:
         qualifier, _, bare = column.rpartition(".")
-        owners = {a: t for a, t in aliases.items() if t.column(bare) is not None}
-        for col in tree.find_all(exp.Column):
-            if col.name.lower() != bare.lower() or (qualifier and col.table.lower() != qualifier.lower()):
-                continue
-            if qualifier and len(owners) == 1:  # taken from the wrong table of the query
-                col.set("table", exp.to_identifier(spelled[next(iter(owners))]))
-                changed = True
-                continue
-            pool = [c.name for a, t in aliases.items() if not qualifier or a == qualifier.lower()
-                    for c in t.columns] or [c.name for t in aliases.values() for c in t.columns]
-            fixed = _closest(bare, pool)
-            if fixed is not None and fixed != bare:
-                col.set("this", exp.to_identifier(fixed))
-                changed = True
+        changed = _fix_column(tree, qualifier, bare, aliases, spelled, misspelt=True)
+        # the engine names the first missing column only: others taken from the wrong
+        # table of the query get the same fix
+        for col in list(tree.find_all(exp.Column)):
+            q = col.table.lower()
+            if q and q in aliases and aliases[q].column(col.name) is None:
+                changed = _fix_column(tree, col.table, col.name, aliases, spelled, misspelt=False) or changed
     elif table:
         bare = table.split(".")[-1]
         fixed = _closest(bare, [t.name for t in catalog.tables])
