@@ -385,6 +385,19 @@ def by_db(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str
 # report
 # ---------------------------------------------------------------------------
 
+SHOWN_SETTINGS = ("rendering", "sample_values", "value_hints", "preview_rows", "retry_drafts",
+                  "retry_temperature")
+
+
+def agent_settings() -> dict[str, Any]:
+    """The agent's default settings (what every question of the run used)."""
+    import dataclasses
+
+    from sqlnb.agent.nodes import AgentSettings
+
+    return dataclasses.asdict(AgentSettings())
+
+
 def git_commit() -> str | None:
     try:
         sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=c.REPO,
@@ -425,8 +438,9 @@ def markdown(data: dict[str, Any]) -> str:
         f"- Load average at start: {info.get('load_average')}, at end: {data.get('load_after')}",
         f"- Commit: {data.get('commit') or '?'}",
         "- Packages: " + ", ".join(f"{k} {v}" for k, v in data.get("packages", {}).items() if v != "not installed"),
-        f"- Agent: max_iterations {data['max_iterations']}, default AgentSettings (fresh prompt "
-        "rendering, sample values and value hints on, 5 preview rows); a fresh Agent per question",
+        f"- Agent: max_iterations {data['max_iterations']}, default AgentSettings ("
+        + ", ".join(f"{k} {v}" for k, v in (data.get("agent_settings") or agent_settings()).items()
+                    if k in SHOWN_SETTINGS) + "); a fresh Agent per question",
         "- Scoring: execution match (`benchmarks/spider_eval.py`, after test-suite-sql-eval): result "
         "multisets, order only under a top-level ORDER BY, column permutations allowed, floats to 6 "
         "significant digits, DISTINCT kept",
@@ -496,6 +510,7 @@ def run(args, log=print) -> dict[str, Any]:
         "packages": c.package_versions(["sqlnb", "llama-cpp-python", "langgraph", "langchain-core",
                                         "sqlglot"]),
         "finished": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "agent_settings": agent_settings(),
     })
     c.write_results(out_name, args.results_dir, markdown(data), data)
     for name, s in data["configs"].items():

@@ -209,10 +209,16 @@ def ask_progress_line(event: dict) -> str | None:
             return "The model asks for clarification."
         if event.get("sql") is None and event.get("final"):
             return "The model confirmed the result (FINAL)."
+        if event.get("candidates"):
+            return (f"Trying {event['candidates']} candidate queries (a correction and fresh "
+                    "drafts of the question)…")
         return None
     if kind == "attempt":
         a = event["attempt"]
-        head = f"Attempt {a['n']} of at most {event.get('max_iterations')}: {_one_line_sql(a['sql'])}"
+        cands = a.get("candidates") or []
+        best = f" (kept 1 of {len(cands)} candidates)" if len(cands) > 1 else ""
+        head = (f"Attempt {a['n']} of at most {event.get('max_iterations')}{best}: "
+                f"{_one_line_sql(a['sql'])}")
         if a.get("ok"):
             more = "+" if a.get("truncated") else ""
             n = a.get("row_count") or 0

@@ -31,6 +31,7 @@ from sqlnb.agent.prompts import DIALECT_NAMES, dialect_notes, format_attempt, sy
 from sqlnb.agent.protocol import parse_reply
 from sqlnb.agent.runner import Agent, AskResult
 from sqlnb.agent.state import STOP_REASONS
+from sqlnb.display import ask_progress_line
 from tests.engines import PG_HOST, PG_PORT
 
 RULE_ENGINES = pytest.mark.engines(["sqlite", "postgresql"])  # the full rule matrix
@@ -1040,3 +1041,149 @@ def test_stop_reasons_are_the_documented_ones():
     assert set(STOP_REASONS) == {"clarification", "finalized", "duplicate_sql", "no_sql",
                                  "unrecoverable_error", "consecutive_failures", "max_iterations",
                                  "model_error", "executed"}
+
+
+# ---------------------------------------------------------------------------
+# retry drafts: after a failure, fresh drafts of the question run beside the correction
+# ---------------------------------------------------------------------------
+
+def ask_drafting(adapter, replies, drafts, **options: Any) -> Run:
+    """Ask with a scripted model that also answers sampled calls, with ``drafts``."""
+    model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
+    events: list[dict[str, Any]] = []
+    result = Agent().ask(options.pop("question", "How many customers are there?"), adapter,
+                         connection="shop", model=ModelClient(model), on_event=events.append,
+                         **options)
+    return Run(result, model, events)
+
+
+ADA = "SELECT name FROM customers WHERE id = 1"
+NAMES_BY_NAME = "SELECT name FROM customers ORDER BY name"
+NOTHING = "SELECT name FROM customers WHERE 1 = 0"
+
+
+@RULE_ENGINES
+def test_drafts_stand_in_for_a_repeated_failing_query(engine, db):
+    # the correction repeats the failing query (alone: duplicate_sql); three drafts, one a
+    # repeat of another, one failing: the two distinct drafts run and the one that ran is kept
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN.lower()), "FINAL"],
+                       [sql(BAD_COLUMN_2), sql(COUNT_CUSTOMERS), COUNT_CUSTOMERS + ";"])
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.result.rows() == [[3]]
+    first, second = run.attempts
+    assert first["error_kind"] == "column_not_found" and "candidates" not in first
+    assert second["sql"] == COUNT_CUSTOMERS and second["ok"]
+    assert [(c["sql"], c["ok"], c["error_kind"], c["votes"], c["chosen"]) for c in second["candidates"]] == [
+        (BAD_COLUMN_2, False, "column_not_found", 0, False), (COUNT_CUSTOMERS, True, None, 1, True)]
+    # the drafts were asked with the question's first prompt (no attempts in it), sampled
+    assert run.model.draft_prompts == [run.prompts[0]] * 3
+    assert "Your attempts so far" not in run.model.draft_prompts[0][-1][1]
+    assert run.result.iterations == 3 and run.result.usage["calls"] == 6
+    # the review saw the kept query and its result
+    assert f"Attempt 2:\n```sql\n{COUNT_CUSTOMERS}\n```\nThe query ran: 1 row." in run.user(2)
+
+
+@RULE_ENGINES
+def test_the_result_most_candidates_agree_on_is_kept(engine, db):
+    # correction: one name; two drafts: all three names (in two orders); one draft fails
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(ADA)],
+                       [sql(NAMES), sql(BAD_COLUMN_3), sql(NAMES_BY_NAME)], no_review=True)
+    assert outcome(run) == ("success", "executed", NAMES)
+    kept = run.attempts[-1]
+    assert [(c["sql"], c["votes"], c["chosen"]) for c in kept["candidates"]] == [
+        (ADA, 1, False), (NAMES, 2, True), (BAD_COLUMN_3, 0, False), (NAMES_BY_NAME, 2, False)]
+    assert run.result.rows() == [["Ada"], ["Grace"], ["Linus"]]
+    text = format_attempt(kept, with_choice=True)
+    assert text.startswith("4 candidate queries ran (a correction and fresh drafts of the "
+                           "question), 3 without error; 2 of them gave this result.")
+    assert f"```sql\n{NAMES}\n```" in text and format_attempt(kept) in text
+    assert format_attempt(kept) == format_attempt({k: v for k, v in kept.items() if k != "candidates"})
+    lines = [ask_progress_line(e) for e in run.events]
+    assert "Trying 4 candidate queries (a correction and fresh drafts of the question)…" in lines
+    assert any(line and line.startswith("Attempt 2 of at most 5 (kept 1 of 4 candidates): SELECT name")
+               for line in lines)
+
+
+@RULE_ENGINES
+def test_a_result_beats_an_error_and_the_correction_wins_ties(engine, db):
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_TABLE)], [sql(NOTHING), sql(BAD_COLUMN_2)],
+                       no_review=True, settings=AgentSettings(retry_drafts=2))
+    assert outcome(run) == ("success", "executed", NOTHING)  # empty, but it ran
+    assert [c["ok"] for c in run.attempts[-1]["candidates"]] == [False, True, False]
+    # two different one-row results: one vote each, the correction comes first
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(ADA)], [sql(COUNT_CUSTOMERS)],
+                       no_review=True, settings=AgentSettings(retry_drafts=1))
+    assert outcome(run) == ("success", "executed", ADA)
+
+
+@RULE_ENGINES
+def test_when_no_candidate_runs_the_correction_error_counts_once(engine, db):
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN)],
+                       [sql(BAD_COLUMN_2), sql(BAD_COLUMN_3)] * 2,
+                       settings=AgentSettings(retry_drafts=2))
+    second = run.attempts[1]
+    assert second["sql"] == BAD_TABLE and second["error_kind"] == "table_not_found"
+    assert [c["sql"] for c in second["candidates"]] == [BAD_TABLE, BAD_COLUMN_2, BAD_COLUMN_3]
+    # third step: the reply repeats the first attempt and the drafts repeat failed
+    # candidates: none of them is a candidate, the reply runs as it is
+    assert "candidates" not in run.attempts[2]
+    assert kinds(run) == ["column_not_found", "table_not_found", "column_not_found"]
+    assert outcome(run) == ("failed", "consecutive_failures", None)
+    assert run.model.draft_position == 4
+
+
+@RULE_ENGINES
+def test_drafts_only_after_a_failure(engine, db):
+    run = ask_drafting(db, [sql(COUNT_CUSTOMERS), "FINAL"], [sql(NAMES)])
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.model.draft_prompts == []
+    run = ask_drafting(db, [sql(BAD_COLUMN), "CLARIFY: Customers of which shop?"], [sql(NAMES)])
+    assert outcome(run) == ("needs_clarification", "clarification", None)
+    assert run.model.draft_prompts == []
+    # turned off: the repeated failing query ends the turn as before
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN)], [sql(NAMES)],
+                       settings=AgentSettings(retry_drafts=0))
+    assert outcome(run) == ("failed", "duplicate_sql", None)
+    assert run.model.draft_prompts == []
+
+
+@RULE_ENGINES
+def test_a_failing_draft_call_keeps_the_candidates_so_far(engine, db):
+    # one draft in the script, three wanted: the second draft call fails
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN)], [sql(COUNT_CUSTOMERS)], no_review=True)
+    assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS)
+    assert run.result.usage["failed_calls"] == 1 and run.result.usage["calls"] == 3
+    assert run.result.model_error is None
+
+
+@RULE_ENGINES
+def test_a_final_with_drafts_is_not_final_before_the_model_saw_the_result(engine, db):
+    # FINAL after a failure, with drafts to run: they run, and the model reviews the result
+    run = ask_drafting(db, [sql(BAD_COLUMN), "FINAL", "FINAL"], [sql(COUNT_CUSTOMERS)],
+                       settings=AgentSettings(retry_drafts=1))
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.result.iterations == 3 and len(run.attempts) == 2
+
+
+def test_drafts_proposing_writes_are_refused(engine, fresh, connect_to):
+    before = fresh.fingerprint()
+    conn = connect_to(fresh)
+    assert not conn.options.readonly
+    run = ask_drafting(conn, [sql(BAD_COLUMN), sql(BAD_COLUMN), "FINAL"],
+                       [sql("DELETE FROM customers"), sql(WRITES[0]), sql(COUNT_CUSTOMERS)])
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert [(c["ok"], c["error_kind"]) for c in run.attempts[1]["candidates"]] == [
+        (False, "read_only"), (False, "read_only"), (True, None)]
+    conn.close()
+    assert fresh.fingerprint() == before
+
+
+@RULE_ENGINES
+def test_the_suggested_fix_is_a_candidate(engine, db):
+    misspelt = "SELECT nam FROM customers ORDER BY id"
+    run = ask_drafting(db, [sql(misspelt), sql(BAD_COLUMN)], [sql(BAD_COLUMN_2)], no_review=True,
+                       settings=AgentSettings(retry_drafts=1))
+    first, second = run.attempts
+    assert first["suggestion"] == NAMES
+    assert [c["sql"] for c in second["candidates"]] == [BAD_COLUMN, NAMES, BAD_COLUMN_2]
+    assert outcome(run) == ("success", "executed", NAMES)

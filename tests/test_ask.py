@@ -133,6 +133,26 @@ def test_options_no_insert_no_review_max_iterations(shell, seeded, tmp_path):
 
 
 @pytest.mark.engines(["sqlite"])
+def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    path = tmp_path / "drafting.json"
+    bad = sql_block("SELECT nope FROM customers")
+    path.write_text(json.dumps({"replies": [bad, bad, "FINAL"],
+                                "drafts": [sql_block(COUNT), sql_block("SELECT nope2 FROM customers")]}))
+    shell.run_line_magic("config", "AskMagic.retry_drafts = 2")
+    res, out, _ = run(shell, f"%%ask --model scripted:{path}\nhow many customers")
+    assert res.result.status == "success" and res.result.sql == COUNT, out
+    assert "Trying 2 candidate queries" in out
+    assert "Attempt 2 of at most 5 (kept 1 of 2 candidates): SELECT count(*)" in out
+    # turned off: the repeated failing query ends the ask
+    shell.run_line_magic("config", "AskMagic.retry_drafts = 0")
+    again = tmp_path / "drafting-again.json"
+    again.write_text(path.read_text())
+    res, out, _ = run(shell, f"%%ask --model scripted:{again} --new\nhow many customers")
+    assert res.result.stop_reason == "duplicate_sql" and res.result.sql is None
+
+
+@pytest.mark.engines(["sqlite"])
 def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()}")
     model = script(tmp_path, sql_block("SELECT name, email FROM customers"), "FINAL")

@@ -156,9 +156,27 @@ def test_scripted_file_errors(script, tmp_path):
     with pytest.raises(errors.ConfigurationError, match="not valid JSON: .* line 1"):
         resolve_model("scripted:" + script('["a",'))
     with pytest.raises(errors.ConfigurationError, match="holds a JSON dict, not a list"):
-        resolve_model(f"scripted:{script({'replies': ['a']})}")
+        resolve_model(f"scripted:{script({'answers': ['a']})}")
     with pytest.raises(errors.ConfigurationError, match="reply 2 is a JSON int"):
         resolve_model(f"scripted:{script(['a', 3])}")
+    with pytest.raises(errors.ConfigurationError, match="draft 1 is a JSON int"):
+        resolve_model(f"scripted:{script({'replies': ['a'], 'drafts': [1]})}")
+
+
+def test_scripted_file_with_drafts(script):
+    """Sampled calls (a temperature given) take the drafts, other calls the replies."""
+    model = resolve_model(f"scripted:{script({'replies': ['r1', 'r2'], 'drafts': ['d1']})}")
+    client = ModelClient(model)
+    assert client.samples
+    assert client.invoke("q")[0] == "r1"
+    assert client.invoke("q", temperature=0.7, seed=3)[0] == "d1"
+    assert client.invoke("q")[0] == "r2"
+    with pytest.raises(errors.ScriptExhausted, match="no draft left"):
+        client.invoke("q", temperature=0.7)
+    assert len(model.prompts) == 2 and len(model.draft_prompts) == 2
+    plain = resolve_model(f"scripted:{script(['only'])}")
+    assert not ModelClient(plain).samples  # a list of replies does not sample
+    assert ModelClient(plain).invoke("q", temperature=0.7)[0] == "only"
 
 
 def test_scripted_relative_path(script, tmp_path, monkeypatch):

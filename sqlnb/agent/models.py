@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -94,19 +94,31 @@ class ScriptedChatModel(BaseChatModel):
 
     ``prompts`` records every prompt received as ``[(role, content), ...]`` with roles
     ``system``/``user``/``assistant``.  Token usage is estimated (4 characters a token).
+
+    ``drafts``: the replies to sampled calls (a temperature given, as the agent's retry
+    drafts are), in order, recorded in ``draft_prompts``.  None: the script does not
+    sample, and the agent draws no drafts from it.
     """
 
     replies: list[str]
     position: int = 0
     prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
+    drafts: list[str] | None = None
+    draft_position: int = 0
+    draft_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
     source: str | None = None
     """The file the replies came from (its name shows in :func:`describe_model`)."""
+
+    @property
+    def samples(self) -> bool:
+        return self.drafts is not None
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> ScriptedChatModel:
-        """Load replies from a JSON file holding a list of strings."""
+        """Load replies from a JSON file: a list of strings, or an object with the list
+        under ``replies`` and the sampled calls' replies under ``drafts``."""
         file = Path(path).expanduser()
         example = 'e.g. ["```sql\\nSELECT 1\\n```", "FINAL"]'
         try:
@@ -127,20 +139,25 @@ class ScriptedChatModel(BaseChatModel):
                 f"{exc.lineno}, column {exc.colno}",
                 hint=f"it must hold a JSON list of reply strings, {example}",
             ) from None
-        if not isinstance(data, list):
+        drafts = None
+        if isinstance(data, dict) and set(data) <= {"replies", "drafts"} and "replies" in data:
+            data, drafts = data["replies"], data.get("drafts")
+        if not isinstance(data, list) or not isinstance(drafts, (list, type(None))):
             raise ConfigurationError(
                 f"scripted model file {str(file)!r} holds a JSON {type(data).__name__}, "
                 "not a list",
-                hint=f"it must hold a JSON list of reply strings, {example}",
+                hint=f"it must hold a JSON list of reply strings, {example} (or an object "
+                     'with that list under "replies" and sampled replies under "drafts")',
             )
-        for i, item in enumerate(data):
-            if not isinstance(item, str):
-                raise ConfigurationError(
-                    f"scripted model file {str(file)!r}: reply {i + 1} is a JSON "
-                    f"{type(item).__name__}, not a string",
-                    hint=f"it must hold a JSON list of reply strings, {example}",
-                )
-        return cls(replies=data, source=file.name)
+        for what, items in (("reply", data), ("draft", drafts or [])):
+            for i, item in enumerate(items):
+                if not isinstance(item, str):
+                    raise ConfigurationError(
+                        f"scripted model file {str(file)!r}: {what} {i + 1} is a JSON "
+                        f"{type(item).__name__}, not a string",
+                        hint=f"it must hold a JSON list of reply strings, {example}",
+                    )
+        return cls(replies=data, drafts=drafts, source=file.name)
 
     @property
     def _llm_type(self) -> str:
@@ -158,6 +175,31 @@ class ScriptedChatModel(BaseChatModel):
                   run_manager: CallbackManagerForLLMRun | None = None,
                   **kwargs: Any) -> ChatResult:
         prompt = _role_content(messages)
+        if kwargs.get("temperature") is not None and self.drafts is not None:
+            reply = self._next_draft(prompt)
+        else:
+            reply = self._next_reply(prompt)
+        input_tokens = sum(len(content) for _, content in prompt) // 4
+        output_tokens = len(reply) // 4
+        message = AIMessage(content=reply, usage_metadata={
+            "input_tokens": input_tokens, "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+        })
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _next_draft(self, prompt: list[tuple[str, str]]) -> str:
+        drafts = self.drafts or []
+        with self._lock:
+            self.draft_prompts.append(prompt)
+            if self.draft_position >= len(drafts):
+                raise ScriptExhausted(
+                    f"the scripted model has no draft left: all {len(drafts)} were used",
+                    hint="add drafts to the script, or expect fewer sampled calls",
+                )
+            self.draft_position += 1
+            return drafts[self.draft_position - 1]
+
+    def _next_reply(self, prompt: list[tuple[str, str]]) -> str:
         with self._lock:
             self.prompts.append(prompt)
             if self.position >= len(self.replies):
@@ -167,15 +209,8 @@ class ScriptedChatModel(BaseChatModel):
                     f"replies{where} were used (call {len(self.prompts)})",
                     hint="add replies to the script, or expect fewer model calls",
                 )
-            reply = self.replies[self.position]
             self.position += 1
-        input_tokens = sum(len(content) for _, content in prompt) // 4
-        output_tokens = len(reply) // 4
-        message = AIMessage(content=reply, usage_metadata={
-            "input_tokens": input_tokens, "output_tokens": output_tokens,
-            "total_tokens": input_tokens + output_tokens,
-        })
-        return ChatResult(generations=[ChatGeneration(message=message)])
+            return self.replies[self.position - 1]
 
 
 # --- llama.cpp in-process ----------------------------------------------------------------
@@ -259,6 +294,7 @@ class LlamaCppChatModel(BaseChatModel):
     temperature: float = 0.0
     repeat_penalty: float = 1.0
     stop: list[str] | None = None
+    takes_seed: ClassVar[bool] = True  # ModelClient passes a seed with sampled calls
 
     @property
     def _llm_type(self) -> str:
@@ -278,10 +314,12 @@ class LlamaCppChatModel(BaseChatModel):
         with lock:
             try:
                 out = llama.create_chat_completion(
-                    messages=chat, temperature=self.temperature,
+                    messages=chat, temperature=kwargs.get("temperature", self.temperature),
                     repeat_penalty=self.repeat_penalty,
                     max_tokens=kwargs.get("max_tokens", self.max_tokens),
                     stop=list(stops) if stops else [],
+                    # a fixed seed per call: sampled replies are reproducible
+                    **({"seed": int(kwargs["seed"])} if kwargs.get("seed") is not None else {}),
                 )
             except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
                 raise ModelError(
@@ -525,14 +563,29 @@ class ModelClient:
         self.sleep = sleep
         self.name = describe_model(model)
 
-    def invoke(self, messages: LanguageModelInput) -> tuple[str, dict[str, Any]]:
+    @property
+    def samples(self) -> bool:
+        """Whether a call with a temperature gives a new sample (a scripted model without
+        drafts does not)."""
+        return bool(getattr(self.model, "samples", True))
+
+    def invoke(self, messages: LanguageModelInput, *, temperature: float | None = None,
+               seed: int | None = None) -> tuple[str, dict[str, Any]]:
         """Return the reply text and this call's usage: input/output/total tokens,
-        ``calls`` (1) and ``seconds`` (wall time, retries included)."""
+        ``calls`` (1) and ``seconds`` (wall time, retries included).
+
+        ``temperature`` overrides the model's for this call (a sampled reply); ``seed``
+        makes it reproducible where the model takes one (llama.cpp)."""
+        options: dict[str, Any] = {}
+        if temperature is not None:
+            options["temperature"] = temperature
+            if seed is not None and getattr(self.model, "takes_seed", False):
+                options["seed"] = seed
         start = time.perf_counter()
         attempt = 0
         while True:
             try:
-                message = self._call(messages)
+                message = self._call(messages, options)
                 break
             except SqlnbError:
                 raise
@@ -573,15 +626,16 @@ class ModelClient:
     def _describe(exc: BaseException) -> str:
         return scrub_secrets(f"{type(exc).__name__}: {_first_line(exc)}")
 
-    def _call(self, messages: LanguageModelInput) -> Any:
+    def _call(self, messages: LanguageModelInput, options: dict[str, Any] | None = None) -> Any:
+        options = options or {}
         if self.timeout is None:
-            return self.model.invoke(messages)
+            return self.model.invoke(messages, **options)
         box: dict[str, Any] = {}
         done = threading.Event()
 
         def work() -> None:
             try:
-                box["result"] = self.model.invoke(messages)
+                box["result"] = self.model.invoke(messages, **options)
             except BaseException as exc:  # handed to the caller's thread
                 box["error"] = exc
             finally:

@@ -41,6 +41,11 @@ class AgentSettings:
     value_hints: bool = True  # existing values when a string filter matched nothing
     context_budget: int = 6000  # tokens of schema context
     join_paths: bool = False  # also list foreign keys as "a.x = b.y" join paths
+    # After a failed query: besides the model's own correction, draw this many fresh
+    # drafts of the question (the first prompt, sampled at retry_temperature); execute
+    # runs them all and keeps the result most of them agree on.  0: the correction only.
+    retry_drafts: int = 3
+    retry_temperature: float = 0.7
 
 
 @dataclass
@@ -60,48 +65,165 @@ class AgentContext:
 # ---------------------------------------------------------------------------
 
 def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-    """Call the model with the dialect's system prompt and what it should see now."""
+    """Call the model with the dialect's system prompt and what it should see now.
+
+    After a failed query, ``settings.retry_drafts`` more replies are drawn from the
+    question's first prompt at ``retry_temperature``: with the correction they are the
+    candidates the execute node chooses from.  Measured on Spider with a small local
+    model, its correction mostly repeats the failing query, while fresh drafts that run
+    are mostly right."""
     ctx = runtime.context
+    s = ctx.settings
     iteration = state.get("iteration", 0) + 1
-    messages = model_messages(state, ctx.settings.rendering)
+    usage = state.get("usage") or {}
     try:
-        text, usage = ctx.model.invoke(messages)
+        text, call_usage = ctx.model.invoke(model_messages(state, s.rendering))
+        usage = _add_usage(usage, call_usage)
+        reply = parse_reply(text)
+        pool, usage = _retry_candidates(state, reply, ctx, iteration, usage)
     except errors.SqlnbError as exc:
         return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate",
-                "usage": _add_usage(state.get("usage") or {}, {"failed_calls": 1})}
+                "usage": _add_usage(usage, {"failed_calls": 1})}
     except Exception as exc:  # a provider's own exception that escaped the client
         return {"iteration": iteration, "model_error": f"{type(exc).__name__}: {exc}",
                 "reply": None, "last_step": "generate",
-                "usage": _add_usage(state.get("usage") or {}, {"failed_calls": 1})}
-    reply = parse_reply(text)
+                "usage": _add_usage(usage, {"failed_calls": 1})}
+    out = {"text": text, "sql": reply.sql, "final": reply.final, "clarify": reply.clarify}
+    if len(pool) > 1 or (pool and pool[0] != reply.sql):
+        # several candidates, or the model's own reply repeated a failed query or had
+        # none and a draft stands in; nothing is final before the model saw its result
+        out.update(sql=pool[0], final=False, candidates=pool)
     return {
         "messages": [AIMessage(content=text)],
         "iteration": iteration,
-        "reply": {"text": text, "sql": reply.sql, "final": reply.final, "clarify": reply.clarify},
-        "usage": _add_usage(state.get("usage") or {}, usage),
+        "reply": out,
+        "usage": usage,
         "last_step": "generate",
     }
 
 
+def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteration: int,
+                      usage: dict[str, float]) -> tuple[list[str], dict[str, float]]:
+    """After a failed attempt: the reply's SQL, the failed query with the names clearly
+    meant (the hint's suggestion) and fresh drafts of the question, without any query that
+    already failed or repeats another candidate (none when not retrying).  A draft call
+    that fails ends the drafting; the candidates so far stand."""
+    s = ctx.settings
+    attempts = state.get("attempts") or []
+    if (s.retry_drafts <= 0 or not attempts or attempts[-1].get("ok")
+            or reply.clarify is not None or not getattr(ctx.model, "samples", False)
+            or attempts[-1].get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled", "read_only"}):
+        return [], usage
+    dialect = state.get("dialect", "")
+    failed = [c["sql"] for a in attempts for c in (a.get("candidates") or [a]) if not c.get("ok")]
+    seen = [normalize_sql(sql, dialect) for sql in failed]
+    pool: list[str] = []
+
+    def add(sql: str | None) -> None:
+        if sql and (key := normalize_sql(sql, dialect)) not in seen:
+            seen.append(key)
+            pool.append(sql)
+
+    add(reply.sql)
+    add(attempts[-1].get("suggestion"))  # the failed query with the names clearly meant
+    first = model_messages({**state, "attempts": []}, s.rendering)  # the question's first prompt
+    for j in range(s.retry_drafts):
+        try:
+            text, call_usage = ctx.model.invoke(first, temperature=s.retry_temperature,
+                                                seed=iteration * 1000 + j)
+        except Exception:
+            usage = _add_usage(usage, {"failed_calls": 1, "calls": 0})
+            break
+        usage = _add_usage(usage, call_usage)
+        add(parse_reply(text).sql)
+    return pool, usage
+
+
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     """Run the proposed SQL through the read-only guard, then in a read-only session with
-    a row cap and the statement timeout; append the outcome as a tool-result message."""
+    a row cap and the statement timeout; append the outcome as a tool-result message.
+
+    Several candidates (after a failure, see :func:`generate`) all run the same way; the
+    attempt keeps the one whose result most of them agree on (a non-empty result before
+    an empty one, then the earliest), or the first candidate's error when none ran."""
     ctx = runtime.context
-    s = ctx.settings
-    sql = (state.get("reply") or {}).get("sql") or ""
+    reply = state.get("reply") or {}
     attempts = list(state.get("attempts") or [])
     n = len(attempts) + 1
     dialect = state.get("dialect", "")
-    attempt: Attempt = {"n": n, "sql": sql, "ok": False, "error_kind": None, "error": None,
-                        "hint": None, "suggestion": None, "row_count": None, "truncated": False, "columns": [],
-                        "preview": [], "elapsed": 0.0}
+    candidates = reply.get("candidates") or [reply.get("sql") or ""]
+    runs = [_run(sql, ctx) for sql in candidates]
+    chosen = _vote(runs)
+    sql, outcome, elapsed = runs[chosen]
+    attempt = _attempt(n, sql, outcome, elapsed, dialect, ctx)
+    if len(runs) > 1:
+        votes = _votes(runs)
+        attempt["candidates"] = [
+            {"sql": c, "ok": not isinstance(o, errors.SqlnbError),
+             "error_kind": o.kind if isinstance(o, errors.SqlnbError) else None,
+             "votes": votes[i], "chosen": i == chosen}
+            for i, (c, o, _) in enumerate(runs)]
+    failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
+    return {
+        "attempts": attempts + [attempt],
+        "consecutive_failures": failures,
+        "messages": [ToolMessage(content=format_attempt(attempt, with_choice=True),
+                                 tool_call_id=f"attempt-{n}-{uuid.uuid4().hex[:8]}", name="run_sql")],
+        "last_step": "execute",
+    }
+
+
+def _run(sql: str, ctx: AgentContext) -> tuple[str, Result | errors.SqlnbError, float]:
+    """One statement through the guard and the read-only session: its result or error."""
+    s = ctx.settings
     start = time.perf_counter()
     try:
         # readonly=True: the guard refuses writes before the database sees them, and the
         # statement runs in a read-only session scope of the connection
-        result = ctx.adapter.execute(sql, max_rows=s.row_cap, readonly=True,
-                                     timeout=s.statement_timeout)
+        outcome: Result | errors.SqlnbError = ctx.adapter.execute(
+            sql, max_rows=s.row_cap, readonly=True, timeout=s.statement_timeout)
     except errors.SqlnbError as exc:
+        outcome = exc
+    return sql, outcome, time.perf_counter() - start
+
+
+def _fingerprint(result: Result) -> tuple | None:
+    """What two results must share to count as the same answer: their rows as a multiset
+    (column names aside).  None for an empty result."""
+    table = result.arrow
+    if table is None or table.num_rows == 0:
+        return None
+    cols = [col.to_pylist() for col in table.columns]
+    rows = sorted((tuple(repr(_plain(v)) for v in row) for row in zip(*cols)))
+    return (table.num_columns, tuple(rows))
+
+
+def _votes(runs: list[tuple[str, Any, float]]) -> list[int]:
+    """For each run, how many runs gave the same non-empty result (0: failed or empty)."""
+    prints = [_fingerprint(o) if isinstance(o, Result) else None for _, o, _ in runs]
+    return [prints.count(p) if p is not None else 0 for p in prints]
+
+
+def _vote(runs: list[tuple[str, Any, float]]) -> int:
+    """The index of the run to keep: most votes, then a result (even empty) over an error,
+    then the earliest."""
+    if len(runs) == 1:
+        return 0
+    votes = _votes(runs)
+    return min(range(len(runs)),
+               key=lambda i: (-votes[i], not isinstance(runs[i][1], Result), i))
+
+
+def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: float,
+             dialect: str, ctx: AgentContext) -> Attempt:
+    """The attempt record of one run: the result's shape and preview, or the classified
+    error with hints; the result itself goes to the run's context."""
+    s = ctx.settings
+    attempt: Attempt = {"n": n, "sql": sql, "ok": False, "error_kind": None, "error": None,
+                        "hint": None, "suggestion": None, "row_count": None, "truncated": False, "columns": [],
+                        "preview": [], "elapsed": 0.0}
+    if isinstance(outcome, errors.SqlnbError):
+        exc = outcome
         attempt["error_kind"] = exc.kind
         if isinstance(exc, errors.ReadOnlyViolation):
             attempt["error"] = f"refused before reaching the database: {exc.reason}"
@@ -121,6 +243,7 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
         if not s.share_data:
             attempt["error"] = _without_values(attempt["error"], sql, ctx.catalog)
     else:
+        result = outcome
         ctx.results[n] = result
         attempt["ok"] = True
         attempt["row_count"] = len(result.arrow) if result.arrow is not None else max(result.row_count, 0)
@@ -134,15 +257,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
             attempt["hint"] = empty_result_hint(sql, dialect, ctx.catalog, ctx.distinct_values)
         elif attempt["row_count"] and attempt["row_count"] > 1:
             attempt["hint"] = repeated_rows_hint(result)
-    attempt["elapsed"] = round(time.perf_counter() - start, 6)
-    failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
-    return {
-        "attempts": attempts + [attempt],
-        "consecutive_failures": failures,
-        "messages": [ToolMessage(content=format_attempt(attempt), tool_call_id=f"attempt-{n}-{uuid.uuid4().hex[:8]}",
-                                 name="run_sql")],
-        "last_step": "execute",
-    }
+    attempt["elapsed"] = round(elapsed, 6)
+    return attempt
 
 
 def decide_next_step(state: AgentState) -> dict[str, Any]:

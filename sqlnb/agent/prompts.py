@@ -48,8 +48,24 @@ def system_prompt(dialect: str, schema: str, *, max_iterations: int = 5, failure
         failure_cutoff=failure_cutoff).strip()
 
 
-def format_attempt(a: dict[str, Any]) -> str:
-    """An attempt's outcome as the model is shown it (also the tool-result message)."""
+def format_attempt(a: dict[str, Any], *, with_choice: bool = False) -> str:
+    """An attempt's outcome as the model is shown it (also the tool-result message).
+
+    ``with_choice``: when the attempt was chosen among several candidates, say so and show
+    the query that ran (the tool-result message: the model's reply may hold another)."""
+    out = _outcome(a)
+    cands = a.get("candidates") or []
+    if not with_choice or len(cands) < 2:
+        return out
+    ran = sum(1 for c in cands if c.get("ok"))
+    agree = max((c.get("votes") or 0) for c in cands)
+    head = (f"{len(cands)} candidate queries ran (a correction and fresh drafts of the question), {ran} without "
+            f"error" + (f"; {agree} of them gave this result" if agree > 1 else "") +
+            f". This one was kept:\n```sql\n{a.get('sql')}\n```")
+    return f"{head}\n{out}"
+
+
+def _outcome(a: dict[str, Any]) -> str:
     if a.get("ok"):
         cols = a.get("columns") or []
         n = a.get("row_count")

@@ -38,6 +38,8 @@ class Attempt(TypedDict, total=False):
     columns: list[list[str]]  # [name, type]
     preview: list[list[Any]]  # first rows (empty when data sharing is off)
     elapsed: float
+    # when chosen among several candidates: each one's sql, ok, error_kind, votes, chosen
+    candidates: list[dict[str, Any]]
 
 
 class Turn(TypedDict, total=False):
