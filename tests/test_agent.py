@@ -1187,3 +1187,15 @@ def test_the_suggested_fix_is_a_candidate(engine, db):
     assert first["suggestion"] == NAMES
     assert [c["sql"] for c in second["candidates"]] == [BAD_COLUMN, NAMES, BAD_COLUMN_2]
     assert outcome(run) == ("success", "executed", NAMES)
+
+
+@RULE_ENGINES
+def test_drafts_take_the_question_first_prompt_in_chat_rendering_too(engine, db):
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN)], [sql(COUNT_CUSTOMERS)], no_review=True,
+                       settings=AgentSettings(retry_drafts=1, rendering="chat"))
+    assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS)
+    (system, draft_system), (user, draft_user) = zip(run.prompts[0], run.model.draft_prompts[0])
+    assert draft_system == system
+    assert draft_user[1] == "Question: How many customers are there?\n\nWrite one SQL query that " \
+                            "answers the question, in a ```sql block."
+    assert len(run.model.draft_prompts[0]) == 2  # no replies or results in it

@@ -11,17 +11,22 @@ from sqlnb.agent.hints import alias_table, error_hint, suggest_fix
 from sqlnb.agent.prompts import format_attempt
 
 
+def sqlite_catalog(tmp_path_factory, name: str, script: str):
+    """The catalog of a new SQLite file made by ``script`` (the connection stays open)."""
+    path = tmp_path_factory.mktemp("hints") / f"{name}.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(script)
+    con.close()
+    return connect(f"sqlite:///{path}", readonly=True)
+
+
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
-    path = tmp_path_factory.mktemp("hints") / "pets.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript("""
+    conn = sqlite_catalog(tmp_path_factory, "pets", """
         CREATE TABLE Student (StuID INTEGER PRIMARY KEY, Fname TEXT, Age INTEGER);
         CREATE TABLE Pets (PetID INTEGER PRIMARY KEY, PetType TEXT, pet_age INTEGER, weight REAL);
         CREATE TABLE Has_Pet (StuID INTEGER REFERENCES Student(StuID), PetID INTEGER REFERENCES Pets(PetID));
     """)
-    con.close()
-    conn = connect(f"sqlite:///{path}", readonly=True)
     yield conn.catalog()
     conn.close()
 
@@ -47,15 +52,11 @@ def test_a_misspelt_column_or_table(catalog):
 
 @pytest.fixture(scope="module")
 def cars(tmp_path_factory):
-    path = tmp_path_factory.mktemp("hints") / "cars.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript("""
+    conn = sqlite_catalog(tmp_path_factory, "cars", """
         CREATE TABLE car_names (MakeId INTEGER PRIMARY KEY, Model TEXT, Make TEXT);
         CREATE TABLE cars_data (Id INTEGER PRIMARY KEY REFERENCES car_names(MakeId),
                                 Horsepower TEXT, Weight INTEGER);
     """)
-    con.close()
-    conn = connect(f"sqlite:///{path}", readonly=True)
     yield conn.catalog()
     conn.close()
 

@@ -126,7 +126,9 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
 
     add(reply.sql)
     add(attempts[-1].get("suggestion"))  # the failed query with the names clearly meant
-    first = model_messages({**state, "attempts": []}, s.rendering)  # the question's first prompt
+    # the question's first prompt (fresh rendering: the question and earlier turns, no
+    # attempts), whichever rendering the corrections use
+    first = model_messages({**state, "attempts": []}, "fresh")
     for j in range(s.retry_drafts):
         try:
             text, call_usage = ctx.model.invoke(first, temperature=s.retry_temperature,
