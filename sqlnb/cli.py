@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--max-iterations", type=int, default=5, help="model calls at most (default 5)")
     a.add_argument("--no-review", action="store_true", help="stop at the first successful query")
     a.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
+    a.add_argument("--retry-drafts", type=int, default=3, metavar="N",
+                   help="after a failed query, N fresh drafts of the question run beside the "
+                        "model's correction; the result most agree on is kept (default 3, 0: off)")
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
     a.add_argument("--connect-timeout", type=float, default=10.0)
@@ -127,6 +130,8 @@ def cmd_ask(args) -> int:
 
     if args.max_iterations < 1:
         raise errors.UsageError("--max-iterations must be at least 1")
+    if args.retry_drafts < 0:
+        raise errors.UsageError("--retry-drafts must be 0 or more")
     question = " ".join(args.question)
     manager = ConnectionManager()
     options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
@@ -142,7 +147,8 @@ def cmd_ask(args) -> int:
         agent = Agent()
         result = agent.ask(question, entry.adapter, connection=entry.name, model=args.model,
                            max_iterations=args.max_iterations, no_review=args.no_review,
-                           settings=AgentSettings(share_data=not args.no_data), on_event=progress)
+                           settings=AgentSettings(share_data=not args.no_data, retry_drafts=args.retry_drafts),
+                           on_event=progress)
     finally:
         manager.close_all()
     if args.json:

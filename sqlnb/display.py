@@ -209,9 +209,11 @@ def ask_progress_line(event: dict) -> str | None:
             return "The model asks for clarification."
         if event.get("sql") is None and event.get("final"):
             return "The model confirmed the result (FINAL)."
-        if event.get("candidates"):
-            return (f"Trying {event['candidates']} candidate queries (a correction and fresh "
-                    "drafts of the question)…")
+        n = event.get("candidates")
+        if n == 1:
+            return "Trying another query in place of one that already failed…"
+        if n:
+            return f"Trying {n} candidate queries; the result most of them agree on is kept…"
         return None
     if kind == "attempt":
         a = event["attempt"]

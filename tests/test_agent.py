@@ -1094,12 +1094,12 @@ def test_the_result_most_candidates_agree_on_is_kept(engine, db):
         (ADA, 1, False), (NAMES, 2, True), (BAD_COLUMN_3, 0, False), (NAMES_BY_NAME, 2, False)]
     assert run.result.rows() == [["Ada"], ["Grace"], ["Linus"]]
     text = format_attempt(kept, with_choice=True)
-    assert text.startswith("4 candidate queries ran (a correction and fresh drafts of the "
-                           "question), 3 without error; 2 of them gave this result.")
+    assert text.startswith("4 candidate queries ran, 3 without error; 2 of them gave this "
+                           "result. This one was kept:")
     assert f"```sql\n{NAMES}\n```" in text and format_attempt(kept) in text
     assert format_attempt(kept) == format_attempt({k: v for k, v in kept.items() if k != "candidates"})
     lines = [ask_progress_line(e) for e in run.events]
-    assert "Trying 4 candidate queries (a correction and fresh drafts of the question)…" in lines
+    assert "Trying 4 candidate queries; the result most of them agree on is kept…" in lines
     assert any(line and line.startswith("Attempt 2 of at most 5 (kept 1 of 4 candidates): SELECT name")
                for line in lines)
 

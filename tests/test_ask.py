@@ -142,7 +142,7 @@ def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
     shell.run_line_magic("config", "AskMagic.retry_drafts = 2")
     res, out, _ = run(shell, f"%%ask --model scripted:{path}\nhow many customers")
     assert res.result.status == "success" and res.result.sql == COUNT, out
-    assert "Trying 2 candidate queries" in out
+    assert "Trying 2 candidate queries; the result most of them agree on is kept…" in out
     assert "Attempt 2 of at most 5 (kept 1 of 2 candidates): SELECT count(*)" in out
     # turned off: the repeated failing query ends the ask
     shell.run_line_magic("config", "AskMagic.retry_drafts = 0")
@@ -257,6 +257,37 @@ def test_cli_ask_exit_codes_and_text(seeded, tmp_path):
     assert p.returncode == 2 and "ANTHROPIC_API_KEY" in p.stderr and "Traceback" not in p.stderr
     p = cli("ask", "--db", seeded.url(), "--model", "nocolon", "q")
     assert p.returncode == 2 and "provider:model" in p.stderr
+
+
+def drafting_script(tmp_path, name: str) -> str:
+    """A failing query, the same again, then FINAL; one draft that answers."""
+    path = tmp_path / f"{name}.json"
+    bad = sql_block("SELECT nope FROM customers")
+    path.write_text(json.dumps({"replies": [bad, bad, "FINAL"], "drafts": [sql_block(COUNT)]}))
+    return f"scripted:{path}"
+
+
+@pytest.mark.engines(["sqlite"])
+def test_cli_and_api_retry_drafts(seeded, tmp_path):
+    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "a"), "--retry-drafts", "1",
+            "--json", "how many customers")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["sql"] == COUNT and data["usage"]["calls"] == 4
+    assert [a["sql"] for a in data["attempts"]] == ["SELECT nope FROM customers", COUNT]
+    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "b"), "--retry-drafts", "1",
+            "how many customers")
+    assert "Trying another query in place of one that already failed…" in p.stderr
+    assert p.returncode == 0 and f"Attempt 2 of at most 5: {COUNT}" in p.stderr
+    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "c"), "--retry-drafts", "0",
+            "--json", "how many customers")
+    assert p.returncode == 1 and json.loads(p.stdout)["stop_reason"] == "duplicate_sql"
+    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "d"), "--retry-drafts", "-1", "q")
+    assert p.returncode == 2 and "--retry-drafts must be 0 or more" in p.stderr
+    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "e"), retry_drafts=1)
+    assert (r.sql, r.stop_reason, len(r.attempts)) == (COUNT, "finalized", 2)
+    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "f"), retry_drafts=0)
+    assert r.stop_reason == "duplicate_sql"
 
 
 @pytest.mark.engines(["sqlite"])

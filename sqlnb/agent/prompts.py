@@ -59,9 +59,9 @@ def format_attempt(a: dict[str, Any], *, with_choice: bool = False) -> str:
         return out
     ran = sum(1 for c in cands if c.get("ok"))
     agree = max((c.get("votes") or 0) for c in cands)
-    head = (f"{len(cands)} candidate queries ran (a correction and fresh drafts of the question), {ran} without "
-            f"error" + (f"; {agree} of them gave this result" if agree > 1 else "") +
-            f". This one was kept:\n```sql\n{a.get('sql')}\n```")
+    agreed = f"; {agree} of them gave this result" if agree > 1 else ""
+    head = (f"{len(cands)} candidate queries ran, {ran} without error{agreed}. This one was "
+            f"kept:\n```sql\n{a.get('sql')}\n```")
     return f"{head}\n{out}"
 
 
