@@ -155,11 +155,11 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     dialect = state.get("dialect", "")
     candidates = reply.get("candidates") or [reply.get("sql") or ""]
     runs = [_run(sql, ctx) for sql in candidates]
-    chosen = _vote(runs)
+    votes = _votes(runs) if len(runs) > 1 else [0]
+    chosen = _vote(runs, votes)
     sql, outcome, elapsed = runs[chosen]
     attempt = _attempt(n, sql, outcome, elapsed, dialect, ctx)
     if len(runs) > 1:
-        votes = _votes(runs)
         attempt["candidates"] = [
             {"sql": c, "ok": not isinstance(o, errors.SqlnbError),
              "error_kind": o.kind if isinstance(o, errors.SqlnbError) else None,
@@ -206,12 +206,9 @@ def _votes(runs: list[tuple[str, Any, float]]) -> list[int]:
     return [prints.count(p) if p is not None else 0 for p in prints]
 
 
-def _vote(runs: list[tuple[str, Any, float]]) -> int:
-    """The index of the run to keep: most votes, then a result (even empty) over an error,
-    then the earliest."""
-    if len(runs) == 1:
-        return 0
-    votes = _votes(runs)
+def _vote(runs: list[tuple[str, Any, float]], votes: list[int]) -> int:
+    """The index of the run to keep: most votes (see :func:`_votes`), then a result (even
+    empty) over an error, then the earliest."""
     return min(range(len(runs)),
                key=lambda i: (-votes[i], not isinstance(runs[i][1], Result), i))
 
