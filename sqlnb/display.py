@@ -245,9 +245,7 @@ def ask_summary(result) -> str:
         lines.append("Answer with another %%ask (the conversation continues).")
         return "\n".join(lines)
     why = _STOP_WORDS.get(result.stop_reason or "", result.stop_reason or "")
-    n = len(result.attempts)
-    lines.append(f"{result.status.upper()} · {why} · {n} attempt{'s' if n != 1 else ''}, "
-                 f"{result.iterations} model call{'s' if result.iterations != 1 else ''}, "
+    lines.append(f"{result.status.upper()} · {why} · {_counts(result)}, "
                  f"{format_elapsed(result.elapsed)}")
     if result.model_error:
         lines.append(f"Model error: {result.model_error}")
@@ -261,6 +259,13 @@ def ask_summary(result) -> str:
     return "\n".join(lines)
 
 
+def _counts(result) -> str:
+    """"2 attempts, 4 model calls": every model call counted, retry drafts included."""
+    n = len(result.attempts)
+    calls = int((result.usage or {}).get("calls") or result.iterations)
+    return f"{n} attempt{'s' if n != 1 else ''}, {calls} model call{'s' if calls != 1 else ''}"
+
+
 def ask_summary_html(result, preview_rows: int = 5) -> str:
     """The outcome of an ask for a notebook: status, the final SQL and a preview."""
     esc = html.escape
@@ -270,10 +275,8 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
         return (f"<div><b>The model needs more information:</b><ul>{items}</ul>{best}"
                 "<small>Answer with another %%ask; the conversation continues.</small></div>")
     why = _STOP_WORDS.get(result.stop_reason or "", result.stop_reason or "")
-    n = len(result.attempts)
     color = "#1a7f37" if result.status == "success" else "#cf222e"
-    parts = [f"<div><b style='color:{color}'>{esc(result.status)}</b> · {esc(why)} · {n} attempt"
-             f"{'s' if n != 1 else ''}, {result.iterations} model call{'s' if result.iterations != 1 else ''}, "
+    parts = [f"<div><b style='color:{color}'>{esc(result.status)}</b> · {esc(why)} · {_counts(result)}, "
              f"{esc(format_elapsed(result.elapsed))} · <code>{esc(result.model)}</code></div>"]
     if result.model_error:
         parts.append(f"<div>Model error: {esc(result.model_error)}</div>")

@@ -279,6 +279,7 @@ def test_cli_and_api_retry_drafts(seeded, tmp_path):
             "how many customers")
     assert "Trying another query in place of one that already failed…" in p.stderr
     assert p.returncode == 0 and f"Attempt 2 of at most 5: {COUNT}" in p.stderr
+    assert "2 attempts, 4 model calls" in p.stdout  # the draft call counted too
     p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "c"), "--retry-drafts", "0",
             "--json", "how many customers")
     assert p.returncode == 1 and json.loads(p.stdout)["stop_reason"] == "duplicate_sql"
