@@ -88,6 +88,11 @@ def _role_content(messages: Sequence[BaseMessage]) -> list[tuple[str, str]]:
     return [(_ROLES.get(m.type, "user"), _text(m)) for m in messages]
 
 
+# The stop token of the turn whose model call runs in this thread (ModelClient sets it in
+# the call's worker thread): a model that waits can wake up on it.
+_CURRENT_STOP: contextvars.ContextVar[Any] = contextvars.ContextVar("sqlnb_stop", default=None)
+
+
 # --- scripted model ----------------------------------------------------------------------
 class ScriptedChatModel(BaseChatModel):
     """Replies from a fixed list, in order: deterministic tests and demos.
@@ -98,6 +103,12 @@ class ScriptedChatModel(BaseChatModel):
     ``drafts``: the replies to sampled calls (a temperature given, as the agent's retry
     drafts are), in order, recorded in ``draft_prompts``.  None: the script does not
     sample, and the agent draws no drafts from it.
+
+    ``delay``: seconds each call (reply or draft) waits before answering: a slow model,
+    for the panel's Stop button in browser tests and the bridge benchmark.  The wait ends
+    early when the turn is stopped (:class:`sqlnb.agent.stop.StopToken`); the call then
+    fails with :class:`ModelError` and uses up no reply.  In a file:
+    ``{"replies": [...], "drafts": [...], "delay": 2.5}``.
     """
 
     replies: list[str]
@@ -108,6 +119,7 @@ class ScriptedChatModel(BaseChatModel):
     draft_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
     source: str | None = None
     """The file the replies came from (its name shows in :func:`describe_model`)."""
+    delay: float = 0.0
 
     @property
     def samples(self) -> bool:
@@ -118,7 +130,8 @@ class ScriptedChatModel(BaseChatModel):
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> ScriptedChatModel:
         """Load replies from a JSON file: a list of strings, or an object with the list
-        under ``replies`` and the sampled calls' replies under ``drafts``."""
+        under ``replies``, the sampled calls' replies under ``drafts`` and the seconds
+        each call waits under ``delay``."""
         file = Path(path).expanduser()
         example = 'e.g. ["```sql\\nSELECT 1\\n```", "FINAL"]'
         try:
@@ -139,9 +152,15 @@ class ScriptedChatModel(BaseChatModel):
                 f"{exc.lineno}, column {exc.colno}",
                 hint=f"it must hold a JSON list of reply strings, {example}",
             ) from None
-        drafts = None
-        if isinstance(data, dict) and set(data) <= {"replies", "drafts"} and "replies" in data:
-            data, drafts = data["replies"], data.get("drafts")
+        drafts, delay = None, 0.0
+        if isinstance(data, dict) and set(data) <= {"replies", "drafts", "delay"} and "replies" in data:
+            data, drafts, delay = data["replies"], data.get("drafts"), data.get("delay", 0.0)
+            if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not delay >= 0:
+                raise ConfigurationError(
+                    f"scripted model file {str(file)!r}: \"delay\" must be a number of "
+                    f"seconds (0 or more), not {json.dumps(delay)}",
+                    hint='e.g. {"replies": ["```sql\\nSELECT 1\\n```"], "delay": 2}',
+                )
         if not isinstance(data, list) or not isinstance(drafts, (list, type(None))):
             raise ConfigurationError(
                 f"scripted model file {str(file)!r} holds a JSON {type(data).__name__}, "
@@ -157,7 +176,7 @@ class ScriptedChatModel(BaseChatModel):
                         f"{type(item).__name__}, not a string",
                         hint=f"it must hold a JSON list of reply strings, {example}",
                     )
-        return cls(replies=data, drafts=drafts, source=file.name)
+        return cls(replies=data, drafts=drafts, source=file.name, delay=float(delay))
 
     @property
     def _llm_type(self) -> str:
@@ -175,6 +194,12 @@ class ScriptedChatModel(BaseChatModel):
                   run_manager: CallbackManagerForLLMRun | None = None,
                   **kwargs: Any) -> ChatResult:
         prompt = _role_content(messages)
+        if self.delay > 0:
+            stop = _CURRENT_STOP.get()
+            if stop is None:
+                time.sleep(self.delay)
+            elif stop.wait(self.delay):
+                raise ModelError("the scripted model's call was stopped")
         if kwargs.get("temperature") is not None and self.drafts is not None:
             reply = self._next_draft(prompt)
         else:
@@ -541,6 +566,14 @@ class _Deadline(Exception):
     pass
 
 
+class _Stopped(Exception):
+    pass
+
+
+def _stopped_error(name: str) -> ModelError:
+    return ModelError(f"the call to {name} was stopped", hint="ask again when you are ready")
+
+
 class ModelClient:
     """Calls a chat model for the agent: retries, deadline, usage, errors for people.
 
@@ -548,7 +581,9 @@ class ModelClient:
     (``backoff * 2**n`` seconds, at most 30 s).  Authentication, permission, bad-request
     and not-found errors, and sqlnb's own errors (ScriptExhausted, configuration), are not.
     With ``timeout`` the call runs in a worker thread; past the deadline the thread is
-    abandoned and :class:`ModelError` raised (not retried).
+    abandoned and :class:`ModelError` raised (not retried).  With a ``stop`` token
+    (:class:`sqlnb.agent.stop.StopToken`) it runs in a worker thread too, and stopping
+    abandons it at once (:class:`ModelError`, not retried).
     """
 
     MAX_DELAY = 30.0
@@ -570,12 +605,13 @@ class ModelClient:
         return bool(getattr(self.model, "samples", True))
 
     def invoke(self, messages: LanguageModelInput, *, temperature: float | None = None,
-               seed: int | None = None) -> tuple[str, dict[str, Any]]:
+               seed: int | None = None, stop: Any = None) -> tuple[str, dict[str, Any]]:
         """Return the reply text and this call's usage: input/output/total tokens,
         ``calls`` (1) and ``seconds`` (wall time, retries included).
 
         ``temperature`` overrides the model's for this call (a sampled reply); ``seed``
-        makes it reproducible where the model takes one (llama.cpp)."""
+        makes it reproducible where the model takes one (llama.cpp).  ``stop``: a
+        :class:`~sqlnb.agent.stop.StopToken` that abandons the call when stopped."""
         options: dict[str, Any] = {}
         if temperature is not None:
             options["temperature"] = temperature
@@ -584,11 +620,15 @@ class ModelClient:
         start = time.perf_counter()
         attempt = 0
         while True:
+            if stop is not None and stop.stopped:
+                raise _stopped_error(self.name)
             try:
-                message = self._call(messages, options)
+                message = self._call(messages, options, stop)
                 break
             except SqlnbError:
                 raise
+            except _Stopped:
+                raise _stopped_error(self.name) from None
             except _Deadline:
                 raise ModelError(
                     f"{self.name} did not answer within {self.timeout:g} s",
@@ -607,7 +647,11 @@ class ModelClient:
                         f"{self.name} failed after {tries}: {self._describe(exc)}",
                         hint="the model service may be down or overloaded: try again later",
                     ) from exc
-                self.sleep(min(self.backoff * 2 ** attempt, self.MAX_DELAY))
+                pause = min(self.backoff * 2 ** attempt, self.MAX_DELAY)
+                if stop is not None and self.sleep is time.sleep:
+                    stop.wait(pause)  # a stop ends the pause (and the loop, above)
+                else:
+                    self.sleep(pause)
                 attempt += 1
         seconds = time.perf_counter() - start
         text = _text(message) if isinstance(message, BaseMessage) else str(message)
@@ -626,14 +670,16 @@ class ModelClient:
     def _describe(exc: BaseException) -> str:
         return scrub_secrets(f"{type(exc).__name__}: {_first_line(exc)}")
 
-    def _call(self, messages: LanguageModelInput, options: dict[str, Any] | None = None) -> Any:
+    def _call(self, messages: LanguageModelInput, options: dict[str, Any] | None = None,
+              stop: Any = None) -> Any:
         options = options or {}
-        if self.timeout is None:
+        if self.timeout is None and stop is None:
             return self.model.invoke(messages, **options)
         box: dict[str, Any] = {}
         done = threading.Event()
 
         def work() -> None:
+            _CURRENT_STOP.set(stop)
             try:
                 box["result"] = self.model.invoke(messages, **options)
             except BaseException as exc:  # handed to the caller's thread
@@ -644,9 +690,19 @@ class ModelClient:
         context = contextvars.copy_context()  # keep LangChain callbacks/tracing context
         worker = threading.Thread(target=context.run, args=(work,), daemon=True,
                                   name="sqlnb-model-call")
-        worker.start()
-        if not done.wait(self.timeout):
-            raise _Deadline()
+        if stop is not None:
+            stop.add_callback(done.set)
+        try:
+            worker.start()
+            finished = done.wait(self.timeout)
+        finally:
+            if stop is not None:
+                stop.remove_callback(done.set)
+        if "result" not in box and "error" not in box:
+            if stop is not None and stop.stopped:
+                raise _Stopped()
+            if not finished:
+                raise _Deadline()
         if "error" in box:
             raise box["error"]
         return box["result"]

@@ -58,6 +58,7 @@ class AgentContext:
     settings: AgentSettings = field(default_factory=AgentSettings)
     results: dict[int, Result] = field(default_factory=dict)  # attempt n -> its result
     distinct_values: Callable[[Any, str], list] | None = None
+    stop: Any = None  # sqlnb.agent.stop.StopToken: the turn ends as "stopped" once set
 
 
 # ---------------------------------------------------------------------------
@@ -260,9 +261,12 @@ def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: flo
     return attempt
 
 
-def decide_next_step(state: AgentState) -> dict[str, Any]:
+def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> dict[str, Any]:
     """The rules of the issue, in order; ends the turn with a status and a stop reason or
     says where to go next."""
+    stop = getattr(getattr(runtime, "context", None), "stop", None)
+    if stop is not None and stop.stopped:  # the user stopped the turn (Stop button)
+        return _end(state, "stopped", status="stopped")
     if state.get("model_error"):
         return _end(state, "model_error")
     reply = state.get("reply") or {}

@@ -4,7 +4,10 @@ drivers or the graph."""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -146,11 +149,53 @@ class Agent:
         state = self.graph.get_state({"configurable": {"thread_id": self.thread_id(connection)}})
         return list((state.values or {}).get("turns") or [])
 
+    def seed_history(self, connection: str, turns: Sequence[Mapping[str, Any]]) -> bool:
+        """Make earlier turns ``[{question, status, sql, questions?}]`` (e.g. a panel's
+        saved history after a kernel restart) the conversation of ``connection``, as if
+        they had been asked here: the next question sees them like real earlier turns.
+        Only when that conversation is empty; returns whether it seeded."""
+        from langchain_core.messages import AIMessage, HumanMessage
+
+        if self.history(connection):
+            return False
+        clean: list[dict[str, Any]] = []
+        messages: list = []
+        for t in turns or []:
+            if not isinstance(t, Mapping):
+                raise errors.UsageError("history turns must be objects {question, status, sql}")
+            question = str(t.get("question") or "").strip()
+            if not question:
+                continue
+            sql = t.get("sql") or None
+            questions = [str(q) for q in (t.get("questions") or []) if str(q).strip()]
+            status = str(t.get("status") or ("success" if sql else "failed"))
+            clean.append({"question": question, "sql": str(sql) if sql else None, "status": status,
+                          "questions": questions})
+            messages.append(HumanMessage(content=question))
+            if questions:
+                messages.append(AIMessage(content="CLARIFY: " + " ".join(questions)))
+            elif sql:
+                messages.append(AIMessage(content=f"```sql\n{sql}\n```\nFINAL"))
+        if not clean:
+            return False
+        self._generation.setdefault(connection, 0)
+        config = {"configurable": {"thread_id": self.thread_id(connection)}}
+        # written as the turn-ending decision, so the thread rests at its end: the next
+        # question starts a new turn on top of these, exactly as after real turns
+        self.graph.update_state(config, {"messages": messages, "turns": clean, "next_step": "end",
+                                         "status": clean[-1]["status"]},
+                                as_node="decide_next_step")
+        return True
+
     # ---- asking ------------------------------------------------------------------
     def ask(self, question: str, adapter: Adapter, *, connection: str = "default",
             model: Any = None, max_iterations: int = 5, failure_cutoff: int = 3,
             no_review: bool = False, settings: AgentSettings | None = None,
-            on_event: Callable[[Event], None] | None = None) -> AskResult:
+            on_event: Callable[[Event], None] | None = None, stop: Any = None) -> AskResult:
+        """Answer ``question`` on ``adapter``.  ``stop`` (a
+        :class:`~sqlnb.agent.stop.StopToken`): stopping it abandons the model call in
+        flight, cancels the agent's running statement, and the turn ends with status
+        ``stopped``; the conversation stays usable."""
         question = (question or "").strip()
         if not question:
             raise errors.UsageError("No question to ask",
@@ -168,8 +213,12 @@ class Agent:
         emit({"type": "context", "connection": connection})
         catalog = adapter.catalog()
         ctx_text = self.schema_context(" ".join(earlier + [question]), adapter, s)
-        context = AgentContext(model=client, adapter=adapter, catalog=catalog, settings=s,
-                               distinct_values=lambda t, c: self._distinct(adapter, t, c))
+        run_adapter: Any = adapter
+        if stop is not None:
+            client, run_adapter = _StoppableClient(client, stop), _StoppableAdapter(adapter, stop)
+        context = AgentContext(model=client, adapter=run_adapter, catalog=catalog, settings=s,
+                               distinct_values=lambda t, c: self._distinct(run_adapter, t, c),
+                               stop=stop)
         inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
                           schema_context=ctx_text.text, max_iterations=max_iterations,
                           failure_cutoff=failure_cutoff, no_review=no_review)
@@ -240,6 +289,75 @@ class Agent:
         res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT 500",
                               max_rows=500, timeout=5, readonly=True)
         return [r[0] for r in res.rows]
+
+
+class _StoppableClient:
+    """The model client of a stoppable turn: every call waits on the stop token too."""
+
+    def __init__(self, client: Any, stop: Any):
+        self._client, self._stop = client, stop
+        try:
+            self._takes_stop = "stop" in inspect.signature(client.invoke).parameters
+        except (TypeError, ValueError):
+            self._takes_stop = False
+
+    def invoke(self, messages: Any, **kwargs: Any):
+        if self._stop.stopped:
+            raise errors.ModelError("the model call was stopped")
+        if self._takes_stop:
+            return self._client.invoke(messages, stop=self._stop, **kwargs)
+        return self._client.invoke(messages, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+class _StoppableAdapter:
+    """The adapter as a stoppable turn uses it: stopping cancels the statement the agent
+    runs at that moment, never a statement of the notebook's (the cancel is armed only
+    while the agent's statement holds the connection's lock)."""
+
+    RECANCEL_EVERY = 0.2  # s: a cancel that came before the driver call started is repeated
+
+    def __init__(self, adapter: Adapter, stop: Any):
+        self._adapter, self._stop = adapter, stop
+
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None, **kwargs: Any) -> Result:
+        a = self._adapter
+        lock = getattr(a, "_lock", None) or contextlib.nullcontext()
+        with lock:
+            if self._stop.stopped:
+                raise errors.QueryCancelled("Query not run: the question was stopped",
+                                            dialect=a.dialect)
+            running, guard = threading.Event(), threading.Lock()
+            running.set()
+
+            def cancel_if_running() -> bool:
+                with guard:  # never once the statement returned: a cell's may run next
+                    if running.is_set():
+                        a.cancel()
+                    return running.is_set()
+
+            def again() -> None:  # a cancel that came just before the driver call started
+                for _ in range(int(3 / self.RECANCEL_EVERY)):
+                    time.sleep(self.RECANCEL_EVERY)
+                    if not cancel_if_running():
+                        return
+
+            def cancel() -> None:
+                if cancel_if_running():
+                    threading.Thread(target=again, daemon=True, name="sqlnb-stop-cancel").start()
+
+            self._stop.add_callback(cancel)
+            try:
+                return a.execute(sql, params, **kwargs)
+            finally:
+                with guard:
+                    running.clear()
+                self._stop.remove_callback(cancel)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._adapter, name)
 
 
 def _progress(node: str, delta: Mapping[str, Any], max_iterations: int, emit) -> None:

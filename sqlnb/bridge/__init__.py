@@ -1,0 +1,19 @@
+"""The kernel side of sqlnb's JupyterLab panel: the ``sqlnb`` comm (docs/protocol.md).
+
+:mod:`sqlnb.bridge.runs` runs a question in a thread and streams protocol events;
+:mod:`sqlnb.bridge.comm` answers the panel's requests.  ``%load_ext sqlnb`` calls
+:func:`register`.
+"""
+
+from __future__ import annotations
+
+
+def register(ipython) -> None:
+    """Register the ``sqlnb`` comm target with the kernel of ``ipython`` (no kernel, as in
+    a plain IPython terminal: nothing to do)."""
+    from sqlnb.bridge.comm import register as _register
+
+    _register(ipython)
+
+
+__all__ = ["register"]

@@ -1,0 +1,234 @@
+"""One question asked from outside a cell (the JupyterLab panel, the chat widget): the
+agent runs in a daemon thread, so the kernel's shell stays free for cells, and every step
+comes out as a JSON-safe event of docs/protocol.md (``started``, ``reply``, ``attempt``,
+then exactly one ``done``).
+
+    run = AskRun(agent=agent, manager=manager, question="How many orders?", on_event=print)
+    run.start()
+    run.stop()        # the Stop button: the run still ends with its ``done`` (status stopped)
+    run.wait(10)
+
+The run talks to the notebook's :class:`~sqlnb.session.ConnectionManager` and the agent,
+never to drivers.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import uuid
+from typing import Any, Callable, Mapping, Sequence
+
+from sqlnb import errors
+from sqlnb.agent.stop import StopToken
+
+__all__ = ["AskRun", "error_info", "json_rows", "protocol_event"]
+
+Event = dict[str, Any]
+
+
+class AskRun:
+    """A question run in a daemon thread, streaming protocol events to ``on_event``.
+
+    ``on_event`` is called from the worker thread with each event object (the ``event``
+    of a protocol message, without the envelope); the last one is always ``done``, also
+    when the run fails before it starts (no connection, no model: status ``error`` with
+    ``error: {kind, message, hint}``; ``started`` is then not sent).
+
+    ``settings``: an :class:`~sqlnb.agent.nodes.AgentSettings`, or a callable taking the
+    connection name and returning one (e.g. ``lambda name: ask_magic.settings(no_data=False,
+    connection=name)``), or None for the defaults.  ``history``: earlier turns
+    ``[{question, status, sql, questions?}]`` seeded when the connection's conversation is
+    empty (after a kernel restart).  ``new=True`` starts a new conversation first (the
+    history is then not seeded).  ``rows``: result rows in the ``done`` event.
+    """
+
+    def __init__(self, *, agent, manager, question: str, connection: str | None = None,
+                 model=None, max_iterations: int = 5, settings=None, history=None,
+                 new: bool = False, rows: int = 10, on_event: Callable[[Event], None],
+                 failure_cutoff: int = 3, no_review: bool = False):
+        self.id: str = uuid.uuid4().hex
+        self.result = None  # AskResult, after done (None when the run failed to start)
+        self.done: bool = False
+        self.agent = agent
+        self.manager = manager
+        self.question = question
+        self.connection = connection
+        self.model = model
+        self.max_iterations = max_iterations
+        self.settings = settings
+        self.history = history
+        self.new = new
+        self.rows = rows
+        self.failure_cutoff = failure_cutoff
+        self.no_review = no_review
+        self.on_event = on_event
+        self.done_event: Event | None = None  # the done event, once sent
+        self._stop = StopToken()
+        self._finished = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+
+    # ---- control --------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the question in a daemon thread (never the caller's)."""
+        with self._start_lock:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name=f"sqlnb-ask-{self.id[:8]}")
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the run (idempotent): the model call is abandoned, the agent's running
+        statement cancelled; the run ends with its ``done`` event, status ``stopped``."""
+        self._stop.stop()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.stopped
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until ``done`` was sent; True when it was."""
+        return self._finished.wait(timeout)
+
+    # ---- the worker -------------------------------------------------------------------
+    def _emit(self, event: Event) -> None:
+        try:
+            self.on_event(event)
+        except Exception:  # a closed comm must not end the run without its done
+            pass
+
+    def _run(self) -> None:
+        start = time.perf_counter()
+        connection_name = self.connection
+        done: Event
+        try:
+            entry = self.manager.get_entry(self.connection)
+            connection_name = entry.name
+            if self.new:
+                self.agent.reset(entry.name)
+            elif self.history:
+                self.agent.seed_history(entry.name, _turns(self.history))
+            settings = self.settings(entry.name) if callable(self.settings) else self.settings
+            client = self.agent.client(self.model)
+            from sqlnb.agent.models import describe_model
+
+            self._emit({"type": "started", "question": self.question, "connection": entry.name,
+                        "dialect": entry.adapter.dialect,
+                        "model": describe_model(getattr(client, "model", client)),
+                        "max_iterations": self.max_iterations})
+            result = self.agent.ask(
+                self.question, entry.adapter, connection=entry.name, model=client,
+                max_iterations=self.max_iterations, failure_cutoff=self.failure_cutoff,
+                no_review=self.no_review, settings=settings, stop=self._stop,
+                on_event=self._agent_event)
+            self.result = result
+            done = done_event(result, self.rows)
+        except Exception as exc:  # every run ends with a done, errors included
+            done = {"type": "done", "status": "error", "stop_reason": None, "sql": None,
+                    "questions": [], "columns": [], "rows": [], "row_count": None, "cell": None,
+                    "connection": connection_name, "iterations": 0, "usage": {},
+                    "elapsed": round(time.perf_counter() - start, 3), "error": error_info(exc)}
+        self.done_event = done
+        self.done = True
+        try:
+            self._emit(done)
+        finally:
+            self._finished.set()
+
+    def _agent_event(self, event: Event) -> None:
+        out = protocol_event(event)
+        if out is not None:
+            self._emit(out)
+
+
+# ---------------------------------------------------------------------------
+# events
+# ---------------------------------------------------------------------------
+
+def protocol_event(event: Mapping[str, Any]) -> Event | None:
+    """The protocol form of one of :meth:`Agent.ask`'s progress events (``reply``,
+    ``attempt``); None for the others (the run sends ``started`` and ``done`` itself)."""
+    kind = event.get("type")
+    if kind == "reply":
+        clarify = event.get("clarify")
+        return {"type": "reply", "iteration": event.get("iteration"),
+                "max_iterations": event.get("max_iterations"), "sql": event.get("sql"),
+                "final": bool(event.get("final")),
+                "clarify": [str(q) for q in clarify] if clarify is not None else None,
+                "candidates": event.get("candidates"), "model_error": event.get("model_error")}
+    if kind == "attempt":
+        a = event.get("attempt") or {}
+        return {"type": "attempt", "n": a.get("n"), "max_iterations": event.get("max_iterations"),
+                "sql": a.get("sql"), "ok": bool(a.get("ok")), "row_count": a.get("row_count"),
+                "truncated": bool(a.get("truncated")), "error_kind": a.get("error_kind"),
+                "error": a.get("error"), "elapsed": a.get("elapsed"),
+                "candidates": len(a.get("candidates") or []) or 1}
+    return None
+
+
+def done_event(result: Any, rows: int = 10) -> Event:
+    """The ``done`` event of a finished :class:`~sqlnb.agent.runner.AskResult`."""
+    row_count = None
+    if result.result is not None and result.result.arrow is not None:
+        row_count = result.result.arrow.num_rows
+    status = result.status
+    error = None
+    if result.stop_reason == "model_error" and status != "success":
+        # the model failed (timeout, service down, script exhausted) before any answer
+        status = "error"
+        error = {"kind": "ModelError", "message": _safe(result.model_error or "the model failed"),
+                 "hint": "check the model's configuration and try again"}
+    return {
+        "type": "done", "status": status, "stop_reason": result.stop_reason, "sql": result.sql,
+        "questions": list(result.questions or []), "columns": list(result.columns),
+        "rows": json_rows(result.result, rows) if result.result is not None else [],
+        "row_count": row_count, "cell": result.cell_source(), "connection": result.connection,
+        "iterations": result.iterations,
+        "usage": {k: v for k, v in (result.usage or {}).items() if isinstance(v, (int, float))},
+        "elapsed": round(result.elapsed, 3), "error": error,
+    }
+
+
+def json_rows(result: Any, n: int) -> list[list[Any]]:
+    """The first ``n`` rows of a Result, JSON-safe as ``sqlnb sql --json`` writes them:
+    dates ISO, decimals as strings, bytes base64."""
+    from sqlnb.display import json_value
+
+    table = getattr(result, "arrow", None)
+    if table is None or n <= 0:
+        return []
+    head = table.slice(0, n)
+    cols = [col.to_pylist() for col in head.columns]
+    return [[json_value(v) for v in row] for row in zip(*cols)]
+
+
+def error_info(exc: BaseException) -> dict[str, Any]:
+    """``{kind, message, hint}`` for the browser: sqlnb's errors by class name, anything
+    else as an internal error; no traceback, no password."""
+    if isinstance(exc, errors.SqlnbError):
+        return {"kind": type(exc).__name__, "message": _safe(exc.message),
+                "hint": _safe(exc.hint) if exc.hint else None}
+    return {"kind": "InternalError", "message": _safe(f"{type(exc).__name__}: {exc}"),
+            "hint": "this is a bug in sqlnb; the kernel's log has the details"}
+
+
+_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^:/@\s]*:)[^@\s]+@")
+_PASSWORD_WORD = re.compile(r"(?i)\b(password|pwd|passwd)(\s*[=:]\s*)('[^']*'|\"[^\"]*\"|\S+)")
+
+
+def _safe(text: str | None) -> str:
+    """Text with API keys, URL passwords and ``password=...`` masked."""
+    from sqlnb.agent.models import scrub_secrets
+
+    text = scrub_secrets(" ".join(str(text or "").split()))
+    text = _URL_PASSWORD.sub(r"\1***@", text)
+    return _PASSWORD_WORD.sub(r"\1\2***", text)
+
+
+def _turns(history: Any) -> list[dict[str, Any]]:
+    if not isinstance(history, Sequence) or isinstance(history, (str, bytes)):
+        raise errors.UsageError("history must be a list of earlier turns [{question, status, sql}]")
+    return [dict(t) for t in history if isinstance(t, Mapping)]
