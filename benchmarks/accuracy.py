@@ -41,7 +41,8 @@ CONFIG_LABELS = {
     "no-review": "no-review (errors fed back; first SQL that runs)",
     "single-shot": "single-shot (one call, no execution)",
 }
-DEFAULT_SPIDER_DIR = c.REPO.parent / "shared" / "spider-dev"
+# the Spider dev subset shipped with the repository (CC BY-SA 4.0, see its README.md)
+DEFAULT_SPIDER_DIR = c.REPO / "tests" / "data" / "spider-dev"
 DEFAULT_MODEL = "llamacpp:qwen2.5-coder-1.5b"
 DEFAULT_MAX_ITERATIONS = 5
 

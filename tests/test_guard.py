@@ -550,9 +550,9 @@ def test_glob_is_a_pattern_match_outside_duckdb():
 
 
 # --------------------------------------------------------------------------- spider
-# shared/ lies beside the repository (in development and in CI)
+# the Spider dev subset shipped with the repository (tests/data/spider-dev, CC BY-SA 4.0)
 SPIDER = Path(os.environ.get("SQLNB_SPIDER_QUESTIONS",
-                             Path(__file__).resolve().parents[2] / "shared" / "spider-dev" / "questions.json"))
+                             Path(__file__).resolve().parent / "data" / "spider-dev" / "questions.json"))
 
 
 def _spider_queries() -> list[str]:

@@ -155,3 +155,41 @@ def test_scorer_reuses_connections_and_gold_results(db):
         assert len(sc._conns) == 1 and len(sc._gold) == 1
     finally:
         sc.close()
+
+
+# --------------------------------------------------------------------------- the in-repo subset
+# tests/data/spider-dev: the Spider dev subset the tests and the accuracy benchmark use,
+# shipped with the repository (CC BY-SA 4.0, attribution in its README.md and LICENSE)
+SPIDER_DIR = Path(__file__).resolve().parent / "data" / "spider-dev"
+_SPIDER_DBS = ("car_1", "concert_singer", "course_teach", "employee_hire_evaluation", "pets_1")
+
+
+def test_spider_subset_ships_with_its_licence():
+    import json
+    questions = json.loads((SPIDER_DIR / "questions.json").read_text(encoding="utf-8"))
+    assert len(questions) == 247
+    assert {q["db_id"] for q in questions} == set(_SPIDER_DBS)
+    readme = (SPIDER_DIR / "README.md").read_text(encoding="utf-8")
+    assert "CC BY-SA 4.0" in readme and "Yu et al." in readme
+    assert "Attribution-ShareAlike 4.0" in (SPIDER_DIR / "LICENSE").read_text(encoding="utf-8")
+    total = sum(f.stat().st_size for f in SPIDER_DIR.rglob("*") if f.is_file())
+    assert total < 2_000_000, total  # only what the tests and benchmarks need
+
+
+@pytest.mark.parametrize("db_id", _SPIDER_DBS)
+def test_spider_gold_queries_run_on_the_in_repo_databases(db_id):
+    import json
+    questions = [q for q in json.loads((SPIDER_DIR / "questions.json").read_text(encoding="utf-8"))
+                 if q["db_id"] == db_id]
+    db_file = SPIDER_DIR / "database" / db_id / f"{db_id}.sqlite"
+    sc = se.Scorer()
+    try:
+        for q in questions:  # gold against itself: the gold runs (else AssertionError)
+            assert sc.evaluate(db_file, q["query"], q["query"]).correct, q["query"]
+    finally:
+        sc.close()
+
+
+def test_accuracy_benchmark_defaults_to_the_in_repo_subset():
+    import accuracy  # benchmarks/accuracy.py
+    assert Path(accuracy.DEFAULT_SPIDER_DIR).resolve() == SPIDER_DIR
