@@ -1,0 +1,30 @@
+"""Jupyter server configuration for sqlnb's browser tests (Galata).
+
+Never use it outside tests: it removes every security protection (no token, no XSRF).
+The sqlnb extension is served from this checkout's build (``sqlnb/labextension``), so the
+tests exercise the tree they run in, whether or not the extension is installed in the
+environment.
+"""
+import os
+from pathlib import Path
+
+import jupyterlab
+from jupyterlab.galata import configure_jupyter_server
+
+configure_jupyter_server(c)  # noqa: F821 (c is the traitlets config)
+
+REPO = Path(__file__).resolve().parents[2]
+
+c.ServerApp.ip = "127.0.0.1"  # noqa: F821
+c.ServerApp.port = int(os.environ.get("SQLNB_UI_PORT", "8888"))  # noqa: F821
+c.ServerApp.allow_root = True  # noqa: F821
+# Galata's helper extension, then the sqlnb package directory: the server finds
+# sqlnb/labextension/package.json there (the first directory naming an extension wins).
+c.LabServerApp.extra_labextensions_path = [  # noqa: F821
+    str(Path(jupyterlab.__file__).parent / "galata"),
+    str(REPO / "sqlnb"),
+]
+# No terminals or news checks in tests.
+c.ServerApp.terminals_enabled = False  # noqa: F821
+c.LabApp.news_url = None  # noqa: F821
+c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"  # noqa: F821
