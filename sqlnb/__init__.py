@@ -36,6 +36,14 @@ def ask(question, connection=None, model=None, **options):
     return _ask(question, connection, model, **options)
 
 
+def chat(connection=None, model=None):
+    """The sqlnb chat as a widget in the output area (ipywidgets; for notebooks without
+    the JupyterLab extension); see :mod:`sqlnb.bridge.widget`."""
+    from sqlnb.bridge.widget import chat as _chat
+
+    return _chat(connection, model)
+
+
 def load_ipython_extension(ipython):  # %load_ext sqlnb
     from sqlnb.magics import load_ipython_extension as _load
 

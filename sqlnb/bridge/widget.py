@@ -1,0 +1,519 @@
+"""``sqlnb.chat()``: the sqlnb chat as an ipywidgets widget in a cell's output area, for
+notebooks without the JupyterLab extension (VS Code, the classic notebook, JupyterLite).
+
+The widget is plain ipywidgets (no frontend code of its own), so it works wherever
+ipywidgets does.  A question runs as a :class:`sqlnb.bridge.runs.AskRun` — the same run the
+sidebar's ``ask`` request starts — and the widget renders the run's protocol events
+(``started``, ``reply``, ``attempt``, ``done``; see docs/protocol.md) as they arrive.
+
+Threads: the agent runs in the run's daemon thread, and ``on_event`` is called there.
+ipywidgets documents updating widgets from a background thread by setting their traits
+directly ("Asynchronous Widgets: updating a widget in the background"): each trait set is
+one comm message on IOPub, which ipykernel sends through its IOPub thread, and ipykernel
+resolves a thread's parent message from the shell's context.  The widget keeps those sets
+few (one HTML value per step list, a handful of button states per event) and takes one
+lock around every change, from the worker's events and the buttons' handlers alike, so a
+click never interleaves with an event half-rendered.
+
+What the buttons do:
+
+- **Ask** starts a run on the selected connection; it is disabled while a run goes, and a
+  second click meanwhile does nothing.
+- **Stop** (while a run goes) cancels the model call and the running statement; the turn
+  ends as *stopped*.  Clicking it again does nothing.
+- **Insert** hands the ``%%sql --conn NAME`` cell to the notebook with
+  ``set_next_input``.  A notebook inserts cells only in answer to a cell's execution, so
+  the cell appears below the next cell you run (the widget says so).
+- **Copy** shows the SQL in a text box, selected text you copy with Ctrl+C / ⌘C: a widget
+  without frontend code of its own cannot write to the clipboard.  Edits in that box are
+  undone, so it always holds the answer's SQL.
+
+Connection names, engines and the SQL reach the browser; URLs and passwords never do.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from typing import Any, Callable
+
+from sqlnb import errors
+from sqlnb.display import _STOP_WORDS, format_elapsed
+
+__all__ = ["ChatWidget", "chat", "step_html", "done_html", "table_html"]
+
+_MUTED = "opacity:0.7;font-size:90%"
+_OK = "color:#1a7f37"
+_BAD = "color:#cf222e"
+_PRE = ("white-space:pre-wrap;margin:2px 0 4px 0;padding:4px 6px;font-size:90%;"
+        "background:rgba(127,127,127,0.08);border-radius:3px")
+
+
+def _import_widgets():
+    try:
+        import ipywidgets
+    except ImportError:
+        raise errors.ConfigurationError(
+            "sqlnb.chat() needs ipywidgets, which is not installed in this kernel's environment",
+            hint='%pip install "sqlnb[widgets]" (or %pip install ipywidgets), then restart the kernel',
+        ) from None
+    return ipywidgets
+
+
+# ---------------------------------------------------------------------------------------
+# rendering protocol events (pure functions: HTML text, every value escaped)
+# ---------------------------------------------------------------------------------------
+
+def _esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _rows(n: int, more: bool = False) -> str:
+    return f"{n:,}{'+' if more else ''} row{'s' if n != 1 else ''}"
+
+
+def step_html(event: dict) -> str | None:
+    """One step of a run's progress as HTML (None: the event shows nothing by itself)."""
+    kind = event.get("type")
+    if kind == "started":
+        n = event.get("max_iterations")
+        return (f'<div style="{_MUTED}">Asking <b>{_esc(event.get("connection"))}</b> '
+                f'({_esc(event.get("dialect"))}) · model <code>{_esc(event.get("model"))}</code>'
+                + (f" · at most {int(n)} model calls" if n else "") + "</div>")
+    if kind == "reply":
+        if event.get("model_error"):
+            return None  # the done event says it, once
+        if event.get("clarify") is not None:
+            return f'<div style="{_MUTED}">The model asks for clarification.</div>'
+        if event.get("sql") is None and event.get("final"):
+            return f'<div style="{_MUTED}">The model confirmed the result.</div>'
+        n = event.get("candidates") or 0
+        if n == 1:
+            return f'<div style="{_MUTED}">Trying another query in place of one that already failed…</div>'
+        if n > 1:
+            return (f'<div style="{_MUTED}">Trying {n} candidate queries; the result most of them '
+                    "agree on is kept…</div>")
+        return None
+    if kind == "attempt":
+        cands = event.get("candidates") or 0
+        kept = f" (kept 1 of {cands} candidates)" if cands > 1 else ""
+        head = f"<b>Attempt {_esc(event.get('n'))} of {_esc(event.get('max_iterations'))}</b>{kept}"
+        if event.get("ok"):
+            n = int(event.get("row_count") or 0)
+            outcome = (f'<span style="{_OK}">✓ {_rows(n, bool(event.get("truncated")))}</span>'
+                       f'<span style="{_MUTED}"> · {_esc(format_elapsed(event.get("elapsed") or 0))}</span>')
+        else:
+            outcome = (f'<span style="{_BAD}">✗ {_esc(event.get("error_kind"))}: '
+                       f"{_esc(event.get('error'))}</span>")
+        return f'<div>{head}<pre style="{_PRE}">{_esc(event.get("sql"))}</pre>{outcome}</div>'
+    return None
+
+
+def table_html(columns: list[str], rows: list[list[Any]], row_count: int | None = None) -> str:
+    """A small HTML table of a result preview, with a line saying how much it shows."""
+    if not columns:
+        return ""
+    head = "".join(f"<th style='text-align:left;padding:1px 8px'>{_esc(c)}</th>" for c in columns)
+    null = "<i style='opacity:0.6'>NULL</i>"
+    body = "".join(
+        "<tr>" + "".join(f"<td style='padding:1px 8px'>{null if v is None else _esc(v)}</td>"
+                         for v in row) + "</tr>"
+        for row in rows)
+    total = row_count if row_count is not None and row_count >= 0 else len(rows)
+    note = (f"First {len(rows):,} of {_rows(total)}; run the cell for the full result."
+            if total > len(rows) else f"{_rows(total)}.")
+    return (f"<div style='overflow-x:auto;max-height:22em'><table style='border-collapse:collapse;"
+            f"font-size:90%'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+            f'<div style="{_MUTED}">{_esc(note)}</div>')
+
+
+def error_line(error: dict | None) -> str:
+    """One readable line for an error ``{kind, message, hint}``."""
+    error = error or {}
+    text = str(error.get("message") or "Something went wrong")
+    if error.get("hint"):
+        text += f" ({error['hint']})"
+    return text
+
+
+def done_html(event: dict) -> str:
+    """How a run ended: the outcome line, the final SQL and its result preview."""
+    status = event.get("status")
+    why = _STOP_WORDS.get(event.get("stop_reason") or "", event.get("stop_reason") or "")
+    usage = event.get("usage") or {}
+    calls = int(usage.get("calls") or event.get("iterations") or 0)
+    stats = []
+    if calls:
+        stats.append(f"{calls} model call{'s' if calls != 1 else ''}")
+    if event.get("elapsed") is not None:
+        stats.append(format_elapsed(float(event["elapsed"])))
+    tail = f'<span style="{_MUTED}"> · {_esc(" · ".join(stats))}</span>' if stats else ""
+    sql = event.get("sql")
+    if status == "error":
+        return f'<div style="{_BAD}">✗ {_esc(error_line(event.get("error")))}</div>'
+    if status == "stopped":
+        parts = [f'<div style="{_BAD}">■ Stopped.</div>']
+        if sql:
+            parts.append(f'<div>Best query so far:</div><pre style="{_PRE}">{_esc(sql)}</pre>')
+        return "".join(parts)
+    if status == "needs_clarification":
+        items = "".join(f"<li>{_esc(q)}</li>" for q in event.get("questions") or []) \
+            or "<li>(no question given)</li>"
+        parts = [f"<div><b>The model needs more information:</b><ul style='margin:2px 0'>{items}</ul></div>"]
+        if sql:
+            parts.append(f'<div>Best query so far:</div><pre style="{_PRE}">{_esc(sql)}</pre>')
+        parts.append(f'<div style="{_MUTED}">Answer below; the answer is asked as a follow-up.</div>')
+        return "".join(parts)
+    if status == "success" and sql:
+        return (f'<div><b style="{_OK}">✓ Answer</b> <span style="{_MUTED}">({_esc(why)})</span>{tail}</div>'
+                f'<pre style="{_PRE}">{_esc(sql)}</pre>'
+                + table_html(list(event.get("columns") or []), list(event.get("rows") or []),
+                             event.get("row_count")))
+    return (f'<div><b style="{_BAD}">✗ No query succeeded</b> '
+            f'<span style="{_MUTED}">({_esc(why)})</span>{tail}</div>')
+
+
+# ---------------------------------------------------------------------------------------
+# the widget
+# ---------------------------------------------------------------------------------------
+
+NO_CONNECTION = ("No connection: open one with %sqlnb connect URL --name NAME in a cell, "
+                 "then refresh the list (↻).")
+
+
+def _status_html(text: str, *, bad: bool) -> str:
+    return f'<div style="{_BAD if bad else _MUTED}">{_esc(text)}</div>' if text else ""
+
+
+class Turn:
+    """One question of the chat: its steps, its outcome, and its buttons."""
+
+    def __init__(self, chat: ChatWidget, question: str, connection: str):
+        w = chat._w
+        self.chat = chat
+        self.question = question
+        self.connection = connection
+        self.steps: list[str] = []
+        self.events: list[dict] = []
+        self.done: dict | None = None
+        self.run = None
+        self.header = w.HTML(f'<div style="margin-top:6px"><b>You</b> '
+                             f'<span style="{_MUTED}">on {_esc(connection)}</span>: '
+                             f'<span style="white-space:pre-wrap">{_esc(question)}</span></div>')
+        self.steps_view = w.HTML("")
+        self.outcome = w.HTML("")
+        self.insert_button = w.Button(description="Insert", icon="plus", tooltip="Insert the %%sql cell "
+                                      "into the notebook (below the next cell you run)")
+        self.copy_button = w.Button(description="Copy", icon="copy", tooltip="Show the SQL to copy")
+        self.insert_button.on_click(lambda _b: chat._guard(self.insert))
+        self.copy_button.on_click(lambda _b: chat._guard(self.copy))
+        self.note = w.HTML("")
+        self.copy_box = w.Textarea(layout=w.Layout(width="100%", display="none"))
+        self.copy_box.observe(self._keep_copy_text, names="value")
+        self.actions = w.HBox([self.insert_button, self.copy_button, self.note],
+                              layout=w.Layout(display="none", align_items="center"))
+        self.answer = w.Textarea(placeholder="Your answer to the model's question…",
+                                 layout=w.Layout(width="100%"))
+        self.answer_button = w.Button(description="Answer", button_style="primary")
+        self.answer_button.on_click(lambda _b: chat._guard(self.send_answer))
+        self.clarify = w.VBox([self.answer, self.answer_button], layout=w.Layout(display="none"))
+        self.box = w.VBox([self.header, self.steps_view, self.outcome, self.actions, self.copy_box,
+                           self.clarify])
+
+    # called with the chat's lock held
+    def add_event(self, event: dict) -> None:
+        self.events.append(event)
+        if event.get("type") == "done":
+            self.finish(event)
+            return
+        text = step_html(event)
+        if text:
+            self.steps.append(text)
+            self.steps_view.value = "".join(self.steps)
+
+    def finish(self, event: dict) -> None:
+        self.done = event
+        self.outcome.value = done_html(event)
+        if event.get("status") == "success" and event.get("cell"):
+            self.actions.layout.display = "flex"
+        if event.get("status") == "needs_clarification":
+            self.clarify.layout.display = "flex"
+
+    def insert(self) -> None:
+        cell = (self.done or {}).get("cell")
+        if not cell:
+            return
+        self.chat.shell.set_next_input(cell, replace=False)
+        self.note.value = (f'<span style="{_MUTED}">The %%sql cell appears below the next cell you '
+                           "run.</span>")
+
+    def copy(self) -> None:
+        sql = (self.done or {}).get("sql") or ""
+        self.copy_box.value = sql
+        self.copy_box.rows = min(12, max(2, sql.count("\n") + 1))
+        self.copy_box.layout.display = "flex"
+        self.note.value = (f'<span style="{_MUTED}">Select the SQL below and copy it '
+                           "(Ctrl+C / ⌘C).</span>")
+
+    def _keep_copy_text(self, change) -> None:
+        sql = (self.done or {}).get("sql") or ""
+        if change["new"] != sql and self.copy_box.layout.display != "none":
+            self.copy_box.value = sql  # read-only: an edit is undone
+
+    def send_answer(self) -> None:
+        text = self.answer.value.strip()
+        if not text:
+            self.chat._say("Write an answer first.")
+            return
+        if self.chat._start(text, connection=self.connection, answering=self):
+            self.set_answering(False)
+
+    def set_answering(self, enabled: bool) -> None:
+        self.answer.disabled = not enabled
+        self.answer_button.disabled = not enabled
+
+
+class ChatWidget:
+    """The chat: a connection picker, the conversation, a question box with Ask and Stop.
+
+    ``.view`` is the ipywidgets box shown in the output area (the object displays as it).
+    """
+
+    def __init__(self, shell, *, connection: str | None = None, model: Any = None, rows: int = 10,
+                 run_factory: Callable[..., Any] | None = None):
+        self._w = w = _import_widgets()
+        self.shell = shell
+        self.magics = shell._sqlnb_magics
+        self.ask_magic = shell._sqlnb_ask
+        self.manager = self.magics.manager
+        self.model = model
+        self.rows = rows
+        self._run_factory = run_factory
+        self._lock = threading.RLock()
+        self._busy = False
+        self._syncing = False
+        self._new = False
+        self.run = None
+        self.turns: list[Turn] = []
+
+        self.connection = w.Dropdown(description="Connection", options=[],
+                                     layout=w.Layout(width="auto"))
+        self.connection.observe(lambda ch: self._guard(self._on_pick, ch["new"]), names="value")
+        self.refresh_button = w.Button(icon="refresh", tooltip="Refresh the list of connections",
+                                       layout=w.Layout(width="36px"))
+        self.refresh_button.on_click(lambda _b: self._guard(self.refresh_connections))
+        self.new_button = w.Button(description="New conversation",
+                                   tooltip="The next question starts over: earlier questions are forgotten")
+        self.new_button.on_click(lambda _b: self._guard(self.new_conversation))
+        title = w.HTML("<b>sqlnb</b>")
+        self.transcript = w.VBox([])
+        self.status = w.HTML("")
+        self.question = w.Textarea(placeholder="Ask the database a question…",
+                                   layout=w.Layout(width="100%", height="4.5em"))
+        self.ask_button = w.Button(description="Ask", button_style="primary", icon="paper-plane")
+        self.ask_button.on_click(lambda _b: self._guard(self.ask))
+        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop",
+                                    layout=w.Layout(display="none"))
+        self.stop_button.on_click(lambda _b: self._guard(self.stop))
+        self.view = w.VBox([
+            w.HBox([title, self.connection, self.refresh_button, self.new_button],
+                   layout=w.Layout(align_items="center")),
+            self.transcript,
+            self.status,
+            w.HBox([self.question, w.VBox([self.ask_button, self.stop_button])],
+                   layout=w.Layout(width="100%")),
+        ])
+        self.refresh_connections()
+        if connection is not None:
+            self._guard(self._open, connection)
+
+    # ---- display -----------------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs):
+        return self.view._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"<sqlnb chat on {self.connection.value!r}>"
+
+    # ---- helpers -----------------------------------------------------------------
+    def _say(self, text: str, *, bad: bool = True) -> None:
+        self.status.value = _status_html(text, bad=bad)
+
+    def _guard(self, fn: Callable, *args) -> Any:
+        """Run a handler under the lock; a sqlnb error becomes the status line (the widget
+        stays usable); anything else too, named by its type."""
+        with self._lock:
+            try:
+                return fn(*args)
+            except errors.SqlnbError as exc:
+                self._say(str(exc))
+            except Exception as exc:  # a handler must never break the widget
+                self._say(f"{type(exc).__name__}: {exc}")
+            return None
+
+    # ---- connections -------------------------------------------------------------
+    def refresh_connections(self) -> None:
+        """Show the kernel's open connections, the active one selected."""
+        rows = self.manager.describe()
+        options = [(self._label(r), r["name"]) for r in rows]
+        self._syncing = True
+        try:
+            self.connection.options = options
+            self.connection.value = self.manager.active if options else None
+        finally:
+            self._syncing = False
+        self._say(NO_CONNECTION if not options else "")  # a refresh clears an older complaint
+
+    @staticmethod
+    def _label(row: dict) -> str:
+        return f"{row['name']} · {row['engine']}" + (" · read-only" if row.get("readonly") else "")
+
+    def _on_pick(self, name: str | None) -> None:
+        if self._syncing or name is None:
+            return
+        self.manager.use(name)
+
+    def _open(self, connection: str) -> None:
+        if connection not in self.manager.names():
+            self.manager.connect(connection)  # a URL or a configured name; it becomes active
+        else:
+            self.manager.use(connection)
+        self.refresh_connections()
+
+    def new_conversation(self) -> None:
+        self._new = True
+        self._say("The next question starts a new conversation.", bad=False)
+
+    # ---- asking ------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self._busy
+
+    def ask(self) -> None:
+        """The Ask button: ask the question box's question."""
+        question = self.question.value.strip()
+        if not question:
+            self._say("Write a question first.")
+            return
+        self._start(question, connection=self.connection.value)
+
+    def _start(self, question: str, *, connection: str | None, answering: Turn | None = None) -> bool:
+        """Start a run of ``question`` (False when one is already running).  ``answering``:
+        the turn whose clarification question this answers."""
+        with self._lock:
+            if self._busy:
+                return False  # a second click while a run goes does nothing
+            self._say("")
+            entry = self.manager.get_entry(connection)  # no connection: a clear error
+            settings = self.ask_magic.settings(no_data=False, connection=entry.name)
+            model = self.model if self.model is not None else (self.ask_magic.model or None)
+            turn = Turn(self, question, entry.name)
+            factory = self._run_factory or _ask_run_class()
+            run = factory(agent=self.ask_magic.agent, manager=self.manager, question=question,
+                          connection=entry.name, model=model,
+                          max_iterations=self.ask_magic.max_iterations,
+                          failure_cutoff=self.ask_magic.failure_cutoff, settings=settings,
+                          new=self._new, rows=self.rows,
+                          on_event=lambda event: self._on_event(turn, answering, event))
+            turn.run = run
+            self._busy = True
+            self.run = run
+            self.turns.append(turn)
+            self.transcript.children = (*self.transcript.children, turn.box)
+            self.ask_button.disabled = True
+            self.stop_button.disabled = False
+            self.stop_button.description = "Stop"
+            self.stop_button.layout.display = "flex"
+            try:
+                run.start()
+            except BaseException as exc:
+                turn.outcome.value = f'<div style="{_BAD}">✗ {_esc(exc)}</div>'
+                self._end_run()
+                raise
+            self._new = False
+            return True
+
+    def _end_run(self) -> None:
+        self._busy = False
+        self.ask_button.disabled = False
+        self.stop_button.layout.display = "none"
+
+    def _on_event(self, turn: Turn, answering: Turn | None, event: dict) -> None:
+        """A run's event, from its worker thread."""
+        with self._lock:
+            try:
+                turn.add_event(event)
+            except Exception as exc:  # rendering must never break the run
+                self._say(f"Could not show a step: {type(exc).__name__}: {exc}")
+            if event.get("type") != "done":
+                return
+            status = event.get("status")  # an error shows as the turn's outcome line
+            if answering is not None:
+                if status in ("error", "stopped"):
+                    answering.set_answering(True)  # the answer is still in its box: try again
+                elif answering.answer.value.strip() == turn.question:
+                    answering.answer.value = ""
+            elif status not in ("error", "stopped") and self.question.value.strip() == turn.question:
+                self.question.value = ""  # asked and answered: the box is free for the next one
+            if turn.run is self.run:
+                self._end_run()
+
+    def stop(self) -> None:
+        """The Stop button: end the running turn (idempotent)."""
+        run = self.run
+        if not self._busy or run is None or self.stop_button.disabled:
+            return
+        self.stop_button.disabled = True
+        self.stop_button.description = "Stopping…"
+        run.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the current run to end (scripts and tests); True when none is running."""
+        run = self.run
+        return True if run is None else bool(run.wait(timeout))
+
+    def close(self) -> None:
+        """Stop a running turn and close every widget of the chat."""
+        with self._lock:
+            if self._busy and self.run is not None:
+                self.run.stop()
+            for widget in _walk(self.view):
+                widget.close()
+
+
+def _walk(widget):
+    """A widget and every widget inside it."""
+    yield widget
+    for child in getattr(widget, "children", ()) or ():
+        yield from _walk(child)
+
+
+def widgets_in(chat: ChatWidget) -> list:
+    """Every widget the chat shows (its state is what reaches the browser)."""
+    return list(_walk(chat.view))
+
+
+def _ask_run_class():
+    from sqlnb.bridge.runs import AskRun
+
+    return AskRun
+
+
+def _shell():
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        raise errors.UsageError("sqlnb.chat() runs in a notebook (a Jupyter kernel)",
+                                hint="from a terminal, use sqlnb ask or sqlnb.ask()")
+    if getattr(shell, "_sqlnb_magics", None) is None:
+        shell.extension_manager.load_extension("sqlnb")
+        if getattr(shell, "_sqlnb_magics", None) is None:  # recorded as loaded, then unloaded
+            from sqlnb import load_ipython_extension
+
+            load_ipython_extension(shell)
+    return shell
+
+
+def chat(connection: str | None = None, model: Any = None) -> ChatWidget:
+    """The sqlnb chat as a widget; see :mod:`sqlnb.bridge.widget`."""
+    return ChatWidget(_shell(), connection=connection, model=model)

@@ -1,0 +1,371 @@
+"""``sqlnb.chat()``: the chat widget driven in-process (a real InteractiveShell, scripted
+models, real databases) the way a person drives it — typing into the question box and
+clicking its buttons — and once through a real Jupyter kernel."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+import sqlnb
+import sqlnb.magics
+from sqlnb.agent.models import ModelClient, ScriptedChatModel
+from sqlnb.bridge import widget as chat_widget
+from sqlnb.bridge.runs import AskRun
+from sqlnb.bridge.widget import widgets_in
+
+COUNT = "SELECT count(*) AS n FROM customers"
+CHEAP = "SELECT id, amount FROM orders WHERE amount < 50 ORDER BY id"
+
+
+def script(tmp_path, *replies: str, delay: float | None = None) -> str:
+    """A scripted model spec answering with ``replies`` in order (each call waiting
+    ``delay`` seconds first, when given)."""
+    path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
+    path.write_text(json.dumps({"replies": list(replies), "delay": delay} if delay else list(replies)))
+    return f"scripted:{path}"
+
+
+def sql_block(sql: str) -> str:
+    return f"Here it is:\n```sql\n{sql}\n```"
+
+
+@pytest.fixture
+def shell(monkeypatch):
+    monkeypatch.delenv("SQLNB_MODEL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    ip = InteractiveShell.instance()
+    ip.config.pop("AskMagic", None)
+    sqlnb.magics.load_ipython_extension(ip)  # fresh magics, connections and agent per test
+    ip.rl_next_input = None
+    yield ip
+    sqlnb.magics.unload_ipython_extension(ip)
+
+
+def run(shell, cell: str):
+    """Run a cell; return what it displayed."""
+    with capture_output() as cap:
+        result = shell.run_cell(cell)
+    assert result.success, cap.stdout + cap.stderr
+    return cap.outputs
+
+
+def ask(chat, question: str | None = None):
+    """Type ``question`` (None: keep the box's text), click Ask, wait for the turn's end."""
+    if question is not None:
+        chat.question.value = question
+    chat.ask_button.click()
+    assert chat.wait(60), "the run did not end"
+    return chat.turns[-1]
+
+
+def until(predicate, what: str, timeout: float = 60):
+    """Wait for a condition of a background run (a guard against hanging, not a speed bound)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.01)
+
+
+def shown(chat) -> str:
+    """Everything the chat's widgets hold: their synced state, as the browser gets it."""
+    return json.dumps([w.get_state() for w in widgets_in(chat)], default=str, ensure_ascii=False)
+
+
+def status_text(chat) -> str:
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", chat.status.value))
+
+
+# ---------------------------------------------------------------------------------------
+# a question, its steps, the answer
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.engines(["sqlite", "duckdb"])
+def test_steps_stream_in_order_then_the_sql_and_its_table(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    model = script(tmp_path, sql_block("SELECT id, amount FROM order_lines"), sql_block(CHEAP), "FINAL")
+    chat = sqlnb.chat(model=model)
+    assert chat.connection.value == "shop" and chat.connection.options[0][0].startswith("shop · ")
+    turn = ask(chat, "Which orders cost less than 50?")
+
+    assert [e["type"] for e in turn.events] == ["started", "reply", "attempt", "reply", "attempt",
+                                               "reply", "done"]
+    steps = turn.steps_view.value
+    order = [steps.index(s) for s in ("Asking <b>shop</b>", "Attempt 1 of 5", "order_lines",
+                                      "✗ table_not_found", "Attempt 2 of 5",
+                                      "amount &lt; 50", "✓ 2 rows", "The model confirmed the result")]
+    assert order == sorted(order), steps
+    assert "amount < 50" not in steps  # SQL is escaped, never HTML
+
+    done = turn.done
+    assert done["status"] == "success" and done["sql"] == CHEAP
+    outcome = turn.outcome.value
+    assert "✓ Answer" in outcome and "amount &lt; 50 ORDER BY id" in outcome
+    assert "<th style='text-align:left;padding:1px 8px'>amount</th>" in outcome
+    assert ">10</td>" in outcome and ">12</td>" in outcome and ">11</td>" not in outcome
+    assert "12.5" in outcome and "2 rows." in outcome
+    # the turn is over: Ask is back, Stop gone, the box free for the next question
+    assert not chat.ask_button.disabled and chat.stop_button.layout.display == "none"
+    assert chat.question.value == "" and chat.status.value == ""
+    assert turn.actions.layout.display != "none"
+
+
+@pytest.mark.engines(["sqlite", "duckdb"])
+def test_insert_hands_the_sql_cell_to_the_notebook_and_copy_shows_the_sql(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
+    turn = ask(chat, "How many customers are there?")
+    turn.insert_button.click()
+    cell = shell.rl_next_input
+    lines = cell.splitlines()
+    assert lines[0] == "%%sql --conn shop"
+    assert lines[1].startswith("-- sqlnb ask: How many customers are there?")
+    assert "\n".join(lines[2:]) == COUNT
+    assert "appears below the next cell you run" in turn.note.value
+    outputs = run(shell, cell)  # the inserted cell runs as it is
+    assert ">3</td>" in outputs[0].data["text/html"]
+
+    assert turn.copy_box.layout.display == "none"
+    turn.copy_button.click()
+    assert turn.copy_box.layout.display != "none" and turn.copy_box.value == COUNT
+    assert "Ctrl+C" in turn.note.value
+    turn.copy_box.value = "SELECT 'edited'"  # read-only: an edit is undone
+    assert turn.copy_box.value == COUNT
+
+
+@pytest.mark.engines(["sqlite"])
+def test_switching_the_connection_uses_it(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name first")
+    run(shell, f"%sqlnb connect {seeded.url()} --name second")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
+    assert [v for _, v in chat.connection.options] == ["first", "second"]
+    assert chat.connection.value == "second"
+    chat.connection.value = "first"
+    assert chat.manager.active == "first"
+    turn = ask(chat, "How many customers?")
+    assert turn.connection == "first" and turn.done["cell"].startswith("%%sql --conn first\n")
+    run(shell, "%sqlnb use second")
+    chat.refresh_button.click()
+    assert chat.connection.value == "second"
+
+
+# ---------------------------------------------------------------------------------------
+# clarification, stop, double clicks
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.engines(["duckdb"])
+def test_a_clarification_is_answered_as_a_follow_up(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    model = script(tmp_path, "CLARIFY:\n- Which status counts as sold?", sql_block(
+        "SELECT count(*) AS n FROM orders WHERE status = 'paid'"), "FINAL")
+    chat = sqlnb.chat(model=model)
+    first = ask(chat, "How many orders were sold?")
+    assert first.done["status"] == "needs_clarification"
+    assert "Which status counts as sold?" in first.outcome.value
+    assert first.clarify.layout.display != "none" and first.actions.layout.display == "none"
+
+    first.answer.value = "Only paid ones."
+    first.answer_button.click()
+    assert chat.wait(60)
+    second = chat.turns[-1]
+    assert second is not first and second.question == "Only paid ones."
+    assert second.done["status"] == "success" and ">2</td>" in second.outcome.value
+    assert first.answer.disabled and first.answer.value == ""
+    history = shell._sqlnb_ask.agent.history("shop")  # one conversation: the answer followed up
+    assert [t["question"] for t in history] == ["How many orders were sold?", "Only paid ones."]
+    assert history[0]["status"] == "needs_clarification"
+
+
+@pytest.mark.engines(["sqlite", "duckdb"])
+def test_stop_ends_the_turn_and_the_next_question_works(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30))
+    chat.question.value = "How many customers?"
+    chat.ask_button.click()
+    turn = chat.turns[-1]
+    until(lambda: any(e["type"] == "started" for e in turn.events), "the run to start")
+    assert chat.ask_button.disabled and chat.stop_button.layout.display != "none"
+    time.sleep(0.3)  # the model call is now waiting on its 30 s delay
+    clicked = time.monotonic()
+    chat.stop_button.click()
+    chat.stop_button.click()  # idempotent
+    assert chat.wait(30)
+    took = time.monotonic() - clicked
+    assert took < 2.0, f"stop took {took:.2f} s"
+    assert turn.done["status"] == "stopped" and "Stopped" in turn.outcome.value
+    assert chat.question.value == "How many customers?"  # nothing typed is lost
+    assert not chat.ask_button.disabled and chat.stop_button.layout.display == "none"
+    assert chat.status.value == ""
+    chat.stop_button.click()  # nothing runs: nothing happens
+    assert chat.status.value == ""
+
+    chat.model = script(tmp_path, sql_block(COUNT), "FINAL")
+    again = ask(chat)
+    assert again is not turn and again.done["status"] == "success" and ">3</td>" in again.outcome.value
+
+
+@pytest.mark.engines(["sqlite"])
+def test_a_double_click_on_ask_starts_one_run(shell, seeded, tmp_path, monkeypatch):
+    started = []
+
+    class CountingRun(AskRun):
+        def start(self):
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(chat_widget, "_ask_run_class", lambda: CountingRun)
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30))
+    chat.question.value = "How many customers?"
+    chat.ask_button.click()
+    chat.ask_button.click()
+    assert len(started) == 1 and len(chat.turns) == 1 and chat.ask_button.disabled
+    chat.stop_button.click()
+    assert chat.wait(30) and chat.turns[0].done["status"] == "stopped"
+    assert len(started) == 1
+
+
+# ---------------------------------------------------------------------------------------
+# errors: one clear line, nothing typed lost, the widget stays usable
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.engines(["sqlite"])
+def test_without_a_connection_it_says_so_then_works_once_connected(shell, seeded, tmp_path):
+    # sqlnb not loaded in this shell: chat() loads it
+    del shell._sqlnb_magics, shell._sqlnb_ask
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
+    assert shell._sqlnb_magics is chat.magics
+    assert chat.connection.options == () and "No connection" in status_text(chat)
+    chat.question.value = "How many customers?"
+    chat.ask_button.click()
+    text = status_text(chat)
+    assert text.startswith("No active connection") and "%sqlnb connect" in text
+    assert "\n" not in text and "Traceback" not in text
+    assert chat.question.value == "How many customers?" and not chat.ask_button.disabled
+    assert chat.turns == []
+
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat.refresh_button.click()
+    assert chat.connection.value == "shop" and chat.status.value == ""
+    turn = ask(chat)
+    assert turn.done["status"] == "success"
+
+
+@pytest.mark.engines(["sqlite"])
+def test_no_model_and_a_model_timeout_show_one_line_each(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat()
+    turn = ask(chat, "How many customers?")
+    assert turn.done["status"] == "error" and turn.done["error"]["kind"] == "ModelNotConfigured"
+    assert turn.outcome.value.count("<div") == 1 and "no language model is configured" in turn.outcome.value
+    assert chat.question.value == "How many customers?" and not chat.ask_button.disabled
+
+    chat.model = ModelClient(ScriptedChatModel(replies=[sql_block(COUNT)], delay=30), timeout=0.5, retries=0)
+    turn = ask(chat)
+    assert turn.done["status"] == "error" and turn.done["error"]["kind"] == "ModelError"
+    assert turn.outcome.value.count("<div") == 1 and "did not answer within 0.5 s" in turn.outcome.value
+    assert "Model call failed" not in turn.steps_view.value  # said once, as the outcome
+    assert chat.question.value == "How many customers?" and not chat.ask_button.disabled
+
+    chat.model = script(tmp_path, sql_block(COUNT), "FINAL")
+    assert ask(chat).done["status"] == "success"
+
+
+@pytest.mark.engines(["postgresql"])
+def test_a_password_reaches_no_widget(shell, seeded, tmp_path):
+    from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER
+
+    wrong = "Wr0ng-chat-pw"
+    bad_url = f"postgresql://{PGB_USER}:{wrong}@{PG_HOST}:{PGB_PORT}/{seeded.db}"
+    chat = sqlnb.chat(connection=bad_url)
+    assert "authentication" in status_text(chat).lower() or "password" in status_text(chat).lower()
+    assert wrong not in shown(chat)
+
+    url = f"postgresql://{PGB_USER}:{PGB_PASSWORD}@{PG_HOST}:{PGB_PORT}/{seeded.db}"
+    model = script(tmp_path, sql_block("SELECT nope FROM customers"), sql_block(COUNT), "FINAL")
+    chat = sqlnb.chat(connection=url, model=model)
+    assert chat.connection.value == seeded.db
+    turn = ask(chat, "How many customers?")
+    assert turn.done["status"] == "success" and ">3</td>" in turn.outcome.value
+    turn.copy_button.click()
+    everything = shown(chat)
+    assert PGB_PASSWORD not in everything and "Sq1nb" not in everything
+    assert "nope" in everything and COUNT in everything  # the state checked is the real one
+
+
+# ---------------------------------------------------------------------------------------
+# a real kernel
+# ---------------------------------------------------------------------------------------
+
+def test_chat_displays_a_widget_in_a_real_kernel_and_answers_from_its_thread(tmp_path):
+    import duckdb
+    from jupyter_client.manager import start_new_kernel
+
+    db = tmp_path / "shop.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE customers (id INTEGER, name VARCHAR)")
+    con.execute("INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus')")
+    con.close()
+    model = script(tmp_path, sql_block(COUNT), "FINAL")
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        # sqlnb is not loaded: chat() loads it
+        msg_id = kc.execute(f"import sqlnb\nsqlnb.chat(model={model!r})")
+        models, view, error = {}, None, None
+        while True:
+            msg = kc.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            content = msg["content"]
+            if msg["msg_type"] == "comm_open":
+                models[content["comm_id"]] = content["data"]["state"]
+            elif msg["msg_type"] in ("execute_result", "display_data"):
+                view = content["data"].get("application/vnd.jupyter.widget-view+json")
+            elif msg["msg_type"] == "error":
+                error = content
+            elif msg["msg_type"] == "status" and content["execution_state"] == "idle":
+                break
+        assert error is None, error
+        assert kc.get_shell_msg(timeout=60)["content"]["status"] == "ok"
+        assert view is not None and view["model_id"] in models
+        assert models[view["model_id"]]["_model_name"] == "VBoxModel"
+
+        # no connection yet: connect, then drive the widget as the browser does
+        reply = kc.execute_interactive(f"%sqlnb connect duckdb:///{db} --name shop", timeout=60)
+        assert reply["content"]["status"] == "ok"
+
+        def comm_id(model_name: str, **state) -> str:
+            return next(cid for cid, s in models.items() if s["_model_name"] == model_name
+                        and all(s.get(k) == v for k, v in state.items()))
+
+        def send(cid: str, data: dict) -> None:
+            kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": cid, "data": data}))
+
+        refresh = comm_id("ButtonModel", icon="refresh")
+        question = comm_id("TextareaModel", placeholder="Ask the database a question…")
+        ask_button = comm_id("ButtonModel", description="Ask")
+        send(refresh, {"method": "custom", "content": {"event": "click"}})
+        send(question, {"method": "update", "state": {"value": "How many customers?"}, "buffer_paths": []})
+        send(ask_button, {"method": "custom", "content": {"event": "click"}})
+        answer = None
+        deadline = time.monotonic() + 60
+        while answer is None:
+            assert time.monotonic() < deadline, "no answer reached the widget"
+            msg = kc.get_iopub_msg(timeout=60)
+            if msg["msg_type"] != "comm_msg":
+                continue
+            value = msg["content"]["data"].get("state", {}).get("value")
+            if isinstance(value, str) and "✓ Answer" in value:
+                answer = value
+        assert COUNT in answer and ">3</td>" in answer
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
