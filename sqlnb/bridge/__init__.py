@@ -8,12 +8,12 @@
 from __future__ import annotations
 
 
-def register(ipython) -> None:
+def register(ipython):
     """Register the ``sqlnb`` comm target with the kernel of ``ipython`` (no kernel, as in
     a plain IPython terminal: nothing to do)."""
     from sqlnb.bridge.comm import register as _register
 
-    _register(ipython)
+    return _register(ipython)
 
 
 __all__ = ["register"]

@@ -20,6 +20,9 @@ def load_ipython_extension(ipython) -> None:
     if ask not in ipython.configurables:
         ipython.configurables.append(ask)
     ipython._sqlnb_ask = ask
+    from sqlnb.bridge import register
+
+    register(ipython)  # the JupyterLab panel's comm target (nothing without a kernel)
 
 
 def unload_ipython_extension(ipython) -> None:

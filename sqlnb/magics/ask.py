@@ -108,7 +108,11 @@ class AskMagic(Magics):
             on_event=progress)
         source = result.cell_source()
         if source and self.insert_cell and not args.no_insert:
-            self.shell.set_next_input(source, replace=False)
+            # with the JupyterLab panel open, it inserts the cell below this one; without
+            # it, the frontend does (set_next_input)
+            bridge = getattr(self.shell, "_sqlnb_bridge", None)
+            if bridge is None or not bridge.insert_cell(source):
+                self.shell.set_next_input(source, replace=False)
         elif source is None and result.status != "needs_clarification":
             print("No cell inserted: no query succeeded.", file=sys.stderr)
         return result

@@ -1,0 +1,306 @@
+"""The ``sqlnb`` comm target: the kernel side of docs/protocol.md.
+
+``%load_ext sqlnb`` calls :func:`register`, which registers the target with the kernel's
+comm manager (the ``comm`` package's, which ipykernel 6+ provides).  A :class:`Bridge`
+per kernel answers the panel's requests (hello, connections, use, schema, ask, stop) on
+the shell thread; questions run in an :class:`~sqlnb.bridge.runs.AskRun` thread, so the
+shell stays free for cells while the agent works, and their events go out on the comm
+from that thread.
+
+The bridge talks to the notebook's connection manager and agent (the ones ``%sqlnb`` and
+``%%ask`` use), never to drivers.  What reaches the browser: connection names, redacted
+URLs, schema metadata, SQL and small result previews; errors as ``{kind, message, hint}``,
+never a traceback or a password.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections import OrderedDict
+from typing import Any, Callable
+
+from sqlnb import errors
+from sqlnb.bridge.runs import AskRun, _safe, error_info
+
+__all__ = ["PROTOCOL", "TARGET", "Bridge", "ProtocolMismatch", "Busy", "register"]
+
+PROTOCOL = 1
+TARGET = "sqlnb"
+_KEEP_RUNS = 20  # finished runs remembered for a late `stop`
+
+log = logging.getLogger("sqlnb.bridge")
+
+
+class ProtocolMismatch(errors.SqlnbError):
+    kind = "protocol_mismatch"
+
+
+class Busy(errors.SqlnbError):
+    kind = "busy"
+
+
+def register(ipython) -> Bridge | None:
+    """Register the ``sqlnb`` comm target for ``ipython``'s kernel; returns the bridge
+    (None without a kernel, e.g. in a terminal IPython)."""
+    kernel = getattr(ipython, "kernel", None)
+    if kernel is None:
+        return None
+    manager = getattr(kernel, "comm_manager", None)
+    if manager is None:
+        import comm
+
+        manager = comm.get_comm_manager()
+    bridge = getattr(ipython, "_sqlnb_bridge", None)
+    if bridge is None:
+        bridge = Bridge(ipython)
+        ipython._sqlnb_bridge = bridge
+    manager.register_target(TARGET, bridge.open)
+    return bridge
+
+
+class Bridge:
+    """The panel's counterpart in one kernel: one panel comm at a time, one question at
+    a time."""
+
+    def __init__(self, shell, *, kernel=None):
+        self.shell = shell
+        self.kernel = kernel
+        self.panel = None  # the comm whose hello came last (None: no panel open)
+        self.run: AskRun | None = None  # the run going on, or the last one
+        self.runs: OrderedDict[str, AskRun] = OrderedDict()
+        self.inserted: list[str] = []  # cell ids the panel said it inserted below
+        self._lock = threading.RLock()
+        self._send_lock = threading.Lock()
+        self._handlers: dict[str, Callable[[Any, dict], dict]] = {
+            "hello": self.hello, "connections": self.connections, "use": self.use,
+            "schema": self.schema, "ask": self.ask, "stop": self.stop,
+        }
+
+    # ---- what the bridge works with ------------------------------------------------
+    @property
+    def magics(self):
+        magics = getattr(self.shell, "_sqlnb_magics", None)
+        if magics is None:
+            raise errors.ConfigurationError("sqlnb is not loaded in this kernel",
+                                            hint="run %load_ext sqlnb")
+        return magics
+
+    @property
+    def manager(self):
+        return self.magics.manager
+
+    @property
+    def ask_magic(self):
+        ask = getattr(self.shell, "_sqlnb_ask", None)
+        if ask is None:
+            raise errors.ConfigurationError("sqlnb is not loaded in this kernel",
+                                            hint="run %load_ext sqlnb")
+        return ask
+
+    # ---- the comm ------------------------------------------------------------------
+    def open(self, comm, open_msg: dict | None = None) -> None:
+        """The comm target: a panel opened a comm (it becomes *the* panel at its hello)."""
+        comm.on_msg(lambda msg: self.handle(comm, (msg.get("content") or {}).get("data")))
+        comm.on_close(lambda msg: self._closed(comm))
+
+    def _closed(self, comm) -> None:
+        with self._lock:
+            if self.panel is comm:
+                self.panel = None
+
+    def send(self, comm, message: dict) -> bool:
+        """Send one protocol message (``v`` added) unless the comm is closed."""
+        if comm is None or getattr(comm, "_closed", False):
+            return False
+        with self._send_lock:
+            try:
+                comm.send({"v": PROTOCOL, **message})
+            except Exception:  # a comm the kernel can no longer reach
+                log.debug("sqlnb: could not send on the panel comm", exc_info=True)
+                return False
+        return True
+
+    def handle(self, comm, data: Any) -> None:
+        """One message from the panel: a request gets exactly one reply."""
+        if not isinstance(data, dict):
+            return
+        rid = data.get("id")
+        kind = data.get("type")
+        if kind == "inserted":  # the panel inserted a cell we asked for
+            if isinstance(data.get("cell_id"), str):
+                self.inserted.append(data["cell_id"])
+            return
+        try:
+            if data.get("v") != PROTOCOL:
+                raise ProtocolMismatch(
+                    f"the panel speaks protocol version {data.get('v')!r}, this kernel's sqlnb "
+                    f"speaks version {PROTOCOL}",
+                    hint="install the same sqlnb version in the kernel's environment as in "
+                         "JupyterLab's (pip install -U sqlnb), then restart the kernel")
+            handler = self._handlers.get(kind) if isinstance(kind, str) else None
+            if handler is None:
+                raise errors.UsageError(f"unknown request {kind!r}",
+                                        hint=f"requests: {', '.join(self._handlers)}")
+            if not isinstance(rid, str) or not rid:
+                raise errors.UsageError("a request needs an id (a string)")
+            after: list[Callable[[], None]] = []
+            reply_data = handler(comm, data, after) if kind == "ask" else handler(comm, data)
+        except Exception as exc:
+            if not isinstance(exc, errors.SqlnbError):
+                log.error("sqlnb: the panel's %r request failed", kind, exc_info=True)
+            info = {"kind": exc.kind, "message": _safe(exc.message), "hint": exc.hint} \
+                if isinstance(exc, (ProtocolMismatch, Busy)) else error_info(exc)
+            self.send(comm, {"type": "reply", "id": rid, "ok": False, "error": info})
+            return
+        self.send(comm, {"type": "reply", "id": rid, "ok": True, "data": reply_data})
+        for fn in after:  # e.g. start the run once its id went out
+            fn()
+
+    # ---- requests ----------------------------------------------------------------------
+    def hello(self, comm, data: dict) -> dict:
+        if data.get("protocol") != PROTOCOL:
+            raise ProtocolMismatch(
+                f"the panel speaks protocol version {data.get('protocol')!r}, this kernel's "
+                f"sqlnb speaks version {PROTOCOL}",
+                hint="install the same sqlnb version in the kernel's environment as in "
+                     "JupyterLab's (pip install -U sqlnb), then restart the kernel")
+        with self._lock:
+            old, self.panel = self.panel, comm
+        if old is not None and old is not comm:
+            self.send(old, {"type": "superseded"})
+            try:
+                old.close()
+            except Exception:
+                pass
+        from sqlnb import __version__
+
+        return {"protocol": PROTOCOL, "sqlnb": __version__, "python": sys.version.split()[0],
+                **self._connections()}
+
+    def connections(self, comm, data: dict) -> dict:
+        return self._connections()
+
+    def use(self, comm, data: dict) -> dict:
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise errors.UsageError("use needs a connection name")
+        self.manager.use(name)
+        return self._connections()
+
+    def _connections(self) -> dict:
+        manager = self.manager
+        conns = [{"name": c["name"], "engine": c["engine"], "url": c["url"],
+                  "readonly": bool(c["readonly"]), "active": bool(c["active"])}
+                 for c in manager.describe()]
+        return {"connections": conns, "active": manager.active}
+
+    def schema(self, comm, data: dict) -> dict:
+        name = data.get("connection") or None
+        if name is not None and not isinstance(name, str):
+            raise errors.UsageError("schema: connection must be a name")
+        entry = self.manager.get_entry(name)
+        catalog = entry.adapter.catalog(refresh=bool(data.get("refresh")))
+        return {"connection": entry.name, "dialect": catalog.dialect,
+                "tables": [table_info(t) for t in catalog.tables]}
+
+    def ask(self, comm, data: dict, after: list) -> dict:
+        question = data.get("question")
+        if not isinstance(question, str) or not question.strip():
+            raise errors.UsageError("ask needs a question", hint="type a question first")
+        ask_magic = self.ask_magic
+        max_iterations = _int(data, "max_iterations", ask_magic.max_iterations, minimum=1)
+        rows = _int(data, "rows", 10, minimum=0)
+        connection = data.get("connection") or None
+        model = data.get("model") or ask_magic.model or None
+        for field, value in (("connection", connection), ("model", model)):
+            if value is not None and not isinstance(value, str):
+                raise errors.UsageError(f"ask: {field} must be a string")
+        history = data.get("history")
+        if history is not None and not isinstance(history, list):
+            raise errors.UsageError("ask: history must be a list of earlier turns")
+        with self._lock:
+            if self.run is not None and not self.run.done:
+                raise Busy("a question is still being answered in this kernel",
+                           hint="wait for it to finish, or stop it first")
+
+            def settings(name: str):
+                return ask_magic.settings(no_data=False, connection=name)
+
+            run = AskRun(agent=ask_magic.agent, manager=self.manager, question=question.strip(),
+                         connection=connection, model=model, max_iterations=max_iterations,
+                         settings=settings, history=history, new=bool(data.get("new")), rows=rows,
+                         failure_cutoff=ask_magic.failure_cutoff,
+                         on_event=lambda event: self.send(comm, {"type": "event", "run": run.id,
+                                                                  "event": event}))
+            self.run = run
+            self.runs[run.id] = run
+            while len(self.runs) > _KEEP_RUNS:
+                self.runs.popitem(last=False)
+        after.append(run.start)
+        return {"run": run.id}
+
+    def stop(self, comm, data: dict) -> dict:
+        rid = data.get("run")
+        run = self.runs.get(rid) if isinstance(rid, str) else None
+        if run is None:
+            raise errors.UsageError(f"no run {rid!r} in this kernel",
+                                    hint="it may have ended with a kernel restart")
+        if run.done:
+            return {"stopping": False}
+        run.stop()
+        return {"stopping": True}
+
+    # ---- commands ----------------------------------------------------------------------
+    def insert_cell(self, source: str, cell_id: str | None = None, *, run: bool = False) -> bool:
+        """Ask the open panel to insert ``source`` below the cell ``cell_id`` (default: the
+        cell being executed, from the execute request's metadata).  False when no panel is
+        open or the cell is unknown: the caller falls back to ``set_next_input``."""
+        if cell_id is None:
+            cell_id = self.current_cell_id()
+        with self._lock:
+            panel = self.panel
+        if panel is None or not cell_id:
+            return False
+        return self.send(panel, {"type": "insert_cell", "source": source, "cell_id": cell_id,
+                                 "run": bool(run)})
+
+    def current_cell_id(self) -> str | None:
+        """The id of the cell being executed: JupyterLab sends it as ``cellId`` in the
+        execute request's metadata."""
+        parent = None
+        kernel = self.kernel or getattr(self.shell, "kernel", None)
+        if kernel is not None:
+            try:
+                parent = kernel.get_parent("shell")
+            except Exception:
+                parent = None
+        if not parent:
+            parent = getattr(self.shell, "parent_header", None)
+        metadata = (parent or {}).get("metadata") or {}
+        cell_id = metadata.get("cellId")
+        return cell_id if isinstance(cell_id, str) and cell_id else None
+
+
+def table_info(table) -> dict:
+    """A catalog table as the panel shows it: columns with type, nullable, pk, fk."""
+    refs: dict[str, str] = {}
+    for fk in table.foreign_keys:
+        for i, col in enumerate(fk.columns):
+            ref_col = fk.ref_columns[i] if i < len(fk.ref_columns) else None
+            if ref_col and col not in refs:
+                refs[col] = f"{fk.ref_table}.{ref_col}"
+    pk = set(table.primary_key or [])
+    return {"schema": table.schema, "name": table.name, "kind": table.kind, "comment": table.comment,
+            "columns": [{"name": c.name, "type": c.type, "nullable": bool(c.nullable),
+                         "pk": c.name in pk, "fk": refs.get(c.name)} for c in table.columns]}
+
+
+def _int(data: dict, key: str, default: int, *, minimum: int) -> int:
+    value = data.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise errors.UsageError(f"ask: {key} must be a whole number, at least {minimum}")
+    return value
