@@ -441,7 +441,7 @@ ACCEPTED: list[tuple[str, str]] = [
     ("mysql", "SELECT a, ROW_NUMBER() OVER w FROM t WINDOW w AS (ORDER BY a)"),
     ("mysql", "SELECT a FROM t WHERE a IN (SELECT a FROM u) UNION ALL SELECT a FROM v"),
     ("mysql", "SELECT IF(a > 1, 'x', 'y'), IFNULL(b, 0) FROM t ORDER BY 1 LIMIT 10 OFFSET 20"),
-    ("mysql", "SELECT /*+ MAX_EXECUTION_TIME(1000) */ a FROM t"),
+    ("mysql", "SELECT /* + a plain comment: a hint has no space after the star */ a FROM t"),
     ("mysql", "SELECT a FROM t WHERE b = :v"),
     ("mysql", "SELECT 5 - -1"),
     ("mysql", "SELECT 'a\\nb', 'tab\\there' FROM t"),
@@ -574,3 +574,115 @@ def test_spider_gold_queries_are_read_only(index):
     sql = _SPIDER_QUERIES[index]
     verdict = check_read_only(sql, "sqlite")
     assert verdict.read_only, f"{sql!r}: {verdict.reason}"
+
+
+# ------------------------------------------------------- functions that change state
+# Each was accepted as "a single read-only query" before the policy built from the
+# engines' function metadata: (dialect, sql, the function the reason names, why).
+STATE_CHANGING: list[tuple[str, str, str, str]] = [
+    # runs the SQL text it is given
+    ("postgres", "SELECT * FROM ts_stat('SELECT to_tsvector(body) FROM docs')", "ts_stat",
+     "volatile"),
+    ("postgres", "SELECT brin_summarize_new_values('t_brin'::regclass)",
+     "brin_summarize_new_values", "volatile"),
+    ("postgres", "SELECT gin_clean_pending_list('t_gin'::regclass)", "gin_clean_pending_list",
+     "volatile"),
+    ("postgres", "SELECT a FROM t WHERE a < (SELECT count(*) FROM ts_stat('SELECT v FROM u'))",
+     "ts_stat", "volatile"),
+    ("redshift", "SELECT gin_clean_pending_list('t_gin'::regclass)", "gin_clean_pending_list",
+     "volatile"),
+    ("mysql", "SELECT /*+ MAX_EXECUTION_TIME(100000000) */ a FROM t", "MAX_EXECUTION_TIME",
+     "statement timeout"),
+    ("mysql", "SELECT /*+ SET_VAR(max_execution_time = 0) */ a FROM t", "SET_VAR",
+     "session settings"),
+    ("mysql", "SELECT a FROM t WHERE a IN (SELECT /*+ SET_VAR(sql_mode = '') */ b FROM u)",
+     "SET_VAR", "optimizer hint"),
+    ("mysql", "SELECT LAST_INSERT_ID(42)", "LAST_INSERT_ID", "sets the value"),
+    ("mysql", "SELECT a FROM t WHERE LAST_INSERT_ID(a) > 0", "LAST_INSERT_ID", "sets the value"),
+    ("duckdb", "SELECT * FROM enable_logging()", "enable_logging", "table function"),
+    ("duckdb", "SELECT * FROM enable_logging(level = 'debug')", "enable_logging",
+     "table function"),
+    ("duckdb", "SELECT * FROM checkpoint()", "checkpoint", "table function"),
+    ("duckdb", "SELECT * FROM t, checkpoint()", "checkpoint", "table function"),
+    ("duckdb", "SELECT * FROM enable_profiling()", "enable_profiling", "table function"),
+    ("duckdb", "SELECT write_log('x')", "write_log", "side effects"),
+    ("duckdb", "SELECT sleep_ms(60000)", "sleep_ms", "side effects"),
+    ("snowflake", "SELECT GET_PRESIGNED_URL(@stage, 'data.csv', 604800)", "get_presigned_url",
+     "url"),
+    ("snowflake", "SELECT BUILD_SCOPED_FILE_URL(@stage, 'data.csv')", "build_scoped_file_url",
+     "url"),
+]
+
+
+@pytest.mark.parametrize("dialect,sql,name,why", STATE_CHANGING,
+                         ids=[f"{d}-{n}-{i}" for i, (d, _, n, _) in enumerate(STATE_CHANGING)])
+def test_state_changing_functions_are_refused_saying_which_and_why(dialect, sql, name, why):
+    verdict = check_read_only(sql, dialect)
+    assert not verdict.read_only, sql
+    assert name.lower() in verdict.reason.lower(), verdict.reason
+    assert why.lower() in verdict.reason.lower(), verdict.reason
+
+
+# Harmless relatives of the refused ones: they stay accepted.
+HARMLESS_RELATIVES: list[tuple[str, str]] = [
+    ("postgres", "SELECT random(), clock_timestamp(), timeofday(), gen_random_uuid(), now()"),
+    ("postgres", "SELECT relname, pg_total_relation_size(oid) FROM pg_class ORDER BY 2 DESC"),
+    ("postgres", "SELECT * FROM t TABLESAMPLE SYSTEM (10)"),
+    ("postgres", "SELECT * FROM t TABLESAMPLE BERNOULLI (5) REPEATABLE (1)"),
+    ("postgres", "SELECT to_tsvector('english', body) @@ to_tsquery('cat') FROM docs"),
+    ("redshift", "SELECT RANDOM(), GETDATE() FROM t"),
+    ("mysql", "SELECT LAST_INSERT_ID()"),
+    ("mysql", "SELECT a FROM t /* + not a hint */"),
+    ("duckdb", "SELECT random(), uuid(), gen_random_uuid(), now(), today()"),
+    ("duckdb", "SELECT histogram(a) FROM t"),  # the aggregate (the table macro is refused)
+    ("duckdb", "SELECT * FROM generate_series(1, 3) g, range(2) r, unnest([1, 2]) u"),
+    ("duckdb", "SELECT * FROM duckdb_tables() JOIN duckdb_columns() USING (table_name)"),
+    ("snowflake", "SELECT UUID_STRING(), RANDOM() FROM t"),
+]
+
+
+@pytest.mark.parametrize("dialect,sql", HARMLESS_RELATIVES)
+def test_harmless_relatives_stay_accepted(dialect, sql):
+    verdict = check_read_only(sql, dialect)
+    assert verdict.read_only, verdict.reason
+
+
+def test_duckdb_table_macros_are_refused_where_called_as_a_table():
+    verdict = check_read_only("SELECT * FROM histogram(t, a)", "duckdb")
+    assert not verdict.read_only and "histogram" in verdict.reason
+    verdict = check_read_only("SELECT histogram(a) FROM t, LATERAL histogram(t, a)", "duckdb")
+    assert not verdict.read_only and "histogram" in verdict.reason
+
+
+def test_a_name_written_before_a_paren_counts_even_where_sqlglot_renames_it():
+    # comments between the name and "(" (PostgreSQL reads a call), a quoted name, a
+    # schema-qualified one
+    for sql in ("SELECT ts_stat /* x */ ('SELECT 1')", 'SELECT "ts_stat"(\'SELECT 1\')',
+                "SELECT pg_catalog.ts_stat('SELECT 1')", "SELECT TS_STAT('SELECT 1')"):
+        verdict = check_read_only(sql, "postgres")
+        assert not verdict.read_only and "ts_stat" in verdict.reason, (sql, verdict.reason)
+
+
+def test_a_policy_given_replaces_the_snapshot():
+    from sqlnb.sql.functions import FunctionPolicy
+
+    policy = FunctionPolicy("PostgreSQL", {"my_writer": "is VOLATILE in this database"}, "test",
+                            frozenset({"count"}))
+    verdict = check_read_only("SELECT my_writer(a) FROM t", "postgres", policy)
+    assert not verdict.read_only and "my_writer" in verdict.reason and "VOLATILE" in verdict.reason
+    assert check_read_only("SELECT my_writer(a) FROM t", "postgres").read_only  # unknown to the snapshot
+    # with this policy, ts_stat is not known volatile, but the snapshot's no longer applies
+    assert check_read_only("SELECT count(*) FROM ts_stat('x')", "postgres", policy).read_only
+    assert is_read_only("SELECT count(a) FROM t", "postgres", policy)
+
+
+def test_a_failed_live_lookup_refuses_what_it_could_not_check():
+    from sqlnb.sql.functions import FunctionPolicy
+
+    def broken(names):
+        raise RuntimeError("the connection is gone")
+
+    policy = FunctionPolicy("PostgreSQL", {}, "test", frozenset({"count"}), lookup=broken)
+    verdict = check_read_only("SELECT my_fn(a) FROM t", "postgres", policy)
+    assert not verdict.read_only and "my_fn" in verdict.reason and "could not be checked" in verdict.reason
+    assert check_read_only("SELECT count(a) FROM t", "postgres", policy).read_only

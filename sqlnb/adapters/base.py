@@ -674,6 +674,14 @@ class Adapter(ABC):
             "read-only transaction of its own", dialect=self.dialect, engine_message=engine_message,
             hint="COMMIT or ROLLBACK in a %%sql cell first")
 
+    def guard_functions(self):
+        """The function policy the read-only guard applies here: built from the engine's
+        own metadata (pg_proc, duckdb_functions()) once per session, or None where the
+        engine publishes none (see :mod:`sqlnb.sql.functions`)."""
+        from sqlnb.sql.functions import live_policy
+
+        return live_policy(self)
+
     @property
     def read_only_now(self) -> bool:
         """Whether the statement being run must not write: a read-only connection, or a
@@ -708,7 +716,7 @@ class Adapter(ABC):
         if self.options.readonly or readonly:
             from sqlnb.sql.guard import check_read_only
 
-            verdict = check_read_only(sql, self.dialect)
+            verdict = check_read_only(sql, self.dialect, self.guard_functions())
             if not verdict.read_only:
                 where = "on a read-only connection" if self.options.readonly else "as read-only"
                 raise errors.ReadOnlyViolation(

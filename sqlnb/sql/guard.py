@@ -11,7 +11,11 @@ fails gives the reason):
    ``--`` without a following space (not a comment there), no carriage return inside a
    line comment (engines disagree on whether it ends the comment), no ``/*`` inside a
    comment where engines disagree on whether it nests (MySQL, Snowflake, Redshift), and
-   no ``U&"..."`` identifier (its escapes can spell any function name);
+   no ``U&"..."`` identifier (its escapes can spell any function name), and no MySQL
+   optimizer hint comment (``/*+ ... */``): hints such as ``MAX_EXECUTION_TIME`` and
+   ``SET_VAR`` override the statement timeout and session settings, and whether MySQL reads
+   the comment as a hint depends on where it stands, so the guard refuses every one rather
+   than strip it (remove the hint and run the query again);
 2. it is exactly one statement, as the engine splits it (a comment after the last
    semicolon is no statement);
 3. sqlglot parses it for the dialect into exactly one tree (anything sqlglot cannot parse
@@ -23,11 +27,20 @@ fails gives the reason):
    to a user variable (MySQL ``@v := ...``), no table that is really a file (DuckDB's
    replacement scans: ``FROM 'x.csv'``, ``FROM data.parquet``, ``FROM "s3://..."``) or a
    Snowflake stage (``FROM @stage``), no Snowflake ``seq.NEXTVAL``, no call of a
-   function named through Snowflake's ``IDENTIFIER('...')``, and no call of a function
-   known to write, change the session, run SQL given as text, sleep or lock, or reach
-   files or hosts outside the database (``_FORBIDDEN_FUNCTIONS`` and the prefixes below,
-   including every Snowflake ``SYSTEM$`` function and DuckDB's ``read_*`` and ``*_scan``);
-5. sqlglot's tokenizer cuts the text into exactly the strings, identifiers and comments
+   function named through Snowflake's ``IDENTIFIER('...')``, no MySQL ``LAST_INSERT_ID(expr)``
+   (it sets what the next ``LAST_INSERT_ID()`` returns), and no call of a function known to
+   write, change the session, run SQL given as text, sleep or lock, or reach files or hosts
+   outside the database (``_FORBIDDEN_FUNCTIONS`` and the prefixes below, including every
+   Snowflake ``SYSTEM$`` function and DuckDB's ``read_*`` and ``*_scan``);
+5. no call of a function the engine's own metadata marks as volatile or side-effecting
+   (:mod:`sqlnb.sql.functions`): PostgreSQL's and Redshift's ``pg_proc.provolatile = 'v'``
+   (user-defined functions included), DuckDB's ``duckdb_functions()`` ``VOLATILE`` /
+   ``has_side_effects`` and every DuckDB table function not reviewed as read-only, except
+   a short reviewed allowlist of harmless ones (``random()``, clocks, UUIDs, sizes).  A
+   connected adapter hands the guard its live metadata (``functions=``); without it the
+   guard uses the snapshot shipped with sqlnb.  A function counts as called when its name
+   comes before a ``(`` (as the engine reads the text) or sqlglot reads a call of it;
+6. sqlglot's tokenizer cuts the text into exactly the strings, identifiers and comments
    that the engine does (sqlnb's scanner), under every setting the engine may run with:
    a backslash before a quote ends a string or not depending on standard_conforming_strings
    (PostgreSQL, Redshift) and NO_BACKSLASH_ESCAPES (MySQL), so such text is refused there.
@@ -53,6 +66,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 from sqlnb.sql.dialects import sqlglot_dialect
+from sqlnb.sql.functions import FunctionPolicy, snapshot_policy
 
 
 @dataclass(frozen=True)
@@ -125,9 +139,21 @@ _FORBIDDEN_FUNCTIONS = frozenset({
     "sqlite_scan", "sqlite_attach", "postgres_scan", "postgres_scan_pushdown",
     "postgres_attach", "postgres_query", "postgres_execute", "mysql_scan", "mysql_query",
     "mysql_execute", "load_aws_credentials", "getenv",
-    # Snowflake (besides every SYSTEM$ function)
-    "infer_schema",
+    "wait_for_executed_gtid_set", "wait_until_sql_thread_after_gtids",
+    # Snowflake (besides every SYSTEM$ function): stage metadata, and URLs that hand out
+    # access to stage files
+    "infer_schema", "get_presigned_url", "build_scoped_file_url", "build_stage_file_url",
 })
+
+
+# Where the general reason ("can write, change the session or reach outside the
+# database") says too little.
+_FUNCTION_WHY = {
+    "get_presigned_url": "hands out a URL that gives anyone holding it the files of a stage "
+                         "(Snowflake has no read-only session to stop that)",
+    "build_scoped_file_url": "hands out a URL to the files of a stage",
+    "build_stage_file_url": "hands out a URL to the files of a stage",
+}
 
 
 # Prefixes of function families that are refused whole: PostgreSQL's large objects,
@@ -156,8 +182,13 @@ _FILE_EXT = re.compile(
 _log = logging.getLogger("sqlglot")
 
 
-def check_read_only(sql: str, dialect: str = "") -> Verdict:
-    """The read-only verdict for ``sql`` in ``dialect`` (a sqlglot dialect name)."""
+def check_read_only(sql: str, dialect: str = "",
+                    functions: FunctionPolicy | None = None) -> Verdict:
+    """The read-only verdict for ``sql`` in ``dialect`` (a sqlglot dialect name).
+
+    ``functions`` is the engine's function policy, built from the connected engine's
+    metadata (see :mod:`sqlnb.sql.functions`); without it the snapshot shipped for the
+    dialect applies (PostgreSQL, Redshift, DuckDB; other engines publish none)."""
     from sqlnb.sql.text import scan, split_statements
 
     d = sqlglot_dialect(dialect)
@@ -197,21 +228,68 @@ def check_read_only(sql: str, dialect: str = "") -> Verdict:
     kind = type(root).__name__.upper()
     if not isinstance(root, _QUERY_ROOTS):
         return Verdict(False, f"it is {_describe(root, tokens)}, not a query", kind)
+    called: set[str] = set()  # function names as sqlglot reads the calls
+    as_table: set[str] = set()  # ... of those called as a table (FROM, JOIN, LATERAL)
     for node in root.walk():
         problem = _node_problem(node, d)
         if problem:
             return Verdict(False, problem, kind)
+        if isinstance(node, exp.Func):
+            names = _function_names(node)
+            called.update(names)
+            if isinstance(node.parent, (exp.Table, exp.Lateral)):
+                as_table.update(names)
     # Last, because a statement refused above needs no second opinion (and sqlglot reads
     # the rest of a command such as CALL or EXPLAIN as one string): does the engine see
     # the same strings and comments as the tree we just checked?
-    disagreement = _reading_differs(sql, tokens, d)
+    try:
+        theirs = Dialect.get_or_raise(d or None).tokenize(sql)
+    except (SqlglotError, ValueError, RecursionError):
+        return Verdict(False, "sqlglot could not tokenize it, so it is not known to be "
+                              "read-only", kind)
+    disagreement = _reading_differs(sql, tokens, d, theirs)
     if disagreement:
         return Verdict(False, disagreement, kind)
+    policy = functions if functions is not None else snapshot_policy(d)
+    if policy is not None:
+        problem = _policy_problem(policy, called, as_table, theirs)
+        if problem:
+            return Verdict(False, problem, kind)
     return Verdict(True, "a single read-only query", kind)
 
 
-def is_read_only(sql: str, dialect: str = "") -> bool:
-    return check_read_only(sql, dialect).read_only
+def is_read_only(sql: str, dialect: str = "", functions: FunctionPolicy | None = None) -> bool:
+    return check_read_only(sql, dialect, functions).read_only
+
+
+# Token types that name a function a user may have created (the live lookup asks the
+# engine about these); keywords that happen to stand before "(" (IN, VALUES, ...) are not.
+_NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
+
+
+def _policy_problem(policy: FunctionPolicy, called: set[str], as_table: set[str],
+                    theirs: list) -> str | None:
+    """The first function the statement calls that ``policy`` refuses.  A call is a name
+    before "(" in sqlglot's tokens (which, checked above, the engine reads alike: a comment
+    between the name and "(" is no token) or a call sqlglot's tree holds.  A name the
+    policy refuses only as a table is refused where the tree calls it as one, or where
+    sqlglot's tree does not show the call at all."""
+    written: set[str] = set()
+    askable: set[str] = set()
+    for tok, nxt in zip(theirs, theirs[1:]):
+        if nxt.token_type == TokenType.L_PAREN and tok.text:
+            name = tok.text.lower()
+            written.add(name)
+            if tok.token_type in _NAME_TOKENS:
+                askable.add(name)
+    refusals = policy.refusals(written | called, ask=askable)
+    for name in policy.table_only & refusals.keys():
+        if name not in as_table and name in called:
+            del refusals[name]
+    if not refusals:
+        return None
+    name = sorted(refusals)[0]
+    return f"it calls {name}(), which {refusals[name]}"
 
 
 def _node_problem(node: exp.Expression, dialect: str) -> str | None:
@@ -222,8 +300,9 @@ def _node_problem(node: exp.Expression, dialect: str) -> str | None:
         for name in sorted(_function_names(node)):
             if name in _FORBIDDEN_FUNCTIONS or _FORBIDDEN_PREFIXES.match(name) or (
                     prefixes and prefixes.match(name)):
-                return (f"it calls {name}(), which can write, change the session or reach "
-                        "outside the database")
+                why = _FUNCTION_WHY.get(name, "can write, change the session or reach "
+                                               "outside the database")
+                return f"it calls {name}(), which {why}"
     if _DYNAMIC_IDENTIFIER and isinstance(node, _DYNAMIC_IDENTIFIER):
         target = node.this
         if node.expressions:  # IDENTIFIER('system$wait')(1): a call through a string
@@ -231,6 +310,13 @@ def _node_problem(node: exp.Expression, dialect: str) -> str | None:
                     "cannot check")
         if isinstance(target, exp.Literal) and str(target.this).startswith("@"):
             return f"it reads files from the stage {target.this}"
+    if dialect == "mysql" and isinstance(node, exp.Anonymous) and node.expressions and \
+            node.name.lower() == "last_insert_id":
+        return ("it calls LAST_INSERT_ID() with an argument, which sets the value the "
+                "session's next LAST_INSERT_ID() returns")
+    if dialect == "mysql" and isinstance(node, exp.Hint):
+        return ("it has a MySQL optimizer hint (/*+ ... */), which can override the "
+                "statement timeout and session settings")
     if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
         return "it assigns a user variable (@var := ...), which changes the session"
     if isinstance(node, exp.Table):
@@ -330,6 +416,10 @@ def _lexical_tricks(tokens: list, dialect: str) -> str | None:
             if dialect == "mysql" and _MYSQL_EXEC_COMMENT.match(text):
                 return ("it contains a MySQL executable comment (/*! ... */), which the "
                         "server runs")
+            if dialect == "mysql" and text.startswith("/*+"):
+                return ("it has a MySQL optimizer hint comment (/*+ ... */): hints such as "
+                        "MAX_EXECUTION_TIME and SET_VAR override the statement timeout and "
+                        "session settings; remove the hint")
             if text.startswith("/*"):
                 if dialect in _UNSURE_NESTING and ("/*" in text[2:-2] or text[2:3] == "/"):
                     return ("it has a /* inside a comment; engines disagree on whether that "
@@ -347,15 +437,11 @@ def _lexical_tricks(tokens: list, dialect: str) -> str | None:
     return None
 
 
-def _reading_differs(sql: str, tokens: list, dialect: str) -> str | None:
-    """Whether sqlglot's tokenizer cuts ``sql`` into other strings and comments than the
-    engine does, under any setting the engine may have."""
+def _reading_differs(sql: str, tokens: list, dialect: str, theirs: list) -> str | None:
+    """Whether sqlglot's tokenizer (its tokens: ``theirs``) cuts ``sql`` into other strings
+    and comments than the engine does, under any setting the engine may have."""
     from sqlnb.sql.text import scan
 
-    try:
-        theirs = Dialect.get_or_raise(dialect or None).tokenize(sql)
-    except (SqlglotError, ValueError, RecursionError):
-        return "sqlglot could not tokenize it, so it is not known to be read-only"
     readings = _BACKSLASH_READINGS.get(dialect, (None,))
     for backslash in readings:
         ours = tokens if backslash == readings[0] else list(

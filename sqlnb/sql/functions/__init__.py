@@ -1,0 +1,403 @@
+"""Which functions the read-only guard refuses, from what the engine says about them.
+
+A hand-kept list of dangerous function names always trails the engines, so where an engine
+publishes which functions are volatile or have side effects, the guard builds its policy
+from that metadata instead:
+
+- PostgreSQL (and Redshift, which keeps PostgreSQL's catalog): every function whose
+  ``pg_proc.provolatile`` is ``'v'`` (VOLATILE: it may write, change the session or give a
+  different answer each call), in any schema, user-defined ones included, is refused,
+  unless it is on the short reviewed allowlist of volatile-but-harmless functions below.
+  Functions that cannot be called from a query (trigger functions, index/table access
+  method and language handlers, anything taking an ``internal`` argument) are left out.
+- DuckDB: every scalar function that ``duckdb_functions()`` reports as ``VOLATILE`` or
+  ``has_side_effects`` is refused unless allowlisted; every table function (DuckDB
+  publishes no stability for them: ``checkpoint()``, ``enable_logging()``, file readers,
+  ...) is refused unless it is on the reviewed list of read-only table functions; a macro
+  is refused when its definition calls a refused function.
+
+A name is refused when any function of that name (any overload, any schema) is refused.
+
+The policy comes from two places.  A connected adapter reads the live metadata (once per
+connection, and again for every name a statement calls that is not a built-in, so a
+function created or replaced after connecting is judged by what it is now): that covers
+new engine versions, extensions and user-defined functions.  Without a connection the
+guard uses the snapshot shipped in this folder (``postgres.txt``, ``duckdb.txt``), which
+``python -m sqlnb.sql.functions.generate`` writes from live engines.
+
+Engines that publish no such metadata (MySQL/MariaDB, SQLite, Snowflake) keep the name
+lists in :mod:`sqlnb.sql.guard`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_log = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+
+# ---- the reviewed allowlists --------------------------------------------------------------
+# Volatile (by the engine's metadata) but harmless: they only read, or only draw random
+# numbers / read clocks.  Each entry says why.  Keep these short: anything not here that the
+# engine calls volatile is refused.
+
+POSTGRES_ALLOWED: Mapping[str, str] = {
+    "random": "a random number (setseed, which changes the session's generator, stays refused)",
+    "gen_random_uuid": "a random UUID",
+    "clock_timestamp": "reads the clock",
+    "timeofday": "reads the clock, as text",
+    "pg_relation_size": "reads the size of a table's files",
+    "pg_table_size": "reads the size of a table's files",
+    "pg_indexes_size": "reads the size of a table's index files",
+    "pg_total_relation_size": "reads the size of a table's files",
+    "pg_database_size": "reads the size of a database's files",
+    "pg_tablespace_size": "reads the size of a tablespace's files",
+}
+
+DUCKDB_ALLOWED: Mapping[str, str] = {
+    "random": "a random number (setseed, which changes the session's generator, stays refused)",
+    "uuid": "a random UUID",
+    "gen_random_uuid": "a random UUID",
+    "uuidv4": "a random UUID",
+    "uuidv7": "a time-ordered random UUID",
+    "current_query": "reads the text of the running query",
+    "current_query_id": "reads the id of the running query",
+    "current_connection_id": "reads the id of the connection",
+    "current_transaction_id": "reads the id of the running transaction",
+    "error": "raises an error with the given message",
+}
+
+# DuckDB publishes no stability or side effects for table functions, so table functions
+# are refused unless reviewed as read-only here: generators, unnesting, JSON, and catalog
+# introspection (not secrets, logs, caches or external resources).
+DUCKDB_READ_ONLY_TABLE_FUNCTIONS: frozenset[str] = frozenset({
+    "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
+    "duckdb_columns", "duckdb_constraints", "duckdb_databases", "duckdb_dependencies",
+    "duckdb_extensions", "duckdb_functions", "duckdb_indexes", "duckdb_keywords",
+    "duckdb_schemas", "duckdb_sequences", "duckdb_settings", "duckdb_tables", "duckdb_types",
+    "duckdb_views", "duckdb_optimizers", "duckdb_memory",
+    "pragma_table_info", "pragma_version", "pragma_collations", "pragma_database_size",
+    "pragma_platform", "pragma_storage_info", "pragma_show",
+    "pg_timezone_names", "icu_calendar_names", "test_all_types",
+})
+
+# Return types and argument types that make a PostgreSQL function impossible to call from a
+# query (pseudo-types), by OID (the same in every PostgreSQL and in Redshift): trigger,
+# event_trigger, language_handler, fdw_handler, index_am_handler, tsm_handler,
+# table_am_handler; and an ``internal`` argument.
+_PG_UNCALLABLE_RETURNS = frozenset({2279, 3838, 2280, 3115, 325, 3310, 269})
+_PG_INTERNAL = 2281
+_PG_BUILTIN_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
+
+# Why a name is refused, by kind (snapshot files store the kind).
+_WHY = {
+    "postgres:volatile": "is VOLATILE in PostgreSQL (pg_proc.provolatile = 'v'): it may write, "
+                         "change the session or reach outside the query",
+    "duckdb:volatile": "is VOLATILE in DuckDB (duckdb_functions().stability): it may write or "
+                       "change the session",
+    "duckdb:side_effects": "has side effects in DuckDB (duckdb_functions().has_side_effects)",
+    "duckdb:table": "is a DuckDB table function that is not on sqlnb's list of read-only table "
+                    "functions (DuckDB publishes no side effects for table functions; this one "
+                    "may write, change settings or read files)",
+    "duckdb:macro": "is a DuckDB macro whose definition calls a refused function",
+}
+
+
+@dataclass(frozen=True)
+class FunctionPolicy:
+    """Function names the guard refuses for one engine, with the reason for each.
+
+    ``known`` holds the names the metadata described as built-in; for any other name a
+    statement calls, ``lookup`` (when the policy comes from a live connection) asks the
+    engine again, so functions created after the policy was read are judged too.
+    """
+
+    engine: str
+    refused: Mapping[str, str]
+    source: str
+    known: frozenset[str] = frozenset()
+    #: refused only where called as a table (FROM, JOIN, LATERAL): names that are also a
+    #: harmless scalar or aggregate (DuckDB's histogram() aggregate and table macro)
+    table_only: frozenset[str] = frozenset()
+    lookup: Callable[[frozenset[str]], Mapping[str, str]] | None = field(
+        default=None, compare=False, repr=False)
+
+    def refusals(self, names: Iterable[str], ask: Iterable[str] = ()) -> dict[str, str]:
+        """{name: why} for the names (lower case) this policy refuses.  Names in ``ask``
+        (those written as calls in the statement) that are no built-in are looked up live
+        where the policy can."""
+        names = {n.lower() for n in names if n}
+        out = {n: self.refused[n] for n in names if n in self.refused}
+        unknown = frozenset(n.lower() for n in ask
+                            if n and n.lower() not in self.known and n.lower() not in out)
+        if unknown and self.lookup is not None:
+            try:
+                out.update(self.lookup(unknown))
+            except Exception as exc:  # the statement is not known to be read-only
+                _log.debug("function lookup failed: %s", exc)
+                why = (f"could not be checked: reading its volatility from {self.engine} "
+                       "failed")
+                out.update({n: why for n in unknown})
+        return out
+
+
+# ---- PostgreSQL / Redshift ----------------------------------------------------------------
+
+#: one row per function: name, schema, provolatile, return type OID, argument type OIDs
+#: (text); portable to Redshift (no prokind, no regtype arrays)
+POSTGRES_FUNCTIONS_SQL = """
+SELECT p.proname, n.nspname, p.provolatile, p.prorettype::int8, p.proargtypes::text
+FROM pg_catalog.pg_proc p
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+""".strip()
+
+#: the same for the functions outside the built-in schemas (the live lookup)
+POSTGRES_USER_FUNCTIONS_SQL = (POSTGRES_FUNCTIONS_SQL +
+                               "\nWHERE n.nspname NOT IN ('pg_catalog', 'information_schema')")
+
+
+def _pg_callable(rettype: Any, argtypes: Any) -> bool:
+    if int(rettype) in _PG_UNCALLABLE_RETURNS:
+        return False
+    return str(_PG_INTERNAL) not in str(argtypes or "").split()
+
+
+def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQL",
+                      allowed: Mapping[str, str] = POSTGRES_ALLOWED
+                      ) -> tuple[dict[str, str], frozenset[str]]:
+    """({name: why} refused, built-in names) from rows of :data:`POSTGRES_FUNCTIONS_SQL`."""
+    refused: dict[str, str] = {}
+    builtin: set[str] = set()
+    for name, schema, volatility, rettype, argtypes in rows:
+        name = str(name).lower()
+        if schema in _PG_BUILTIN_SCHEMAS:
+            builtin.add(name)
+        if volatility != "v" or name in allowed or not _pg_callable(rettype, argtypes):
+            continue
+        if schema in _PG_BUILTIN_SCHEMAS:
+            refused.setdefault(name, _WHY["postgres:volatile"].replace("PostgreSQL", engine))
+        else:
+            refused[name] = (f"is a VOLATILE function of this database ({schema}.{name}), "
+                             "which may write; declare it STABLE or IMMUTABLE if it only reads")
+    return refused, frozenset(builtin)
+
+
+def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
+                    engine: str = "PostgreSQL") -> FunctionPolicy:
+    """The live policy of a PostgreSQL-family connection; ``query(sql)`` returns its rows."""
+    refused, builtin = postgres_refusals(query(POSTGRES_FUNCTIONS_SQL), engine=engine)
+
+    def lookup(names: frozenset[str]) -> dict[str, str]:
+        now, _ = postgres_refusals(query(POSTGRES_USER_FUNCTIONS_SQL), engine=engine)
+        return {n: why for n, why in now.items() if n in names}
+
+    return FunctionPolicy(engine, refused, f"the connected {engine} server's pg_proc",
+                          builtin, lookup=lookup)
+
+
+# ---- DuckDB -------------------------------------------------------------------------------
+
+#: one row per function: name, type, stability, has_side_effects, internal, macro definition
+DUCKDB_FUNCTIONS_SQL = """
+SELECT function_name, function_type, stability, has_side_effects, internal, macro_definition
+FROM duckdb_functions()
+""".strip()
+
+
+def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
+                    allowed: Mapping[str, str] = DUCKDB_ALLOWED,
+                    table_functions: frozenset[str] = DUCKDB_READ_ONLY_TABLE_FUNCTIONS,
+                    also_refused: Mapping[str, str] | None = None,
+                    ) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+    """({name: why} refused, built-in names, names refused only as tables) from rows of
+    :data:`DUCKDB_FUNCTIONS_SQL`.
+    ``also_refused`` adds names already refused elsewhere (a macro calling one of them is
+    refused too)."""
+    if also_refused is None:
+        from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS
+
+        also_refused = {n: "is refused by sqlnb's list" for n in _FORBIDDEN_FUNCTIONS}
+    rows = list(rows)
+    refused: dict[str, str] = {}
+    builtin: set[str] = set()
+    macros: list[tuple[str, str, str]] = []
+    plain: set[str] = set()  # harmless scalar, aggregate and window functions
+    for name, ftype, stability, side_effects, internal, definition in rows:
+        name = str(name).lower()
+        if internal:
+            builtin.add(name)
+        if ftype in ("scalar", "aggregate", "window") and not side_effects and \
+                stability != "VOLATILE":
+            plain.add(name)
+        if name in allowed:
+            continue
+        if ftype in ("macro", "table_macro"):
+            macros.append((name, ftype, definition or ""))
+        elif ftype == "table":
+            if name not in table_functions:
+                refused.setdefault(name, _WHY["duckdb:table"])
+        elif side_effects:
+            refused[name] = _WHY["duckdb:side_effects"]
+        elif stability == "VOLATILE":
+            refused.setdefault(name, _WHY["duckdb:volatile"])
+    # macros: refused when the body calls a refused name (macros may call macros: repeat
+    # until nothing changes)
+    bad = dict(also_refused or {})
+    bad.update(refused)
+    calls = {name: _called_names(definition, ftype) for name, ftype, definition in macros}
+    changed = True
+    while changed:
+        changed = False
+        for name, called in calls.items():
+            if name in bad:
+                continue
+            hit = sorted(c for c in called if c in bad and c != name)
+            if hit:
+                bad[name] = refused[name] = (f"is a DuckDB macro whose definition calls "
+                                             f"{hit[0]}(), which {bad[hit[0]]}")
+                changed = True
+    tables = {name for name, ftype, _ in macros if ftype == "table_macro"} | {
+        str(r[0]).lower() for r in rows if r[1] == "table"}
+    table_only = frozenset(n for n in refused if n in tables and n in plain)
+    return refused, frozenset(builtin), table_only
+
+
+_CALL = re.compile(r'("(?:[^"]|"")+"|[A-Za-z_][\w$]*)\s*\(')
+
+
+def _called_names(definition: str, ftype: str) -> set[str]:
+    """Names called in a macro definition: every name before a ``(`` outside strings."""
+    from sqlnb.sql.text import scan
+
+    names: set[str] = set()
+    tokens = list(scan(definition, "duckdb"))
+    for k, tok in enumerate(tokens):
+        if tok.kind == "code":
+            names.update(m.group(1).lower() for m in _CALL.finditer(tok.text))
+        elif tok.kind == "ident" and k + 1 < len(tokens) and tokens[k + 1].kind == "code" \
+                and tokens[k + 1].text.lstrip().startswith("("):
+            names.add(tok.text.strip('"').replace('""', '"').lower())
+    return names
+
+
+def duckdb_policy(query: Callable[[str], Sequence[Sequence[Any]]]) -> FunctionPolicy:
+    """The live policy of a DuckDB connection; ``query(sql)`` returns its rows."""
+    refused, builtin, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL))
+    from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS
+
+    bad = {n: "is refused by sqlnb's list" for n in _FORBIDDEN_FUNCTIONS}
+    bad.update(refused)
+
+    def lookup(names: frozenset[str]) -> dict[str, str]:
+        now, _, _ = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL + "\nWHERE NOT internal"),
+                                    also_refused=bad)
+        return {n: why for n, why in now.items() if n in names}
+
+    return FunctionPolicy("DuckDB", refused, "the connected DuckDB's duckdb_functions()",
+                          builtin, table_only, lookup)
+
+
+# ---- the shipped snapshots ----------------------------------------------------------------
+
+#: dialect -> snapshot file (Redshift keeps PostgreSQL's catalog: its snapshot is
+#: PostgreSQL's, the closer guess without a connection)
+SNAPSHOTS = {"postgres": "postgres.txt", "redshift": "postgres.txt", "duckdb": "duckdb.txt"}
+
+
+@functools.lru_cache(maxsize=None)
+def snapshot_policy(dialect: str) -> FunctionPolicy | None:
+    """The policy shipped with sqlnb for ``dialect`` (None where the engine publishes no
+    function metadata).  A snapshot line is ``name<TAB>kind`` or, for a macro,
+    ``name<TAB>macro<TAB>the refused function it calls``; a last field ``table-only``
+    marks a name refused only where it is called as a table."""
+    name = SNAPSHOTS.get(dialect)
+    if name is None:
+        return None
+    engine = {"postgres": "PostgreSQL", "redshift": "Redshift", "duckdb": "DuckDB"}[dialect]
+    refused: dict[str, str] = {}
+    table_only: set[str] = set()
+    version = "?"
+    for line in (HERE / name).read_text(encoding="utf-8").splitlines():
+        if line.startswith("# engine:"):
+            version = line.split(":", 1)[1].strip()
+        if not line.strip() or line.startswith("#"):
+            continue
+        fn, kind, *detail = line.split("\t")
+        if detail and detail[-1] == "table-only":
+            table_only.add(fn)
+            detail.pop()
+        if kind == "macro":
+            refused[fn] = f"is a DuckDB macro whose definition calls {detail[0]}(), which is refused"
+        else:
+            refused[fn] = _WHY[kind]
+    if dialect == "redshift":
+        refused = {n: why.replace("in PostgreSQL", "in PostgreSQL (whose catalog Redshift keeps)")
+                   for n, why in refused.items()}
+    return FunctionPolicy(engine, refused, f"sqlnb's snapshot of {version}",
+                          table_only=frozenset(table_only))
+
+
+def write_snapshot(path: Path, engine_version: str, refused: Mapping[str, str],
+                   kinds: Mapping[str, str], generator: str,
+                   table_only: Iterable[str] = ()) -> None:
+    """Write a snapshot file: ``kinds`` maps each refused name to its kind line part."""
+    table_only = set(table_only)
+    lines = [f"# Functions the read-only guard refuses without a connection ({generator}).",
+             "# Generated from the engine's own metadata; do not edit by hand.",
+             f"# engine: {engine_version}"]
+    lines += [f"{n}\t{kinds[n]}" + ("\ttable-only" if n in table_only else "")
+              for n in sorted(refused)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# ---- the live policy of a connected adapter -------------------------------------------------
+
+def live_policy(adapter: Any) -> FunctionPolicy | None:
+    """The function policy for ``adapter``'s session, read from the engine's own metadata
+    once per session (a reconnect reads it again); None where the engine publishes none.
+    When the metadata cannot be read, the shipped snapshot stands in."""
+    dialect = getattr(adapter, "dialect", "")
+    if dialect not in SNAPSHOTS:
+        return None
+    conn = getattr(adapter, "conn", None)
+    cached = getattr(adapter, "_sqlnb_function_policy", None)
+    if cached is not None and cached[0] is conn:
+        return cached[1]
+    lock = getattr(adapter, "_lock", None)
+
+    def query(sql: str) -> Sequence[Sequence[Any]]:
+        # the adapter's lock: a driver connection is not safe to share between threads
+        with lock if lock is not None else _NO_LOCK:
+            if dialect == "duckdb":
+                return adapter.conn.execute(sql).fetchall()
+            return adapter._catalog_rows(sql)
+
+    try:
+        if dialect == "duckdb":
+            policy = duckdb_policy(query)
+        else:
+            policy = postgres_policy(query, engine=getattr(adapter, "display_name", "PostgreSQL"))
+    except Exception as exc:
+        _log.warning("could not read the function metadata of %s (%s); the guard uses "
+                     "sqlnb's snapshot", getattr(adapter, "display_name", dialect), exc)
+        policy = snapshot_policy(dialect)
+    adapter._sqlnb_function_policy = (conn, policy)
+    return policy
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+_NO_LOCK = _NoLock()
