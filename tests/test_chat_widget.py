@@ -183,6 +183,23 @@ def test_a_clarification_is_answered_as_a_follow_up(shell, seeded, tmp_path):
     assert history[0]["status"] == "needs_clarification"
 
 
+@pytest.mark.engines(["sqlite"])
+def test_new_conversation_forgets_the_earlier_questions(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL", sql_block(COUNT), "FINAL",
+                                   sql_block(COUNT), "FINAL"))
+    ask(chat, "How many customers?")
+    ask(chat, "Really?")
+    agent = shell._sqlnb_ask.agent
+    assert [t["question"] for t in agent.history("shop")] == ["How many customers?", "Really?"]
+    chat.new_button.click()
+    assert "starts a new conversation" in status_text(chat)
+    ask(chat, "Count the customers")
+    assert [t["question"] for t in agent.history("shop")] == ["Count the customers"]
+    ask(chat, "Again?")  # only the next question starts over
+    assert [t["question"] for t in agent.history("shop")] == ["Count the customers", "Again?"]
+
+
 @pytest.mark.engines(["sqlite", "duckdb"])
 def test_stop_ends_the_turn_and_the_next_question_works(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
@@ -230,6 +247,93 @@ def test_a_double_click_on_ask_starts_one_run(shell, seeded, tmp_path, monkeypat
     chat.stop_button.click()
     assert chat.wait(30) and chat.turns[0].done["status"] == "stopped"
     assert len(started) == 1
+
+
+@pytest.mark.engines(["sqlite"])
+def test_one_question_at_a_time_per_kernel(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    slow = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30))
+    other = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
+    slow.question.value = "How many customers?"
+    slow.ask_button.click()
+    other.question.value = "And how many orders?"
+    other.ask_button.click()
+    assert other.turns == [] and not other.ask_button.disabled
+    assert status_text(other).startswith("A question is still being answered in this kernel")
+    slow.stop_button.click()
+    assert slow.wait(30)
+    assert ask(other).done["status"] == "success"  # the question was kept; now it runs
+
+
+class PanelComm:
+    """The sqlnb panel's end of the comm, as the bridge sees it: what it was sent."""
+
+    def __init__(self):
+        self.sent: list[dict] = []
+        self._closed = False
+        self.on_message = None
+
+    def send(self, data=None, metadata=None, buffers=None):
+        self.sent.append(json.loads(json.dumps(data)))
+
+    def close(self, data=None, metadata=None, buffers=None, deleting=False):
+        self._closed = True
+
+    def on_msg(self, callback):
+        self.on_message = callback
+
+    def on_close(self, callback):
+        pass
+
+    def request(self, kind: str, **fields) -> dict:
+        rid = f"r{len(self.sent)}"
+        self.on_message({"content": {"comm_id": "panel", "data": {"v": 1, "type": kind, "id": rid, **fields}}})
+        return next(m for m in self.sent if m.get("type") == "reply" and m.get("id") == rid)
+
+
+class ExecutingKernel:
+    """The kernel's parent message while JupyterLab runs the cell with id ``cell_id``."""
+
+    def __init__(self, cell_id: str):
+        self.parent = {"header": {}, "metadata": {"cellId": cell_id}}
+
+    def get_parent(self, channel=None):
+        return self.parent
+
+
+@pytest.mark.engines(["sqlite"])
+def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait(shell, seeded, tmp_path):
+    from sqlnb.bridge.comm import Bridge
+
+    bridge = shell._sqlnb_bridge = Bridge(shell, kernel=ExecutingKernel("chat-cell"))
+    try:
+        panel = PanelComm()
+        bridge.open(panel, {})
+        assert panel.request("hello", client={"name": "test"}, protocol=1, notebook="t.ipynb")["ok"]
+        run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+        chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
+        assert chat.cell_id == "chat-cell"
+        bridge.kernel.parent = {"header": {}, "metadata": {}}  # the cell finished
+
+        # the panel's question runs: the chat's waits for it
+        reply = panel.request("ask", question="How many orders?",
+                              model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30))
+        assert reply["ok"], reply
+        chat.question.value = "How many customers?"
+        chat.ask_button.click()
+        assert chat.turns == [] and "sqlnb panel" in status_text(chat)
+        assert panel.request("stop", run=reply["data"]["run"])["ok"]
+        assert bridge.run.wait(30)
+
+        turn = ask(chat)
+        assert turn.done["status"] == "success"
+        turn.insert_button.click()
+        inserts = [m for m in panel.sent if m.get("type") == "insert_cell"]
+        assert inserts == [{"v": 1, "type": "insert_cell", "source": turn.done["cell"],
+                            "cell_id": "chat-cell", "run": False}]
+        assert shell.rl_next_input is None and "inserted below the chat" in turn.note.value
+    finally:
+        del shell._sqlnb_bridge
 
 
 # ---------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import html
 import threading
+import weakref
 from typing import Any, Callable
 
 from sqlnb import errors
@@ -243,9 +244,13 @@ class Turn:
         cell = (self.done or {}).get("cell")
         if not cell:
             return
-        self.chat.shell.set_next_input(cell, replace=False)
-        self.note.value = (f'<span style="{_MUTED}">The %%sql cell appears below the next cell you '
-                           "run.</span>")
+        bridge = getattr(self.chat.shell, "_sqlnb_bridge", None)
+        if bridge is not None and self.chat.cell_id and bridge.insert_cell(cell, self.chat.cell_id):
+            note = "The %%sql cell was inserted below the chat's cell."  # the sqlnb panel is open
+        else:
+            self.chat.shell.set_next_input(cell, replace=False)
+            note = "The %%sql cell appears below the next cell you run."
+        self.note.value = f'<span style="{_MUTED}">{_esc(note)}</span>'
 
     def copy(self) -> None:
         sql = (self.done or {}).get("sql") or ""
@@ -289,6 +294,7 @@ class ChatWidget:
         self.model = model
         self.rows = rows
         self._run_factory = run_factory
+        self.cell_id = _current_cell_id(shell)  # the cell showing the chat (JupyterLab sends it)
         self._lock = threading.RLock()
         self._busy = False
         self._syncing = False
@@ -403,6 +409,7 @@ class ChatWidget:
             if self._busy:
                 return False  # a second click while a run goes does nothing
             self._say("")
+            _check_kernel_free(self.shell)
             entry = self.manager.get_entry(connection)  # no connection: a clear error
             settings = self.ask_magic.settings(no_data=False, connection=entry.name)
             model = self.model if self.model is not None else (self.ask_magic.model or None)
@@ -417,6 +424,7 @@ class ChatWidget:
             turn.run = run
             self._busy = True
             self.run = run
+            _RUNS.add(run)
             self.turns.append(turn)
             self.transcript.children = (*self.transcript.children, turn.box)
             self.ask_button.disabled = True
@@ -427,6 +435,7 @@ class ChatWidget:
                 run.start()
             except BaseException as exc:
                 turn.outcome.value = f'<div style="{_BAD}">✗ {_esc(exc)}</div>'
+                _RUNS.discard(run)
                 self._end_run()
                 raise
             self._new = False
@@ -478,6 +487,27 @@ class ChatWidget:
                 self.run.stop()
             for widget in _walk(self.view):
                 widget.close()
+
+
+# Runs of every chat in this kernel: one question at a time per kernel, as for the panel
+# (two turns at once on one connection would interleave in its conversation).
+_RUNS: weakref.WeakSet = weakref.WeakSet()
+
+
+def _check_kernel_free(shell) -> None:
+    bridge = getattr(shell, "_sqlnb_bridge", None)
+    panel_run = getattr(bridge, "run", None)
+    if any(not r.done for r in list(_RUNS)) or (panel_run is not None and not panel_run.done):
+        raise errors.UsageError("A question is still being answered in this kernel (in another "
+                                "chat or the sqlnb panel)", hint="wait for it to end, or stop it there")
+
+
+def _current_cell_id(shell) -> str | None:
+    bridge = getattr(shell, "_sqlnb_bridge", None)
+    try:
+        return bridge.current_cell_id() if bridge is not None else None
+    except Exception:
+        return None
 
 
 def _walk(widget):
