@@ -1,0 +1,505 @@
+/**
+ * One notebook's conversation with sqlnb: turns, the reduction of streamed
+ * run events into a turn's view model, history selection for `ask`, and the
+ * (de)serialization into the notebook metadata key `sqlnb.chat`.
+ *
+ * Plain TypeScript, no JupyterLab imports (unit-tested under node).
+ */
+import {
+  DONE_STATUSES,
+  DoneStatus,
+  ErrorInfo,
+  RunEvent
+} from './protocol';
+
+export const CHAT_VERSION = 1;
+/** Turns kept in a notebook's metadata. */
+export const MAX_SAVED_TURNS = 50;
+/** Longest SQL / error text kept per saved step. */
+const MAX_STEP_TEXT = 2000;
+
+export type TurnStatus = 'running' | DoneStatus;
+
+export interface Step {
+  kind: 'attempt' | 'reply' | 'note';
+  /** attempt number (attempt) or iteration (reply) */
+  n?: number;
+  max?: number;
+  sql?: string | null;
+  ok?: boolean;
+  rowCount?: number | null;
+  truncated?: boolean;
+  errorKind?: string | null;
+  error?: string | null;
+  candidates?: number | null;
+  text?: string;
+}
+
+export interface Turn {
+  /** local id (stable across reloads) */
+  id: string;
+  /** the kernel's run id while known */
+  run: string | null;
+  question: string;
+  connection: string | null;
+  status: TurnStatus;
+  sql: string | null;
+  cell: string | null;
+  questions: string[];
+  columns: string[];
+  rows: unknown[][];
+  rowCount: number | null;
+  steps: Step[];
+  error: ErrorInfo | null;
+  /** true when this turn answers a clarification of the turn before it */
+  followUp?: boolean;
+}
+
+export interface HistoryItem {
+  question: string;
+  status: string;
+  sql: string | null;
+}
+
+let _counter = 0;
+export function newTurnId(): string {
+  _counter += 1;
+  return `t${Date.now().toString(36)}${_counter.toString(36)}`;
+}
+
+export function newTurn(
+  question: string,
+  connection: string | null,
+  followUp = false
+): Turn {
+  return {
+    id: newTurnId(),
+    run: null,
+    question,
+    connection,
+    status: 'running',
+    sql: null,
+    cell: null,
+    questions: [],
+    columns: [],
+    rows: [],
+    rowCount: null,
+    steps: [],
+    error: null,
+    followUp
+  };
+}
+
+export function isFinished(turn: Turn): boolean {
+  return turn.status !== 'running';
+}
+
+function num(x: unknown): number | undefined {
+  return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
+}
+
+function str(x: unknown): string | null {
+  return typeof x === 'string' ? x : null;
+}
+
+function candidateCount(x: unknown): number | null {
+  if (typeof x === 'number') {
+    return x;
+  }
+  if (Array.isArray(x)) {
+    return x.length;
+  }
+  return null;
+}
+
+function clarifyList(x: unknown): string[] {
+  if (Array.isArray(x)) {
+    return x.filter(q => typeof q === 'string' && q.trim() !== '');
+  }
+  if (typeof x === 'string' && x.trim() !== '') {
+    return [x];
+  }
+  return [];
+}
+
+/**
+ * Reduce one streamed event into a new turn (the input is not modified).
+ * `rowsShown` bounds the result rows kept.
+ */
+export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn {
+  const t: Turn = { ...turn, steps: [...turn.steps] };
+  switch (event.type) {
+    case 'started': {
+      if (event.connection) {
+        t.connection = event.connection;
+      }
+      const model = event.model ? event.model : 'the default model';
+      const on = event.connection
+        ? ` on ${event.connection}${event.dialect ? ` (${event.dialect})` : ''}`
+        : '';
+      t.steps.push({
+        kind: 'note',
+        text: `Asking ${model}${on}, up to ${event.max_iterations ?? '?'} attempts`
+      });
+      break;
+    }
+    case 'reply': {
+      const clarify = clarifyList(event.clarify);
+      let text: string;
+      if (event.model_error) {
+        text = `The model's reply could not be used: ${event.model_error}`;
+      } else if (clarify.length) {
+        text = 'The model asks for a clarification';
+      } else if (event.final) {
+        text = 'The model accepts the result';
+      } else if (event.sql) {
+        text = 'The model wrote a query';
+      } else {
+        text = 'The model replied';
+      }
+      t.steps.push({
+        kind: 'reply',
+        n: num(event.iteration),
+        max: num(event.max_iterations),
+        sql: event.final ? null : str(event.sql),
+        candidates: candidateCount(event.candidates),
+        text
+      });
+      break;
+    }
+    case 'attempt': {
+      t.steps.push({
+        kind: 'attempt',
+        n: num(event.n),
+        max: num(event.max_iterations),
+        sql: str(event.sql),
+        ok: event.ok === true,
+        rowCount: num(event.row_count) ?? null,
+        truncated: event.truncated === true,
+        errorKind: str(event.error_kind),
+        error: str(event.error),
+        candidates: num(event.candidates) ?? null
+      });
+      if (event.sql) {
+        t.sql = event.sql;
+      }
+      break;
+    }
+    case 'done': {
+      t.status = DONE_STATUSES.includes(event.status) ? event.status : 'error';
+      t.sql = str(event.sql) ?? (t.status === 'success' ? t.sql : t.sql);
+      t.cell = str(event.cell);
+      t.questions = clarifyList(event.questions);
+      t.columns = Array.isArray(event.columns) ? event.columns.map(String) : [];
+      t.rows = Array.isArray(event.rows)
+        ? event.rows.slice(0, Math.max(0, rowsShown)).map(r =>
+            Array.isArray(r) ? r : [r]
+          )
+        : [];
+      t.rowCount = num(event.row_count) ?? null;
+      if (event.connection) {
+        t.connection = event.connection;
+      }
+      if (event.error) {
+        t.error = event.error;
+      } else if (t.status === 'stopped') {
+        t.error = { kind: 'stopped', message: 'Stopped.' };
+      } else if (t.status === 'failed') {
+        t.error = {
+          kind: 'failed',
+          message: event.stop_reason
+            ? `No working query: ${event.stop_reason}.`
+            : 'No working query was found.'
+        };
+      } else if (t.status === 'error') {
+        t.error = { kind: 'error', message: 'The run ended with an error.' };
+      }
+      break;
+    }
+  }
+  return t;
+}
+
+/** End a running turn locally (kernel died, restarted, comm lost). */
+export function failTurn(turn: Turn, info: ErrorInfo): Turn {
+  if (isFinished(turn)) {
+    return turn;
+  }
+  return { ...turn, status: 'error', error: info };
+}
+
+/**
+ * The earlier turns sent with `ask` as `history`: finished turns on the same
+ * connection (oldest first, at most `limit`), without turns that never reached
+ * the model (status `error`).
+ */
+export function selectHistory(
+  turns: ReadonlyArray<Turn>,
+  connection: string | null,
+  limit = 6
+): HistoryItem[] {
+  const picked = turns.filter(
+    t =>
+      isFinished(t) &&
+      t.status !== 'error' &&
+      (connection === null || t.connection === connection)
+  );
+  return picked.slice(Math.max(0, picked.length - limit)).map(t => ({
+    question: t.question,
+    status: t.status,
+    sql: t.sql
+  }));
+}
+
+function clip(s: string | null | undefined): string | null {
+  if (typeof s !== 'string') {
+    return null;
+  }
+  return s.length > MAX_STEP_TEXT ? s.slice(0, MAX_STEP_TEXT) + '…' : s;
+}
+
+function compactStep(s: Step): Step {
+  const out: Step = { kind: s.kind };
+  for (const key of ['n', 'max', 'ok', 'rowCount', 'truncated', 'errorKind', 'candidates', 'text'] as const) {
+    if (s[key] !== undefined && s[key] !== null) {
+      (out as any)[key] = s[key];
+    }
+  }
+  if (s.sql) {
+    out.sql = clip(s.sql);
+  }
+  if (s.error) {
+    out.error = clip(s.error);
+  }
+  return out;
+}
+
+export interface SavedChat {
+  version: number;
+  turns: Record<string, unknown>[];
+}
+
+/** The metadata value `sqlnb.chat` of a conversation. */
+export function serializeChat(turns: ReadonlyArray<Turn>, rowsShown: number): SavedChat {
+  const kept = turns.slice(Math.max(0, turns.length - MAX_SAVED_TURNS));
+  return {
+    version: CHAT_VERSION,
+    turns: kept.map(t => ({
+      id: t.id,
+      question: t.question,
+      connection: t.connection,
+      status: t.status,
+      sql: t.sql,
+      cell: t.cell,
+      questions: t.questions,
+      columns: t.columns,
+      rows: t.rows.slice(0, Math.max(0, rowsShown)).map(r => r.map(jsonSafe)),
+      steps: t.steps.map(compactStep),
+      error: t.error,
+      ...(t.followUp ? { followUp: true } : {})
+    }))
+  };
+}
+
+function jsonSafe(v: unknown): unknown {
+  if (v === undefined || typeof v === 'function') {
+    return null;
+  }
+  if (typeof v === 'number' && !Number.isFinite(v)) {
+    return String(v);
+  }
+  return v;
+}
+
+/**
+ * Turns from the metadata value `sqlnb.chat` (anything malformed is dropped;
+ * a turn saved while still running comes back as interrupted).
+ */
+export function deserializeChat(value: unknown): Turn[] {
+  if (typeof value !== 'object' || value === null) {
+    return [];
+  }
+  const v = value as Record<string, unknown>;
+  if (v.version !== CHAT_VERSION || !Array.isArray(v.turns)) {
+    return [];
+  }
+  const turns: Turn[] = [];
+  for (const raw of v.turns) {
+    if (typeof raw !== 'object' || raw === null) {
+      continue;
+    }
+    const r = raw as Record<string, any>;
+    if (typeof r.question !== 'string') {
+      continue;
+    }
+    let status: TurnStatus = DONE_STATUSES.includes(r.status) ? r.status : 'error';
+    let error: ErrorInfo | null =
+      r.error && typeof r.error.message === 'string'
+        ? { kind: String(r.error.kind ?? 'error'), message: r.error.message, hint: r.error.hint ?? null }
+        : null;
+    if (r.status === 'running') {
+      status = 'error';
+      error = {
+        kind: 'interrupted',
+        message: 'This answer was interrupted (the page was reloaded or the kernel restarted).'
+      };
+    }
+    turns.push({
+      id: typeof r.id === 'string' ? r.id : newTurnId(),
+      run: null,
+      question: r.question,
+      connection: typeof r.connection === 'string' ? r.connection : null,
+      status,
+      sql: typeof r.sql === 'string' ? r.sql : null,
+      cell: typeof r.cell === 'string' ? r.cell : null,
+      questions: clarifyList(r.questions),
+      columns: Array.isArray(r.columns) ? r.columns.map(String) : [],
+      rows: Array.isArray(r.rows) ? r.rows.filter(Array.isArray) : [],
+      rowCount: typeof r.rowCount === 'number' ? r.rowCount : null,
+      steps: Array.isArray(r.steps)
+        ? r.steps.filter(
+            (s: any) => s && ['attempt', 'reply', 'note'].includes(s.kind)
+          )
+        : [],
+      error,
+      followUp: r.followUp === true
+    });
+  }
+  return turns;
+}
+
+/** Short text of an attempt / reply / note step, as the panel shows it. */
+export function stepLabel(step: Step): string {
+  if (step.kind === 'attempt') {
+    const of = step.max ? ` of ${step.max}` : '';
+    const cands =
+      step.candidates && step.candidates > 1 ? ` (${step.candidates} candidates tried)` : '';
+    if (step.ok) {
+      const rows =
+        step.rowCount === null || step.rowCount === undefined
+          ? 'ran'
+          : `${step.rowCount}${step.truncated ? '+' : ''} row${step.rowCount === 1 ? '' : 's'}`;
+      return `Attempt ${step.n ?? '?'}${of}: ✓ ${rows}${cands}`;
+    }
+    const kind = step.errorKind ? `${step.errorKind}: ` : '';
+    return `Attempt ${step.n ?? '?'}${of}: ✗ ${kind}${step.error ?? 'failed'}${cands}`;
+  }
+  if (step.kind === 'reply') {
+    const cands =
+      step.candidates && step.candidates > 1 ? ` (${step.candidates} candidates)` : '';
+    return `${step.text ?? 'The model replied'}${cands}`;
+  }
+  return step.text ?? '';
+}
+
+/** The message shown in `.sqlnb-error` for a turn that did not succeed. */
+export function turnErrorText(turn: Turn): string | null {
+  if (turn.status === 'running' || turn.status === 'success' || turn.status === 'needs_clarification') {
+    return null;
+  }
+  if (!turn.error) {
+    return turn.status === 'stopped' ? 'Stopped.' : 'No answer.';
+  }
+  const hint = turn.error.hint ? ` ${turn.error.hint}` : '';
+  return `${turn.error.message}${hint}`;
+}
+
+/**
+ * The turns of one notebook, updated in place; `onChange` listeners hear of
+ * every change (the JupyterLab model turns them into a Signal).
+ */
+export class Conversation {
+  private _turns: Turn[] = [];
+  private _listeners = new Set<(turn: Turn | null) => void>();
+  /** run ids of this conversation's runs (done or not) */
+  private _runs = new Map<string, string>();
+
+  constructor(turns: Turn[] = []) {
+    this._turns = turns;
+  }
+
+  get turns(): ReadonlyArray<Turn> {
+    return this._turns;
+  }
+
+  /** The turn still waiting for its `done`, if any. */
+  get running(): Turn | null {
+    return this._turns.find(t => t.status === 'running') ?? null;
+  }
+
+  onChange(fn: (turn: Turn | null) => void): () => void {
+    this._listeners.add(fn);
+    return () => this._listeners.delete(fn);
+  }
+
+  private _emit(turn: Turn | null): void {
+    for (const fn of [...this._listeners]) {
+      fn(turn);
+    }
+  }
+
+  /** Replace every turn (loaded from metadata). */
+  reset(turns: Turn[]): void {
+    this._turns = turns;
+    this._runs.clear();
+    this._emit(null);
+  }
+
+  /** A new running turn for a question. */
+  start(question: string, connection: string | null, followUp = false): Turn {
+    const turn = newTurn(question, connection, followUp);
+    this._turns = [...this._turns, turn];
+    this._emit(turn);
+    return turn;
+  }
+
+  /** Drop a turn whose ask never started (the question goes back to the box). */
+  remove(turnId: string): void {
+    this._turns = this._turns.filter(t => t.id !== turnId);
+    this._emit(null);
+  }
+
+  find(turnId: string): Turn | null {
+    return this._turns.find(t => t.id === turnId) ?? null;
+  }
+
+  hasRun(run: string): boolean {
+    return this._runs.has(run);
+  }
+
+  bindRun(turnId: string, run: string): void {
+    this._runs.set(run, turnId);
+    this._update(turnId, t => ({ ...t, run }));
+  }
+
+  /** Reduce one event of a run of this conversation; returns the turn or null. */
+  applyEvent(run: string, event: RunEvent, rowsShown: number): Turn | null {
+    const turnId = this._runs.get(run);
+    if (!turnId) {
+      return null;
+    }
+    return this._update(turnId, t => (isFinished(t) ? t : applyEvent(t, event, rowsShown)));
+  }
+
+  /** End a turn (or every running turn) locally with an error. */
+  fail(info: ErrorInfo, turnId?: string): void {
+    for (const t of this._turns) {
+      if (t.status === 'running' && (turnId === undefined || t.id === turnId)) {
+        this._update(t.id, x => failTurn(x, info));
+      }
+    }
+  }
+
+  private _update(turnId: string, fn: (t: Turn) => Turn): Turn | null {
+    const i = this._turns.findIndex(t => t.id === turnId);
+    if (i < 0) {
+      return null;
+    }
+    const next = fn(this._turns[i]);
+    if (next !== this._turns[i]) {
+      this._turns = [...this._turns.slice(0, i), next, ...this._turns.slice(i + 1)];
+      this._emit(next);
+    }
+    return next;
+  }
+}

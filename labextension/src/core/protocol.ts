@@ -1,0 +1,332 @@
+/**
+ * The sqlnb kernel <-> panel comm protocol (docs/protocol.md), version 1.
+ *
+ * Plain TypeScript: message types, parsing and request/reply bookkeeping.
+ * No JupyterLab imports, so it is unit-tested under node.
+ */
+
+export const PROTOCOL_VERSION = 1;
+export const COMM_TARGET = 'sqlnb';
+
+export interface ErrorInfo {
+  kind: string;
+  message: string;
+  hint?: string | null;
+}
+
+export interface ConnectionInfo {
+  name: string;
+  engine: string;
+  url: string;
+  readonly?: boolean;
+  active?: boolean;
+}
+
+export interface ConnectionsData {
+  connections: ConnectionInfo[];
+  active: string | null;
+}
+
+export interface HelloData extends ConnectionsData {
+  protocol: number;
+  sqlnb?: string;
+  python?: string;
+}
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+  nullable?: boolean;
+  pk?: boolean;
+  fk?: string | null;
+}
+
+export interface TableInfo {
+  schema?: string | null;
+  name: string;
+  kind?: string;
+  comment?: string | null;
+  columns: ColumnInfo[];
+}
+
+export interface SchemaData {
+  connection: string;
+  dialect?: string;
+  tables: TableInfo[];
+}
+
+export type DoneStatus =
+  | 'success'
+  | 'failed'
+  | 'needs_clarification'
+  | 'stopped'
+  | 'error';
+
+export const DONE_STATUSES: ReadonlyArray<DoneStatus> = [
+  'success',
+  'failed',
+  'needs_clarification',
+  'stopped',
+  'error'
+];
+
+export interface StartedEvent {
+  type: 'started';
+  question?: string;
+  connection?: string;
+  dialect?: string;
+  model?: string;
+  max_iterations?: number;
+}
+
+export interface ReplyEvent {
+  type: 'reply';
+  iteration?: number;
+  max_iterations?: number;
+  sql?: string | null;
+  final?: boolean;
+  clarify?: string[] | string | null;
+  candidates?: unknown;
+  model_error?: string | null;
+}
+
+export interface AttemptEvent {
+  type: 'attempt';
+  n?: number;
+  max_iterations?: number;
+  sql?: string | null;
+  ok?: boolean;
+  row_count?: number | null;
+  truncated?: boolean;
+  error_kind?: string | null;
+  error?: string | null;
+  elapsed?: number | null;
+  candidates?: number | null;
+}
+
+export interface DoneEvent {
+  type: 'done';
+  status: DoneStatus;
+  stop_reason?: string | null;
+  sql?: string | null;
+  questions?: string[] | null;
+  columns?: string[] | null;
+  rows?: unknown[][] | null;
+  row_count?: number | null;
+  cell?: string | null;
+  connection?: string | null;
+  iterations?: number | null;
+  usage?: unknown;
+  elapsed?: number | null;
+  error?: ErrorInfo | null;
+}
+
+export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | DoneEvent;
+
+export interface ReplyMessage {
+  v: number;
+  type: 'reply';
+  id: string;
+  ok: boolean;
+  data?: any;
+  error?: ErrorInfo;
+}
+
+export interface EventMessage {
+  v: number;
+  type: 'event';
+  run: string;
+  event: RunEvent;
+}
+
+export interface InsertCellMessage {
+  v: number;
+  type: 'insert_cell';
+  source: string;
+  cell_id: string | null;
+  run: boolean;
+}
+
+export interface SupersededMessage {
+  v: number;
+  type: 'superseded';
+}
+
+export type KernelMessage =
+  | ReplyMessage
+  | EventMessage
+  | InsertCellMessage
+  | SupersededMessage;
+
+export type ParseResult =
+  | { ok: true; message: KernelMessage }
+  | { ok: false; reason: string; mismatch?: boolean };
+
+function isObject(x: unknown): x is Record<string, any> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/**
+ * Validate one message from the kernel. Unknown or malformed messages are
+ * reported (never thrown) so one bad message cannot break the panel.
+ */
+export function parseKernelMessage(data: unknown): ParseResult {
+  if (!isObject(data)) {
+    return { ok: false, reason: 'the message is not a JSON object' };
+  }
+  if (data.v !== PROTOCOL_VERSION) {
+    return {
+      ok: false,
+      mismatch: true,
+      reason: `the kernel speaks panel protocol version ${String(data.v)}, this panel speaks version ${PROTOCOL_VERSION}`
+    };
+  }
+  switch (data.type) {
+    case 'reply':
+      if (typeof data.id !== 'string' || typeof data.ok !== 'boolean') {
+        return { ok: false, reason: 'a reply without id or ok' };
+      }
+      return { ok: true, message: data as ReplyMessage };
+    case 'event':
+      if (
+        typeof data.run !== 'string' ||
+        !isObject(data.event) ||
+        typeof data.event.type !== 'string'
+      ) {
+        return { ok: false, reason: 'an event without run or event type' };
+      }
+      if (!['started', 'reply', 'attempt', 'done'].includes(data.event.type)) {
+        return {
+          ok: false,
+          reason: `an event of unknown type ${data.event.type}`
+        };
+      }
+      return { ok: true, message: data as EventMessage };
+    case 'insert_cell':
+      if (typeof data.source !== 'string') {
+        return { ok: false, reason: 'insert_cell without source' };
+      }
+      return {
+        ok: true,
+        message: {
+          v: PROTOCOL_VERSION,
+          type: 'insert_cell',
+          source: data.source,
+          cell_id: typeof data.cell_id === 'string' ? data.cell_id : null,
+          run: data.run === true
+        }
+      };
+    case 'superseded':
+      return { ok: true, message: { v: PROTOCOL_VERSION, type: 'superseded' } };
+    default:
+      return {
+        ok: false,
+        reason: `a message of unknown type ${String(data.type)}`
+      };
+  }
+}
+
+/** An error reply (or a local failure) of one request. */
+export class RequestError extends Error {
+  readonly kind: string;
+  readonly hint: string | null;
+  constructor(info: ErrorInfo) {
+    super(info.message);
+    this.kind = info.kind;
+    this.hint = info.hint ?? null;
+  }
+  get info(): ErrorInfo {
+    return { kind: this.kind, message: this.message, hint: this.hint };
+  }
+}
+
+interface Pending {
+  resolve: (data: any) => void;
+  reject: (err: RequestError) => void;
+}
+
+/**
+ * Request ids and their pending promises: one reply per request id.
+ */
+export class RequestTracker {
+  private _pending = new Map<string, Pending>();
+  private _next = 0;
+  private _prefix: string;
+
+  constructor(prefix?: string) {
+    this._prefix = prefix ?? Math.random().toString(36).slice(2, 8);
+  }
+
+  /** Build a request message and the promise of its reply's data. */
+  make(
+    type: string,
+    fields: Record<string, unknown> = {}
+  ): { message: Record<string, unknown>; reply: Promise<any> } {
+    const id = `${this._prefix}-${++this._next}`;
+    const reply = new Promise<any>((resolve, reject) => {
+      this._pending.set(id, { resolve, reject });
+    });
+    return {
+      message: { ...fields, v: PROTOCOL_VERSION, type, id },
+      reply
+    };
+  }
+
+  /** Settle the request a reply answers; false when no such request waits. */
+  handleReply(msg: ReplyMessage): boolean {
+    const pending = this._pending.get(msg.id);
+    if (!pending) {
+      return false;
+    }
+    this._pending.delete(msg.id);
+    if (msg.ok) {
+      pending.resolve(msg.data ?? {});
+    } else {
+      pending.reject(
+        new RequestError(
+          msg.error ?? { kind: 'error', message: 'The kernel refused the request.' }
+        )
+      );
+    }
+    return true;
+  }
+
+  /** Fail one request locally (e.g. the message could not be sent). */
+  fail(id: string, info: ErrorInfo): void {
+    const pending = this._pending.get(id);
+    if (pending) {
+      this._pending.delete(id);
+      pending.reject(new RequestError(info));
+    }
+  }
+
+  /** Fail every waiting request (comm closed, kernel restarted). */
+  failAll(info: ErrorInfo): void {
+    const all = [...this._pending.values()];
+    this._pending.clear();
+    for (const p of all) {
+      p.reject(new RequestError(info));
+    }
+  }
+
+  get size(): number {
+    return this._pending.size;
+  }
+}
+
+/** A person-readable sentence for an error reply. */
+export function describeError(info: ErrorInfo): string {
+  switch (info.kind) {
+    case 'protocol_mismatch':
+      return (
+        "The kernel's sqlnb and this JupyterLab extension speak different panel protocols. " +
+        'Install the same sqlnb version in the kernel environment and in JupyterLab, then restart the kernel.'
+      );
+    case 'busy':
+      return 'A question is still being answered in this kernel; wait for it or press Stop.';
+    default: {
+      const hint = info.hint ? ` ${info.hint}` : '';
+      return `${info.message}${hint}`;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  applyEvent,
+  Conversation,
+  deserializeChat,
+  newTurn,
+  selectHistory,
+  serializeChat,
+  stepLabel,
+  Turn,
+  turnErrorText
+} from '../src/core/conversation';
+
+function finished(question: string, connection: string, status: Turn['status'], sql: string | null): Turn {
+  return { ...newTurn(question, connection), status, sql };
+}
+
+test('a successful run reduces to steps, SQL, cell and a bounded result', () => {
+  let t = newTurn('how many users?', 'db');
+  t = applyEvent(t, { type: 'started', question: 'how many users?', connection: 'db', dialect: 'duckdb', model: 'scripted:x', max_iterations: 5 }, 3);
+  t = applyEvent(t, { type: 'reply', iteration: 1, max_iterations: 5, sql: 'select count(*) from user', final: false }, 3);
+  t = applyEvent(t, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select count(*) from user', ok: false, error_kind: 'CatalogError', error: 'no table user' }, 3);
+  t = applyEvent(t, { type: 'attempt', n: 2, max_iterations: 5, sql: 'select count(*) from users', ok: true, row_count: 1, candidates: 3 }, 3);
+  t = applyEvent(t, {
+    type: 'done', status: 'success', sql: 'select count(*) from users', cell: '%%sql --conn db\nselect count(*) from users',
+    columns: ['n'], rows: [[1], [2], [3], [4], [5]], row_count: 5, connection: 'db'
+  }, 3);
+  assert.equal(t.status, 'success');
+  assert.deepEqual(t.steps.map(s => s.kind), ['note', 'reply', 'attempt', 'attempt']);
+  assert.equal(t.steps[2].ok, false);
+  assert.equal(stepLabel(t.steps[2]), 'Attempt 1 of 5: ✗ CatalogError: no table user');
+  assert.equal(stepLabel(t.steps[3]), 'Attempt 2 of 5: ✓ 1 row (3 candidates tried)');
+  assert.match(stepLabel(t.steps[0]), /Asking scripted:x on db \(duckdb\), up to 5 attempts/);
+  assert.equal(t.cell, '%%sql --conn db\nselect count(*) from users');
+  assert.deepEqual(t.rows, [[1], [2], [3]]);
+  assert.equal(t.rowCount, 5);
+  assert.equal(turnErrorText(t), null);
+});
+
+test('applyEvent does not modify the turn it is given', () => {
+  const t = newTurn('q', 'db');
+  const next = applyEvent(t, { type: 'attempt', n: 1, ok: true, row_count: 0 }, 10);
+  assert.equal(t.steps.length, 0);
+  assert.equal(next.steps.length, 1);
+});
+
+test('stopped, failed, error and clarification runs', () => {
+  const stopped = applyEvent(newTurn('q', 'db'), { type: 'done', status: 'stopped' }, 10);
+  assert.equal(turnErrorText(stopped), 'Stopped.');
+  const failed = applyEvent(newTurn('q', 'db'), { type: 'done', status: 'failed', stop_reason: 'max_iterations' }, 10);
+  assert.equal(turnErrorText(failed), 'No working query: max_iterations.');
+  const error = applyEvent(newTurn('q', 'db'), {
+    type: 'done', status: 'error', error: { kind: 'ModelError', message: 'The model timed out.', hint: 'Try again.' }
+  }, 10);
+  assert.equal(turnErrorText(error), 'The model timed out. Try again.');
+  const clar = applyEvent(newTurn('q', 'db'), { type: 'done', status: 'needs_clarification', questions: ['Which year?', ''] }, 10);
+  assert.deepEqual(clar.questions, ['Which year?']);
+  assert.equal(turnErrorText(clar), null);
+});
+
+test('history: finished turns of the connection, oldest first, bounded, no errors', () => {
+  const turns = [
+    finished('a', 'db', 'success', 'select 1'),
+    finished('b', 'other', 'success', 'select 2'),
+    finished('c', 'db', 'error', null),
+    finished('d', 'db', 'needs_clarification', null),
+    finished('e', 'db', 'failed', 'select x'),
+    newTurn('running', 'db')
+  ];
+  assert.deepEqual(selectHistory(turns, 'db'), [
+    { question: 'a', status: 'success', sql: 'select 1' },
+    { question: 'd', status: 'needs_clarification', sql: null },
+    { question: 'e', status: 'failed', sql: 'select x' }
+  ]);
+  assert.deepEqual(selectHistory(turns, 'db', 1).map(h => h.question), ['e']);
+  assert.deepEqual(selectHistory([], 'db'), []);
+});
+
+test('metadata round trip keeps the turn, bounds rows, marks running turns interrupted', () => {
+  let done = newTurn('how many?', 'db');
+  done = applyEvent(done, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select 1', ok: true, row_count: 1 }, 10);
+  done = applyEvent(done, { type: 'done', status: 'success', sql: 'select 1', cell: 'c', columns: ['x'], rows: [[1], [2], [3]], row_count: 3 }, 10);
+  const running = newTurn('still going', 'db');
+  const saved = JSON.parse(JSON.stringify(serializeChat([done, running], 2)));
+  assert.equal(saved.version, 1);
+  assert.deepEqual(saved.turns[0].rows, [[1], [2]]);
+  const back = deserializeChat(saved);
+  assert.equal(back.length, 2);
+  assert.equal(back[0].question, 'how many?');
+  assert.equal(back[0].status, 'success');
+  assert.equal(back[0].sql, 'select 1');
+  assert.equal(back[0].cell, 'c');
+  assert.equal(back[0].steps.length, 1);
+  assert.equal(back[0].steps[0].ok, true);
+  assert.equal(back[1].status, 'error');
+  assert.match(turnErrorText(back[1]) ?? '', /interrupted/);
+  assert.deepEqual(deserializeChat({ version: 2, turns: [] }), []);
+  assert.deepEqual(deserializeChat(null), []);
+  assert.deepEqual(deserializeChat({ version: 1, turns: [null, { question: 3 }] }), []);
+});
+
+test('Conversation routes events by run id and ignores other runs', () => {
+  const conv = new Conversation();
+  const seen: string[] = [];
+  conv.onChange(t => seen.push(t ? t.status : 'reset'));
+  const t = conv.start('q', 'db');
+  assert.equal(conv.running?.id, t.id);
+  conv.bindRun(t.id, 'r1');
+  assert.equal(conv.applyEvent('r2', { type: 'done', status: 'success' }, 10), null);
+  conv.applyEvent('r1', { type: 'attempt', n: 1, ok: true, row_count: 1 }, 10);
+  conv.applyEvent('r1', { type: 'done', status: 'success', sql: 'select 1' }, 10);
+  // events after done are ignored
+  conv.applyEvent('r1', { type: 'attempt', n: 2, ok: false }, 10);
+  assert.equal(conv.turns[0].status, 'success');
+  assert.equal(conv.turns[0].steps.length, 1);
+  assert.equal(conv.running, null);
+  assert.ok(conv.hasRun('r1'));
+  const t2 = conv.start('again', 'db');
+  conv.fail({ kind: 'kernel_restarted', message: 'The kernel restarted.' });
+  assert.equal(conv.find(t2.id)?.status, 'error');
+  const t3 = conv.start('lost', 'db');
+  conv.remove(t3.id);
+  assert.equal(conv.turns.length, 2);
+  assert.deepEqual(seen.slice(0, 3), ['running', 'running', 'running']);
+});

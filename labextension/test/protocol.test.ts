@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  describeError,
+  parseKernelMessage,
+  RequestError,
+  RequestTracker
+} from '../src/core/protocol';
+
+test('requests carry v, type and a fresh id; replies settle them once', async () => {
+  const tracker = new RequestTracker('p');
+  const a = tracker.make('hello', { protocol: 1 });
+  const b = tracker.make('connections');
+  assert.equal(a.message.v, 1);
+  assert.equal(a.message.type, 'hello');
+  assert.equal(a.message.protocol, 1);
+  assert.notEqual(a.message.id, b.message.id);
+  assert.equal(tracker.size, 2);
+  assert.equal(
+    tracker.handleReply({ v: 1, type: 'reply', id: String(a.message.id), ok: true, data: { active: 'db' } }),
+    true
+  );
+  assert.deepEqual(await a.reply, { active: 'db' });
+  // a second reply of the same id is ignored
+  assert.equal(
+    tracker.handleReply({ v: 1, type: 'reply', id: String(a.message.id), ok: true, data: {} }),
+    false
+  );
+  tracker.handleReply({
+    v: 1,
+    type: 'reply',
+    id: String(b.message.id),
+    ok: false,
+    error: { kind: 'NoActiveConnectionError', message: 'No connection.', hint: 'Run %sql first.' }
+  });
+  await assert.rejects(b.reply, (e: unknown) => {
+    assert.ok(e instanceof RequestError);
+    assert.equal(e.kind, 'NoActiveConnectionError');
+    assert.equal(e.hint, 'Run %sql first.');
+    return true;
+  });
+  assert.equal(tracker.size, 0);
+});
+
+test('failAll rejects every waiting request (kernel restart)', async () => {
+  const tracker = new RequestTracker();
+  const r1 = tracker.make('schema').reply;
+  const r2 = tracker.make('ask', { question: 'q' }).reply;
+  tracker.failAll({ kind: 'kernel_restarted', message: 'The kernel restarted.' });
+  await assert.rejects(r1, /kernel restarted/);
+  await assert.rejects(r2, /kernel restarted/);
+  assert.equal(tracker.size, 0);
+});
+
+test('parseKernelMessage accepts the protocol messages and reports the rest', () => {
+  assert.equal(parseKernelMessage({ v: 1, type: 'superseded' }).ok, true);
+  const ins = parseKernelMessage({ v: 1, type: 'insert_cell', source: 'x', cell_id: 'c1', run: true });
+  assert.ok(ins.ok);
+  assert.deepEqual(ins.ok && ins.message, { v: 1, type: 'insert_cell', source: 'x', cell_id: 'c1', run: true });
+  const ev = parseKernelMessage({ v: 1, type: 'event', run: 'r1', event: { type: 'attempt', n: 1 } });
+  assert.equal(ev.ok, true);
+  const bad = parseKernelMessage({ v: 2, type: 'reply', id: 'x', ok: true });
+  assert.equal(bad.ok, false);
+  assert.equal(!bad.ok && bad.mismatch, true);
+  assert.equal(parseKernelMessage('nope').ok, false);
+  assert.equal(parseKernelMessage({ v: 1, type: 'event', run: 'r', event: { type: 'weird' } }).ok, false);
+  assert.equal(parseKernelMessage({ v: 1, type: 'reply', ok: true }).ok, false);
+});
+
+test('describeError explains protocol mismatch and busy, else message + hint', () => {
+  assert.match(describeError({ kind: 'protocol_mismatch', message: 'x' }), /same sqlnb version/);
+  assert.match(describeError({ kind: 'busy', message: 'x' }), /still being answered/);
+  assert.equal(describeError({ kind: 'UsageError', message: 'Bad.', hint: 'Do X.' }), 'Bad. Do X.');
+});
