@@ -1,12 +1,13 @@
 """Run the sqlnb benchmarks and write markdown + JSON results.
 
-    .venv/bin/python benchmarks/run.py [fetch|memory|catalog|overhead|all] [--rows N] [--tables N]
+    .venv/bin/python benchmarks/run.py [fetch|memory|catalog|overhead|bridge|all] [--rows N] [--tables N]
         [--repeat K] [--engines postgresql,mysql,duckdb,sqlite] [--results-dir DIR] [--asks N]
+        [--cell-runs N]
     .venv/bin/python benchmarks/run.py accuracy [--model SPEC] [--spider-dir DIR]
         [--configs agent,no-review,single-shot] [--limit N] [--offset N] [--db-ids a,b]
         [--out NAME] [--jsonl PATH] [--resume]
 
-``all`` runs fetch, memory, catalog and overhead; accuracy (a local model, about an hour)
+``all`` runs fetch, memory, catalog, overhead and bridge; accuracy (a local model, about an hour)
 runs only when named.
 
 See benchmarks/README.md.
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common as c  # noqa: E402
 
-BENCHMARKS = ("fetch", "memory", "catalog", "overhead")  # what ``all`` runs
+BENCHMARKS = ("fetch", "memory", "catalog", "overhead", "bridge")  # what ``all`` runs
 ONLY_BY_NAME = ("accuracy",)
 
 
@@ -46,6 +47,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="seconds one measurement subprocess may take (default 3600)")
     # overhead
     p.add_argument("--asks", type=int, default=200, help="overhead: asks timed (default 200)")
+    # bridge
+    p.add_argument("--cell-runs", type=int, default=40,
+                   help="bridge: %%%%sql cells timed per condition, idle and asking (default 40)")
     # accuracy
     import accuracy as acc
 
@@ -72,6 +76,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if bad or not configs:
         p.error(f"--configs: choose from {', '.join(acc.CONFIGS)}")
     args.configs = configs
+    if args.cell_runs < 1:
+        p.error("--cell-runs must be at least 1")
     if args.asks < 1 or args.max_iterations < 1 or (args.limit is not None and args.limit < 1) or args.offset < 0:
         p.error("--asks, --max-iterations and --limit must be at least 1, --offset at least 0")
     engines = [e.strip().lower() for e in args.engines.split(",") if e.strip()]

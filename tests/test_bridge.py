@@ -646,3 +646,15 @@ def test_register_needs_a_kernel():
     from sqlnb.bridge import register
 
     assert register(SimpleNamespace()) is None
+
+
+def test_a_cell_question_while_the_panel_answers_one_on_that_connection(shell, panel, tmp_path):
+    connect(shell, f"duckdb:///{tmp_path / 'q.duckdb'}")
+    run = ask(panel, "slow?", model=script(tmp_path, "FINAL", delay=60))
+    panel.wait_event(run, "started")
+    with capture_output() as cap:
+        res = shell.run_cell(f"%%ask --model {script(tmp_path, 'FINAL')}\nMeanwhile?")
+    assert res.error_in_exec is not None and "still being answered" in cap.stdout + cap.stderr
+    panel.request("stop", run=run)
+    assert panel.wait_done(run, timeout=30)["status"] == "stopped"
+    assert [t["question"] for t in shell._sqlnb_ask.agent.history("db")] == ["slow?"]

@@ -179,3 +179,23 @@ def test_stop_through_a_real_kernel_leaves_the_shell_free(client, tmp_path):
     took = time.monotonic() - stopped_at
     assert done["content"]["data"]["event"]["status"] == "stopped"
     assert took < 2.5, f"stop took {took:.2f} s"  # the documented 2 s, with a margin
+
+
+def test_bridge_benchmark_at_tiny_size(tmp_path):
+    """benchmarks/run.py bridge runs end to end and writes its report (no timing asserted)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    results = tmp_path / "results"
+    proc = subprocess.run([sys.executable, str(repo / "benchmarks" / "run.py"), "bridge", "--cell-runs", "5",
+                           "--results-dir", str(results), "--data-dir", str(tmp_path / "data")],
+                          cwd=repo, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    data = json.loads((results / "bridge.json").read_text())
+    r = data["result"]
+    assert r["idle_s"]["n"] == 5 and r["asking_s"]["n"] == 5 and len(r["asking_runs"]) == 5
+    assert r["stop_s"]["n"] == 5 and all(v > 0 for v in r["idle_runs"] + r["asking_runs"])
+    text = (results / "bridge.md").read_text()
+    assert "asking / idle" in text and "Machine:" in text

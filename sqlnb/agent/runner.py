@@ -117,6 +117,8 @@ class Agent:
         self._clients: dict[tuple, Any] = {}
         self._samples: dict[tuple, dict[str, list[str]]] = {}
         self._generation: dict[str, int] = {}  # thread -> conversation number (reset)
+        self._asking: set[str] = set()  # connections with a turn under way
+        self._asking_lock = threading.Lock()
 
     # ---- models ------------------------------------------------------------------
     def client(self, model: Any = None):
@@ -195,7 +197,28 @@ class Agent:
         """Answer ``question`` on ``adapter``.  ``stop`` (a
         :class:`~sqlnb.agent.stop.StopToken`): stopping it abandons the model call in
         flight, cancels the agent's running statement, and the turn ends with status
-        ``stopped``; the conversation stays usable."""
+        ``stopped``; the conversation stays usable.
+
+        One turn at a time per connection: a question on a connection whose previous one
+        is still being answered (the panel's, a cell's) is a :class:`UsageError`."""
+        with self._asking_lock:
+            if connection in self._asking:
+                raise errors.UsageError(
+                    f"A question on {connection!r} is still being answered",
+                    hint="wait for it to finish (or stop it), then ask again")
+            self._asking.add(connection)
+        try:
+            return self._ask(question, adapter, connection=connection, model=model,
+                             max_iterations=max_iterations, failure_cutoff=failure_cutoff,
+                             no_review=no_review, settings=settings, on_event=on_event, stop=stop)
+        finally:
+            with self._asking_lock:
+                self._asking.discard(connection)
+
+    def _ask(self, question: str, adapter: Adapter, *, connection: str, model: Any,
+             max_iterations: int, failure_cutoff: int, no_review: bool,
+             settings: AgentSettings | None, on_event: Callable[[Event], None] | None,
+             stop: Any) -> AskResult:
         question = (question or "").strip()
         if not question:
             raise errors.UsageError("No question to ask",
