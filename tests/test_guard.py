@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sqlnb import errors
 from sqlnb.sql.dialects import DIALECTS
 from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS, Verdict, check_read_only, is_read_only
 
@@ -686,3 +687,244 @@ def test_a_failed_live_lookup_refuses_what_it_could_not_check():
     verdict = check_read_only("SELECT my_fn(a) FROM t", "postgres", policy)
     assert not verdict.read_only and "my_fn" in verdict.reason and "could not be checked" in verdict.reason
     assert check_read_only("SELECT count(a) FROM t", "postgres", policy).read_only
+
+
+# ---------------------------------------------- the engines' own metadata, read live
+# These read PostgreSQL 15 (127.0.0.1:5432) and the installed DuckDB with their own SQL
+# (not sqlnb's), so a function a new engine version adds is covered by the test too.
+
+# Pseudo-types that make a PostgreSQL function impossible to call from a query.
+_PG_CALLABLE = """
+    prorettype NOT IN ('trigger'::regtype, 'event_trigger'::regtype,
+                       'language_handler'::regtype, 'fdw_handler'::regtype,
+                       'index_am_handler'::regtype, 'tsm_handler'::regtype,
+                       'table_am_handler'::regtype)
+    AND NOT ('internal'::regtype = ANY (proargtypes::oid[]))"""
+
+# How to call each allowlisted function; the test runs them in a read-only transaction.
+# Adding a name to the allowlist means adding its call here (and a reason there).
+_PG_ALLOWED_CALLS = {
+    "random": "random()", "gen_random_uuid": "gen_random_uuid()",
+    "clock_timestamp": "clock_timestamp()", "timeofday": "timeofday()",
+    "pg_relation_size": "pg_relation_size('t')", "pg_table_size": "pg_table_size('t')",
+    "pg_indexes_size": "pg_indexes_size('t')",
+    "pg_total_relation_size": "pg_total_relation_size('t')",
+    "pg_database_size": "pg_database_size(current_database())",
+    "pg_tablespace_size": "pg_tablespace_size('pg_default')",
+}
+
+
+@pytest.fixture(scope="module")
+def pg_db(tmp_path_factory):
+    from tests.engines import PostgresEnv
+
+    env = PostgresEnv(tmp_path_factory.mktemp("guard-pg"))
+    env.create()
+    env.admin(["CREATE TABLE t (a int PRIMARY KEY, b text)", "INSERT INTO t VALUES (1, 'x')"])
+    yield env
+    env.drop()
+
+
+@pytest.fixture
+def pg_readonly(pg_db):
+    import sqlnb.adapters as adapters
+
+    conn = adapters.connect(pg_db.url(), readonly=True)
+    yield conn
+    conn.close()
+
+
+def test_every_volatile_postgres_function_is_refused_unless_allowlisted(pg_db, pg_readonly):
+    from sqlnb.sql.functions import POSTGRES_ALLOWED
+
+    volatile = sorted({r[0] for r in pg_db.admin_query(
+        f"SELECT proname FROM pg_proc WHERE provolatile = 'v' AND {_PG_CALLABLE}")})
+    assert len(volatile) > 150  # PostgreSQL 15 has about 190
+    live = pg_readonly.guard_functions()
+    assert live is not None and "pg_proc" in live.source
+    missed = []
+    for name in volatile:
+        if name in POSTGRES_ALLOWED:
+            continue
+        for policy in (live, None):  # the live metadata, and the snapshot shipped with sqlnb
+            for sql in (f"SELECT {name}(1)", f"SELECT * FROM {name}()",
+                        f"SELECT a FROM t WHERE a = (SELECT {name}('x', 2))"):
+                verdict = check_read_only(sql, "postgres", policy)
+                if verdict.read_only or name.lower() not in verdict.reason.lower():
+                    missed.append((sql, "live" if policy else "snapshot", verdict.reason))
+    assert not missed, (f"{len(missed)} calls of volatile functions not refused (a stale "
+                        "snapshot? run python -m sqlnb.sql.functions.generate): {missed[:10]}")
+    # ... and through the connection, with the engine's word in the reason
+    with pytest.raises(errors.ReadOnlyViolation) as info:
+        pg_readonly.execute("SELECT * FROM ts_stat('SELECT to_tsvector(b) FROM t')")
+    assert "ts_stat" in str(info.value) and "VOLATILE" in str(info.value)
+
+
+def test_stable_and_immutable_postgres_functions_are_not_refused_by_the_policy(pg_readonly):
+    rows = pg_readonly.execute(
+        "SELECT DISTINCT proname FROM pg_proc WHERE proname NOT IN "
+        "(SELECT proname FROM pg_proc WHERE provolatile = 'v')").rows
+    names = sorted(r[0] for r in rows)
+    assert len(names) > 1500
+    live = pg_readonly.guard_functions()
+    over = [n for n in names
+            if "VOLATILE" in check_read_only(f"SELECT {n}(1)", "postgres", live).reason]
+    assert not over, over[:20]
+
+
+def test_the_postgres_allowlist_is_small_volatile_and_harmless(pg_db):
+    from sqlnb.sql.functions import POSTGRES_ALLOWED
+
+    assert len(POSTGRES_ALLOWED) <= 12
+    assert set(POSTGRES_ALLOWED) == set(_PG_ALLOWED_CALLS)
+    assert not set(POSTGRES_ALLOWED) & _FORBIDDEN_FUNCTIONS
+    volatility = dict(pg_db.admin_query(
+        "SELECT proname, string_agg(DISTINCT provolatile::text, '') FROM pg_proc "
+        "WHERE proname = ANY(ARRAY[%s]) GROUP BY proname"
+        % ", ".join(f"'{n}'" for n in POSTGRES_ALLOWED)))
+    assert volatility == {n: "v" for n in POSTGRES_ALLOWED}  # each really is volatile
+    # ... and only reads: each runs in a read-only transaction, and the guard accepts it
+    import psycopg
+
+    with psycopg.connect(host="127.0.0.1", port=5432, user="postgres", dbname=pg_db.db) as con:
+        con.execute("BEGIN READ ONLY")
+        for name, call in _PG_ALLOWED_CALLS.items():
+            con.execute(f"SELECT {call}").fetchall()
+            assert check_read_only(f"SELECT {call}", "postgres").read_only, name
+        con.execute("ROLLBACK")
+
+
+def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(pg_db):
+    import sqlnb.adapters as adapters
+
+    pg_db.admin([
+        "CREATE TABLE audit (n int)",
+        "CREATE FUNCTION bump() RETURNS int VOLATILE LANGUAGE plpgsql AS "
+        "$$ BEGIN INSERT INTO audit VALUES (1); RETURN 1; END $$",
+        "CREATE FUNCTION peek() RETURNS bigint STABLE LANGUAGE sql AS "
+        "$$ SELECT count(*) FROM audit $$",
+    ])
+    try:
+        conn = adapters.connect(pg_db.url(), readonly=True)
+        try:
+            with pytest.raises(errors.ReadOnlyViolation) as info:
+                conn.execute("SELECT bump()")
+            assert "bump" in str(info.value) and "VOLATILE" in str(info.value)
+            assert "public.bump" in str(info.value)  # the user's function, by its schema
+            with pytest.raises(errors.ReadOnlyViolation):
+                conn.execute("SELECT a FROM t WHERE a = bump()")
+            assert conn.execute("SELECT peek()").rows == [(0,)]  # STABLE: it only reads
+            # a function created (or replaced) after connecting is judged by what it is now
+            pg_db.admin(["CREATE FUNCTION bump_later() RETURNS int LANGUAGE sql AS "
+                         "$$ INSERT INTO audit VALUES (2) RETURNING 2 $$",
+                         "CREATE OR REPLACE FUNCTION peek() RETURNS bigint VOLATILE "
+                         "LANGUAGE sql AS $$ SELECT count(*) FROM audit $$"])
+            for sql in ("SELECT bump_later()", "SELECT peek()"):
+                with pytest.raises(errors.ReadOnlyViolation) as info:
+                    conn.execute(sql)
+                assert sql[7:-2] in str(info.value) and "VOLATILE" in str(info.value)
+        finally:
+            conn.close()
+        # a read-write connection running a statement as read-only (the agent's way)
+        conn = adapters.connect(pg_db.url())
+        try:
+            with pytest.raises(errors.ReadOnlyViolation):
+                conn.execute("SELECT bump()", readonly=True)
+        finally:
+            conn.close()
+        assert pg_db.admin_query("SELECT count(*) FROM audit") == [(0,)]
+    finally:
+        pg_db.admin(["DROP FUNCTION IF EXISTS bump(), bump_later(), peek()",
+                     "DROP TABLE IF EXISTS audit"])
+
+
+def test_every_volatile_or_side_effecting_duckdb_function_is_refused(tmp_path):
+    import duckdb
+
+    import sqlnb.adapters as adapters
+    from sqlnb.sql.functions import DUCKDB_ALLOWED, DUCKDB_READ_ONLY_TABLE_FUNCTIONS
+
+    raw = duckdb.connect(":memory:")
+    try:
+        scalars = {r[0] for r in raw.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE function_type IN "
+            "('scalar', 'aggregate', 'window') AND (stability = 'VOLATILE' OR has_side_effects)"
+        ).fetchall()}
+        tables = {r[0] for r in raw.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE function_type = 'table'"
+        ).fetchall()}
+    finally:
+        raw.close()
+    assert {"nextval", "setval", "sleep_ms", "write_log"} <= scalars
+    assert {"checkpoint", "enable_logging", "enable_profiling", "read_csv"} <= tables
+    path = tmp_path / "g.duckdb"
+    duckdb.connect(str(path)).close()
+    conn = adapters.connect(f"duckdb:///{path}", readonly=True)
+    try:
+        live = conn.guard_functions()
+        assert live is not None and "duckdb_functions" in live.source
+        missed = []
+        for policy in (live, None):
+            for name in sorted(scalars - set(DUCKDB_ALLOWED)):
+                verdict = check_read_only(f"SELECT {name}('x')", "duckdb", policy)
+                if verdict.read_only or name not in verdict.reason:
+                    missed.append((name, verdict.reason))
+            for name in sorted(tables - DUCKDB_READ_ONLY_TABLE_FUNCTIONS):
+                verdict = check_read_only(f"SELECT * FROM {name}('x')", "duckdb", policy)
+                if verdict.read_only or name not in verdict.reason:
+                    missed.append((name, verdict.reason))
+        assert not missed, missed[:10]
+    finally:
+        conn.close()
+    # the allowlists: small, and every entry is what the metadata says
+    assert len(DUCKDB_ALLOWED) <= 12
+    assert set(DUCKDB_ALLOWED) <= scalars  # each really is volatile
+    assert DUCKDB_READ_ONLY_TABLE_FUNCTIONS <= tables
+    assert not (set(DUCKDB_ALLOWED) | DUCKDB_READ_ONLY_TABLE_FUNCTIONS) & _FORBIDDEN_FUNCTIONS
+
+
+def test_the_duckdb_allowlists_only_read(tmp_path):
+    """Each allowlisted function runs on a read-only database in a read-only transaction
+    with external access off: what it does, it does without writing."""
+    import duckdb
+
+    from sqlnb.sql.functions import DUCKDB_ALLOWED, DUCKDB_READ_ONLY_TABLE_FUNCTIONS
+
+    path = tmp_path / "ro.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE t (a INT)")
+    con = duckdb.connect(str(path), read_only=True,
+                         config={"enable_external_access": False, "lock_configuration": True})
+    try:
+        with pytest.raises(duckdb.InvalidInputException, match="boom"):
+            con.execute("SELECT error('boom')").fetchall()  # raises what it is given
+        con.execute("BEGIN TRANSACTION READ ONLY")
+        for name in sorted(set(DUCKDB_ALLOWED) - {"error"}):
+            con.execute(f"SELECT {name}()").fetchall()
+        args = {"range": "3", "generate_series": "1, 3", "unnest": "[1, 2]",
+                "repeat": "1, 2", "repeat_row": "1, num_rows = 2", "json_each": "'[1]'",
+                "json_tree": "'[1]'", "pragma_table_info": "'t'", "pragma_show": "'t'",
+                "pragma_storage_info": "'t'"}
+        for name in sorted(DUCKDB_READ_ONLY_TABLE_FUNCTIONS):
+            sql = f"SELECT * FROM {name}({args.get(name, '')}) LIMIT 1"
+            con.execute(sql).fetchall()
+            assert check_read_only(sql, "duckdb").read_only, sql
+        con.execute("ROLLBACK")
+    finally:
+        con.close()
+
+
+def test_a_duckdb_macro_calling_a_refused_function_is_refused():
+    import sqlnb.adapters as adapters
+
+    conn = adapters.connect("duckdb://")  # in memory, read-write
+    try:
+        conn.execute("CREATE SEQUENCE s")
+        conn.execute("CREATE MACRO next_id() AS nextval('s')")
+        conn.execute("CREATE MACRO twice(x) AS x * 2")
+        with pytest.raises(errors.ReadOnlyViolation) as info:
+            conn.execute("SELECT next_id()", readonly=True)
+        assert "next_id" in str(info.value) and "nextval" in str(info.value)
+        assert conn.execute("SELECT twice(21) AS v", readonly=True).rows == [(42,)]
+    finally:
+        conn.close()

@@ -76,11 +76,12 @@ DUCKDB_ALLOWED: Mapping[str, str] = {
 
 # DuckDB publishes no stability or side effects for table functions, so table functions
 # are refused unless reviewed as read-only here: generators, unnesting, JSON, and catalog
-# introspection (not secrets, logs, caches or external resources).
+# introspection (not secrets, logs, caches, external resources, or duckdb_extensions(),
+# which lists the extension directory on disk).
 DUCKDB_READ_ONLY_TABLE_FUNCTIONS: frozenset[str] = frozenset({
     "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
     "duckdb_columns", "duckdb_constraints", "duckdb_databases", "duckdb_dependencies",
-    "duckdb_extensions", "duckdb_functions", "duckdb_indexes", "duckdb_keywords",
+    "duckdb_functions", "duckdb_indexes", "duckdb_keywords",
     "duckdb_schemas", "duckdb_sequences", "duckdb_settings", "duckdb_tables", "duckdb_types",
     "duckdb_views", "duckdb_optimizers", "duckdb_memory",
     "pragma_table_info", "pragma_version", "pragma_collations", "pragma_database_size",
