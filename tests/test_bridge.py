@@ -658,3 +658,16 @@ def test_a_cell_question_while_the_panel_answers_one_on_that_connection(shell, p
     panel.request("stop", run=run)
     assert panel.wait_done(run, timeout=30)["status"] == "stopped"
     assert [t["question"] for t in shell._sqlnb_ask.agent.history("db")] == ["slow?"]
+
+
+def test_a_newer_panel_stops_the_older_panels_question(shell, bridge, panel, tmp_path):
+    connect(shell, f"duckdb:///{tmp_path / 'n.duckdb'}")
+    run = ask(panel, "slow?", model=script(tmp_path, "FINAL", delay=60))
+    panel.wait_event(run, "started")
+    newer = FakeComm()
+    bridge.open(newer, {})
+    assert newer.request("hello", protocol=1, client={}, notebook="")["ok"]
+    assert bridge.runs[run].wait(STOP_BOUND)
+    assert bridge.runs[run].done_event["status"] == "stopped"
+    run2 = ask(newer, "fast?", model=script(tmp_path, "CLARIFY: which?"))
+    assert newer.wait_done(run2)["status"] == "needs_clarification"

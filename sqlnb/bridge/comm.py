@@ -174,6 +174,11 @@ class Bridge:
                 old.close()
             except Exception:
                 pass
+            # nobody listens to the older panel's question any more: stop it, so that the
+            # new panel is not told "busy" until it ends
+            run = self.run
+            if run is not None and not run.done and getattr(run, "comm", None) is old:
+                run.stop()
         from sqlnb import __version__
 
         return {"protocol": PROTOCOL, "sqlnb": __version__, "python": sys.version.split()[0],
@@ -234,6 +239,7 @@ class Bridge:
                          failure_cutoff=ask_magic.failure_cutoff,
                          on_event=lambda event: self.send(comm, {"type": "event", "run": run.id,
                                                                   "event": event}))
+            run.comm = comm  # type: ignore[attr-defined]  # the panel that asked
             self.run = run
             self.runs[run.id] = run
             while len(self.runs) > _KEEP_RUNS:

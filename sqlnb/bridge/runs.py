@@ -14,6 +14,7 @@ never to drivers.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -127,6 +128,8 @@ class AskRun:
             self.result = result
             done = done_event(result, self.rows)
         except Exception as exc:  # every run ends with a done, errors included
+            if not isinstance(exc, errors.SqlnbError):  # a bug: the details go to the log
+                logging.getLogger("sqlnb.bridge").error("sqlnb: the question failed", exc_info=True)
             done = {"type": "done", "status": "error", "stop_reason": None, "sql": None,
                     "questions": [], "columns": [], "rows": [], "row_count": None, "cell": None,
                     "connection": connection_name, "iterations": 0, "usage": {},
