@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make sure the database servers the test suite talks to are installed and running:
 # PostgreSQL (127.0.0.1:5432), MariaDB (127.0.0.1:3306, test user sqlnb/sqlnb) and
-# PgBouncer (127.0.0.1:6432, md5 auth, fronting PostgreSQL as the local Redshift stand-in).
+# PgBouncer (127.0.0.1:6432, md5 auth, fronting PostgreSQL as the local Redshift stand-in;
+# 127.0.0.1:6433 the same in transaction pooling mode).
 # Idempotent: safe to run on a machine where they already run.
 set -euo pipefail
 
@@ -96,4 +97,36 @@ INI
   runuser -u postgres -- "$PGB" -d "$PGB_DIR/pgbouncer.ini"
 fi
 wait_for pgbouncer pg_isready -q -h 127.0.0.1 -p 6432
-echo "services: postgresql :5432, mariadb :3306, pgbouncer :6432 ready"
+
+# A second PgBouncer on 6433 in transaction pooling mode: each transaction may run on
+# another server connection, so session SETs are lost (what read-only sessions must
+# survive). stats_users lets the tests read SHOW STATS (bytes sent) from its console.
+PGB_TX_DIR=/var/tmp/sqlnb-pgbouncer-tx
+if ! pg_isready -q -h 127.0.0.1 -p 6433 -d pgbouncer 2>/dev/null || ! [ -f "$PGB_TX_DIR/pgbouncer.ini" ]; then
+  mkdir -p "$PGB_TX_DIR"
+  md5=$(printf '%s' "Sq1nb-pwsqlnb" | md5sum | cut -d' ' -f1)
+  printf '"sqlnb" "md5%s"\n' "$md5" > "$PGB_TX_DIR/userlist.txt"
+  cat > "$PGB_TX_DIR/pgbouncer.ini" <<INI
+[databases]
+* = host=127.0.0.1 port=5432
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = 6433
+auth_type = md5
+auth_file = $PGB_TX_DIR/userlist.txt
+pool_mode = transaction
+max_client_conn = 200
+default_pool_size = 20
+stats_users = sqlnb
+ignore_startup_parameters = extra_float_digits,client_protocol_version,driver_version,os_version,driver_discovery_version
+logfile = $PGB_TX_DIR/pgbouncer.log
+pidfile = $PGB_TX_DIR/pgbouncer.pid
+unix_socket_dir =
+INI
+  chown -R postgres:postgres "$PGB_TX_DIR"
+  if [ -f "$PGB_TX_DIR/pgbouncer.pid" ]; then kill "$(cat "$PGB_TX_DIR/pgbouncer.pid")" 2>/dev/null || true; sleep 0.5; fi
+  PGB=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+  runuser -u postgres -- "$PGB" -d "$PGB_TX_DIR/pgbouncer.ini"
+fi
+wait_for pgbouncer-transaction pg_isready -q -h 127.0.0.1 -p 6433
+echo "services: postgresql :5432, mariadb :3306, pgbouncer :6432 (session) and :6433 (transaction) ready"

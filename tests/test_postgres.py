@@ -4,6 +4,7 @@ timeouts, connect failures and the pg_catalog catalog."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import threading
@@ -17,6 +18,27 @@ import pytest
 import sqlnb.adapters as adapters
 from sqlnb import errors
 from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv
+
+
+def later(action, *args, delay: float = 0.5) -> list[float]:
+    """Run ``action(*args)`` in another thread after ``delay`` s (the statement is running
+    by then); the returned list receives the monotonic time it ran, to measure the
+    documented guarantee from there: a cancel or an interrupt ends the statement within 2 s."""
+    at: list[float] = []
+
+    def run() -> None:
+        at.append(time.monotonic())
+        action(*args)
+
+    threading.Timer(delay, run).start()
+    return at
+
+
+def assert_within_2_s(at: list[float]) -> None:
+    """The documented bound, from the cancel (or interrupt) to the error; the statements
+    cancelled here would run for minutes, so ending within 2 s is the cancel's doing."""
+    took = time.monotonic() - at[0]
+    assert took < 2.0, f"the statement ended {took:.2f} s after the cancel (documented: within 2 s)"
 
 
 TYPED_DDL = """
@@ -190,11 +212,10 @@ def test_max_rows_on_both_paths(conn):
     fast, plain = both_paths(conn, "SELECT * FROM wide WHERE id <= 1000 ORDER BY id", max_rows=1000)
     assert not fast.truncated
     assert_same(fast, plain)
-    # below the threshold, psycopg streams: a huge result stops early and the session is fine
-    start = time.monotonic()
-    r = conn.execute("SELECT a.id FROM wide a, wide b", max_rows=5)  # 2.5e9 rows
+    # below the threshold, psycopg streams: a huge result stops early (fetching its 2.5e9
+    # rows would not end within the test's timeout) and the session is fine
+    r = conn.execute("SELECT a.id FROM wide a, wide b", max_rows=5)
     assert conn.last_path == "psycopg" and r.truncated and r.row_count == 5
-    assert time.monotonic() - start < 2
     assert conn.execute("SELECT 1").rows == [(1,)]
 
 
@@ -292,10 +313,9 @@ SLOW_READ = "SELECT count(*) FROM generate_series(1, 2000000000) i"
 def test_timeout_on_the_fast_path_and_per_statement_timeouts(pg):
     c = adapters.connect(pg.url(), statement_timeout=30)
     try:
-        start = time.monotonic()
-        with pytest.raises(errors.QueryTimeout, match="1 s"):
+        with pytest.raises(errors.QueryTimeout, match="1 s"):  # the per-statement 1 s, not 30
             c.execute(SLOW_READ, timeout=1)
-        assert c.last_path == "adbc" and time.monotonic() - start < 3
+        assert c.last_path == "adbc"
         with pytest.raises(errors.QueryTimeout):
             c.execute("SELECT pg_sleep(5)", timeout=0.5)
         assert c.last_path == "psycopg"
@@ -317,20 +337,19 @@ def test_no_timeout(pg):
 
 
 def test_cancel_on_the_fast_path(conn):
-    threading.Timer(0.5, conn.cancel).start()
-    start = time.monotonic()
+    at = later(conn.cancel)
     with pytest.raises(errors.QueryCancelled):
         conn.execute(SLOW_READ, timeout=60)
-    assert conn.last_path == "adbc" and time.monotonic() - start < 2.5
+    assert_within_2_s(at)
+    assert conn.last_path == "adbc"
     assert conn.execute("SELECT 1").rows == [(1,)]
 
 
 def test_kernel_interrupt_on_the_fast_path(conn):
-    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
-    start = time.monotonic()
+    at = later(os.kill, os.getpid(), signal.SIGINT)
     with pytest.raises(errors.QueryCancelled):
         conn.execute(SLOW_READ, timeout=60)
-    assert time.monotonic() - start < 2.5
+    assert_within_2_s(at)
     assert conn.execute("SELECT 1").rows == [(1,)]
 
 
@@ -373,7 +392,7 @@ def test_close_closes_both_connections(pg):
     c.execute("SELECT 1")
     assert c.last_path == "adbc" and sessions() == before + 2
     c.close()
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 30  # the server notices the closed sockets asynchronously
     while sessions() != before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert sessions() == before
@@ -435,11 +454,10 @@ def test_wrong_password_through_pgbouncer(pg, scheme):
 
 @pytest.mark.parametrize("scheme", ["postgresql", "redshift"])
 def test_server_down_fails_fast(scheme):
-    start = time.monotonic()
     with pytest.raises(errors.ConnectFailed) as info:
         adapters.connect(_pgbouncer_url(scheme, "pw-not-shown", "db").replace(f":{PGB_PORT}/", ":1/"),
                          connect_timeout=5)
-    assert time.monotonic() - start < 1
+    assert "refused" in info.value.message.lower()  # at once, not after the connect timeout
     assert "pw-not-shown" not in str(info.value)
 
 
@@ -455,11 +473,12 @@ def silent_server():
 
 @pytest.mark.parametrize("scheme", ["postgresql", "redshift"])
 def test_connect_timeout_is_honoured(scheme, silent_server):
-    url = _pgbouncer_url(scheme, "x", "db").replace(f":{PGB_PORT}/", f":{silent_server}/")
-    start = time.monotonic()
-    with pytest.raises(errors.ConnectFailed):
+    url = _pgbouncer_url(scheme, "not-in-messages", "db").replace(f":{PGB_PORT}/", f":{silent_server}/")
+    # the server never answers: only the connect timeout can end the attempt (without it
+    # the test would hang until pytest's timeout)
+    with pytest.raises(errors.ConnectFailed) as info:
         adapters.connect(url, connect_timeout=2)
-    assert 1.5 < time.monotonic() - start < 4
+    assert re.search(r"time ?out|timed out", info.value.message, re.I), info.value.message
 
 
 @pytest.mark.parametrize("scheme", ["postgresql", "redshift"])
@@ -609,15 +628,14 @@ def test_redshift_cancel_keeps_the_session(rs):
 
 def test_redshift_interrupt_replaces_the_broken_connection(rs):
     conn = rs.conn
-    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
-    start = time.monotonic()
+    at = later(os.kill, os.getpid(), signal.SIGINT)
     with pytest.raises(errors.QueryCancelled):
         rs.execute("SELECT pg_sleep(30)", timeout=60)
-    assert time.monotonic() - start < 2.5
+    assert_within_2_s(at)
     assert rs.execute("SELECT 1").rows == [(1,)]
     assert rs.conn is not conn  # the broken connection was replaced
     # the old statement was cancelled on the server too
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 2  # well before pg_sleep(30) would end by itself
     while time.monotonic() < deadline:
         busy = rs.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                           "AND query = 'SELECT pg_sleep(30)' AND state = 'active'").rows[0][0]
@@ -640,5 +658,187 @@ def test_redshift_readonly_session(pg):
             except Exception as exc:
                 raise c.classify(exc) from None
         assert c.execute("SELECT count(*) FROM typed").rows == [(4,)]
+    finally:
+        c.close()
+
+
+# ---------------------------------------------------------------------------
+# Read-only connections: each statement in its own read-only transaction
+# ---------------------------------------------------------------------------
+
+PGB_TX_PORT = 6433  # PgBouncer in transaction pooling mode (scripts/services.sh)
+
+RO_SETUP = [
+    "CREATE TABLE ro_target (x integer)",
+    # what a user-defined function may do: switch the session's read-only default and
+    # statement timeout off for every later statement of the session
+    """CREATE FUNCTION sqlnb_flip() RETURNS text LANGUAGE plpgsql AS $$
+       BEGIN
+         PERFORM set_config('default_transaction_read_only', 'off', false);
+         PERFORM set_config('statement_timeout', '0', false);
+         RETURN 'flipped';
+       END $$""",
+    "CREATE FUNCTION sqlnb_write() RETURNS integer LANGUAGE sql AS "
+    "$$ INSERT INTO ro_target VALUES (1) RETURNING x $$",
+    # views hide the function calls from the guard (it sees a plain SELECT of a view):
+    # only the session's read-only transaction can stop them
+    "CREATE VIEW flip AS SELECT sqlnb_flip() AS f",
+    "CREATE VIEW write_through AS SELECT sqlnb_write() AS w",
+    "CREATE VIEW slow AS SELECT pg_sleep(5)::text AS s",
+]
+
+
+@pytest.fixture(scope="module")
+def ro_pg(workdir):
+    env = PostgresEnv(workdir)
+    env.create()
+    env.admin(RO_SETUP)
+    yield env
+    env.drop()
+
+
+def _pooled_url(scheme: str, db: str) -> str:
+    return _pgbouncer_url(scheme, PGB_PASSWORD, db).replace(f":{PGB_PORT}/", f":{PGB_TX_PORT}/")
+
+
+def _classified(c, run):
+    try:
+        return run()
+    except errors.SqlnbError:
+        raise
+    except Exception as exc:
+        raise c.classify(exc) from None
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["adbc", "psycopg"])
+def test_readonly_survives_a_function_that_switches_it_off(ro_pg, fast):
+    """The guard lets ``SELECT * FROM flip`` through (it cannot see into the view), and the
+    function switches the session's read-only default and timeout off.  The next statement
+    still runs in a read-only transaction with the connection's timeout: the read-only
+    transaction, not the guard, stops the write hidden in ``write_through``."""
+    c = adapters.connect(ro_pg.url(), readonly=True, statement_timeout=1)
+    try:
+        c.fast_path = fast
+        assert c.execute("SELECT * FROM flip").rows == [("flipped",)]
+        assert c.last_path == ("adbc" if fast else "psycopg")
+        with pytest.raises(errors.PermissionDenied, match="read-only"):
+            c.execute("SELECT * FROM write_through")
+        assert c.execute("SELECT current_setting('transaction_read_only'), "
+                         "current_setting('statement_timeout')").rows == [("on", "1s")]
+        with pytest.raises(errors.QueryTimeout):
+            c.execute("SELECT * FROM slow")
+        # the raw adapter path, past the guard, is read-only too
+        c._cancel_requested = False
+        with pytest.raises(errors.PermissionDenied, match="read-only"):
+            _classified(c, lambda: c._execute("SELECT sqlnb_write()", None, None, 1))
+        assert c.execute("SELECT count(*) FROM ro_target").rows == [(0,)]
+    finally:
+        c.close()
+    assert ro_pg.admin_query("SELECT count(*) FROM ro_target") == [(0,)]
+
+
+def _hold_server_session(db: str, pid: int, holders: list) -> None:
+    """Open clients of the transaction pool, each inside a transaction, until one of them
+    holds the server session ``pid``: the adapter's next statements run elsewhere."""
+    import psycopg
+
+    for _ in range(10):
+        h = psycopg.connect(host=PG_HOST, port=PGB_TX_PORT, user=PGB_USER, password=PGB_PASSWORD,
+                            dbname=db, autocommit=True)
+        holders.append(h)
+        h.execute("BEGIN")
+        if h.execute("SELECT pg_backend_pid()").fetchone()[0] == pid:
+            return
+    raise AssertionError(f"no pool client got server session {pid}")
+
+
+@pytest.mark.parametrize("scheme,fast", [("postgresql", True), ("postgresql", False),
+                                         ("redshift", False)],
+                         ids=["postgresql-adbc", "postgresql-psycopg", "redshift"])
+def test_readonly_and_timeout_hold_behind_a_transaction_pooler(ro_pg, scheme, fast):
+    """Behind PgBouncer in transaction mode consecutive statements may run on different
+    server sessions.  Read-only and the timeout hold on whichever one runs the statement,
+    and nothing the connection sets leaks into the sessions other clients get."""
+    c = adapters.connect(_pooled_url(scheme, ro_pg.db), readonly=True, statement_timeout=1)
+    holders: list = []
+    try:
+        if scheme == "postgresql":
+            c.fast_path = fast
+        first = c.execute("SELECT pg_backend_pid()").rows[0][0]
+        _hold_server_session(ro_pg.db, first, holders)
+        # the server session the connection used before is another client's now, and
+        # keeps its own settings
+        assert holders[-1].execute("SELECT current_setting('default_transaction_read_only'), "
+                                   "current_setting('transaction_read_only'), "
+                                   "current_setting('statement_timeout')").fetchone() == ("off", "off", "0")
+        pid, ro, timeout = c.execute("SELECT pg_backend_pid(), current_setting('transaction_read_only'), "
+                                     "current_setting('statement_timeout')").rows[0]
+        assert pid != first and (ro, timeout) == ("on", "1s")
+        if scheme == "postgresql":
+            assert c.last_path == ("adbc" if fast else "psycopg")
+        with pytest.raises(errors.PermissionDenied, match="read-only"):
+            c.execute("SELECT * FROM write_through")
+        start = time.monotonic()
+        with pytest.raises(errors.QueryTimeout):
+            c.execute("SELECT * FROM slow")  # pg_sleep(5) cancelled by SET LOCAL statement_timeout
+        assert time.monotonic() - start < 4
+        assert c.execute("SELECT count(*) FROM ro_target").rows == [(0,)]
+    finally:
+        c.close()
+        for h in holders:
+            h.close()
+    assert ro_pg.admin_query("SELECT count(*) FROM ro_target") == [(0,)]
+
+
+# ---------------------------------------------------------------------------
+# Row caps hold on the server (Redshift: the driver would buffer the whole result)
+# ---------------------------------------------------------------------------
+
+TEN_MILLION = ("SELECT a.i * 10000 + b.j AS n, 'row ' || b.j AS label "
+               "FROM generate_series(0, 999) a(i), generate_series(1, 10000) b(j)")
+
+
+def _pooler_bytes_sent(db: str) -> int:
+    """Bytes PgBouncer (6433) has sent to its clients of database ``db``, from its console."""
+    import psycopg
+
+    with psycopg.connect(host=PG_HOST, port=PGB_TX_PORT, user=PGB_USER, password=PGB_PASSWORD,
+                         dbname="pgbouncer", autocommit=True,
+                         cursor_factory=psycopg.ClientCursor) as con:
+        cur = con.cursor()
+        cur.execute("SHOW STATS")
+        names = [d.name for d in cur.description]
+        for row in cur.fetchall():
+            if row[names.index("database")] == db:
+                return int(row[names.index("total_sent")])
+    return 0
+
+
+def test_redshift_row_cap_is_applied_on_the_server(ro_pg):
+    """A capped display of a 10-million-row query: the rows that cross the wire (bytes
+    PgBouncer sent to the client, read from its console) are a handful, not 10 million
+    (which would be over 100 MB)."""
+    c = adapters.connect(_pooled_url("redshift", ro_pg.db), statement_timeout=5)
+    try:
+        before = _pooler_bytes_sent(ro_pg.db)
+        r = c.execute(TEN_MILLION, max_rows=10)
+        sent = _pooler_bytes_sent(ro_pg.db) - before
+        assert r.truncated and r.row_count == 10 and r.column_names == ["n", "label"]
+        assert r.rows[0] == (1, "row 1") and [c.type for c in r.columns] == ["integer", "text"]
+        assert sent < 50_000, sent
+        # parameters, and inside the user's own transaction (the cursor is closed, the
+        # transaction stays open)
+        c.execute("BEGIN")
+        for _ in range(2):
+            r = c.execute(TEN_MILLION + " WHERE b.j > :j ORDER BY n", {"j": 9998}, max_rows=3)
+            assert r.truncated and r.rows == [(9999, "row 9999"), (10000, "row 10000"), (19999, "row 9999")]
+        assert c.conn.in_transaction
+        c.execute("COMMIT")
+        # a result shorter than the cap, and one without rows, keep their columns
+        r = c.execute("SELECT 1 AS one, 'x'::text AS x", max_rows=5)
+        assert not r.truncated and r.rows == [(1, "x")]
+        r = c.execute("SELECT 1 AS one WHERE false", max_rows=5)
+        assert r.column_names == ["one"] and r.rows == []
+        assert _pooler_bytes_sent(ro_pg.db) - before < 100_000
     finally:
         c.close()

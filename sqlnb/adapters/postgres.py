@@ -25,8 +25,15 @@ NaN/Infinity keep PostgreSQL's text), json/jsonb/uuid their text (psycopg loads 
 text), timestamps microseconds (UTC for ``timestamptz``).  ``ConnectOptions.arrow=False``
 switches the fast path off.
 
-Sessions: read-only and the statement timeout are set with ``SET`` right after connecting
-(startup ``options`` are refused by PgBouncer), on both connections.
+Sessions: on a read-write connection the statement timeout is set with ``SET`` right after
+connecting (startup ``options`` are refused by PgBouncer), on both connections.  On a
+read-only connection nothing is set for the session: every statement runs in its own
+``BEGIN READ ONLY`` with ``SET LOCAL statement_timeout`` and is rolled back after it (see
+:meth:`PgFamilyAdapter._read_only_statement`).  Session settings do not survive a pooler in
+transaction mode (each transaction may run on another server session, and a session SET
+leaks into other clients' sessions there), and a function calling
+``set_config('default_transaction_read_only', 'off', false)`` would switch a session
+setting off for every later statement.
 """
 
 from __future__ import annotations
@@ -366,6 +373,18 @@ class PgFamilyAdapter(Adapter):
     def _timeout_ms(timeout: float | None) -> int:
         return int(math.ceil(timeout * 1000)) if timeout else 0
 
+    # ---- read-only connections -----------------------------------------------------------
+    def _read_only_statement(self, begin, end):
+        """The transaction each statement of a read-only connection runs in.
+
+        ``begin(ms)`` opens ``BEGIN READ ONLY`` with ``SET LOCAL statement_timeout = ms``;
+        ``end()`` rolls it back.  Read-only and the timeout are properties of the
+        transaction, not of the session: a pooler in transaction mode keeps them (the
+        whole transaction runs on one server session), nothing leaks into other clients'
+        sessions, and what a function changes with ``set_config(..., false)`` is undone by
+        the rollback, so the next statement is read-only again."""
+        return _ReadOnlyStatement(begin, end)
+
     # ---- errors -----------------------------------------------------------------------
     def _sqlstate_and_message(self, exc: BaseException) -> tuple[str | None, str, str | None]:
         """(SQLSTATE, the engine's primary message, hint) of a driver exception."""
@@ -497,10 +516,11 @@ class PostgresAdapter(PgFamilyAdapter):
         return {k: v for k, v in kwargs.items() if v is not None and v != ""}
 
     def _session_sql(self) -> str:
-        stmts = [f"SET statement_timeout = {self._timeout_ms(self.options.statement_timeout)}"]
+        """Session settings made after connecting (none on a read-only connection: each
+        of its statements sets read-only and the timeout for its own transaction)."""
         if self.options.readonly:
-            stmts.append("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-        return "; ".join(stmts)
+            return ""
+        return f"SET statement_timeout = {self._timeout_ms(self.options.statement_timeout)}"
 
     def _connect(self) -> None:
         import psycopg
@@ -513,7 +533,8 @@ class PostgresAdapter(PgFamilyAdapter):
             # numeric, json, jsonb and uuid as their text: the fast path gets the same text
             for oid in (NUMERIC_OID, 114, 3802, 2950):
                 self.conn.adapters.register_loader(oid, TextLoader)
-            self.conn.execute(self._session_sql())
+            if self._session_sql():
+                self.conn.execute(self._session_sql())
         except BaseException:
             self.conn.close()
             raise
@@ -568,7 +589,12 @@ class PostgresAdapter(PgFamilyAdapter):
         from psycopg.pq import TransactionStatus
 
         query, bound = bind_params(sql, params, "pyformat", self.dialect)
-        self._set_timeout_pg(timeout)
+        own = None
+        if self.options.readonly:  # its own read-only transaction, timeout included
+            own = self._read_only_statement(self._begin_read_only_pg, self._end_read_only_pg)
+            own.begin(timeout)
+        else:
+            self._set_timeout_pg(timeout)
         cur = self.conn.cursor()
         self._running = "pg"
         try:
@@ -608,6 +634,8 @@ class PostgresAdapter(PgFamilyAdapter):
         finally:
             self._running = None
             cur.close()
+            if own is not None:
+                own.end()
             if changes_session(sql, self.dialect) or \
                     self.conn.info.transaction_status != TransactionStatus.IDLE:
                 self._dirty = True
@@ -639,8 +667,8 @@ class PostgresAdapter(PgFamilyAdapter):
                 conn = adbc.connect(conninfo, autocommit=True)
                 try:
                     cur = conn.cursor()
-                    for stmt in self._session_sql().split("; "):
-                        cur.execute(stmt)
+                    if self._session_sql():
+                        cur.execute(self._session_sql())
                 except BaseException:
                     conn.close()
                     raise
@@ -653,7 +681,14 @@ class PostgresAdapter(PgFamilyAdapter):
 
     def _execute_adbc(self, sql: str, max_rows: int | None, timeout: float | None) -> Result:
         cur = self._adbc_cursor()
-        if self._adbc_timeout is _UNKNOWN or self._adbc_timeout != timeout:
+        own = None
+        if self.options.readonly:  # its own read-only transaction, timeout included
+            def begin(ms: int) -> None:
+                cur.execute("BEGIN READ ONLY")
+                cur.execute(f"SET LOCAL statement_timeout = {ms}")
+
+            own = self._read_only_statement(begin, lambda: cur.execute("ROLLBACK"))
+        elif self._adbc_timeout is _UNKNOWN or self._adbc_timeout != timeout:
             cur.execute(f"SET statement_timeout = {self._timeout_ms(timeout)}")
             self._adbc_timeout = timeout
         # ADBC sends COPY (<sql>) TO STDOUT: a trailing -- comment would swallow the ")"
@@ -663,6 +698,8 @@ class PostgresAdapter(PgFamilyAdapter):
             sql = narrow[0]
         self._running = "adbc"
         reader = None
+        if own is not None:
+            own.begin(timeout)
         try:
             cur.execute(sql)
             reader = cur.fetch_record_batch()
@@ -703,6 +740,8 @@ class PostgresAdapter(PgFamilyAdapter):
                     reader.close()
                 except Exception:
                     pass
+            if own is not None:
+                own.end()
         columns = [ResultColumn(n, TYPNAME_DISPLAY.get(t, t)) for n, t in zip(schema.names, typnames)]
         if narrow:  # back from float8 to numeric(p, s): exact, p <= 15 digits round-trip
             for i, typmod in narrow[1].items():
@@ -758,6 +797,10 @@ class PostgresAdapter(PgFamilyAdapter):
         for the key-column expansion are large enough to JIT-compile a 5 ms query (about
         40 ms of compiling on a 1,000-table schema).  SET LOCAL ends with the transaction."""
         with self.conn.transaction(), self.conn.cursor() as cur:
+            if self.options.readonly:  # no session settings on a read-only connection
+                cur.execute("SET TRANSACTION READ ONLY")
+                cur.execute(f"SET LOCAL statement_timeout = "
+                            f"{self._timeout_ms(self.options.statement_timeout)}")
             cur.execute("SET LOCAL jit = off")
             out = []
             for q in queries:
@@ -771,6 +814,15 @@ class PostgresAdapter(PgFamilyAdapter):
             self._adbc_cur.adbc_cancel()
         elif running == "pg":
             self.conn.cancel_safe(timeout=2.0)
+
+    def _begin_read_only_pg(self, ms: int) -> None:
+        self.conn.execute(f"BEGIN READ ONLY; SET LOCAL statement_timeout = {ms}")
+
+    def _end_read_only_pg(self) -> None:
+        from psycopg.pq import TransactionStatus
+
+        if self.conn.info.transaction_status != TransactionStatus.IDLE:
+            self.conn.execute("ROLLBACK")
 
     def _read_only_scope(self):
         from psycopg.pq import TransactionStatus
@@ -813,6 +865,33 @@ class PostgresAdapter(PgFamilyAdapter):
 
 class _FallBack(Exception):
     """The fast path cannot take this statement: run it on psycopg."""
+
+
+class _ReadOnlyStatement:
+    """One statement's read-only transaction: ``begin(timeout)`` opens it, ``end()`` rolls
+    it back (errors there are swallowed: a broken connection reports itself on the next
+    statement)."""
+
+    __slots__ = ("_begin", "_end", "_open")
+
+    def __init__(self, begin, end):
+        self._begin, self._end, self._open = begin, end, False
+
+    def begin(self, timeout: float | None) -> None:
+        self._open = True
+        try:
+            self._begin(PgFamilyAdapter._timeout_ms(timeout))
+        except BaseException:
+            self.end()
+            raise
+
+    def end(self) -> None:
+        if self._open:
+            self._open = False
+            try:
+                self._end()
+            except Exception:
+                pass
 
 
 def _param_names(sql: str, dialect: str):

@@ -8,11 +8,22 @@ PostgreSQL adapter (:class:`~sqlnb.adapters.postgres.PgFamilyAdapter`); the diff
 - parameters: ``:name`` becomes ``$1``, ``$2`` … and the cursor runs in ``qmark`` style,
   which leaves ``$n`` alone (the driver's ``pyformat``/``format`` styles do not undo ``%%``
   inside string literals, so a literal ``'%'`` would reach the server doubled).
-- sessions: read-only and ``statement_timeout`` are set with ``SET`` after connecting
-  (connection poolers such as PgBouncer do not forward startup options).
+- sessions: on a read-write connection ``statement_timeout`` is set with ``SET`` after
+  connecting (connection poolers such as PgBouncer do not forward startup options).  On a
+  read-only connection every statement runs in its own ``BEGIN READ ONLY`` with the
+  timeout set for that transaction only (``set_config('statement_timeout', ms, true)``)
+  and is rolled back afterwards, as on PostgreSQL (see the postgres module).
+- prepared statements: unnamed (``max_prepared_statements=0`` unless the URL sets it): a
+  cached named statement is missing, or another client's, on the next server session
+  behind a pooler in transaction mode.
+- row caps: the driver buffers a whole result before the first row is read, so a query
+  with ``max_rows`` runs as ``DECLARE sqlnb_cap_<n> CURSOR FOR <query>`` and
+  ``FETCH FORWARD max_rows + 1``: only those rows leave the server.
 - cancel: the driver has none, so a second, short-lived connection runs
   ``pg_cancel_backend(pid)`` with the backend pid read at connect time
-  (``pg_backend_pid()`` is the real server pid, also behind PgBouncer in session mode).
+  (``pg_backend_pid()`` is the real server pid, also behind PgBouncer in session mode); a
+  read-only connection reads it again inside each statement's transaction, which also
+  holds behind a pooler in transaction mode.
 - after an interrupt broke the protocol mid-read the driver silently returns empty results
   forever: ``_after_cancel`` discards such a connection and opens a new one.
 """
@@ -27,7 +38,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 from sqlnb import errors
 from sqlnb.adapters.base import Result, ResultColumn, empty_result, fetch_rows, rows_to_arrow
 from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
-                                     arrow_types, changes_session, with_numerics)
+                                     _is_read_only, arrow_types, changes_session, with_numerics)
 from sqlnb.sql.text import bind_params
 
 _BYTEA_OID = 17
@@ -63,6 +74,10 @@ class RedshiftAdapter(PgFamilyAdapter):
             "host": spec.host, "port": spec.port or self.default_port, "user": spec.user,
             "password": spec.password.reveal() if spec.password else None,
             "database": spec.database, "application_name": "sqlnb",
+            # unnamed statements: a cached named one would be missing (or another's) on the
+            # next server session behind a pooler in transaction mode, and a cached FETCH
+            # would keep the row description of the first cursor it read
+            "max_prepared_statements": 0,
         }
         if self.options.connect_timeout:
             kwargs["timeout"] = self.options.connect_timeout
@@ -80,6 +95,7 @@ class RedshiftAdapter(PgFamilyAdapter):
         self._kwargs = self._connect_kwargs()
         self._running_pid: int | None = None
         self._broken = False
+        self._cursor_seq = 0
         self._cancel_lock = threading.Lock()
         self._open()
 
@@ -94,9 +110,8 @@ class RedshiftAdapter(PgFamilyAdapter):
             except Exception:
                 pass
             cur = conn.cursor()
-            cur.execute(f"SET statement_timeout TO {self._timeout_ms(self.options.statement_timeout)}")
-            if self.options.readonly:
-                cur.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            if not self.options.readonly:  # read-only: per statement, see _execute_rows
+                cur.execute(f"SET statement_timeout TO {self._timeout_ms(self.options.statement_timeout)}")
             cur.execute("SELECT pg_backend_pid()")
             pid = cur.fetchone()[0]
             cur.close()
@@ -122,16 +137,38 @@ class RedshiftAdapter(PgFamilyAdapter):
         query, bound = bind_params(sql, params, "numeric", self.dialect)
         cur = self.conn.cursor()
         cur.paramstyle = "qmark"
+        # a capped query: a cursor on the server, so only max_rows + 1 rows are sent
+        capped = max_rows is not None and _is_read_only(sql, self.dialect)
+        own = None  # the transaction this statement runs in, when sqlnb opens one
+        declared = False
+        pid = self.pid
         try:
-            if self._session_timeout is _UNKNOWN or self._session_timeout != timeout:
+            if self.options.readonly:
+                own = self._read_only_statement(lambda ms: self._run("BEGIN READ ONLY"),
+                                                lambda: self._run("ROLLBACK"))
+                own.begin(timeout)
+                cur.execute("SELECT pg_backend_pid(), pg_catalog.set_config('statement_timeout', "
+                            f"'{self._timeout_ms(timeout)}', true)")
+                pid = int(cur.fetchone()[0])  # the server session of this transaction
+            elif self._session_timeout is _UNKNOWN or self._session_timeout != timeout:
                 cur.execute(f"SET statement_timeout TO {self._timeout_ms(timeout)}")
                 self._session_timeout = timeout
-            self._running_pid = self.pid
+            if capped and own is None and not self.conn.in_transaction:
+                own = self._read_only_statement(lambda ms: self._run("BEGIN"), lambda: self._run("COMMIT"))
+                own.begin(timeout)
+            if capped:
+                self._cursor_seq += 1  # a fresh name: nothing cached for another cursor applies
+                cursor_name = f"sqlnb_cap_{self._cursor_seq}"
+                query = f"DECLARE {cursor_name} CURSOR FOR {_statement_body(query)}"
+            self._running_pid = pid
             try:
                 if bound:
                     cur.execute(query, bound)
                 else:
                     cur.execute(query)
+                declared = capped
+                if capped:
+                    cur.execute(f"FETCH FORWARD {int(max_rows) + 1} FROM {cursor_name}")
             except Exception as exc:
                 if not _is_server_error(exc):
                     self._broken = True  # the protocol state is unknown now
@@ -146,10 +183,17 @@ class RedshiftAdapter(PgFamilyAdapter):
                 return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
             rows, truncated = fetch_rows(cur, max_rows)
         finally:
+            if declared and own is None:  # inside the user's transaction: it stays open
+                try:
+                    self._run(f"CLOSE {cursor_name}")
+                except Exception:
+                    pass
             try:
                 cur.close()
             except Exception:
                 pass
+            if own is not None:
+                own.end()
             if changes_session(sql, self.dialect) or _TXN_END.match(sql):
                 # it may have SET statement_timeout, or rolled back our SET
                 self._session_timeout = _UNKNOWN
@@ -230,6 +274,13 @@ class RedshiftAdapter(PgFamilyAdapter):
         if len(exc.args) == 2 and isinstance(exc.args[1], BaseException):  # ('communication error', OSError)
             return None, f"{exc.args[0]}: {exc.args[1]}", None
         return super()._sqlstate_and_message(exc)
+
+
+def _statement_body(sql: str) -> str:
+    """The statement without trailing semicolons and comments (a DECLARE wraps it)."""
+    from sqlnb.sql.text import strip_comments
+
+    return strip_comments(sql, "redshift").strip().rstrip(";").strip()
 
 
 def _is_server_error(exc: BaseException) -> bool:
