@@ -803,6 +803,9 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
         "$$ BEGIN INSERT INTO audit VALUES (1); RETURN 1; END $$",
         "CREATE FUNCTION peek() RETURNS bigint STABLE LANGUAGE sql AS "
         "$$ SELECT count(*) FROM audit $$",
+        # takes a row of t: PostgreSQL also calls it as t.stamp (attribute notation)
+        "CREATE FUNCTION stamp(r t) RETURNS int VOLATILE LANGUAGE sql AS "
+        "$$ INSERT INTO audit VALUES (r.a) RETURNING 3 $$",
     ])
     try:
         conn = adapters.connect(pg_db.url(), readonly=True)
@@ -814,6 +817,12 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
             with pytest.raises(errors.ReadOnlyViolation):
                 conn.execute("SELECT a FROM t WHERE a = bump()")
             assert conn.execute("SELECT peek()").rows == [(0,)]  # STABLE: it only reads
+            for sql in ("SELECT t.stamp FROM t", "SELECT (t).stamp FROM t",
+                        "SELECT x.b FROM t AS x WHERE x.stamp > 0"):
+                with pytest.raises(errors.ReadOnlyViolation) as info:
+                    conn.execute(sql)
+                assert "stamp" in str(info.value) and "attribute notation" in str(info.value)
+            assert conn.execute("SELECT t.a, t.b FROM t").rows == [(1, "x")]
             # a function created (or replaced) after connecting is judged by what it is now
             pg_db.admin(["CREATE FUNCTION bump_later() RETURNS int LANGUAGE sql AS "
                          "$$ INSERT INTO audit VALUES (2) RETURNING 2 $$",
@@ -834,7 +843,7 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
             conn.close()
         assert pg_db.admin_query("SELECT count(*) FROM audit") == [(0,)]
     finally:
-        pg_db.admin(["DROP FUNCTION IF EXISTS bump(), bump_later(), peek()",
+        pg_db.admin(["DROP FUNCTION IF EXISTS bump(), bump_later(), peek(), stamp(t)",
                      "DROP TABLE IF EXISTS audit"])
 
 

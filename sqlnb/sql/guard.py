@@ -230,10 +230,18 @@ def check_read_only(sql: str, dialect: str = "",
         return Verdict(False, f"it is {_describe(root, tokens)}, not a query", kind)
     called: set[str] = set()  # function names as sqlglot reads the calls
     as_table: set[str] = set()  # ... of those called as a table (FROM, JOIN, LATERAL)
+    policy = functions if functions is not None else snapshot_policy(d)
     for node in root.walk():
         problem = _node_problem(node, d)
         if problem:
             return Verdict(False, problem, kind)
+        if policy is not None and policy.on_row and isinstance(node, (exp.Column, exp.Dot)):
+            name = node.name.lower() if isinstance(node, exp.Column) and node.table else (
+                node.expression.name.lower() if isinstance(node, exp.Dot) and
+                isinstance(node.expression, exp.Identifier) else "")
+            if name in policy.on_row:
+                return Verdict(False, f"it calls {name}() by attribute notation (x.{name} is "
+                                      f"{name}(x)), which {policy.refused[name]}", kind)
         if isinstance(node, exp.Func):
             names = _function_names(node)
             called.update(names)
@@ -250,7 +258,6 @@ def check_read_only(sql: str, dialect: str = "",
     disagreement = _reading_differs(sql, tokens, d, theirs)
     if disagreement:
         return Verdict(False, disagreement, kind)
-    policy = functions if functions is not None else snapshot_policy(d)
     if policy is not None:
         problem = _policy_problem(policy, called, as_table, theirs)
         if problem:

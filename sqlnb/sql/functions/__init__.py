@@ -127,6 +127,9 @@ class FunctionPolicy:
     #: refused only where called as a table (FROM, JOIN, LATERAL): names that are also a
     #: harmless scalar or aggregate (DuckDB's histogram() aggregate and table macro)
     table_only: frozenset[str] = frozenset()
+    #: refused functions PostgreSQL also calls by attribute notation: ``t.f`` (or
+    #: ``(t).f``) is ``f(t)`` when f takes one argument of a row type
+    on_row: frozenset[str] = frozenset()
     lookup: Callable[[frozenset[str]], Mapping[str, str]] | None = field(
         default=None, compare=False, repr=False)
 
@@ -152,9 +155,12 @@ class FunctionPolicy:
 # ---- PostgreSQL / Redshift ----------------------------------------------------------------
 
 #: one row per function: name, schema, provolatile, return type OID, argument type OIDs
-#: (text); portable to Redshift (no prokind, no regtype arrays)
+#: (text), whether its one argument is a row type; portable to Redshift (no prokind, no
+#: regtype arrays)
 POSTGRES_FUNCTIONS_SQL = """
-SELECT p.proname, n.nspname, p.provolatile, p.prorettype::int8, p.proargtypes::text
+SELECT p.proname, n.nspname, p.provolatile, p.prorettype::int8, p.proargtypes::text,
+       p.pronargs = 1 AND EXISTS (SELECT 1 FROM pg_catalog.pg_type ty
+                                  WHERE ty.oid = p.proargtypes[0] AND ty.typtype = 'c')
 FROM pg_catalog.pg_proc p
 JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 """.strip()
@@ -172,35 +178,39 @@ def _pg_callable(rettype: Any, argtypes: Any) -> bool:
 
 def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQL",
                       allowed: Mapping[str, str] = POSTGRES_ALLOWED
-                      ) -> tuple[dict[str, str], frozenset[str]]:
-    """({name: why} refused, built-in names) from rows of :data:`POSTGRES_FUNCTIONS_SQL`."""
+                      ) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+    """({name: why} refused, built-in names, refused names callable as ``t.name``) from rows
+    of :data:`POSTGRES_FUNCTIONS_SQL`."""
     refused: dict[str, str] = {}
     builtin: set[str] = set()
-    for name, schema, volatility, rettype, argtypes in rows:
+    on_row: set[str] = set()
+    for name, schema, volatility, rettype, argtypes, takes_row in rows:
         name = str(name).lower()
         if schema in _PG_BUILTIN_SCHEMAS:
             builtin.add(name)
         if volatility != "v" or name in allowed or not _pg_callable(rettype, argtypes):
             continue
+        if takes_row:
+            on_row.add(name)
         if schema in _PG_BUILTIN_SCHEMAS:
             refused.setdefault(name, _WHY["postgres:volatile"].replace("PostgreSQL", engine))
         else:
             refused[name] = (f"is a VOLATILE function of this database ({schema}.{name}), "
                              "which may write; declare it STABLE or IMMUTABLE if it only reads")
-    return refused, frozenset(builtin)
+    return refused, frozenset(builtin), frozenset(on_row)
 
 
 def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
                     engine: str = "PostgreSQL") -> FunctionPolicy:
     """The live policy of a PostgreSQL-family connection; ``query(sql)`` returns its rows."""
-    refused, builtin = postgres_refusals(query(POSTGRES_FUNCTIONS_SQL), engine=engine)
+    refused, builtin, on_row = postgres_refusals(query(POSTGRES_FUNCTIONS_SQL), engine=engine)
 
     def lookup(names: frozenset[str]) -> dict[str, str]:
-        now, _ = postgres_refusals(query(POSTGRES_USER_FUNCTIONS_SQL), engine=engine)
+        now, _, _ = postgres_refusals(query(POSTGRES_USER_FUNCTIONS_SQL), engine=engine)
         return {n: why for n, why in now.items() if n in names}
 
     return FunctionPolicy(engine, refused, f"the connected {engine} server's pg_proc",
-                          builtin, lookup=lookup)
+                          builtin, on_row=on_row, lookup=lookup)
 
 
 # ---- DuckDB -------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ def postgres_snapshot(conninfo: str) -> int:
         version = conn.execute("SELECT version()").fetchone()[0].split(" on ")[0]
         rows = conn.execute(POSTGRES_FUNCTIONS_SQL + "\nWHERE n.nspname IN "
                             "('pg_catalog', 'information_schema')").fetchall()
-    refused, _ = postgres_refusals(rows)
+    refused, _, _ = postgres_refusals(rows)
     write_snapshot(HERE / "postgres.txt", version, refused,
                    {n: _kind(w) for n, w in refused.items()},
                    "python -m sqlnb.sql.functions.generate")
