@@ -442,14 +442,17 @@ def test_stop_token_cancels_only_the_agents_statement(tmp_path):
         stop = StopToken()
         wrapped = _StoppableAdapter(adapter, stop)
         result: dict = {}
+        holding = threading.Event()
 
         def notebook_cell():
-            result["cell"] = adapter.execute(
-                "SELECT count(*) FROM range(30000000) t(i) WHERE hash(i) % 3 = 0").rows
+            with adapter._lock:  # the cell holds the connection from here on
+                holding.set()
+                result["cell"] = adapter.execute(
+                    "SELECT count(*) FROM range(400000000) t(i) WHERE hash(i) % 3 = 0", timeout=120).rows
 
         cell = threading.Thread(target=notebook_cell)
         cell.start()
-        time.sleep(0.2)
+        assert holding.wait(30)
         agent_result: dict = {}
 
         def agent_statement():
@@ -460,7 +463,8 @@ def test_stop_token_cancels_only_the_agents_statement(tmp_path):
 
         agent = threading.Thread(target=agent_statement)
         agent.start()
-        stop.stop()  # the agent's statement waits for the lock; the cell's runs on
+        time.sleep(0.3)  # the agent's statement waits for the lock ...
+        stop.stop()  # ... so the stop must not cancel the cell's, which runs on
         cell.join(60)
         agent.join(60)
         assert result["cell"][0][0] > 0

@@ -235,10 +235,10 @@ class Agent:
         earlier = [t.get("question", "") for t in self.history(connection)[-2:]]
         emit({"type": "context", "connection": connection})
         catalog = adapter.catalog()
-        ctx_text = self.schema_context(" ".join(earlier + [question]), adapter, s)
         run_adapter: Any = adapter
         if stop is not None:
             client, run_adapter = _StoppableClient(client, stop), _StoppableAdapter(adapter, stop)
+        ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
         context = AgentContext(model=client, adapter=run_adapter, catalog=catalog, settings=s,
                                distinct_values=lambda t, c: self._distinct(run_adapter, t, c),
                                stop=stop)
@@ -278,7 +278,7 @@ class Agent:
 
     # ---- data for the context (read-only, capped, only when sharing is on) -----------
     def _sample_values(self, adapter: Adapter, table: Table, n: int = 3) -> dict[str, list[str]]:
-        key = (id(adapter), adapter.catalog().loaded_at, table.qualified_name)
+        key = (id(getattr(adapter, "_adapter", adapter)), adapter.catalog().loaded_at, table.qualified_name)
         if key in self._samples:
             return self._samples[key]
         cols = [c for c in table.columns if _TEXT_TYPE.search(c.type or "")][:12]
@@ -289,6 +289,8 @@ class Agent:
             sql = f"SELECT {', '.join(quote_identifier(c.name, d) for c in cols)} FROM {name} LIMIT 200"
             try:
                 res = adapter.execute(sql, max_rows=200, timeout=5, readonly=True)
+            except errors.QueryCancelled:
+                return values  # stopped or interrupted: not cached, the next question tries again
             except errors.SqlnbError:
                 res = None
             if res is not None and res.arrow is not None:
