@@ -22,6 +22,27 @@ import pytest
 from sqlnb import errors
 from tests.engines import MY_HOST, MY_PASSWORD, MY_PORT, MY_USER, MySQLEnv
 
+
+def later(action, *args, delay: float = 0.5) -> list[float]:
+    """Run ``action(*args)`` in another thread after ``delay`` s (the statement is running
+    by then); the returned list receives the monotonic time it ran, to measure the
+    documented guarantee from there: a cancel or an interrupt ends the statement within 2 s."""
+    at: list[float] = []
+
+    def run() -> None:
+        at.append(time.monotonic())
+        action(*args)
+
+    threading.Timer(delay, run).start()
+    return at
+
+
+def assert_within_2_s(at: list[float]) -> None:
+    """The documented bound, from the cancel (or interrupt) to the error; the statements
+    cancelled here would run for minutes, so ending within 2 s is the cancel's doing."""
+    took = time.monotonic() - at[0]
+    assert took < 2.0, f"the statement ended {took:.2f} s after the cancel (documented: within 2 s)"
+
 pytestmark = pytest.mark.timeout(120)
 
 LONG = "SELECT count(*) FROM seq_1_to_100000000000 WHERE seq % 7 = 3"
@@ -240,18 +261,19 @@ def test_session_state_keeps_queries_off_connectorx(db):
         c.close()
 
 
-def test_unreachable_connectorx_falls_back_once_and_quickly(db, monkeypatch, caplog):
+def test_unreachable_connectorx_falls_back_once_and_quickly(db, monkeypatch, caplog, cx_calls):
     """connectorx retries a failing connect for 30 s: the adapter gives it the connect
-    timeout once, then keeps the connection on the driver."""
+    timeout once (the query is answered by the driver while connectorx still retries),
+    then keeps the connection on the driver without asking connectorx again."""
     c = adapters.connect(db.url(), connect_timeout=1)
     try:
         monkeypatch.setattr(c, "_cx_url", lambda: f"mysql://{MY_USER}:{quote(MY_PASSWORD)}@127.0.0.1:1/x")
-        start = time.monotonic()
         assert c.execute("SELECT id FROM typed ORDER BY id").rows == [(1,), (2,), (3,)]
-        assert c.last_path == "driver" and time.monotonic() - start < 3
-        start = time.monotonic()
+        assert c.last_path == "driver" and cx_calls == ["SELECT 1 AS ok"]  # the reachability check
+        checking = [t for t in threading.enumerate() if t.name == "sqlnb-connectorx-check"]
+        assert checking and checking[0].is_alive()  # answered without waiting for connectorx
         c.execute("SELECT id FROM typed ORDER BY id")
-        assert c.last_path == "driver" and time.monotonic() - start < 0.5
+        assert c.last_path == "driver" and cx_calls == ["SELECT 1 AS ok"]  # not tried again
         assert "connectorx cannot reach" in caplog.text and MY_PASSWORD not in caplog.text
     finally:
         c.close()
@@ -262,10 +284,8 @@ def test_unreachable_connectorx_falls_back_once_and_quickly(db, monkeypatch, cap
 def test_fast_path_statement_timeout(db, cx_calls):
     c = adapters.connect(db.url(), statement_timeout=1)
     try:
-        start = time.monotonic()
-        with pytest.raises(errors.QueryTimeout):
+        with pytest.raises(errors.QueryTimeout):  # LONG would run for hours
             c.execute(LONG)
-        assert time.monotonic() - start < 3
         assert cx_calls and "max_statement_time=1" in cx_calls[-1]
         assert c.execute("SELECT 1 AS one").rows == [(1,)]
     finally:
@@ -273,31 +293,28 @@ def test_fast_path_statement_timeout(db, cx_calls):
 
 
 def test_fast_path_cancel_from_another_thread(conn, cx_calls):
-    threading.Timer(0.5, conn.cancel).start()
-    start = time.monotonic()
+    at = later(conn.cancel)
     with pytest.raises(errors.QueryCancelled):
         conn.execute(LONG, timeout=60)
-    assert time.monotonic() - start < 2.5
+    assert_within_2_s(at)
     assert len(cx_calls) == 2 and "/* sqlnb:" in cx_calls[1]  # after the one reachability check
     assert conn.execute("SELECT id FROM typed ORDER BY id").rows == [(1,), (2,), (3,)]
 
 
 def test_fast_path_kernel_interrupt(conn, cx_calls):
-    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
-    start = time.monotonic()
+    at = later(os.kill, os.getpid(), signal.SIGINT)
     with pytest.raises(errors.QueryCancelled):
         conn.execute(LONG, timeout=60)
-    assert time.monotonic() - start < 2.5
+    assert_within_2_s(at)
     assert len(cx_calls) == 2 and "/* sqlnb:" in cx_calls[1]
     assert conn.execute("SELECT 1 AS one").rows == [(1,)]
 
 
 def test_driver_path_interrupt_while_fetching_leaves_connection_usable(conn):
-    threading.Timer(0.3, conn.cancel).start()
-    start = time.monotonic()
+    at = later(conn.cancel, delay=0.3)
     with pytest.raises(errors.QueryCancelled):
         conn.execute("SELECT a.seq, b.seq FROM seq_1_to_100000 a, seq_1_to_100000 b", max_rows=10 ** 10)
-    assert time.monotonic() - start < 2.5
+    assert_within_2_s(at)
     assert conn.execute("SELECT 1 AS one", max_rows=5).rows == [(1,)]
 
 
@@ -382,11 +399,10 @@ def test_wrong_password_is_authentication_failed_without_the_password(db):
 
 
 def test_server_down_is_connect_failed_quickly():
-    start = time.monotonic()
     with pytest.raises(errors.ConnectFailed) as info:
         adapters.connect(f"mysql://{MY_USER}:{MY_PASSWORD}@127.0.0.1:1/x", connect_timeout=3)
-    assert time.monotonic() - start < 3
     assert MY_PASSWORD not in str(info.value) and "127.0.0.1:1" in str(info.value)
+    assert "(111)" in info.value.message  # refused at once (ECONNREFUSED), no timeout waited
 
 
 def test_unknown_database_is_connect_failed():
