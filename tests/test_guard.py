@@ -935,5 +935,6 @@ def test_a_duckdb_macro_calling_a_refused_function_is_refused():
             conn.execute("SELECT next_id()", readonly=True)
         assert "next_id" in str(info.value) and "nextval" in str(info.value)
         assert conn.execute("SELECT twice(21) AS v", readonly=True).rows == [(42,)]
+        assert conn.execute("SELECT x.v FROM (SELECT 1 AS v) x", readonly=True).rows == [(1,)]
     finally:
         conn.close()

@@ -35,7 +35,7 @@ import functools
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,7 @@ class FunctionPolicy:
     refused: Mapping[str, str]
     source: str
     known: frozenset[str] = frozenset()
+    _: KW_ONLY
     #: refused only where called as a table (FROM, JOIN, LATERAL): names that are also a
     #: harmless scalar or aggregate (DuckDB's histogram() aggregate and table macro)
     table_only: frozenset[str] = frozenset()
@@ -312,7 +313,7 @@ def duckdb_policy(query: Callable[[str], Sequence[Sequence[Any]]]) -> FunctionPo
         return {n: why for n, why in now.items() if n in names}
 
     return FunctionPolicy("DuckDB", refused, "the connected DuckDB's duckdb_functions()",
-                          builtin, table_only, lookup)
+                          builtin, table_only=table_only, lookup=lookup)
 
 
 # ---- the shipped snapshots ----------------------------------------------------------------
