@@ -382,6 +382,29 @@ def test_no_model_and_a_model_timeout_show_one_line_each(shell, seeded, tmp_path
     assert ask(chat).done["status"] == "success"
 
 
+def test_without_ipywidgets_it_says_what_to_install(shell, monkeypatch):
+    import sys
+
+    from sqlnb import errors
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # as if it were not installed
+    with pytest.raises(errors.ConfigurationError) as info:
+        sqlnb.chat()
+    assert "ipywidgets" in str(info.value) and 'sqlnb[widgets]' in str(info.value)
+
+
+@pytest.mark.engines(["sqlite"])
+def test_closing_the_chat_stops_its_run(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30))
+    chat.question.value = "How many customers?"
+    chat.ask_button.click()
+    run_ = chat.run
+    chat.close()
+    assert run_.wait(30) and run_.done_event["status"] == "stopped"
+    assert all(w.comm is None for w in widgets_in(chat))
+
+
 @pytest.mark.engines(["postgresql"])
 def test_a_password_reaches_no_widget(shell, seeded, tmp_path):
     from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER

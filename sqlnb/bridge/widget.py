@@ -204,7 +204,7 @@ class Turn:
         self.steps_view = w.HTML("")
         self.outcome = w.HTML("")
         self.insert_button = w.Button(description="Insert", icon="plus", tooltip="Insert the %%sql cell "
-                                      "into the notebook (below the next cell you run)")
+                                      "into the notebook")
         self.copy_button = w.Button(description="Copy", icon="copy", tooltip="Show the SQL to copy")
         self.insert_button.on_click(lambda _b: chat._guard(self.insert))
         self.copy_button.on_click(lambda _b: chat._guard(self.copy))
@@ -284,8 +284,7 @@ class ChatWidget:
     ``.view`` is the ipywidgets box shown in the output area (the object displays as it).
     """
 
-    def __init__(self, shell, *, connection: str | None = None, model: Any = None, rows: int = 10,
-                 run_factory: Callable[..., Any] | None = None):
+    def __init__(self, shell, *, connection: str | None = None, model: Any = None, rows: int = 10):
         self._w = w = _import_widgets()
         self.shell = shell
         self.magics = shell._sqlnb_magics
@@ -293,7 +292,6 @@ class ChatWidget:
         self.manager = self.magics.manager
         self.model = model
         self.rows = rows
-        self._run_factory = run_factory
         self.cell_id = _current_cell_id(shell)  # the cell showing the chat (JupyterLab sends it)
         self._lock = threading.RLock()
         self._busy = False
@@ -414,8 +412,7 @@ class ChatWidget:
             settings = self.ask_magic.settings(no_data=False, connection=entry.name)
             model = self.model if self.model is not None else (self.ask_magic.model or None)
             turn = Turn(self, question, entry.name)
-            factory = self._run_factory or _ask_run_class()
-            run = factory(agent=self.ask_magic.agent, manager=self.manager, question=question,
+            run = _ask_run_class()(agent=self.ask_magic.agent, manager=self.manager, question=question,
                           connection=entry.name, model=model,
                           max_iterations=self.ask_magic.max_iterations,
                           failure_cutoff=self.ask_magic.failure_cutoff, settings=settings,
