@@ -778,10 +778,8 @@ def test_readonly_and_timeout_hold_behind_a_transaction_pooler(ro_pg, scheme, fa
             assert c.last_path == ("adbc" if fast else "psycopg")
         with pytest.raises(errors.PermissionDenied, match="read-only"):
             c.execute("SELECT * FROM write_through")
-        start = time.monotonic()
-        with pytest.raises(errors.QueryTimeout):
-            c.execute("SELECT * FROM slow")  # pg_sleep(5) cancelled by SET LOCAL statement_timeout
-        assert time.monotonic() - start < 4
+        with pytest.raises(errors.QueryTimeout):  # pg_sleep(5) cancelled by SET LOCAL statement_timeout
+            c.execute("SELECT * FROM slow")
         assert c.execute("SELECT count(*) FROM ro_target").rows == [(0,)]
     finally:
         c.close()

@@ -48,8 +48,8 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sqlnb import errors
-from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 conform_arrow, empty_result, rows_to_arrow)
+from sqlnb.adapters.base import (_TIMEOUT_HINT, Adapter, Catalog, Result, ResultColumn,
+                                 assemble_tables, conform_arrow, empty_result, rows_to_arrow)
 from sqlnb.sql.text import bind_params, scan
 
 log = logging.getLogger(__name__)
@@ -293,6 +293,24 @@ class MySQLAdapter(Adapter):
     native_timeout = True  # max_statement_time (MariaDB) / max_execution_time (MySQL)
     paramstyle = "pyformat"
 
+    #: Run statements as ``SET STATEMENT ... FOR <statement>`` (MariaDB) for the row cap and
+    #: the read-only layer; without it (MySQL) the row cap is a session ``sql_select_limit``
+    #: set around the statement.  None: decided by the server.
+    set_statement: bool | None = None
+    #: A ``KILL QUERY`` from a second connection at the statement timeout.  MySQL's
+    #: ``max_execution_time`` times out top-level SELECTs only, so DML, DDL and CALL would
+    #: run without a timeout; MariaDB's ``max_statement_time`` covers every statement.
+    #: None: on MySQL, not on MariaDB.
+    kill_backstop: bool | None = None
+
+    @property
+    def has_set_statement(self) -> bool:
+        return self.is_mariadb if self.set_statement is None else bool(self.set_statement)
+
+    @property
+    def uses_kill_backstop(self) -> bool:
+        return (not self.is_mariadb) if self.kill_backstop is None else bool(self.kill_backstop)
+
     # ---- connecting -------------------------------------------------------------
     def _connect(self) -> None:
         spec = self.spec
@@ -405,18 +423,27 @@ class MySQLAdapter(Adapter):
                                                  re.search(r"\btemporary\b", _code_text(sql), re.I)):
             self._dirty = True  # SET, USE, BEGIN, temporary tables, CALL, ...: not for connectorx
         settings = []
-        readonly_wrap = self.read_only_now and self.is_mariadb
+        set_statement = self.has_set_statement
+        readonly_wrap = self.read_only_now and set_statement
         if readonly_wrap:
             settings.append("tx_read_only=1")
-        limit_wrap = max_rows is not None and self.is_mariadb and first in ("SELECT", "WITH", "VALUES", "(")
+        # the row cap on the server (sql_select_limit; an explicit larger LIMIT wins over
+        # it, so _fetch also stops a result that goes on past the cap)
+        is_query = first in ("SELECT", "WITH", "VALUES", "(")
+        limit_wrap = max_rows is not None and set_statement and is_query
+        session_limit = max_rows is not None and not set_statement and is_query
         if limit_wrap:
             settings.append(f"sql_select_limit={int(max_rows) + 1}")
         text = bound_sql
         if settings:
             text = f"SET STATEMENT {', '.join(settings)} FOR {_body(bound_sql)}"
+        token = self._exec_token
         cur = self.conn.cursor()
+        backstop = self._start_backstop(timeout, token)
         try:
             self._apply_session_timeout(cur, timeout)
+            if session_limit:
+                cur.execute(f"SET SESSION sql_select_limit = {int(max_rows) + 1}")
             try:
                 cur.execute(text, bound)
             except mysql.connector.Error as exc:
@@ -430,21 +457,73 @@ class MySQLAdapter(Adapter):
                         raise
                 cur.execute(bound_sql, bound)
             if not cur.description:
+                self._check_backstop(token, timeout)
                 self.last_path = "driver"
                 return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
             fields = self._result_fields(cur)
             rows, truncated = self._fetch(cur, max_rows)
         finally:
+            if backstop is not None:
+                backstop.cancel()
             try:
                 cur.close()
             except Exception:
                 pass
+            if session_limit:
+                self._reset_select_limit()
+        self._check_backstop(token, timeout)
         fields = [_with_decimals(f, rows, i) for i, f in enumerate(fields)]
         types = [f.arrow_type for f in fields]
         rows = self._fix_values(fields, rows)
         columns = [ResultColumn(f.name, f.type_name) for f in fields]
         self.last_path = "driver"
         return Result(columns, rows_to_arrow(columns, rows, types), len(rows), truncated)
+
+    def _reset_select_limit(self) -> None:
+        try:
+            cur = self.conn.cursor()
+            try:
+                cur.execute("SET SESSION sql_select_limit = DEFAULT")
+            finally:
+                cur.close()
+        except Exception:  # a lost connection says so on the next statement
+            pass
+
+    # the statement timeout's backstop ---------------------------------------------
+    def _start_backstop(self, timeout: float | None, token: int):
+        """A timer that kills the statement at the timeout where the server's own timeout
+        may not cover it (see :attr:`kill_backstop`)."""
+        if not timeout or not self.uses_kill_backstop:
+            return None
+        timer = threading.Timer(timeout, self._backstop_fired, (token,))
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _backstop_fired(self, token: int) -> None:
+        if self._running and self._exec_token == token:
+            self._timed_out = True
+            self._backstop_token = token
+            try:
+                self._kill(token=token)
+            except Exception:
+                pass
+
+    def _check_backstop(self, token: int, timeout: float | None) -> None:
+        """A killed statement may still end without an error (``SLEEP()`` returns 1 when
+        interrupted): it did not run to its end, so it is a timeout all the same."""
+        if getattr(self, "_backstop_token", None) == token:
+            raise errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout:g} s",
+                                      dialect=self.dialect, hint=_TIMEOUT_HINT)
+
+    def _stop_result(self) -> None:
+        """The row cap was reached and the server still sends rows: KILL QUERY stops it, so
+        the rest of the result is not transferred just to be thrown away."""
+        self._stopping = True
+        try:
+            self._kill()
+        except Exception:
+            pass
 
     def _result_fields(self, cur) -> list[_Field]:
         raw = getattr(self.conn, "_cmysql", None)
@@ -460,8 +539,15 @@ class MySQLAdapter(Adapter):
     def _fetch(self, cur, max_rows: int | None) -> tuple[list, bool]:
         limit = None if max_rows is None else int(max_rows) + 1
         raw = getattr(self.conn, "_cmysql", None)
+        self._stopping = False
         if raw is None or getattr(self.conn, "converter", None) is not None:
-            rows = cur.fetchall() if limit is None else cur.fetchmany(limit)
+            if limit is None:
+                rows = cur.fetchall()
+            else:
+                rows = cur.fetchmany(limit)
+                if len(rows) == limit and cur.fetchone() is not None:
+                    self._stop_result()
+                    self._drain(cur)
         else:
             rows = self._fetch_cext(raw, limit)
         truncated = max_rows is not None and len(rows) > max_rows
@@ -489,16 +575,34 @@ class MySQLAdapter(Adapter):
                     if row is None:
                         break
                     append(row)
+                else:
+                    if fetch() is not None:  # the server sends more: stop it
+                        self._stop_result()
             self.conn.free_result()  # reads and drops whatever the row cap left behind
         except MySQLInterfaceError as err:
             try:
                 self.conn.free_result()
             except Exception:
                 pass
+            if self._stopping:  # the end of a result we stopped ourselves
+                return rows
             if getattr(err, "errno", None):
                 raise get_mysql_exception(err.errno, msg=err.msg, sqlstate=err.sqlstate) from None
             raise InterfaceError(str(err)) from None
         return rows
+
+    def _drain(self, cur) -> None:
+        """Read what is left of a stopped result (pure-Python driver)."""
+        try:
+            while cur.fetchone() is not None:
+                pass
+        except Exception:  # the end of the stopped result
+            pass
+        try:
+            if self.conn.unread_result:
+                self.conn.consume_results()
+        except Exception:
+            pass
 
     @staticmethod
     def _fix_values(fields: list[_Field], rows: list) -> list:
@@ -525,7 +629,7 @@ class MySQLAdapter(Adapter):
     def _fast_eligible(self, sql: str) -> bool:
         if not self._fast_enabled or self._dirty:
             return False
-        if self._statement_readonly or (self.options.readonly and not self.is_mariadb):
+        if self._statement_readonly or (self.options.readonly and not self.has_set_statement):
             return False  # connectorx's own session would be outside the read-only layer
         try:
             import connectorx  # noqa: F401
@@ -616,7 +720,7 @@ class MySQLAdapter(Adapter):
             return None
         tag = uuid.uuid4().hex
         settings = []
-        if self.is_mariadb:
+        if self.has_set_statement:
             if timeout:
                 settings.append(f"max_statement_time={float(timeout):.6f}")
             if self.options.readonly:
@@ -624,7 +728,7 @@ class MySQLAdapter(Adapter):
         prefix = f"SET STATEMENT {', '.join(settings)} FOR " if settings else ""
         query = f"{prefix}/* sqlnb:{tag} */ {body}"
         watchdog = None
-        if timeout and not self.is_mariadb:  # MySQL has no SET STATEMENT: kill it on time
+        if timeout and not self.has_set_statement:  # MySQL has no SET STATEMENT: kill it on time
             watchdog = threading.Timer(timeout, self._fast_timeout, (tag,))
             watchdog.daemon = True
         self._fast_tag = tag
