@@ -1,5 +1,6 @@
 """``sqlnb.chat()``: the sqlnb chat as an ipywidgets widget in a cell's output area, for
-notebooks without the JupyterLab extension (VS Code, the classic notebook, JupyterLite).
+notebooks without the JupyterLab extension (VS Code, the classic notebook: any frontend
+that renders ipywidgets 8).
 
 The widget is plain ipywidgets (no frontend code of its own), so it works wherever
 ipywidgets does.  A question runs as a :class:`sqlnb.bridge.runs.AskRun` — the same run the
@@ -18,15 +19,17 @@ click never interleaves with an event half-rendered.
 What the buttons do:
 
 - **Ask** starts a run on the selected connection; it is disabled while a run goes, and a
-  second click meanwhile does nothing.
+  second click meanwhile does nothing.  A kernel answers one question at a time, across
+  chats and the panel (two turns at once would interleave in a connection's conversation).
 - **Stop** (while a run goes) cancels the model call and the running statement; the turn
   ends as *stopped*.  Clicking it again does nothing.
 - **Insert** hands the ``%%sql --conn NAME`` cell to the notebook with
   ``set_next_input``.  A notebook inserts cells only in answer to a cell's execution, so
-  the cell appears below the next cell you run (the widget says so).
-- **Copy** shows the SQL in a text box, selected text you copy with Ctrl+C / ⌘C: a widget
-  without frontend code of its own cannot write to the clipboard.  Edits in that box are
-  undone, so it always holds the answer's SQL.
+  the cell appears below the next cell you run (the widget says so).  When the sqlnb
+  JupyterLab panel is open, its comm inserts the cell below the chat's cell at once.
+- **Copy** shows the SQL in a text box to select and copy (Ctrl+C / ⌘C): a widget without
+  frontend code of its own cannot write to the clipboard.  Edits in that box are undone,
+  so it always holds the answer's SQL.
 
 Connection names, engines and the SQL reach the browser; URLs and passwords never do.
 """
@@ -412,12 +415,11 @@ class ChatWidget:
             settings = self.ask_magic.settings(no_data=False, connection=entry.name)
             model = self.model if self.model is not None else (self.ask_magic.model or None)
             turn = Turn(self, question, entry.name)
-            run = _ask_run_class()(agent=self.ask_magic.agent, manager=self.manager, question=question,
-                          connection=entry.name, model=model,
-                          max_iterations=self.ask_magic.max_iterations,
-                          failure_cutoff=self.ask_magic.failure_cutoff, settings=settings,
-                          new=self._new, rows=self.rows,
-                          on_event=lambda event: self._on_event(turn, answering, event))
+            run = _ask_run_class()(
+                agent=self.ask_magic.agent, manager=self.manager, question=question,
+                connection=entry.name, model=model, max_iterations=self.ask_magic.max_iterations,
+                failure_cutoff=self.ask_magic.failure_cutoff, settings=settings, new=self._new,
+                rows=self.rows, on_event=lambda event: self._on_event(turn, answering, event))
             turn.run = run
             self._busy = True
             self.run = run
