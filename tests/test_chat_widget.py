@@ -140,6 +140,20 @@ def test_insert_hands_the_sql_cell_to_the_notebook_and_copy_shows_the_sql(shell,
     assert turn.copy_box.value == COUNT
 
 
+@pytest.mark.engines(["duckdb"])
+def test_a_turn_where_no_query_succeeds_says_so_and_offers_no_cell(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    model = script(tmp_path, *(sql_block(f"SELECT nope{i} FROM customers") for i in range(3)))
+    chat = sqlnb.chat(model=model)
+    turn = ask(chat, "List them")
+    assert turn.done["status"] == "failed" and turn.done["stop_reason"] == "consecutive_failures"
+    assert "✗ No query succeeded" in turn.outcome.value
+    assert "too many failed queries in a row" in turn.outcome.value
+    assert turn.steps_view.value.count("✗ column_not_found") == 3
+    assert turn.actions.layout.display == "none" and turn.clarify.layout.display == "none"
+    assert not chat.ask_button.disabled
+
+
 @pytest.mark.engines(["sqlite"])
 def test_switching_the_connection_uses_it(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name first")
