@@ -10,7 +10,9 @@ load hits both alike:
 - **idle**: no question under way;
 - **asking**: a question sent through the comm is being answered: its agent thread waits
   on a slow scripted model (``{"delay": 600}``), as it does for most of a real question's
-  time.  After the block the question is stopped (and its ``done`` awaited).
+  time.  The block starts 0.5 s after the run's ``started`` event (once the schema context
+  is built); after it the question is stopped (and its ``done`` awaited).  An idle block
+  starts after the same 0.5 s pause.
 
 Reports the median and p95 per condition and asking/idle; target: asking no slower than
 1.2× idle (the agent runs in its own thread and waits without holding the GIL or the
@@ -34,7 +36,8 @@ CELL = ("%%sql -o df\nSELECT category, count(*) AS n, sum(amount) AS total, avg(
         "FROM sales GROUP BY category ORDER BY category")
 TARGET_RATIO = 1.2
 MODEL_DELAY = 600.0
-BLOCKS = 5  # alternating idle / asking blocks
+BLOCKS = 10  # alternating idle / asking blocks
+SETTLE = 0.5  # s after `started` before the asking block's first cell (and before an idle block)
 
 
 class _Kernel:
@@ -133,11 +136,13 @@ def measure(db: Path, script: Path, runs: int, log=print) -> dict[str, Any]:
         stops: list[float] = []
         for block in range(BLOCKS):
             per_block = runs // BLOCKS + (1 if block < runs % BLOCKS else 0)
+            time.sleep(SETTLE)  # the same pause as before an asking block
             for _ in range(per_block):
                 idle.append(k.execute(CELL))
             run = k.request(comm, "ask", question="How much did each category sell?",
                             model=f"scripted:{script}")["run"]
             k.wait_event(run, "started")
+            time.sleep(SETTLE)  # past the schema context: the agent now waits on its model
             for _ in range(per_block):
                 asking.append(k.execute(CELL))
             stopped_at = time.perf_counter()
@@ -189,7 +194,7 @@ def markdown(data: dict[str, Any]) -> str:
 def run(args, log=print) -> dict[str, Any]:
     """The ``bridge`` benchmark of ``benchmarks/run.py``."""
     info = c.machine_info()
-    runs = getattr(args, "cell_runs", 40)
+    runs = getattr(args, "cell_runs", 100)
     data_dir = Path(args.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     db = (data_dir / "bridge.duckdb").resolve()

@@ -48,8 +48,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     # overhead
     p.add_argument("--asks", type=int, default=200, help="overhead: asks timed (default 200)")
     # bridge
-    p.add_argument("--cell-runs", type=int, default=40,
-                   help="bridge: %%%%sql cells timed per condition, idle and asking (default 40)")
+    p.add_argument("--cell-runs", type=int, default=100,
+                   help="bridge: %%%%sql cells timed per condition, idle and asking (default 100)")
     # accuracy
     import accuracy as acc
 
