@@ -54,3 +54,7 @@ def unload_ipython_extension(ipython):
     from sqlnb.magics import unload_ipython_extension as _unload
 
     _unload(ipython)
+
+
+def _jupyter_labextension_paths():  # `jupyter labextension develop .` links the built sidebar
+    return [{"src": "labextension", "dest": "sqlnb"}]

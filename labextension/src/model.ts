@@ -23,7 +23,8 @@ import {
   InsertCellMessage,
   RequestError,
   RunEvent,
-  SchemaData
+  SchemaData,
+  withHint
 } from './core/protocol';
 
 export interface ISqlnbSettings {
@@ -133,7 +134,7 @@ export class NotebookChat {
       return { text: 'Connecting to the kernel…', error: false };
     }
     const msg = bridge.message;
-    const text = msg ? `${msg.message}${msg.hint ? ' ' + msg.hint : ''}` : '';
+    const text = msg ? withHint(msg.message, msg.hint) : '';
     switch (bridge.state) {
       case 'ready':
         if (!this.connections.length) {

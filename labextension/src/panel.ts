@@ -379,7 +379,11 @@ export class ChatPanel extends Widget {
     // the steps fold away once the answer is there
     if (turn.status !== 'running' && turn.steps.length) {
       const det = el('details', 'sqlnb-steps-box');
-      det.appendChild(el('summary', 'sqlnb-muted', `${turn.steps.filter(s => s.kind === 'attempt').length} attempt(s)`));
+      const attempts = turn.steps.filter(s => s.kind === 'attempt').length;
+      const summary = attempts
+        ? `${attempts} attempt${attempts === 1 ? '' : 's'}`
+        : `${turn.steps.length} step${turn.steps.length === 1 ? '' : 's'}`;
+      det.appendChild(el('summary', 'sqlnb-muted', summary));
       det.appendChild(steps);
       node.appendChild(det);
     } else {

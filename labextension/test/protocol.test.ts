@@ -4,7 +4,8 @@ import {
   describeError,
   parseKernelMessage,
   RequestError,
-  RequestTracker
+  RequestTracker,
+  withHint
 } from '../src/core/protocol';
 
 test('requests carry v, type and a fresh id; replies settle them once', async () => {
@@ -71,4 +72,13 @@ test('describeError explains protocol mismatch and busy, else message + hint', (
   assert.match(describeError({ kind: 'protocol_mismatch', message: 'x' }), /same sqlnb version/);
   assert.match(describeError({ kind: 'busy', message: 'x' }), /still being answered/);
   assert.equal(describeError({ kind: 'UsageError', message: 'Bad.', hint: 'Do X.' }), 'Bad. Do X.');
+});
+
+test('withHint makes sentences of the kernel\'s message and hint phrases', () => {
+  assert.equal(
+    withHint('no replies left (add replies)', "check the model's configuration and try again"),
+    "No replies left (add replies). Check the model's configuration and try again."
+  );
+  assert.equal(withHint('Stopped.'), 'Stopped.');
+  assert.equal(withHint('is it here?', ''), 'Is it here?');
 });

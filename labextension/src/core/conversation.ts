@@ -9,7 +9,8 @@ import {
   DONE_STATUSES,
   DoneStatus,
   ErrorInfo,
-  RunEvent
+  RunEvent,
+  withHint
 } from './protocol';
 
 export const CHAT_VERSION = 1;
@@ -400,9 +401,9 @@ export function turnErrorText(turn: Turn): string | null {
   if (!turn.error) {
     return turn.status === 'stopped' ? 'Stopped.' : 'No answer.';
   }
-  const hint = turn.error.hint ? ` ${turn.error.hint}` : '';
-  return `${turn.error.message}${hint}`;
+  return withHint(turn.error.message, turn.error.hint);
 }
+
 
 /**
  * The turns of one notebook, updated in place; `onChange` listeners hear of

@@ -324,9 +324,21 @@ export function describeError(info: ErrorInfo): string {
       );
     case 'busy':
       return 'A question is still being answered in this kernel; wait for it or press Stop.';
-    default: {
-      const hint = info.hint ? ` ${info.hint}` : '';
-      return `${info.message}${hint}`;
-    }
+    default:
+      return withHint(info.message, info.hint);
   }
+}
+
+/** "Message. Hint." — the kernel's messages and hints are phrases without end marks. */
+export function withHint(message: string, hint?: string | null): string {
+  const sentence = (s: string) => {
+    const t = s.trim();
+    if (!t) {
+      return '';
+    }
+    const cap = t[0].toUpperCase() + t.slice(1);
+    return /[.!?:]$/.test(cap) ? cap : `${cap}.`;
+  };
+  const m = sentence(message);
+  return hint && hint.trim() ? `${m} ${sentence(hint)}` : m;
 }
