@@ -541,6 +541,48 @@ def _close_open_adapters() -> None:
         adapter.close()
 
 
+# Adapters whose password the drivers' log records must not show (open or connecting).
+_WITH_SECRETS: "weakref.WeakSet[Adapter]" = weakref.WeakSet()
+_FILTERED_LOGGERS: set[str] = set()
+
+
+class _ScrubSecretsFilter:
+    """A logging filter for the drivers' loggers: a record whose text holds the password of
+    an adapter (e.g. a driver echoing a server error at DEBUG) gets it replaced by ``***``.
+    Filters run only for records that are logged at all, so this costs nothing while the
+    drivers' DEBUG logging is off."""
+
+    def filter(self, record) -> bool:
+        adapters = [a for a in list(_WITH_SECRETS) if a.spec.password]
+        if not adapters:
+            return True
+        try:
+            text = record.getMessage()
+        except Exception:
+            return True
+        scrubbed = text
+        for adapter in adapters:
+            scrubbed = adapter._scrub(scrubbed)
+        if scrubbed != text:
+            record.msg, record.args = scrubbed, None
+        return True
+
+
+_SCRUB_FILTER = _ScrubSecretsFilter()
+
+
+def _filter_driver_logs(package: str) -> None:
+    """Put the scrubbing filter on every logger of ``package`` (filters are not inherited:
+    each module logger needs its own)."""
+    import logging
+
+    names = [n for n in list(logging.root.manager.loggerDict)
+             if (n == package or n.startswith(package + ".")) and n not in _FILTERED_LOGGERS]
+    for name in names:
+        logging.getLogger(name).addFilter(_SCRUB_FILTER)
+        _FILTERED_LOGGERS.add(name)
+
+
 @contextlib.contextmanager
 def gc_paused():
     """Pause the cyclic garbage collector while a result is fetched and converted.
@@ -583,12 +625,21 @@ class Adapter(ABC):
         self._statement_readonly = False
         self._lock = threading.RLock()
         self.closed = False
+        if self.spec.password:
+            _WITH_SECRETS.add(self)
+            try:
+                __import__(self.driver_module)
+            except Exception:
+                pass  # a missing driver says so from _connect
+            _filter_driver_logs(self.driver_module.split(".")[0])
         try:
             self._connect()
         except errors.SqlnbError:
             raise
         except Exception as exc:  # classify driver errors on connect too
             raise self._connect_error(exc) from None
+        if self.spec.password:  # loggers of driver modules that connecting imported
+            _filter_driver_logs(self.driver_module.split(".")[0])
         _OPEN.add(self)
 
     # ---- hooks --------------------------------------------------------------------
@@ -864,8 +915,13 @@ class Adapter(ABC):
         if isinstance(err, errors.QueryTimeout) and err.hint is None:
             err.hint = _TIMEOUT_HINT
         err.message = self._scrub(" ".join(err.message.split()))
+        err.args = (err.message,)  # repr() and pickling show the args, not .message
         if err.engine_message is None:
             err.engine_message = message
+        else:
+            err.engine_message = self._scrub(err.engine_message)
+        if err.hint:
+            err.hint = self._scrub(err.hint)
         err.dialect = self.dialect
         if isinstance(err, (errors.TableNotFound,)) and err.hint is None:
             err.hint = self._closest_hint(_quoted_name(message) or "")

@@ -50,6 +50,7 @@ import pyarrow as pa
 from sqlnb import errors
 from sqlnb.adapters.base import (_TIMEOUT_HINT, Adapter, Catalog, Result, ResultColumn,
                                  assemble_tables, conform_arrow, empty_result, rows_to_arrow)
+from sqlnb.adapters.spec import revealed
 from sqlnb.sql.text import bind_params, scan
 
 log = logging.getLogger(__name__)
@@ -318,7 +319,7 @@ class MySQLAdapter(Adapter):
             "host": spec.host or "127.0.0.1",
             "port": spec.port or 3306,
             "user": spec.user or "",
-            "password": spec.password.reveal() if spec.password else "",
+            "password": spec.password or "",  # a Secret until the driver call (spec.revealed)
             "autocommit": True,
             "connection_timeout": max(1, int(math.ceil(self.options.connect_timeout or 10))),
             "charset": "utf8mb4",
@@ -336,7 +337,7 @@ class MySQLAdapter(Adapter):
         self._fast_enabled = bool(getattr(self.options, "arrow", True)) and not any(
             k in kwargs for k in ("unix_socket", "ssl_ca", "ssl_cert", "ssl_key", "ssl_verify_cert",
                                   "ssl_verify_identity", "compress"))
-        self._cx_url_cache: str | None = None
+        self._cx_ssl_mode: str | None = None  # connectorx's URL holds the password: never kept
         self._cx_ok: bool | None = None  # connectorx reached the server (None: not tried yet)
         self._running = False
         self._exec_token = 0
@@ -352,13 +353,13 @@ class MySQLAdapter(Adapter):
 
         kwargs = {**self._kwargs, **overrides}
         try:
-            return mysql.connector.connect(use_pure=False, **kwargs)
+            return _scrubbed(mysql.connector.connect(use_pure=False, **revealed(kwargs)))
         except ImportError as exc:  # the C extension could not be loaded
             warnings.warn(
                 f"mysql-connector-python's C extension is not available ({exc}); using the "
                 "pure-Python driver, about 3x slower. Import sqlnb (or mysql.connector) before "
                 "pandas/pyarrow so the extension can load.", RuntimeWarning, stacklevel=3)
-            conn = mysql.connector.connect(use_pure=True, **kwargs)
+            conn = _scrubbed(mysql.connector.connect(use_pure=True, **revealed(kwargs)))
             conn._protocol = _ScaleReportingProtocol()  # fill description's scale slot
             return conn
 
@@ -692,24 +693,24 @@ class MySQLAdapter(Adapter):
 
     def _cx_url(self) -> str:
         """connectorx's URL: the same server, user and database, and TLS when the driver's
-        connection has it (the driver encrypts whenever the server offers it)."""
-        if self._cx_url_cache is None:
-            from urllib.parse import quote
+        connection has it (the driver encrypts whenever the server offers it).  Built for
+        each call and not kept: it holds the password in clear text."""
+        from urllib.parse import quote
 
-            k = self._kwargs
-            auth = quote(k["user"], safe="")
-            if k.get("password"):
-                auth += ":" + quote(k["password"], safe="")
-            db = "/" + quote(k["database"], safe="") if k.get("database") else ""
+        if self._cx_ssl_mode is None:
             cur = self.conn.cursor()
             try:
                 cur.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
                 row = cur.fetchone()
             finally:
                 cur.close()
-            mode = "REQUIRED" if row and row[1] else "DISABLED"
-            self._cx_url_cache = f"mysql://{auth}@{k['host']}:{k['port']}{db}?ssl-mode={mode}"
-        return self._cx_url_cache
+            self._cx_ssl_mode = "REQUIRED" if row and row[1] else "DISABLED"
+        k = self._kwargs
+        auth = quote(k["user"], safe="")
+        if k.get("password"):
+            auth += ":" + quote(k["password"].reveal(), safe="")
+        db = "/" + quote(k["database"], safe="") if k.get("database") else ""
+        return f"mysql://{auth}@{k['host']}:{k['port']}{db}?ssl-mode={self._cx_ssl_mode}"
 
     def _execute_fast(self, sql: str, timeout: float | None) -> Result | None:
         import connectorx as cx
@@ -926,6 +927,15 @@ class MySQLAdapter(Adapter):
         if errno is None and "not available" in msg.lower():
             return errors.ConnectionLost(msg)
         return None
+
+
+def _scrubbed(conn):
+    """The driver keeps the password on its connection for its own reconnect, which sqlnb
+    never uses (it opens a new connection): drop it, so it lives in sqlnb's Secret only."""
+    for name in ("_password", "_password1", "_password2", "_password3"):
+        if getattr(conn, name, None):
+            setattr(conn, name, "")
+    return conn
 
 
 def _cx_server_error(exc: BaseException):

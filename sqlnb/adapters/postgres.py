@@ -50,6 +50,7 @@ import pyarrow.compute as pc
 from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  conform_arrow, empty_result, fetch_rows, rows_to_arrow)
+from sqlnb.adapters.spec import revealed
 from sqlnb.sql.text import bind_params, strip_comments
 
 # ---------------------------------------------------------------------------
@@ -506,7 +507,7 @@ class PostgresAdapter(PgFamilyAdapter):
                      "target_session_attrs")
         kwargs: dict[str, Any] = {
             "host": spec.host, "port": spec.port, "user": spec.user,
-            "password": spec.password.reveal() if spec.password else None,
+            "password": spec.password,  # a Secret until the driver call (spec.revealed)
             "dbname": spec.database,
             "connect_timeout": max(1, int(math.ceil(self.options.connect_timeout or 0))) if
             self.options.connect_timeout else None,
@@ -528,7 +529,7 @@ class PostgresAdapter(PgFamilyAdapter):
 
         self._init_state()
         self._kwargs = self._connect_kwargs()
-        self.conn = psycopg.connect(autocommit=True, prepare_threshold=None, **self._kwargs)
+        self.conn = psycopg.connect(autocommit=True, prepare_threshold=None, **revealed(self._kwargs))
         try:
             # numeric, json, jsonb and uuid as their text: the fast path gets the same text
             for oid in (NUMERIC_OID, 114, 3802, 2950):
@@ -663,8 +664,8 @@ class PostgresAdapter(PgFamilyAdapter):
                 import adbc_driver_postgresql.dbapi as adbc
                 from psycopg.conninfo import make_conninfo
 
-                conninfo = make_conninfo(**{k: str(v) for k, v in self._kwargs.items()})
-                conn = adbc.connect(conninfo, autocommit=True)
+                conn = adbc.connect(make_conninfo(**{k: str(v) for k, v in revealed(self._kwargs).items()}),
+                                    autocommit=True)
                 try:
                     cur = conn.cursor()
                     if self._session_sql():

@@ -37,6 +37,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 from sqlnb import errors
 from sqlnb.adapters.base import Result, ResultColumn, empty_result, fetch_rows, rows_to_arrow
+from sqlnb.adapters.spec import revealed
 from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
                                      _is_read_only, arrow_types, changes_session, with_numerics)
 from sqlnb.sql.text import bind_params
@@ -72,7 +73,7 @@ class RedshiftAdapter(PgFamilyAdapter):
         accepted = inspect.signature(redshift_connector.connect).parameters
         kwargs: dict[str, Any] = {
             "host": spec.host, "port": spec.port or self.default_port, "user": spec.user,
-            "password": spec.password.reveal() if spec.password else None,
+            "password": spec.password,  # a Secret until the driver call (spec.revealed)
             "database": spec.database, "application_name": "sqlnb",
             # unnamed statements: a cached named one would be missing (or another's) on the
             # next server session behind a pooler in transaction mode, and a cached FETCH
@@ -102,7 +103,7 @@ class RedshiftAdapter(PgFamilyAdapter):
     def _open(self) -> None:
         import redshift_connector
 
-        conn = redshift_connector.connect(**self._kwargs)
+        conn = _scrubbed(redshift_connector.connect(**revealed(self._kwargs)))
         try:
             conn.autocommit = True
             try:  # the connect timeout must not stay on the socket for every later read
@@ -226,7 +227,7 @@ class RedshiftAdapter(PgFamilyAdapter):
         with self._cancel_lock:
             kwargs = dict(self._kwargs)
             kwargs["timeout"] = min(float(kwargs.get("timeout") or 2.0), 2.0)
-            conn = redshift_connector.connect(**kwargs)
+            conn = _scrubbed(redshift_connector.connect(**revealed(kwargs)))
             try:
                 conn.autocommit = True
                 cur = conn.cursor()
@@ -274,6 +275,14 @@ class RedshiftAdapter(PgFamilyAdapter):
         if len(exc.args) == 2 and isinstance(exc.args[1], BaseException):  # ('communication error', OSError)
             return None, f"{exc.args[0]}: {exc.args[1]}", None
         return super()._sqlstate_and_message(exc)
+
+
+def _scrubbed(conn):
+    """The driver keeps the password on its connection after authenticating (it needs it
+    for nothing later): drop it, so it lives in sqlnb's Secret only."""
+    if getattr(conn, "password", None) is not None:
+        conn.password = None
+    return conn
 
 
 def _statement_body(sql: str) -> str:

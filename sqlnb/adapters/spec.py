@@ -43,6 +43,22 @@ class Secret:
     def __bool__(self) -> bool:
         return bool(self._value)
 
+    def __reduce__(self):
+        # a pickle (or anything built on it) would carry the value in clear text
+        raise TypeError("a Secret cannot be pickled: it would write the password out")
+
+    def __copy__(self) -> "Secret":
+        return self  # immutable
+
+    def __deepcopy__(self, memo) -> "Secret":
+        return self
+
+
+def revealed(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Driver keyword arguments with every :class:`Secret` revealed: call it in the driver
+    call itself, so the clear-text password lives only as long as that call."""
+    return {k: v.reveal() if isinstance(v, Secret) else v for k, v in kwargs.items()}
+
 
 @dataclass(frozen=True)
 class ConnectOptions:
