@@ -840,3 +840,17 @@ def test_redshift_row_cap_is_applied_on_the_server(ro_pg):
         assert _pooler_bytes_sent(ro_pg.db) - before < 100_000
     finally:
         c.close()
+
+
+def test_redshift_capped_query_cancel_and_interrupt(rs):
+    """A capped query runs as a server-side cursor in a transaction of its own: a cancel or
+    an interrupt ends it, and the connection is usable (outside any transaction) after."""
+    threading.Timer(0.5, rs.cancel).start()
+    with pytest.raises(errors.QueryCancelled):
+        rs.execute("SELECT pg_sleep(30)::text AS s", timeout=60, max_rows=5)
+    assert not rs.conn.in_transaction
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(errors.QueryCancelled):
+        rs.execute("SELECT pg_sleep(30)::text AS s", timeout=60, max_rows=5)
+    assert rs.execute("SELECT 1 AS one", max_rows=5).rows == [(1,)]
+    assert not rs.conn.in_transaction

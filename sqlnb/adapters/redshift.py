@@ -146,16 +146,18 @@ class RedshiftAdapter(PgFamilyAdapter):
         try:
             if self.options.readonly:
                 own = self._read_only_statement(lambda ms: self._run("BEGIN READ ONLY"),
-                                                lambda: self._run("ROLLBACK"))
+                                                lambda: self._end_own("ROLLBACK"))
                 own.begin(timeout)
                 cur.execute("SELECT pg_backend_pid(), pg_catalog.set_config('statement_timeout', "
                             f"'{self._timeout_ms(timeout)}', true)")
                 pid = int(cur.fetchone()[0])  # the server session of this transaction
             elif self._session_timeout is _UNKNOWN or self._session_timeout != timeout:
                 cur.execute(f"SET statement_timeout TO {self._timeout_ms(timeout)}")
-                self._session_timeout = timeout
+                # inside a transaction (the user's, or a read-only scope) a rollback undoes it
+                self._session_timeout = _UNKNOWN if self.conn.in_transaction else timeout
             if capped and own is None and not self.conn.in_transaction:
-                own = self._read_only_statement(lambda ms: self._run("BEGIN"), lambda: self._run("COMMIT"))
+                own = self._read_only_statement(lambda ms: self._run("BEGIN"),
+                                                lambda: self._end_own("COMMIT"))
                 own.begin(timeout)
             if capped:
                 self._cursor_seq += 1  # a fresh name: nothing cached for another cursor applies
@@ -205,6 +207,12 @@ class RedshiftAdapter(PgFamilyAdapter):
         typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
         table = rows_to_arrow(columns, rows, arrow_types(typnames))
         return Result(columns, with_numerics(table, typnames, [-1] * len(oids)), len(rows), truncated)
+
+    def _end_own(self, sql: str) -> None:
+        """End the transaction sqlnb opened for one statement (not on a connection an
+        interrupt left mid-protocol: _after_cancel replaces that one)."""
+        if not self._broken:
+            self._run(sql)
 
     # ---- the rest of the contract ----------------------------------------------------
     def _catalog_rows(self, sql: str) -> list[Sequence[Any]]:
