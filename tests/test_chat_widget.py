@@ -339,6 +339,16 @@ def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait
         assert panel.request("stop", run=reply["data"]["run"])["ok"]
         assert bridge.run.wait(30)
 
+        # and while the chat's question runs, the panel's is told the kernel is busy
+        slow = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30))
+        slow.question.value = "How many customers, slowly?"
+        slow.ask_button.click()
+        busy = panel.request("ask", question="How many orders?", model=script(tmp_path, "FINAL"))
+        assert busy["ok"] is False and busy["error"]["kind"] == "busy"
+        assert "chat" in busy["error"]["message"]
+        slow.stop_button.click()
+        assert slow.wait(30) and slow.turns[0].done["status"] == "stopped"
+
         turn = ask(chat)
         assert turn.done["status"] == "success"
         turn.insert_button.click()

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from sqlnb import errors
-from sqlnb.bridge.runs import AskRun, _safe, error_info
+from sqlnb.bridge.runs import AskRun, Busy, _safe, error_info
 
 __all__ = ["PROTOCOL", "TARGET", "Bridge", "ProtocolMismatch", "Busy", "register"]
 
@@ -35,10 +35,6 @@ log = logging.getLogger("sqlnb.bridge")
 
 class ProtocolMismatch(errors.SqlnbError):
     kind = "protocol_mismatch"
-
-
-class Busy(errors.SqlnbError):
-    kind = "busy"
 
 
 def register(ipython) -> Bridge | None:
@@ -226,9 +222,6 @@ class Bridge:
         if history is not None and not isinstance(history, list):
             raise errors.UsageError("ask: history must be a list of earlier turns")
         with self._lock:
-            if self.run is not None and not self.run.done:
-                raise Busy("a question is still being answered in this kernel",
-                           hint="wait for it to finish, or stop it first")
 
             def settings(name: str):
                 return ask_magic.settings(no_data=False, connection=name)
@@ -239,6 +232,7 @@ class Bridge:
                          failure_cutoff=ask_magic.failure_cutoff,
                          on_event=lambda event: self.send(comm, {"type": "event", "run": run.id,
                                                                   "event": event}))
+            run.claim()  # Busy while a question (the panel's or a chat's) is answered
             run.comm = comm  # type: ignore[attr-defined]  # the panel that asked
             self.run = run
             self.runs[run.id] = run

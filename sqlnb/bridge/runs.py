@@ -19,14 +19,32 @@ import re
 import threading
 import time
 import uuid
+import weakref
 from typing import Any, Callable, Mapping, Sequence
 
 from sqlnb import errors
 from sqlnb.agent.stop import StopToken
 
-__all__ = ["AskRun", "error_info", "json_rows", "protocol_event"]
+__all__ = ["AskRun", "Busy", "error_info", "json_rows", "protocol_event", "running"]
 
 Event = dict[str, Any]
+
+
+class Busy(errors.SqlnbError):
+    """A question is already being answered in this kernel (the panel's or a chat's)."""
+
+    kind = "busy"
+
+
+# Every run of this kernel, whichever front door started it: one question at a time per
+# kernel (two turns at once on one connection would interleave in its conversation).
+_RUNS: weakref.WeakSet = weakref.WeakSet()
+_RUNS_LOCK = threading.Lock()
+
+
+def running() -> "AskRun | None":
+    """The question being answered in this kernel, if any (from the panel or a chat)."""
+    return next((r for r in list(_RUNS) if not r.done), None)
 
 
 class AskRun:
@@ -72,11 +90,22 @@ class AskRun:
         self._start_lock = threading.Lock()
 
     # ---- control --------------------------------------------------------------------
+    def claim(self) -> None:
+        """Make this the kernel's question; :class:`Busy` while another one is answered
+        (the panel's or a chat's).  :meth:`start` claims, when not claimed before."""
+        with _RUNS_LOCK:
+            other = running()
+            if other is not None and other is not self:
+                raise Busy("A question is still being answered in this kernel (in the sqlnb "
+                           "panel or a chat)", hint="wait for it to end, or stop it there")
+            _RUNS.add(self)
+
     def start(self) -> None:
         """Run the question in a daemon thread (never the caller's)."""
         with self._start_lock:
             if self._thread is not None:
                 return
+            self.claim()
             self._thread = threading.Thread(target=self._run, daemon=True,
                                             name=f"sqlnb-ask-{self.id[:8]}")
             self._thread.start()

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import html
 import threading
-import weakref
 from typing import Any, Callable
 
 from sqlnb import errors
@@ -410,20 +409,19 @@ class ChatWidget:
             if self._busy:
                 return False  # a second click while a run goes does nothing
             self._say("")
-            _check_kernel_free(self.shell)
             entry = self.manager.get_entry(connection)  # no connection: a clear error
             settings = self.ask_magic.settings(no_data=False, connection=entry.name)
             model = self.model if self.model is not None else (self.ask_magic.model or None)
-            turn = Turn(self, question, entry.name)
             run = _ask_run_class()(
                 agent=self.ask_magic.agent, manager=self.manager, question=question,
                 connection=entry.name, model=model, max_iterations=self.ask_magic.max_iterations,
                 failure_cutoff=self.ask_magic.failure_cutoff, settings=settings, new=self._new,
                 rows=self.rows, on_event=lambda event: self._on_event(turn, answering, event))
+            run.claim()  # one question at a time per kernel (this chat's, another's, the panel's)
+            turn = Turn(self, question, entry.name)
             turn.run = run
             self._busy = True
             self.run = run
-            _RUNS.add(run)
             self.turns.append(turn)
             self.transcript.children = (*self.transcript.children, turn.box)
             self.ask_button.disabled = True
@@ -434,7 +432,6 @@ class ChatWidget:
                 run.start()
             except BaseException as exc:
                 turn.outcome.value = f'<div style="{_BAD}">✗ {_esc(exc)}</div>'
-                _RUNS.discard(run)
                 self._end_run()
                 raise
             self._new = False
@@ -486,19 +483,6 @@ class ChatWidget:
                 self.run.stop()
             for widget in _walk(self.view):
                 widget.close()
-
-
-# Runs of every chat in this kernel: one question at a time per kernel, as for the panel
-# (two turns at once on one connection would interleave in its conversation).
-_RUNS: weakref.WeakSet = weakref.WeakSet()
-
-
-def _check_kernel_free(shell) -> None:
-    bridge = getattr(shell, "_sqlnb_bridge", None)
-    panel_run = getattr(bridge, "run", None)
-    if any(not r.done for r in list(_RUNS)) or (panel_run is not None and not panel_run.done):
-        raise errors.UsageError("A question is still being answered in this kernel (in another "
-                                "chat or the sqlnb panel)", hint="wait for it to end, or stop it there")
 
 
 def _current_cell_id(shell) -> str | None:
