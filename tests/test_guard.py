@@ -667,8 +667,7 @@ def test_a_name_written_before_a_paren_counts_even_where_sqlglot_renames_it():
 def test_a_policy_given_replaces_the_snapshot():
     from sqlnb.sql.functions import FunctionPolicy
 
-    policy = FunctionPolicy("PostgreSQL", {"my_writer": "is VOLATILE in this database"}, "test",
-                            frozenset({"count"}))
+    policy = FunctionPolicy("PostgreSQL", {"my_writer": "is VOLATILE in this database"}, "test")
     verdict = check_read_only("SELECT my_writer(a) FROM t", "postgres", policy)
     assert not verdict.read_only and "my_writer" in verdict.reason and "VOLATILE" in verdict.reason
     assert check_read_only("SELECT my_writer(a) FROM t", "postgres").read_only  # unknown to the snapshot
@@ -683,10 +682,12 @@ def test_a_failed_live_lookup_refuses_what_it_could_not_check():
     def broken(names):
         raise RuntimeError("the connection is gone")
 
-    policy = FunctionPolicy("PostgreSQL", {}, "test", frozenset({"count"}), lookup=broken)
+    policy = FunctionPolicy("PostgreSQL", {}, "test", lookup=broken)
     verdict = check_read_only("SELECT my_fn(a) FROM t", "postgres", policy)
     assert not verdict.read_only and "my_fn" in verdict.reason and "could not be checked" in verdict.reason
-    assert check_read_only("SELECT count(a) FROM t", "postgres", policy).read_only
+    # any call could be a user's overload (count(t) of their own): none can be checked
+    assert not check_read_only("SELECT count(a) FROM t", "postgres", policy).read_only
+    assert check_read_only("SELECT t.a, b FROM t WHERE a > 1", "postgres", policy).read_only
 
 
 # ---------------------------------------------- the engines' own metadata, read live
@@ -823,6 +824,7 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
                     conn.execute(sql)
                 assert "stamp" in str(info.value) and "attribute notation" in str(info.value)
             assert conn.execute("SELECT t.a, t.b FROM t").rows == [(1, "x")]
+            assert conn.execute("SELECT random() < 2").rows == [(True,)]
             # a function created (or replaced) after connecting is judged by what it is now
             pg_db.admin(["CREATE FUNCTION bump_later() RETURNS int LANGUAGE sql AS "
                          "$$ INSERT INTO audit VALUES (2) RETURNING 2 $$",
@@ -832,6 +834,25 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
                 with pytest.raises(errors.ReadOnlyViolation) as info:
                     conn.execute(sql)
                 assert sql[7:-2] in str(info.value) and "VOLATILE" in str(info.value)
+            # the allowlist is for the built-in random(): a user's random() that writes is
+            # refused (by name: random() in this database too, until it is dropped)
+            pg_db.admin(["CREATE FUNCTION public.random(n int) RETURNS int VOLATILE "
+                         "LANGUAGE sql AS $$ INSERT INTO audit VALUES (n) RETURNING n $$"])
+            with pytest.raises(errors.ReadOnlyViolation) as info:
+                conn.execute("SELECT public.random(5)")
+            assert "public.random" in str(info.value)
+            with pytest.raises(errors.ReadOnlyViolation):
+                conn.execute("SELECT random(5)")  # resolves to the user's overload
+            # attribute notation, for a function created after connecting too
+            pg_db.admin(["CREATE FUNCTION stamp_later(r t) RETURNS int VOLATILE LANGUAGE sql "
+                         "AS $$ INSERT INTO audit VALUES (r.a) RETURNING 4 $$"])
+            with pytest.raises(errors.ReadOnlyViolation) as info:
+                conn.execute("SELECT t.stamp_later FROM t")
+            assert "stamp_later" in str(info.value) and "attribute notation" in str(info.value)
+            # names that cannot stand in a literal as they are: every function is read
+            with pytest.raises(errors.SqlnbError) as info:
+                conn.execute('SELECT "we\'ird"(1)')
+            assert not isinstance(info.value, errors.ReadOnlyViolation)
         finally:
             conn.close()
         # a read-write connection running a statement as read-only (the agent's way)
@@ -843,7 +864,8 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
             conn.close()
         assert pg_db.admin_query("SELECT count(*) FROM audit") == [(0,)]
     finally:
-        pg_db.admin(["DROP FUNCTION IF EXISTS bump(), bump_later(), peek(), stamp(t)",
+        pg_db.admin(["DROP FUNCTION IF EXISTS bump(), bump_later(), peek(), stamp(t), "
+                     "stamp_later(t), public.random(int)",
                      "DROP TABLE IF EXISTS audit"])
 
 
@@ -923,11 +945,18 @@ def test_the_duckdb_allowlists_only_read(tmp_path):
         con.close()
 
 
-def test_a_duckdb_macro_calling_a_refused_function_is_refused():
+def test_a_duckdb_macro_calling_a_refused_function_is_refused(tmp_path):
     import sqlnb.adapters as adapters
 
+    data = tmp_path / "secret.csv"
+    data.write_text("a\n1\n")
     conn = adapters.connect("duckdb://")  # in memory, read-write
     try:
+        # a user's macro is checked whole, like a query: this one reads a file
+        conn.execute(f"CREATE MACRO leak() AS TABLE SELECT * FROM '{data}'")
+        with pytest.raises(errors.ReadOnlyViolation) as info:
+            conn.execute("SELECT * FROM leak()", readonly=True)
+        assert "leak" in str(info.value) and "file" in str(info.value)
         conn.execute("CREATE SEQUENCE s")
         conn.execute("CREATE MACRO next_id() AS nextval('s')")
         conn.execute("CREATE MACRO twice(x) AS x * 2")
@@ -935,6 +964,12 @@ def test_a_duckdb_macro_calling_a_refused_function_is_refused():
             conn.execute("SELECT next_id()", readonly=True)
         assert "next_id" in str(info.value) and "nextval" in str(info.value)
         assert conn.execute("SELECT twice(21) AS v", readonly=True).rows == [(42,)]
+        # a macro shadowing a built-in, created after the policy was read
+        assert conn.execute("SELECT lower('A') AS v", readonly=True).rows == [("a",)]
+        conn.execute("CREATE MACRO lower(x) AS nextval('s')")
+        with pytest.raises(errors.ReadOnlyViolation) as info:
+            conn.execute("SELECT lower('A')", readonly=True)
+        assert "lower" in str(info.value) and "nextval" in str(info.value)
         assert conn.execute("SELECT x.v FROM (SELECT 1 AS v) x", readonly=True).rows == [(1,)]
     finally:
         conn.close()

@@ -48,8 +48,9 @@ fails gives the reason):
 
 This is the first of two layers: every read-only connection also runs in a read-only
 session of the engine (see the adapters), because no parser can know every side effect:
-user-defined functions and procedures that write, views over volatile functions, and
-functions no list here names.
+views over volatile functions, functions declared STABLE that still change the session,
+user-defined functions of engines that publish no volatility (MySQL, SQLite, Snowflake),
+and functions no list here names.
 """
 
 from __future__ import annotations
@@ -230,18 +231,17 @@ def check_read_only(sql: str, dialect: str = "",
         return Verdict(False, f"it is {_describe(root, tokens)}, not a query", kind)
     called: set[str] = set()  # function names as sqlglot reads the calls
     as_table: set[str] = set()  # ... of those called as a table (FROM, JOIN, LATERAL)
+    after_dot: set[str] = set()  # t.f: PostgreSQL's attribute notation may call f(t)
     policy = functions if functions is not None else snapshot_policy(d)
     for node in root.walk():
         problem = _node_problem(node, d)
         if problem:
             return Verdict(False, problem, kind)
-        if policy is not None and policy.on_row and isinstance(node, (exp.Column, exp.Dot)):
-            name = node.name.lower() if isinstance(node, exp.Column) and node.table else (
-                node.expression.name.lower() if isinstance(node, exp.Dot) and
-                isinstance(node.expression, exp.Identifier) else "")
-            if name in policy.on_row:
-                return Verdict(False, f"it calls {name}() by attribute notation (x.{name} is "
-                                      f"{name}(x)), which {policy.refused[name]}", kind)
+        if d in _ATTRIBUTE_CALLS and isinstance(node, (exp.Column, exp.Dot)):
+            if isinstance(node, exp.Column) and node.table:
+                after_dot.add(node.name.lower())
+            elif isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+                after_dot.add(node.expression.name.lower())
         if isinstance(node, exp.Func):
             names = _function_names(node)
             called.update(names)
@@ -259,7 +259,7 @@ def check_read_only(sql: str, dialect: str = "",
     if disagreement:
         return Verdict(False, disagreement, kind)
     if policy is not None:
-        problem = _policy_problem(policy, called, as_table, theirs)
+        problem = _policy_problem(policy, called, as_table, after_dot, theirs)
         if problem:
             return Verdict(False, problem, kind)
     return Verdict(True, "a single read-only query", kind)
@@ -269,13 +269,16 @@ def is_read_only(sql: str, dialect: str = "", functions: FunctionPolicy | None =
     return check_read_only(sql, dialect, functions).read_only
 
 
+# Dialects where ``x.f`` can call ``f(x)`` (attribute notation).
+_ATTRIBUTE_CALLS = frozenset({"postgres", "redshift"})
+
 # Token types that name a function a user may have created (the live lookup asks the
 # engine about these); keywords that happen to stand before "(" (IN, VALUES, ...) are not.
 _NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 
 
 def _policy_problem(policy: FunctionPolicy, called: set[str], as_table: set[str],
-                    theirs: list) -> str | None:
+                    after_dot: set[str], theirs: list) -> str | None:
     """The first function the statement calls that ``policy`` refuses.  A call is a name
     before "(" in sqlglot's tokens (which, checked above, the engine reads alike: a comment
     between the name and "(" is no token) or a call sqlglot's tree holds.  A name the
@@ -289,7 +292,7 @@ def _policy_problem(policy: FunctionPolicy, called: set[str], as_table: set[str]
             written.add(name)
             if tok.token_type in _NAME_TOKENS:
                 askable.add(name)
-    refusals = policy.refusals(written | called, ask=askable)
+    refusals = policy.refusals(written | called, ask=askable, on_row=after_dot)
     for name in policy.table_only & refusals.keys():
         if name not in as_table and name in called:
             del refusals[name]

@@ -19,9 +19,13 @@ from that metadata instead:
 A name is refused when any function of that name (any overload, any schema) is refused.
 
 The policy comes from two places.  A connected adapter reads the live metadata (once per
-connection, and again for every name a statement calls that is not a built-in, so a
-function created or replaced after connecting is judged by what it is now): that covers
-new engine versions, extensions and user-defined functions.  Without a connection the
+session, and then, for each statement, the user's functions of the names it calls, so a
+function created, replaced or overloaded after connecting is judged by what it is now):
+that covers new engine versions, extensions and user-defined functions.  A user's
+function is refused by name: a volatile ``public.random(int)`` makes ``random()`` refused
+in that database too.  PostgreSQL calls a function of one row-type argument by attribute
+notation as well (``t.f`` is ``f(t)``): such a refused function is refused there too.
+DuckDB user macros are checked whole, as a query (a macro reading a file is refused).  Without a connection the
 guard uses the snapshot shipped in this folder (``postgres.txt``, ``duckdb.txt``), which
 ``python -m sqlnb.sql.functions.generate`` writes from live engines.
 
@@ -111,19 +115,24 @@ _WHY = {
 }
 
 
+#: what a live lookup answers: {name: why} for the refused names among those asked, and
+#: which of them PostgreSQL can call by attribute notation
+Lookup = Callable[[frozenset[str]], tuple[Mapping[str, str], frozenset[str]]]
+
+
 @dataclass(frozen=True)
 class FunctionPolicy:
     """Function names the guard refuses for one engine, with the reason for each.
 
-    ``known`` holds the names the metadata described as built-in; for any other name a
-    statement calls, ``lookup`` (when the policy comes from a live connection) asks the
-    engine again, so functions created after the policy was read are judged too.
+    ``lookup`` (a policy read from a live connection has one) asks the engine about the
+    names a statement calls, each time: a function the user created, replaced or
+    overloaded (a user's ``random(int)``, a DuckDB macro shadowing a built-in) after the
+    policy was read is judged by what it is now.
     """
 
     engine: str
     refused: Mapping[str, str]
     source: str
-    known: frozenset[str] = frozenset()
     _: KW_ONLY
     #: refused only where called as a table (FROM, JOIN, LATERAL): names that are also a
     #: harmless scalar or aggregate (DuckDB's histogram() aggregate and table macro)
@@ -131,25 +140,37 @@ class FunctionPolicy:
     #: refused functions PostgreSQL also calls by attribute notation: ``t.f`` (or
     #: ``(t).f``) is ``f(t)`` when f takes one argument of a row type
     on_row: frozenset[str] = frozenset()
-    lookup: Callable[[frozenset[str]], Mapping[str, str]] | None = field(
-        default=None, compare=False, repr=False)
+    lookup: Lookup | None = field(default=None, compare=False, repr=False)
 
-    def refusals(self, names: Iterable[str], ask: Iterable[str] = ()) -> dict[str, str]:
-        """{name: why} for the names (lower case) this policy refuses.  Names in ``ask``
-        (those written as calls in the statement) that are no built-in are looked up live
-        where the policy can."""
+    def refusals(self, names: Iterable[str], ask: Iterable[str] = (),
+                 on_row: Iterable[str] = ()) -> dict[str, str]:
+        """{name: why} for the functions a statement calls that this policy refuses.
+
+        ``names``: every name called (as written and as sqlglot reads it); ``ask``: the
+        names written as calls, which could be the user's own functions (the live lookup
+        asks the engine about them); ``on_row``: names after a dot (``t.f``), which
+        PostgreSQL may read as a call of ``f(t)``."""
         names = {n.lower() for n in names if n}
+        ask = {n.lower() for n in ask if n}
+        row = {n.lower() for n in on_row if n}
         out = {n: self.refused[n] for n in names if n in self.refused}
-        unknown = frozenset(n.lower() for n in ask
-                            if n and n.lower() not in self.known and n.lower() not in out)
-        if unknown and self.lookup is not None:
+        refused: Mapping[str, str] = self.refused
+        callable_on_row = set(self.on_row)
+        if self.lookup is not None and (ask | row):
             try:
-                out.update(self.lookup(unknown))
+                found, found_on_row = self.lookup(frozenset(ask | row))
             except Exception as exc:  # the statement is not known to be read-only
                 _log.debug("function lookup failed: %s", exc)
                 why = (f"could not be checked: reading its volatility from {self.engine} "
                        "failed")
-                out.update({n: why for n in unknown})
+                out.update({n: why for n in ask if n not in out})
+            else:
+                out.update({n: why for n, why in found.items() if n in ask})
+                refused = {**self.refused, **found}
+                callable_on_row |= found_on_row
+        for n in row & callable_on_row:
+            if n in refused and n not in out:
+                out[n] = f"{refused[n]} (x.{n} calls it: attribute notation, {n}(x))"
         return out
 
 
@@ -170,6 +191,17 @@ JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 POSTGRES_USER_FUNCTIONS_SQL = (POSTGRES_FUNCTIONS_SQL +
                                "\nWHERE n.nspname NOT IN ('pg_catalog', 'information_schema')")
 
+# names that can stand in a SQL string literal as they are (any setting, any engine)
+_PLAIN_NAME = re.compile(r"^[a-z_][a-z0-9_$]*$")
+
+
+def _names_filter(column: str, names: frozenset[str]) -> str:
+    """`` AND lower(column) IN (...)``, or nothing when a name is not plain (then every
+    row is read and filtered here)."""
+    if not names or not all(_PLAIN_NAME.match(n) for n in names):
+        return ""
+    return f" AND lower({column}) IN ({', '.join(repr(n) for n in sorted(names))})"
+
 
 def _pg_callable(rettype: Any, argtypes: Any) -> bool:
     if int(rettype) in _PG_UNCALLABLE_RETURNS:
@@ -189,7 +221,9 @@ def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQ
         name = str(name).lower()
         if schema in _PG_BUILTIN_SCHEMAS:
             builtin.add(name)
-        if volatility != "v" or name in allowed or not _pg_callable(rettype, argtypes):
+        # the allowlist holds built-ins: a user's public.random() that writes is refused
+        if volatility != "v" or (name in allowed and schema in _PG_BUILTIN_SCHEMAS) or \
+                not _pg_callable(rettype, argtypes):
             continue
         if takes_row:
             on_row.add(name)
@@ -204,14 +238,15 @@ def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQ
 def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
                     engine: str = "PostgreSQL") -> FunctionPolicy:
     """The live policy of a PostgreSQL-family connection; ``query(sql)`` returns its rows."""
-    refused, builtin, on_row = postgres_refusals(query(POSTGRES_FUNCTIONS_SQL), engine=engine)
+    refused, _, on_row = postgres_refusals(query(POSTGRES_FUNCTIONS_SQL), engine=engine)
 
-    def lookup(names: frozenset[str]) -> dict[str, str]:
-        now, _, _ = postgres_refusals(query(POSTGRES_USER_FUNCTIONS_SQL), engine=engine)
-        return {n: why for n, why in now.items() if n in names}
+    def lookup(names: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
+        rows = query(POSTGRES_USER_FUNCTIONS_SQL + _names_filter("p.proname", names))
+        now, _, now_on_row = postgres_refusals(rows, engine=engine)
+        return {n: why for n, why in now.items() if n in names}, now_on_row & names
 
     return FunctionPolicy(engine, refused, f"the connected {engine} server's pg_proc",
-                          builtin, on_row=on_row, lookup=lookup)
+                          on_row=on_row, lookup=lookup)
 
 
 # ---- DuckDB -------------------------------------------------------------------------------
@@ -239,7 +274,7 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
     rows = list(rows)
     refused: dict[str, str] = {}
     builtin: set[str] = set()
-    macros: list[tuple[str, str, str]] = []
+    macros: list[tuple[str, str, str, bool]] = []
     plain: set[str] = set()  # harmless scalar, aggregate and window functions
     for name, ftype, stability, side_effects, internal, definition in rows:
         name = str(name).lower()
@@ -248,12 +283,12 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
         if ftype in ("scalar", "aggregate", "window") and not side_effects and \
                 stability != "VOLATILE":
             plain.add(name)
-        if name in allowed:
+        if name in allowed and internal:  # the allowlists hold built-ins only
             continue
         if ftype in ("macro", "table_macro"):
-            macros.append((name, ftype, definition or ""))
+            macros.append((name, ftype, definition or "", bool(internal)))
         elif ftype == "table":
-            if name not in table_functions:
+            if name not in table_functions or not internal:
                 refused.setdefault(name, _WHY["duckdb:table"])
         elif side_effects:
             refused[name] = _WHY["duckdb:side_effects"]
@@ -263,7 +298,9 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
     # until nothing changes)
     bad = dict(also_refused or {})
     bad.update(refused)
-    calls = {name: _called_names(definition, ftype) for name, ftype, definition in macros}
+    calls: dict[str, set[str]] = {}
+    for name, ftype, definition, _ in macros:
+        calls.setdefault(name, set()).update(_called_names(definition, ftype))
     changed = True
     while changed:
         changed = False
@@ -275,10 +312,26 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
                 bad[name] = refused[name] = (f"is a DuckDB macro whose definition calls "
                                              f"{hit[0]}(), which {bad[hit[0]]}")
                 changed = True
-    tables = {name for name, ftype, _ in macros if ftype == "table_macro"} | {
+    # a user's macro is also checked whole, as the guard checks a query: its body may read
+    # a file (FROM 'x.csv') or do anything else a query may not
+    policy = FunctionPolicy("DuckDB", bad, "the macros' check")
+    for name, ftype, definition, internal in macros:
+        if internal or name in refused:
+            continue
+        verdict = _macro_verdict(definition, ftype, policy)
+        if not verdict.read_only:
+            refused[name] = f"is a DuckDB macro whose definition is not read-only: {verdict.reason}"
+    tables = {name for name, ftype, _, _ in macros if ftype == "table_macro"} | {
         str(r[0]).lower() for r in rows if r[1] == "table"}
     table_only = frozenset(n for n in refused if n in tables and n in plain)
     return refused, frozenset(builtin), table_only
+
+
+def _macro_verdict(definition: str, ftype: str, policy: FunctionPolicy):
+    from sqlnb.sql.guard import check_read_only
+
+    sql = definition if ftype == "table_macro" else f"SELECT {definition}"
+    return check_read_only(sql, "duckdb", policy)
 
 
 _CALL = re.compile(r'("(?:[^"]|"")+"|[A-Za-z_][\w$]*)\s*\(')
@@ -301,19 +354,20 @@ def _called_names(definition: str, ftype: str) -> set[str]:
 
 def duckdb_policy(query: Callable[[str], Sequence[Sequence[Any]]]) -> FunctionPolicy:
     """The live policy of a DuckDB connection; ``query(sql)`` returns its rows."""
-    refused, builtin, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL))
+    refused, _, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL))
     from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS
 
     bad = {n: "is refused by sqlnb's list" for n in _FORBIDDEN_FUNCTIONS}
     bad.update(refused)
 
-    def lookup(names: frozenset[str]) -> dict[str, str]:
+    def lookup(names: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
+        # every user function: a macro may call another one
         now, _, _ = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL + "\nWHERE NOT internal"),
                                     also_refused=bad)
-        return {n: why for n, why in now.items() if n in names}
+        return {n: why for n, why in now.items() if n in names}, frozenset()
 
     return FunctionPolicy("DuckDB", refused, "the connected DuckDB's duckdb_functions()",
-                          builtin, table_only=table_only, lookup=lookup)
+                          table_only=table_only, lookup=lookup)
 
 
 # ---- the shipped snapshots ----------------------------------------------------------------
