@@ -47,9 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--max-iterations", type=int, default=5, help="model calls at most (default 5)")
     a.add_argument("--no-review", action="store_true", help="stop at the first successful query")
     a.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
-    a.add_argument("--retry-drafts", type=int, default=3, metavar="N",
+    a.add_argument("--retry-drafts", type=int, default=None, metavar="N",
                    help="after a failed query, N fresh drafts of the question run beside the "
-                        "model's correction; the result most agree on is kept (default 3, 0: off)")
+                        "model's correction; the result most agree on is kept (0: off; default: "
+                        "3 for a local model, 0 for a hosted one, which pays for every draft)")
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
     a.add_argument("--connect-timeout", type=float, default=10.0)
@@ -130,7 +131,7 @@ def cmd_ask(args) -> int:
 
     if args.max_iterations < 1:
         raise errors.UsageError("--max-iterations must be at least 1")
-    if args.retry_drafts < 0:
+    if args.retry_drafts is not None and args.retry_drafts < 0:
         raise errors.UsageError("--retry-drafts must be 0 or more")
     question = " ".join(args.question)
     manager = ConnectionManager()

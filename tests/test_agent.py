@@ -687,6 +687,62 @@ def test_clarify_after_a_result_still_asks(engine, db):
 
 
 @RULE_ENGINES
+@pytest.mark.parametrize("reply", [
+    "CLARIFY: How many customers are there?",  # the user's question, echoed
+    "CLARIFY: how many customers are there",
+    "**CLARIFY:** Question: How many customers are there?",
+    "CLARIFY:",  # asks nothing
+    "CLARIFY:\n- Which customers?\n" + sql("SELECT count(*) FROM customers"),  # carries SQL
+    "CLARIFY: SELECT count(*) FROM customers",
+    "CLARIFY: Write one SQL query that answers the question, in a ```sql block.",  # the prompt
+])
+def test_a_clarification_that_asks_nothing_is_a_failed_turn(engine, db, reply):
+    run = ask(db, reply, sql(COUNT_CUSTOMERS), "FINAL")
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.result.iterations == 3 and run.result.questions == []
+    assert [a["sql"] for a in run.attempts] == [COUNT_CUSTOMERS]  # SQL in it never ran
+    # the next prompt tells the model why, and what to do instead
+    assert "not a question for the user" in run.user(1)
+    assert "not a question for the user" not in run.user(2)  # only right after it
+
+
+@RULE_ENGINES
+@pytest.mark.parametrize("reply", [
+    "CLARIFY: The query ran: 1 row.",
+    "CLARIFY: Attempt 2:",
+    "CLARIFY:\nAttempt 1:\n" + sql(COUNT_CUSTOMERS) + "\nThe query ran: 1 row.",
+    "CLARIFY: Columns: n",
+    "CLARIFY: Check the last result against the question: the right rows, columns, order and "
+    "filters.",
+])
+def test_a_clarification_repeating_the_feedback_is_a_failed_turn(engine, db, reply):
+    run = ask(db, sql(COUNT_CUSTOMERS), reply, "FINAL")
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.result.iterations == 3 and len(run.attempts) == 1
+    assert "not a question for the user" in run.user(2)
+
+
+@RULE_ENGINES
+def test_a_clarification_keeps_only_its_real_questions(engine, db):
+    run = ask(db, sql(COUNT_ORDERS),
+              "CLARIFY:\n- The query ran: 1 row.\n- Do you mean paid orders only?",
+              question="How many orders?")
+    r = run.result
+    assert (r.status, r.stop_reason) == ("needs_clarification", "clarification")
+    assert r.questions == ["Do you mean paid orders only?"]
+
+
+@RULE_ENGINES
+def test_clarifications_that_ask_nothing_never_end_as_one(engine, db):
+    run = ask(db, "CLARIFY: How many customers are there?", "CLARIFY:", max_iterations=2)
+    assert outcome(run) == ("failed", "max_iterations", None)
+    assert run.result.questions == [] and run.result.iterations == 2
+    # after a successful query, its result stays the answer
+    run = ask(db, sql(COUNT_CUSTOMERS), "CLARIFY: The query ran: 1 row.", max_iterations=2)
+    assert outcome(run) == ("success", "max_iterations", COUNT_CUSTOMERS)
+
+
+@RULE_ENGINES
 @pytest.mark.parametrize("reply", ["FINAL", "**FINAL**", "final."])
 def test_final_before_anything_ran_is_ignored(engine, db, reply):
     run = ask(db, reply, sql(COUNT_CUSTOMERS))
@@ -702,15 +758,27 @@ def test_final_after_a_success(engine, db):
 
 
 @RULE_ENGINES
-def test_final_with_new_sql_runs_it_first(engine, db):
-    run = ask(db, sql(COUNT_CUSTOMERS), "Corrected:\n" + sql(COUNT_ORDERS) + "\nFINAL")
+def test_final_with_new_sql_is_no_finalisation_before_the_model_saw_the_result(engine, db):
+    # a first reply that is SQL and FINAL at once: the SQL runs, the model is shown its
+    # result, and only its next FINAL finalises
+    run = ask(db, sql(COUNT_ORDERS) + "\nFINAL", "FINAL")
+    assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
+    assert run.result.iterations == 2 and len(run.attempts) == 1 and run.model.remaining == 0
+    assert "The query ran: 1 row." in run.user(1) and COUNT_ORDERS in run.user(1)
+    # a corrected query with FINAL, after a result: the same
+    run = ask(db, sql(COUNT_CUSTOMERS), "Corrected:\n" + sql(COUNT_ORDERS) + "\nFINAL", "FINAL")
     assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
     assert [a["sql"] for a in run.attempts] == [COUNT_CUSTOMERS, COUNT_ORDERS]
-    assert run.result.iterations == 2 and run.result.rows() == [[3]]
-    # a first reply that is SQL and FINAL at once
-    run = ask(db, sql(COUNT_ORDERS) + "\nFINAL", "unused")
-    assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
-    assert run.result.iterations == 1 and len(run.attempts) == 1
+    assert run.result.iterations == 3 and run.result.rows() == [[3]]
+    assert "Attempt 2:" in run.user(2)
+    # having seen the result, the model may still correct it
+    run = ask(db, sql(COUNT_ORDERS) + "\nFINAL", sql(COUNT_CUSTOMERS), "FINAL")
+    assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert run.result.iterations == 3
+    # no model call left to review it: the query ran, but nothing was finalised
+    run = ask(db, sql(COUNT_ORDERS) + "\nFINAL", "unused", max_iterations=1)
+    assert outcome(run) == ("success", "max_iterations", COUNT_ORDERS)
+    assert run.model.remaining == 1
 
 
 @RULE_ENGINES
@@ -1147,6 +1215,58 @@ def test_drafts_only_after_a_failure(engine, db):
                        settings=AgentSettings(retry_drafts=0))
     assert outcome(run) == ("failed", "duplicate_sql", None)
     assert run.model.draft_prompts == []
+
+
+class HostedClient:
+    """A scripted model under a hosted model's name (no network): what the per-kind
+    default of retry drafts sees of an ``anthropic:`` model."""
+
+    samples = True
+    retries = 0
+
+    def __init__(self, model: ScriptedChatModel, name: str = "anthropic:claude-sonnet-4-5"):
+        self._client, self.name, self.model = ModelClient(model), name, model
+
+    def invoke(self, messages, **kwargs):
+        return self._client.invoke(messages, **kwargs)
+
+
+@RULE_ENGINES
+def test_retry_drafts_default_per_kind_of_model(engine, db):
+    assert AgentSettings().retry_drafts is None  # None: the model's kind decides
+    # a hosted model pays for every call: no drafts unless asked for
+    model = ScriptedChatModel(replies=[sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
+                              drafts=[sql(NAMES)] * 3)
+    result = Agent().ask("How many customers are there?", db, model=HostedClient(model))
+    assert (result.status, result.stop_reason, result.sql) == ("success", "finalized", COUNT_CUSTOMERS)
+    assert model.draft_prompts == [] and result.usage["calls"] == 3
+    # asked for: they run
+    model = ScriptedChatModel(replies=[sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
+                              drafts=[sql(NAMES)] * 3)
+    result = Agent().ask("How many customers are there?", db, model=HostedClient(model),
+                         settings=AgentSettings(retry_drafts=2))
+    assert len(model.draft_prompts) == 2 and result.usage["calls"] == 5
+    # a local model (scripted counts as one): three drafts by default
+    run = ask_drafting(db, [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"], [sql(NAMES)] * 3)
+    assert len(run.model.draft_prompts) == 3 and run.result.usage["calls"] == 6
+
+
+def test_default_retry_drafts_by_model_name_and_server():
+    from types import SimpleNamespace as NS
+
+    from sqlnb.agent.nodes import default_retry_drafts
+
+    assert default_retry_drafts(NS(name="llamacpp:qwen2.5-coder-1.5b-instruct-q4_k_m")) == 3
+    assert default_retry_drafts(NS(name="scripted:replies.json")) == 3
+    assert default_retry_drafts(NS(name="ollama:qwen2.5-coder")) == 3
+    local = NS(name="openai:qwen", model=NS(openai_api_base="http://127.0.0.1:8000/v1"))
+    assert default_retry_drafts(local) == 3
+    assert default_retry_drafts(NS(name="openai:qwen", model=NS(base_url="http://localhost:8000/v1"))) == 3
+    assert default_retry_drafts(NS(name="openai:gpt-4o-mini", model=NS(openai_api_base=None))) == 0
+    remote = NS(name="openai:gpt-4o-mini", model=NS(openai_api_base="https://api.openai.com/v1"))
+    assert default_retry_drafts(remote) == 0
+    assert default_retry_drafts(NS(name="anthropic:claude-sonnet-4-5")) == 0
+    assert default_retry_drafts(object()) == 0  # unknown: no calls it did not ask for
 
 
 @RULE_ENGINES

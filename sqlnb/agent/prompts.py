@@ -120,8 +120,10 @@ def fresh_prompt(state: dict[str, Any]) -> str:
         parts.append("\n".join(lines))
     parts.append(f"Question: {state.get('question', '').strip()}")
     attempts = state.get("attempts") or []
+    why = (state.get("reply") or {}).get("not_a_question")
     if not attempts:
-        parts.append("Write one SQL query that answers the question, in a ```sql block.")
+        parts.append(not_a_question_note(why, state) if why else
+                     "Write one SQL query that answers the question, in a ```sql block.")
         return "\n\n".join(parts)
     lines = ["Your attempts so far:"]
     for a in attempts:
@@ -140,7 +142,18 @@ def fresh_prompt(state: dict[str, Any]) -> str:
     else:
         parts.append("The last query failed. Reply with a corrected query in a ```sql block; "
                      "do not repeat a query that failed. Use only the columns each table has.")
+    if why:
+        parts.append(not_a_question_note(why, state))
     return "\n\n".join(parts)
+
+
+def not_a_question_note(why: str, state: dict[str, Any]) -> str:
+    """What the model is told after a CLARIFY reply that asked the user nothing."""
+    attempts = state.get("attempts") or []
+    then = (" or, if the last result answers the question, the single word FINAL"
+            if attempts and attempts[-1].get("ok") else "")
+    return (f"Your last reply began with CLARIFY: but was not a question for the user ({why}). "
+            f"Do not ask the user now: reply with one SQL query in a ```sql block{then}.")
 
 
 def model_messages(state: dict[str, Any], rendering: str = "fresh") -> list[BaseMessage]:

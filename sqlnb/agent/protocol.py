@@ -3,8 +3,11 @@
 - A fenced ```sql block proposes that SQL; when there are several, the last one wins.
   A reply that is nothing but a bare ``SELECT``/``WITH`` statement proposes it too.
 - A line reading ``FINAL`` (any case, markdown emphasis ignored) declares the last
-  successful SQL final; a FINAL reply that carries new SQL has it executed first.
+  successful SQL final, the one the model has seen the result of; a FINAL reply that
+  carries new SQL is no finalisation: the SQL runs and the model is shown its result.
 - A reply beginning ``CLARIFY:`` asks the user; the following lines are the questions.
+  It is a clarification only when it asks something (:func:`real_questions`): one that
+  carries SQL, or only echoes the user's question or the prompt's own text, is not.
 """
 
 from __future__ import annotations
@@ -88,3 +91,50 @@ def _outside_fences(text: str) -> str:
 
 def _strip_bullet(line: str) -> str:
     return re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()
+
+
+# the prompt's own feedback lines (prompts.fresh_prompt, format_attempt, chat_history): a
+# small model sometimes copies them after CLARIFY:
+_FEEDBACK_LINE = re.compile(
+    r"^(?:attempt \d+\b|the query (?:ran|failed)\b|columns:|first \d+ rows?:|hint:|question:"
+    r"|no rows matched|result of your query|your attempts so far|earlier in this conversation"
+    r"|answered with:|you asked:|the last query failed|\d+ candidate quer)", re.I)
+
+
+def _norm(text: str) -> str:
+    """Lower case, markdown emphasis and bullets gone, whitespace collapsed, no end punctuation."""
+    text = re.sub(r"[*_`>#]+", " ", text.lower())
+    return re.sub(r"\s+", " ", text).strip(" .:;!?-\t")
+
+
+def real_questions(reply: Reply, question: str, prompt: str) -> tuple[list[str], str | None]:
+    """The questions of a CLARIFY reply that ask the user something, and, when none does,
+    why it is no clarification: it carries SQL, or its lines only echo the user's
+    ``question`` or the text of the ``prompt`` the model was shown (its instructions,
+    "Attempt 2:", "The query ran: 0 rows.", ...), or it has no question at all."""
+    lines = reply.clarify or []
+    if extract_sql(reply.text) or any(_BARE_START.match(q) for q in lines):
+        return [], "it carries SQL: a query goes in a ```sql block, without CLARIFY"
+    asked = _norm(question)
+    shown = _norm(prompt)
+    shown_lines = {_norm(line) for line in prompt.splitlines()}
+    kept, echoes = [], []
+    for q in lines:
+        n = _norm(q)
+        if not n:
+            continue
+        n_plain = n.removeprefix("question").strip(" :")
+        if n_plain == asked or n == asked:
+            echoes.append("the question")
+        elif (_FEEDBACK_LINE.match(n) or n in shown_lines
+              or (len(n) >= 12 and n in shown)):
+            echoes.append("the prompt")
+        else:
+            kept.append(q)
+    if kept:
+        return kept, None
+    if not echoes:
+        return [], "it asks nothing"
+    if "the question" in echoes:
+        return [], "it repeats the user's question"
+    return [], "it repeats the text of the prompt"

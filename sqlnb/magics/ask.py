@@ -43,9 +43,11 @@ class AskMagic(Magics):
     statement_timeout = Float(0.0, help="Seconds per attempt (0: the connection's timeout).").tag(config=True)
     rendering = Unicode("fresh", help="'fresh': each model call restates the question and the "
                                       "attempts; 'chat': the plain message history.").tag(config=True)
-    retry_drafts = Int(3, help="After a failed query, fresh drafts of the question sampled beside "
-                               "the model's correction; the result most candidates agree on is "
-                               "kept (0: the correction only).").tag(config=True)
+    retry_drafts = Int(-1, help="After a failed query, fresh drafts of the question sampled beside "
+                                "the model's correction; the result most candidates agree on is "
+                                "kept (0: the correction only; -1: by the kind of model, 3 for a "
+                                "local one, 0 for a hosted one, which pays for every "
+                                "draft).").tag(config=True)
 
     def __init__(self, shell=None, manager=None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
@@ -73,7 +75,7 @@ class AskMagic(Magics):
         return AgentSettings(preview_rows=max(0, self.preview_rows), share_data=share,
                              row_cap=max(1, self.row_cap), rendering=self.rendering,
                              statement_timeout=self.statement_timeout or None,
-                             retry_drafts=max(0, self.retry_drafts))
+                             retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts)
 
     @cell_magic("ask")
     @_people_errors
