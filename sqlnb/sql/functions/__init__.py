@@ -352,8 +352,11 @@ def _called_names(definition: str, ftype: str) -> set[str]:
     return names
 
 
-def duckdb_policy(query: Callable[[str], Sequence[Sequence[Any]]]) -> FunctionPolicy:
-    """The live policy of a DuckDB connection; ``query(sql)`` returns its rows."""
+def duckdb_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
+                  look_up: bool = True) -> FunctionPolicy:
+    """The live policy of a DuckDB connection; ``query(sql)`` returns its rows.
+    ``look_up=False``: no lookup per statement (duckdb_functions() takes about 10 ms), for
+    a read-only connection, through which no macro can be created."""
     refused, _, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL))
     from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS
 
@@ -367,7 +370,7 @@ def duckdb_policy(query: Callable[[str], Sequence[Sequence[Any]]]) -> FunctionPo
         return {n: why for n, why in now.items() if n in names}, frozenset()
 
     return FunctionPolicy("DuckDB", refused, "the connected DuckDB's duckdb_functions()",
-                          table_only=table_only, lookup=lookup)
+                          table_only=table_only, lookup=lookup if look_up else None)
 
 
 # ---- the shipped snapshots ----------------------------------------------------------------
@@ -447,7 +450,8 @@ def live_policy(adapter: Any) -> FunctionPolicy | None:
 
     try:
         if dialect == "duckdb":
-            policy = duckdb_policy(query)
+            options = getattr(adapter, "options", None)
+            policy = duckdb_policy(query, look_up=not getattr(options, "readonly", False))
         else:
             policy = postgres_policy(query, engine=getattr(adapter, "display_name", "PostgreSQL"))
     except Exception as exc:
