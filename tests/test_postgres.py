@@ -781,6 +781,8 @@ def test_readonly_and_timeout_hold_behind_a_transaction_pooler(ro_pg, scheme, fa
         with pytest.raises(errors.QueryTimeout):  # pg_sleep(5) cancelled by SET LOCAL statement_timeout
             c.execute("SELECT * FROM slow")
         assert c.execute("SELECT count(*) FROM ro_target").rows == [(0,)]
+        assert c.catalog(refresh=True).find("ro_target") is not None  # in a transaction too
+        assert not c.conn.info.transaction_status if scheme == "postgresql" else not c.conn.in_transaction
     finally:
         c.close()
         for h in holders:

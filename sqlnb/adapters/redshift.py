@@ -223,6 +223,19 @@ class RedshiftAdapter(PgFamilyAdapter):
         finally:
             cur.close()
 
+    def _catalog_queries(self, queries: Sequence[str]) -> list[list[Sequence[Any]]]:
+        if not self.options.readonly or self.conn.in_transaction:
+            return super()._catalog_queries(queries)
+        # a read-only connection has no session timeout: the catalog gets a transaction
+        # with the connection's timeout, like every statement
+        self._run("BEGIN READ ONLY")
+        try:
+            self._run("SELECT pg_catalog.set_config('statement_timeout', "
+                      f"'{self._timeout_ms(self.options.statement_timeout)}', true)")
+            return super()._catalog_queries(queries)
+        finally:
+            self._end_own("ROLLBACK")
+
     def _cancel(self) -> None:
         pid = self._running_pid
         if pid is not None:
