@@ -25,9 +25,10 @@ that covers new engine versions, extensions and user-defined functions.  A user'
 function is refused by name: a volatile ``public.random(int)`` makes ``random()`` refused
 in that database too.  PostgreSQL calls a function of one row-type argument by attribute
 notation as well (``t.f`` is ``f(t)``): such a refused function is refused there too.
-DuckDB user macros are checked whole, as a query (a macro reading a file is refused).  Without a connection the
-guard uses the snapshot shipped in this folder (``postgres.txt``, ``duckdb.txt``), which
-``python -m sqlnb.sql.functions.generate`` writes from live engines.
+DuckDB user macros are checked whole, as a query (a macro reading a file is refused).
+Without a connection the guard uses the snapshot shipped in this folder
+(``postgres.txt``, ``duckdb.txt``), which ``python -m sqlnb.sql.functions.generate``
+writes from live engines.
 
 Engines that publish no such metadata (MySQL/MariaDB, SQLite, Snowflake) keep the name
 lists in :mod:`sqlnb.sql.guard`.
@@ -111,7 +112,6 @@ _WHY = {
     "duckdb:table": "is a DuckDB table function that is not on sqlnb's list of read-only table "
                     "functions (DuckDB publishes no side effects for table functions; this one "
                     "may write, change settings or read files)",
-    "duckdb:macro": "is a DuckDB macro whose definition calls a refused function",
 }
 
 
@@ -403,7 +403,8 @@ def snapshot_policy(dialect: str) -> FunctionPolicy | None:
             table_only.add(fn)
             detail.pop()
         if kind == "macro":
-            refused[fn] = f"is a DuckDB macro whose definition calls {detail[0]}(), which is refused"
+            refused[fn] = (f"is a DuckDB macro whose definition calls {detail[0]}(), which "
+                           "is refused")
         else:
             refused[fn] = _WHY[kind]
     if dialect == "redshift":
