@@ -175,7 +175,17 @@ export class ChatPanel extends Widget {
     if (old && old.parentNode === this._turns) {
       this._turns.replaceChild(fresh, old);
     } else {
+      this._turns.querySelector('.sqlnb-empty')?.remove();
       this._turns.appendChild(fresh);
+      // a new turn closes the clarification box of the turn before it
+      const turns = this._chat?.conversation.turns ?? [];
+      const prev = turns[turns.length - 2];
+      const prevNode = prev ? this._turnNodes.get(prev.id) : undefined;
+      if (prev && prevNode && prev.status === 'needs_clarification' && prevNode.parentNode === this._turns) {
+        const again = this._renderTurn(prev);
+        this._turnNodes.set(prev.id, again);
+        this._turns.replaceChild(again, prevNode);
+      }
     }
     this._scrollDown();
     this._updateButtons();
@@ -475,17 +485,23 @@ export class ChatPanel extends Widget {
       const input = el('textarea', 'jp-mod-styled sqlnb-clarify-input');
       input.rows = 2;
       input.placeholder = 'Your answer (Enter sends)';
+      input.value = this._clarifyDrafts.get(turn.id) ?? '';
+      input.addEventListener('input', () => this._clarifyDrafts.set(turn.id, input.value));
       const send = button('jp-mod-accept sqlnb-clarify-send', 'Answer', 'Send the answer', () => {
         const text = input.value.trim();
         if (!text || chat.running) {
           return;
         }
         send.disabled = true;
-        chat.ask(text, true).catch(e => {
-          send.disabled = false;
-          input.value = text;
-          this._showError(chat, e);
-        });
+        // kept until the answer is on its way: a failed start re-renders this box with it
+        this._clarifyDrafts.set(turn.id, text);
+        chat.ask(text, true).then(
+          () => this._clarifyDrafts.delete(turn.id),
+          e => {
+            send.disabled = false;
+            this._showError(chat, e);
+          }
+        );
       });
       input.addEventListener('keydown', e => {
         if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -552,6 +568,7 @@ export class ChatPanel extends Widget {
   private _chat: NotebookChat | null = null;
   private _sending = false;
   private _turnNodes = new Map<string, HTMLElement>();
+  private _clarifyDrafts = new Map<string, string>();
   private _notebookLabel!: HTMLElement;
   private _banner!: HTMLElement;
   private _bannerAction!: HTMLElement;
