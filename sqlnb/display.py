@@ -207,6 +207,9 @@ def ask_progress_line(event: dict) -> str | None:
             return f"Model call failed: {event['model_error']}"
         if event.get("clarify") is not None:
             return "The model asks for clarification."
+        if event.get("not_a_question") and not event.get("candidates"):
+            return (f"The model's CLARIFY asked the user nothing ({event['not_a_question']}); "
+                    "asking it again…")
         if event.get("sql") is None and event.get("final"):
             return "The model confirmed the result (FINAL)."
         n = event.get("candidates")

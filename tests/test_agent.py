@@ -1106,6 +1106,13 @@ def test_progress_events(engine, db):
     assert [e["type"] for e in run.events if e["type"] != "context"] == ["reply", "stopped", "done"]
     assert run.events[-2]["status"] == "needs_clarification"
 
+    # a CLARIFY that asks nothing is shown as such, and the turn goes on
+    run = ask(db, "CLARIFY: How many customers are there?", sql(COUNT_CUSTOMERS), "FINAL")
+    first = next(e for e in run.events if e["type"] == "reply")
+    assert first["clarify"] is None and first["not_a_question"] == "it repeats the user's question"
+    assert ask_progress_line(first) == ("The model's CLARIFY asked the user nothing (it repeats the "
+                                        "user's question); asking it again…")
+
 
 def test_stop_reasons_are_the_documented_ones():
     assert set(STOP_REASONS) == {"clarification", "finalized", "duplicate_sql", "no_sql",

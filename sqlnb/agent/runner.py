@@ -391,6 +391,7 @@ def _progress(node: str, delta: Mapping[str, Any], max_iterations: int, emit) ->
         emit({"type": "reply", "iteration": delta.get("iteration"), "max_iterations": max_iterations,
               "sql": reply.get("sql"), "final": reply.get("final"), "clarify": reply.get("clarify"),
               "candidates": len(reply.get("candidates") or []) or None,
+              "not_a_question": reply.get("not_a_question"),
               "model_error": delta.get("model_error")})
     elif node == "execute":
         attempts: Sequence[dict] = delta.get("attempts") or []
