@@ -6,6 +6,7 @@ tests exercise the tree they run in, whether or not the extension is installed i
 environment.
 """
 import os
+import tempfile
 from pathlib import Path
 
 import jupyterlab
@@ -18,13 +19,19 @@ REPO = Path(__file__).resolve().parents[2]
 c.ServerApp.ip = "127.0.0.1"  # noqa: F821
 c.ServerApp.port = int(os.environ.get("SQLNB_UI_PORT", "8888"))  # noqa: F821
 c.ServerApp.allow_root = True  # noqa: F821
-# Galata's helper extension, then the sqlnb package directory: the server finds
-# sqlnb/labextension/package.json there (the first directory naming an extension wins).
+# Galata's helper extension, then this checkout's sqlnb build. The server looks up an
+# extension's files as <path>/<package name>/..., so the build is linked as "sqlnb" in a
+# directory of its own (what `jupyter labextension develop` does in the environment);
+# the first directory naming an extension wins over an installed copy.
+_extensions = Path(tempfile.mkdtemp(prefix="sqlnb-ui-labextensions-"))
+(_extensions / "sqlnb").symlink_to(REPO / "sqlnb" / "labextension", target_is_directory=True)
 c.LabServerApp.extra_labextensions_path = [  # noqa: F821
     str(Path(jupyterlab.__file__).parent / "galata"),
-    str(REPO / "sqlnb"),
+    str(_extensions),
 ]
 # No terminals or news checks in tests.
 c.ServerApp.terminals_enabled = False  # noqa: F821
 c.LabApp.news_url = None  # noqa: F821
 c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"  # noqa: F821
+# Notebook 7's page exposes its app too (window.jupyterapp), for the tests' waits.
+c.JupyterNotebookApp.expose_app_in_browser = True  # noqa: F821

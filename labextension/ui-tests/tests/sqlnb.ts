@@ -287,3 +287,34 @@ export async function setActiveCell(page: Page, nbPath: string, index: number): 
     [nbPath, index] as [string, number]
   );
 }
+
+/** Runs cell `index` in place (Ctrl+Enter: no new cell below) and waits until it ran. */
+export async function runCellInPlace(page: IJupyterLabPageFixture, index: number): Promise<void> {
+  expect(await page.notebook.runCell(index, { inplace: true })).toBe(true);
+}
+
+/** Appends a code cell with this source to the notebook's model (no typing). */
+export async function appendCell(page: Page, nbPath: string, source: string): Promise<number> {
+  return page.evaluate(
+    ([p, src]) => {
+      const panel = (window as any).sqlnbTest.panel(p);
+      const shared = panel.content.model.sharedModel;
+      shared.insertCell(shared.cells.length, { cell_type: 'code', source: src });
+      return shared.cells.length - 1;
+    },
+    [nbPath, source] as [string, string]
+  );
+}
+
+/**
+ * Saves a screenshot of the page: into docs/images/NAME when SQLNB_UI_SCREENSHOTS is set
+ * (refreshing the documentation's images), else beside the test's results.
+ */
+export async function screenshot(page: Page, name: string, outputPath: (n: string) => string) {
+  const target = process.env.SQLNB_UI_SCREENSHOTS
+    ? path.resolve(__dirname, '..', '..', '..', 'docs', 'images', name)
+    : outputPath(name);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  await page.screenshot({ path: target });
+  return target;
+}

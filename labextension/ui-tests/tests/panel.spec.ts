@@ -1,0 +1,196 @@
+/**
+ * The sqlnb sidebar on a notebook whose kernel has connections: the connection list, the
+ * schema browser, a question answered with streamed attempts, and the answer inserted
+ * and run as a %%sql cell — on DuckDB, then on SQLite after switching connection.
+ */
+import {
+  activeCellIndex,
+  ask,
+  cells,
+  dbCopy,
+  expect,
+  finalStatus,
+  openNotebook,
+  openPanel,
+  outputText,
+  screenshot,
+  scriptedModel,
+  setActiveCell,
+  setupCells,
+  sqlReply,
+  tableRows,
+  test,
+  turn
+} from './sqlnb';
+
+test.use({ viewport: { width: 1400, height: 850 } });
+
+test('lists the connections and browses the schema', async ({ page, tmpPath }) => {
+  const duck = dbCopy('duckdb', 'schema');
+  const lite = dbCopy('sqlite', 'schema');
+  await openNotebook(
+    page,
+    tmpPath,
+    'schema.ipynb',
+    setupCells({
+      connections: [
+        { kind: 'sqlite', file: lite, name: 'shop_lite' },
+        { kind: 'duckdb', file: duck, name: 'shop' }
+      ]
+    })
+  );
+  const panel = await openPanel(page);
+
+  const select = panel.locator('.sqlnb-connections');
+  await expect(select.locator('option[value="shop"]')).toHaveCount(1);
+  await expect(select.locator('option[value="shop_lite"]')).toHaveCount(1);
+  await expect(select).toHaveValue('shop'); // the kernel's active connection
+  await expect(page.locator('.sqlnb-statusbar')).toHaveText('sqlnb: shop');
+
+  const schema = panel.locator('.sqlnb-schema');
+  for (const table of ['customers', 'orders', 'products']) {
+    await expect(schema.locator(`.sqlnb-schema-table[data-name="${table}"]`)).toBeVisible();
+  }
+  const orders = schema.locator('.sqlnb-schema-table[data-name="orders"]');
+  const column = (name: string) => orders.locator(`.sqlnb-schema-column[data-name="${name}"]`);
+  await expect(column('customer_id')).toBeHidden();
+
+  // A click on the table (not on its name) shows its columns, with keys.
+  await orders.click({ position: { x: 4, y: 8 } });
+  await expect(column('customer_id')).toBeVisible();
+  await expect(orders.locator('.sqlnb-schema-column')).toHaveCount(5);
+  await expect(column('id')).toContainText(/PK/);
+  await expect(column('customer_id')).toContainText('customers.id');
+  await expect(column('product_id')).toContainText('products.id');
+  await expect(column('quantity')).not.toContainText(/PK|FK|\./);
+
+  // A column's name goes into the question box; so does a table's.
+  const input = panel.locator('.sqlnb-question-input');
+  await input.fill('');
+  await column('customer_id').locator('.sqlnb-schema-name').click();
+  await expect(input).toHaveValue(/customer_id/);
+  await orders.locator('.sqlnb-schema-name').first().click();
+  await expect(input).toHaveValue(/customer_id.*orders|orders.*customer_id/s);
+
+  // A second click on the table hides the columns again.
+  await orders.click({ position: { x: 4, y: 8 } });
+  await expect(column('customer_id')).toBeHidden();
+
+  // Switching connection shows the other engine's schema.
+  await select.selectOption('shop_lite');
+  await expect(page.locator('.sqlnb-statusbar')).toHaveText('sqlnb: shop_lite');
+  await expect(schema.locator('.sqlnb-schema-table[data-name="orders"]')).toBeVisible();
+});
+
+test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', async ({
+  page,
+  tmpPath
+}, testInfo) => {
+  const duck = dbCopy('duckdb', 'ask');
+  const lite = dbCopy('sqlite', 'ask');
+  const countries =
+    'SELECT c.country, count(*) AS n_orders FROM orders o ' +
+    'JOIN customers c ON c.id = o.customer_id GROUP BY c.country ORDER BY c.country';
+  const model = scriptedModel('ask', [
+    // DuckDB: a wrong table first (a failed attempt), then the right query, then FINAL.
+    sqlReply('SELECT count(*) AS n_orders FROM order_lines'),
+    sqlReply('SELECT count(*) AS n_orders FROM orders'),
+    'FINAL',
+    // SQLite
+    sqlReply(countries),
+    'FINAL'
+  ]);
+  const nb = await openNotebook(
+    page,
+    tmpPath,
+    'ask.ipynb',
+    setupCells({
+      connections: [
+        { kind: 'sqlite', file: lite, name: 'shop_lite' },
+        { kind: 'duckdb', file: duck, name: 'shop' }
+      ],
+      model
+    })
+  );
+  const panel = await openPanel(page);
+  await expect(panel.locator('.sqlnb-connections')).toHaveValue('shop');
+
+  // --- DuckDB
+  const q1 = 'How many orders are there?';
+  await ask(panel, q1);
+  const t1 = turn(panel, q1);
+  await expect(t1).toHaveCount(1);
+  expect(await finalStatus(t1)).toBe('success');
+  // Every attempt is a step of the turn: the failed one, then the one that worked (the
+  // steps fold away under a summary once the answer is there).
+  const attempts = t1.locator('.sqlnb-step[data-kind="attempt"]');
+  expect(await attempts.count()).toBeGreaterThanOrEqual(2);
+  await expect(attempts.first()).toHaveAttribute('data-ok', 'false');
+  await expect(attempts.first()).toContainText(/order_lines/);
+  await expect(attempts.last()).toHaveAttribute('data-ok', 'true');
+  await expect(t1.locator('.sqlnb-answer .sqlnb-sql')).toContainText(
+    'SELECT count(*) AS n_orders FROM orders'
+  );
+  const result = t1.locator('.sqlnb-answer table.sqlnb-result');
+  await expect(result).toBeVisible();
+  await expect(result.locator('thead, tr').first()).toContainText('n_orders');
+  expect(await tableRows(result)).toEqual([['7']]);
+  await expect(panel.locator('.sqlnb-stop')).toBeHidden();
+  await screenshot(page, 'panel.png', n => testInfo.outputPath(n));
+
+  // Insert and run: a new cell right below the active one, run, showing the result.
+  const before = await cells(page, nb);
+  await setActiveCell(page, nb, 1);
+  await t1.locator('.sqlnb-insert-run').click();
+  await expect.poll(async () => (await cells(page, nb)).length).toBe(before.length + 1);
+  let now = await cells(page, nb);
+  const inserted = now[2];
+  expect(inserted.cell_type).toBe('code');
+  expect(inserted.source).toMatch(
+    /^%%sql --conn shop\n-- sqlnb ask: How many orders are there\? \| model: .+ \| attempts: \d+\n/
+  );
+  expect(inserted.source).toContain('SELECT count(*) AS n_orders FROM orders');
+  expect(now[1].source).toBe(before[1].source);
+  expect(now[3].source).toBe(before[2].source);
+  await expect.poll(async () => (await cells(page, nb))[2].execution_count).not.toBeNull();
+  now = await cells(page, nb);
+  const html = JSON.stringify(now[2].outputs);
+  expect(html).toContain('<table');
+  expect(outputText(now[2])).toMatch(/n_orders[\s\S]*\b7\b/);
+  // The rendered output in the notebook shows the table too.
+  const outputTable = (await page.notebook.getCellOutputLocator(2))!.locator('table');
+  await expect(outputTable.first()).toContainText('7');
+
+  // --- SQLite: switch in the panel; the status bar follows.
+  await panel.locator('.sqlnb-connections').selectOption('shop_lite');
+  await expect(page.locator('.sqlnb-statusbar')).toHaveText('sqlnb: shop_lite');
+  const q2 = 'Orders per country?';
+  await ask(panel, q2);
+  const t2 = turn(panel, q2);
+  expect(await finalStatus(t2)).toBe('success');
+  await expect(t2.locator('.sqlnb-step[data-kind="attempt"]').last()).toHaveAttribute('data-ok', 'true');
+  expect(await tableRows(t2.locator('table.sqlnb-result'))).toEqual([
+    ['FI', '1'],
+    ['UK', '2'],
+    ['US', '4']
+  ]);
+  // The DuckDB turn stays above it.
+  await expect(panel.locator('.sqlnb-turn')).toHaveCount(2);
+
+  const active = await activeCellIndex(page, nb);
+  const count = (await cells(page, nb)).length;
+  await t2.locator('.sqlnb-insert-run').click();
+  await expect.poll(async () => (await cells(page, nb)).length).toBe(count + 1);
+  await expect.poll(async () => (await cells(page, nb))[active + 1].execution_count).not.toBeNull();
+  now = await cells(page, nb);
+  expect(now[active + 1].source).toMatch(/^%%sql --conn shop_lite\n-- sqlnb ask: Orders per country\?/);
+  expect(outputText(now[active + 1])).toMatch(/FI[\s\S]*UK[\s\S]*US/);
+
+  // Insert (without run) adds the cell unrun.
+  const count2 = now.length;
+  await t2.locator('.sqlnb-insert').click();
+  await expect.poll(async () => (await cells(page, nb)).length).toBe(count2 + 1);
+  now = await cells(page, nb);
+  const unrun = now.filter(c => c.source.startsWith('%%sql --conn shop_lite') && c.execution_count === null);
+  expect(unrun).toHaveLength(1);
+});
