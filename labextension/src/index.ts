@@ -3,6 +3,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
@@ -30,13 +31,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'sqlnb: ask your database a question from a sidebar, get back a runnable SQL cell.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ISettingRegistry, ILayoutRestorer, IStatusBar],
+  optional: [ISettingRegistry, ILayoutRestorer, IStatusBar, ICommandPalette],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     settingRegistry: ISettingRegistry | null,
     restorer: ILayoutRestorer | null,
-    statusBar: IStatusBar | null
+    statusBar: IStatusBar | null,
+    palette: ICommandPalette | null
   ) => {
     const model = new SqlnbModel(tracker);
     const panel = new ChatPanel(model);
@@ -57,6 +59,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       icon: sqlnbIcon,
       execute: open
     });
+    if (palette) {
+      palette.addItem({ command: CommandIDs.open, category: 'sqlnb' });
+    }
 
     if (settingRegistry) {
       void settingRegistry
