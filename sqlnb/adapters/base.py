@@ -764,10 +764,21 @@ class Adapter(ABC):
                                         hint="reconnect with %sqlnb connect")
         if not sql or not sql.strip():
             raise errors.UsageError("Empty SQL statement", hint="write a statement to run")
+        reconnected = False
         if self.options.readonly or readonly:
             from sqlnb.sql.guard import check_read_only
 
-            verdict = check_read_only(sql, self.dialect, self.guard_functions())
+            if self._lost:  # the guard's function lookup needs a live session
+                with self._lock:
+                    if self._lost:
+                        self._reconnect()
+                        reconnected = True
+            try:
+                verdict = check_read_only(sql, self.dialect, self.guard_functions())
+            except errors.ConnectionLost as err:
+                self._lost = True  # the next statement opens a new connection
+                err.hint = "run it again to reconnect"
+                raise err from None
             if not verdict.read_only:
                 where = "on a read-only connection" if self.options.readonly else "as read-only"
                 raise errors.ReadOnlyViolation(
@@ -779,9 +790,9 @@ class Adapter(ABC):
             timeout = self.options.statement_timeout
         timeout = timeout or None
         with self._lock:
-            reconnected = self._lost
-            if reconnected:
+            if self._lost:
                 self._reconnect()
+                reconnected = True
             self._timed_out = False
             self._cancel_requested = False
             timer = None

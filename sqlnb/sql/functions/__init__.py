@@ -44,6 +44,8 @@ from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlnb import errors
+
 _log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
@@ -159,6 +161,8 @@ class FunctionPolicy:
         if self.lookup is not None and (ask | row):
             try:
                 found, found_on_row = self.lookup(frozenset(ask | row))
+            except errors.ConnectionLost:
+                raise  # the statement's own error: the session is gone, not the query's fault
             except Exception as exc:  # the statement is not known to be read-only
                 _log.debug("function lookup failed: %s", exc)
                 why = (f"could not be checked: reading its volatility from {self.engine} "
@@ -445,9 +449,16 @@ def live_policy(adapter: Any) -> FunctionPolicy | None:
     def query(sql: str) -> Sequence[Sequence[Any]]:
         # the adapter's lock: a driver connection is not safe to share between threads
         with lock if lock is not None else _NO_LOCK:
-            if dialect == "duckdb":
-                return adapter.conn.execute(sql).fetchall()
-            return adapter._catalog_rows(sql)
+            try:
+                if dialect == "duckdb":
+                    return adapter.conn.execute(sql).fetchall()
+                return adapter._catalog_rows(sql)
+            except Exception as exc:
+                classify = getattr(adapter, "classify", None)
+                err = classify(exc) if classify is not None else None
+                if isinstance(err, errors.ConnectionLost):
+                    raise err from None
+                raise
 
     try:
         if dialect == "duckdb":
