@@ -178,3 +178,34 @@ def test_sqlite_values_roundtrip(tmp_path):
         assert [c.type for c in r.columns] == ["integer", "real", "text", "blob"]
     finally:
         conn.close()
+
+
+def test_interrupt_while_waiting_for_another_statement_is_a_cancel(sqlite_db):
+    """A cell waiting for the agent's statement on the same connection (the adapter's lock)
+    and interrupted ends as QueryCancelled, and the connection stays usable."""
+    import signal
+    import threading
+
+    adapter = adapters.connect(f"sqlite:///{sqlite_db}")
+    main = threading.get_ident()
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_the_connection():
+        with adapter._lock:  # what a statement of the agent's thread does while it runs
+            holding.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold_the_connection, daemon=True)
+    holder.start()
+    assert holding.wait(30)
+    timer = threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(errors.QueryCancelled, match="waiting for another statement"):
+            adapter.execute("SELECT 1")
+    finally:
+        timer.cancel()
+        release.set()
+        holder.join(30)
+    assert adapter.execute("SELECT v FROM t").rows == [("x",)]
+    adapter.close()

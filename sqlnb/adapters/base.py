@@ -733,6 +733,22 @@ class Adapter(ABC):
 
         return live_policy(self)
 
+    @contextlib.contextmanager
+    def _statement_lock(self):
+        """The connection, one statement at a time (a cell and the agent's thread take
+        turns); an interrupt while waiting for it cancels this statement only."""
+        try:
+            self._lock.acquire()
+        except KeyboardInterrupt:
+            raise errors.QueryCancelled(
+                "Query cancelled by interrupt while it was waiting for another statement on "
+                "this connection (sqlnb's agent or another thread)", dialect=self.dialect,
+                hint="the connection is still usable; run it again when the other statement ends") from None
+        try:
+            yield
+        finally:
+            self._lock.release()
+
     @property
     def read_only_now(self) -> bool:
         """Whether the statement being run must not write: a read-only connection, or a
@@ -789,7 +805,7 @@ class Adapter(ABC):
         if timeout is None:
             timeout = self.options.statement_timeout
         timeout = timeout or None
-        with self._lock:
+        with self._statement_lock():
             if self._lost:
                 self._reconnect()
                 reconnected = True
