@@ -195,7 +195,7 @@ export class KernelBridge {
         kind: 'no_comms',
         message:
           "This kernel connection cannot open comms, so sqlnb's panel cannot talk to the kernel.",
-        hint: 'Is this notebook open in another browser tab? Use the panel there, or close the other tab and reload this one.'
+        hint: 'Another connection to this kernel (another notebook or browser tab) handles its comms: use the panel there, or close it and reload this page.'
       });
       return 'failed';
     }

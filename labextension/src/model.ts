@@ -146,6 +146,12 @@ export class NotebookChat {
         return { text: `Connected: ${this.active ?? 'no active connection'}`, error: false };
       case 'idle':
       case 'connecting':
+        if (kernel.status === 'busy') {
+          return {
+            text: 'Connecting to sqlnb in the kernel… (waiting for the running cell to finish)',
+            error: false
+          };
+        }
         return { text: 'Connecting to sqlnb in the kernel…', error: false };
       case 'loading':
       case 'restarting':
@@ -195,7 +201,9 @@ export class NotebookChat {
       const data: ConnectionsData = await bridge.request('connections');
       this._setConnections(data);
     } catch (e) {
-      this.setNotice({ text: describeError(asError(e)), error: true });
+      if (bridge.state === 'ready') {
+        this.setNotice({ text: describeError(asError(e)), error: true });
+      }
     }
   }
 
@@ -348,6 +356,16 @@ export class NotebookChat {
   private _onTurn(turn: Turn | null): void {
     this._turnChanged.emit(turn);
     if (turn === null) {
+      return;
+    }
+    if (isFinished(turn) && this.panel.isDisposed) {
+      // the notebook was closed while this answer was coming: nothing left to show it in
+      if (turn.run) {
+        this._owner.forgetRun(turn.run);
+      }
+      if (!this.running) {
+        this.dispose();
+      }
       return;
     }
     if (isFinished(turn) && !this._saved.has(turn.id + turn.status)) {
@@ -507,8 +525,10 @@ export class SqlnbModel {
   }
 
   bridgeFor(kernel: Kernel.IKernelConnection, path: () => string): KernelBridge {
+    // one bridge per kernel id: a second connection to the same kernel in this page
+    // (another notebook on it) cannot handle comms, the first one's bridge serves both
     let bridge = this._bridges.get(kernel.id);
-    if (!bridge || bridge.isDisposed || bridge.kernel !== kernel) {
+    if (!bridge || bridge.isDisposed || bridge.kernel.isDisposed) {
       bridge = new KernelBridge(kernel, path);
       const b = bridge;
       this._bridges.set(kernel.id, b);
@@ -614,7 +634,7 @@ export class SqlnbModel {
     }
     if (!target) {
       // no cell id: the current notebook if it runs on this kernel, else any that does
-      const onKernel = (p: NotebookPanel) => p.sessionContext.session?.kernel === bridge.kernel;
+      const onKernel = (p: NotebookPanel) => p.sessionContext.session?.kernel?.id === bridge.kernel.id;
       const cur = this._tracker.currentWidget;
       if (cur && onKernel(cur)) {
         target = cur;

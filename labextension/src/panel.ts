@@ -88,7 +88,9 @@ export class ChatPanel extends Widget {
 
     const connRow = el('div', 'sqlnb-connection-row');
     const label = el('label', 'sqlnb-label', 'Connection');
-    this._select = el('select', 'jp-mod-styled sqlnb-connections');
+    this._select = el('select', 'sqlnb-connections');
+    this._select.id = 'sqlnb-connections-select';
+    label.htmlFor = this._select.id;
     this._select.title = 'The connection sqlnb asks about (sends %sql --use)';
     this._select.addEventListener('change', () => {
       const chat = this._chat;
@@ -96,11 +98,10 @@ export class ChatPanel extends Widget {
         void chat.useConnection(this._select.value);
       }
     });
-    label.appendChild(this._select);
     this._refresh = button('sqlnb-refresh-schema', '⟳', 'Reload the tables of this connection', () => {
       void this._chat?.loadSchema(true);
     });
-    connRow.append(label, this._refresh);
+    connRow.append(label, this._select, this._refresh);
 
     const schemaBox = el('details', 'sqlnb-schema-box');
     schemaBox.open = true;

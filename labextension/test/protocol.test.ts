@@ -81,4 +81,5 @@ test('withHint makes sentences of the kernel\'s message and hint phrases', () =>
   );
   assert.equal(withHint('Stopped.'), 'Stopped.');
   assert.equal(withHint('is it here?', ''), 'Is it here?');
+  assert.equal(withHint('sqlnb is not installed', 'then restart'), 'sqlnb is not installed. Then restart.');
 });

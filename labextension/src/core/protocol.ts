@@ -336,7 +336,8 @@ export function withHint(message: string, hint?: string | null): string {
     if (!t) {
       return '';
     }
-    const cap = t[0].toUpperCase() + t.slice(1);
+    // names keep their case (sqlnb, %pip, a table)
+    const cap = /^(sqlnb\b|%)/.test(t) ? t : t[0].toUpperCase() + t.slice(1);
     return /[.!?:]$/.test(cap) ? cap : `${cap}.`;
   };
   const m = sentence(message);
