@@ -115,9 +115,14 @@ export class NotebookChat {
 
   /** The status line shown by the panel. */
   get banner(): IBanner {
+    const base = this._baseBanner();
     if (this.notice) {
-      return this.notice;
+      return { ...this.notice, action: this.notice.action ?? base.action };
     }
+    return base;
+  }
+
+  private _baseBanner(): IBanner {
     const kernel = this.panel.sessionContext.session?.kernel;
     if (!kernel) {
       const status = this.panel.sessionContext.kernelDisplayStatus;
@@ -445,13 +450,15 @@ export class NotebookChat {
 
   private _onBridgeState(bridge: KernelBridge, state: BridgeState): void {
     if (state === 'ready') {
+      this.notice = null;
       const hello = bridge.hello;
       if (hello) {
         this._setConnections(hello);
       } else {
         void this.refreshConnections();
       }
-    } else if (state === 'restarting' || state === 'dead' || state === 'closed') {
+    } else if (!['idle', 'connecting', 'loading'].includes(state)) {
+      // restarted, dead, closed, superseded, ...: no more events can come for a run
       const info = bridge.message ?? { kind: state, message: 'The kernel connection was lost.' };
       this.conversation.fail({
         kind: info.kind,

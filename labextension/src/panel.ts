@@ -104,6 +104,7 @@ export class ChatPanel extends Widget {
     connRow.append(label, this._select, this._refresh);
 
     const schemaBox = el('details', 'sqlnb-schema-box');
+    this._schemaBox = schemaBox;
     schemaBox.open = true;
     const summary = el('summary', 'sqlnb-schema-summary', 'Tables');
     this._schema = el('div', 'sqlnb-schema');
@@ -252,7 +253,9 @@ export class ChatPanel extends Widget {
       open.add((n as HTMLElement).dataset.name ?? '');
     });
     box.textContent = '';
-    if (!chat || !chat.isReady || !chat.active) {
+    const shown = !!chat && chat.isReady && !!chat.active;
+    this._schemaBox.style.display = shown ? '' : 'none';
+    if (!chat || !shown) {
       return;
     }
     if (chat.schemaLoading && !chat.schema) {
@@ -576,6 +579,7 @@ export class ChatPanel extends Widget {
   private _select!: HTMLSelectElement;
   private _refresh!: HTMLButtonElement;
   private _schema!: HTMLElement;
+  private _schemaBox!: HTMLDetailsElement;
   private _turns!: HTMLElement;
   private _input!: HTMLTextAreaElement;
   private _sendBtn!: HTMLButtonElement;
