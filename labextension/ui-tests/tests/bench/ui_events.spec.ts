@@ -1,0 +1,161 @@
+/**
+ * Benchmark (not part of the default run: `jlpm bench`, or benchmarks/ui_events.py):
+ * the time from the kernel sending a run's step event on the panel's comm to the panel
+ * showing it as a `.sqlnb-step`.
+ *
+ * - Kernel side: a cell wraps ipykernel's comm `publish_msg` to note `time.time()` (ms)
+ *   just before each `event` message goes out (type and run id).
+ * - Page side: a MutationObserver on the panel notes `performance.timeOrigin +
+ *   performance.now()` when each step of each turn first appears in the DOM, and again at
+ *   the next animation frame (about when it is painted).
+ * - Both clocks are this machine's wall clock. A question's events (`started`, `reply`,
+ *   `attempt`, `reply`) each add one step to its turn, in order: the n-th event of the
+ *   k-th run is the n-th step of the k-th turn.
+ *
+ * SQLNB_BENCH_QUESTIONS (default 20: 80 events) questions are asked one after another; a
+ * scripted model answering after SQLNB_BENCH_DELAY seconds (default 0.2) spaces the
+ * events as a real model would. The raw measurements go to SQLNB_BENCH_OUT (JSON).
+ */
+import * as fs from 'fs';
+import {
+  appendCell,
+  ask,
+  cells,
+  dbCopy,
+  expect,
+  finalStatus,
+  openNotebook,
+  openPanel,
+  outputText,
+  runCellInPlace,
+  scriptedModel,
+  setupCells,
+  sqlReply,
+  test,
+  turn
+} from '../sqlnb';
+
+const QUESTIONS = Number(process.env.SQLNB_BENCH_QUESTIONS || 20);
+const DELAY = Number(process.env.SQLNB_BENCH_DELAY || 0.2);
+
+const TIMING_CELL = `
+import time as _sqlnb_time
+from ipykernel.comm.comm import BaseComm as _SqlnbBaseComm
+_sqlnb_sent = []
+if not getattr(_SqlnbBaseComm, "_sqlnb_timed", False):
+    _sqlnb_publish = _SqlnbBaseComm.publish_msg
+    def _sqlnb_timed_publish(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+        if msg_type == "comm_msg" and isinstance(data, dict) and data.get("type") == "event":
+            event = data.get("event") or {}
+            _sqlnb_sent.append([_sqlnb_time.time() * 1000.0, event.get("type"), data.get("run")])
+        return _sqlnb_publish(self, msg_type, data, metadata, buffers, **keys)
+    _SqlnbBaseComm.publish_msg = _sqlnb_timed_publish
+    _SqlnbBaseComm._sqlnb_timed = True
+`.trim();
+
+test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) => {
+  test.setTimeout(600000);
+  const replies: string[] = [];
+  for (let i = 0; i < QUESTIONS; i++) {
+    replies.push(sqlReply(`SELECT count(*) + ${i} AS n FROM orders`), 'FINAL');
+  }
+  const model = scriptedModel('bench', { replies, delay: DELAY });
+  const nb = await openNotebook(page, tmpPath, 'bench.ipynb', [
+    ...setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'bench'), name: 'shop' }], model }),
+    TIMING_CELL
+  ]);
+  const panel = await openPanel(page);
+  await expect(panel.locator('.sqlnb-connections')).toHaveValue('shop');
+
+  // Page side: the first time each step of each turn shows.
+  await page.evaluate(() => {
+    const w = window as any;
+    const seen = new Map<string, number>();
+    w.sqlnbSteps = [] as any[];
+    const now = () => performance.timeOrigin + performance.now();
+    const root = document.querySelector('#sqlnb-chat-panel') as HTMLElement;
+    const scan = () => {
+      const t = now();
+      const fresh: any[] = [];
+      root.querySelectorAll('.sqlnb-turn[data-turn]').forEach(node => {
+        const id = (node as HTMLElement).dataset.turn as string;
+        const steps = node.querySelectorAll('.sqlnb-step');
+        const known = seen.get(id) ?? 0;
+        for (let i = known; i < steps.length; i++) {
+          const rec = { turn: id, index: i, kind: (steps[i] as HTMLElement).dataset.kind, dom: t, frame: 0 };
+          w.sqlnbSteps.push(rec);
+          fresh.push(rec);
+        }
+        if (steps.length > known) {
+          seen.set(id, steps.length);
+        }
+      });
+      if (fresh.length) {
+        requestAnimationFrame(() => {
+          const f = now();
+          fresh.forEach(r => (r.frame = f));
+        });
+      }
+    };
+    new MutationObserver(scan).observe(root, { childList: true, subtree: true });
+  });
+
+  const turnIds: string[] = [];
+  for (let i = 0; i < QUESTIONS; i++) {
+    const q = `Question ${i + 1}: how many orders, plus ${i}?`;
+    await ask(panel, q);
+    const t = turn(panel, q);
+    expect(await finalStatus(t)).toBe('success');
+    turnIds.push((await t.getAttribute('data-turn')) as string);
+  }
+  const steps: any[] = await page.evaluate(() => (window as any).sqlnbSteps);
+  const clockSkew = await page.evaluate(() => Date.now() - (performance.timeOrigin + performance.now()));
+
+  // Kernel side: what was sent, read back through a cell.
+  const dump = await appendCell(page, nb, 'import json; print(json.dumps(_sqlnb_sent))');
+  await runCellInPlace(page, dump);
+  const sent: [number, string, string][] = JSON.parse(outputText((await cells(page, nb))[dump]).trim());
+
+  const runs: string[] = [];
+  for (const [, , run] of sent) {
+    if (!runs.includes(run)) {
+      runs.push(run);
+    }
+  }
+  expect(runs).toHaveLength(QUESTIONS);
+  const events: any[] = [];
+  runs.forEach((run, k) => {
+    const kernel = sent.filter(s => s[2] === run && s[1] !== 'done');
+    const shown = steps.filter(s => s.turn === turnIds[k]).sort((a, b) => a.index - b.index);
+    expect(shown.map(s => s.kind)).toEqual(kernel.map(e => (e[1] === 'started' ? 'note' : e[1])));
+    kernel.forEach((e, n) => {
+      events.push({
+        question: k + 1,
+        index: n,
+        type: e[1],
+        kernel_ms: e[0],
+        dom_ms: shown[n].dom,
+        frame_ms: shown[n].frame,
+        latency_ms: shown[n].dom - e[0],
+        frame_latency_ms: shown[n].frame - e[0]
+      });
+    });
+  });
+  expect(events.length).toBe(sent.filter(s => s[1] !== 'done').length);
+  const out = process.env.SQLNB_BENCH_OUT || testInfo.outputPath('ui_events.raw.json');
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        questions: QUESTIONS,
+        model_delay_s: DELAY,
+        browser: page.context().browser()?.version(),
+        clock_skew_ms: clockSkew,
+        events
+      },
+      null,
+      1
+    )
+  );
+  console.log(`ui_events: ${events.length} events written to ${out}`);
+});
