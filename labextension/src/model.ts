@@ -144,7 +144,7 @@ export class NotebookChat {
       case 'ready':
         if (!this.connections.length) {
           return {
-            text: 'No database connection in this kernel yet: run %sql <url> (or %sql --conn NAME <url>) in a cell.',
+            text: 'No database connection in this kernel yet: run %sqlnb connect URL --name NAME in a cell.',
             error: false
           };
         }
