@@ -4,13 +4,14 @@
  */
 import {
   ask,
-  dbCopy,
+  dbInto,
   expect,
   finalStatus,
   openNotebook,
   openPanel,
+  modelInto,
   screenshot,
-  scriptedModel,
+  serverDir,
   setupCells,
   sqlReply,
   tableRows,
@@ -23,8 +24,9 @@ test('the model asks back; the inline answer gets the final answer', async ({
   page,
   tmpPath
 }, testInfo) => {
-  const duck = dbCopy('duckdb', 'clarify');
-  const model = scriptedModel('clarify', [
+  const dir = await serverDir(page, tmpPath);
+  const duck = dbInto(dir, 'duckdb', 'shop.duckdb');
+  const model = modelInto(dir, 'replies.json', [
     'CLARIFY: Which month of 2024?',
     sqlReply(
       "SELECT count(*) AS n_orders FROM orders WHERE ordered_at >= DATE '2024-02-01' " +
@@ -47,6 +49,7 @@ test('the model asks back; the inline answer gets the final answer', async ({
   await expect(clarify.locator('.sqlnb-clarify-question')).toHaveText(/Which month of 2024\?/);
   await expect(first.locator('table.sqlnb-result')).toHaveCount(0);
   await clarify.locator('.sqlnb-clarify-input').fill('February');
+  await page.sidebar.setWidth(460, 'right');
   await screenshot(page, 'clarify.png', n => testInfo.outputPath(n));
   await clarify.locator('.sqlnb-clarify-send').click();
 

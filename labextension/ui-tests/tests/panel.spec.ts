@@ -8,13 +8,15 @@ import {
   ask,
   cells,
   dbCopy,
+  dbInto,
   expect,
   finalStatus,
   openNotebook,
   openPanel,
   outputText,
+  modelInto,
   screenshot,
-  scriptedModel,
+  serverDir,
   setActiveCell,
   setupCells,
   sqlReply,
@@ -86,12 +88,14 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   page,
   tmpPath
 }, testInfo) => {
-  const duck = dbCopy('duckdb', 'ask');
-  const lite = dbCopy('sqlite', 'ask');
+  // The files sit beside the notebook and are named relatively, as in the screenshot.
+  const dir = await serverDir(page, tmpPath);
+  const duck = dbInto(dir, 'duckdb', 'shop.duckdb');
+  const lite = dbInto(dir, 'sqlite', 'shop.sqlite');
   const countries =
     'SELECT c.country, count(*) AS n_orders FROM orders o ' +
     'JOIN customers c ON c.id = o.customer_id GROUP BY c.country ORDER BY c.country';
-  const model = scriptedModel('ask', [
+  const model = modelInto(dir, 'replies.json', [
     // DuckDB: a wrong table first (a failed attempt), then the right query, then FINAL.
     sqlReply('SELECT count(*) AS n_orders FROM order_lines'),
     sqlReply('SELECT count(*) AS n_orders FROM orders'),
@@ -136,6 +140,7 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   await expect(result.locator('thead, tr').first()).toContainText('n_orders');
   expect(await tableRows(result)).toEqual([['7']]);
   await expect(panel.locator('.sqlnb-stop')).toBeHidden();
+  await page.sidebar.setWidth(460, 'right');
   await screenshot(page, 'panel.png', n => testInfo.outputPath(n));
 
   // Insert and run: a new cell right below the active one, run, showing the result.

@@ -54,6 +54,28 @@ export function scriptedModel(tag: string, script: string[] | IScript): string {
   return `scripted:${file}`;
 }
 
+/**
+ * The notebook directory `dir` on disk: the kernel's working directory, where files can be
+ * named relatively in cells, as a person would (`duckdb:///shop.duckdb`).
+ */
+export async function serverDir(page: IJupyterLabPageFixture, dir: string): Promise<string> {
+  const root = await page.getServerRoot();
+  expect(root).toBeTruthy();
+  return path.join(root as string, dir);
+}
+
+/** Copies the shop database into `dir` as `name` (relative names in cells). */
+export function dbInto(dir: string, kind: 'duckdb' | 'sqlite', name: string): string {
+  fs.copyFileSync(path.join(DATA_DIR, `shop.${kind}`), path.join(dir, name));
+  return name;
+}
+
+/** Writes a scripted model file into `dir`; returns its relative spec (`scripted:NAME`). */
+export function modelInto(dir: string, name: string, script: string[] | IScript): string {
+  fs.writeFileSync(path.join(dir, name), JSON.stringify(script, null, 1));
+  return `scripted:${name}`;
+}
+
 /** The cells that connect a kernel: load sqlnb, connect, pick the model. */
 export function setupCells(options: {
   connections: { kind: 'duckdb' | 'sqlite'; file: string; name: string }[];
