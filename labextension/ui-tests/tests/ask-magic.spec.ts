@@ -19,6 +19,18 @@ import {
 } from './sqlnb';
 
 test('%%ask inserts exactly one %%sql cell; a reload adds none', async ({ page, tmpPath }) => {
+  // What the kernel sends the page (listened to before the notebook's kernel connects):
+  // the cell must come through the panel's comm (insert_cell), not through the execute
+  // reply's set_next_input payload.
+  const frames: string[] = [];
+  page.on('websocket', ws => {
+    ws.on('framereceived', frame => {
+      const text = typeof frame.payload === 'string' ? frame.payload : frame.payload.toString('latin1');
+      if (text.includes('insert_cell') || text.includes('set_next_input')) {
+        frames.push(text);
+      }
+    });
+  });
   const duck = dbCopy('duckdb', 'askmagic');
   const model = scriptedModel('askmagic', [sqlReply('SELECT count(*) AS n FROM customers'), 'FINAL']);
   const nb = await openNotebook(
@@ -43,6 +55,8 @@ test('%%ask inserts exactly one %%sql cell; a reload adds none', async ({ page, 
   );
   expect(now[askCell + 2].source).toBe('# the end');
   expect(now.filter(c => c.source.startsWith('%%sql'))).toHaveLength(1);
+  expect(frames.filter(f => f.includes('"insert_cell"'))).toHaveLength(1);
+  expect(frames.filter(f => f.includes('set_next_input'))).toHaveLength(0);
 
   // Saved and reloaded: still exactly one %%sql cell.
   expect(await page.notebook.save()).toBe(true);

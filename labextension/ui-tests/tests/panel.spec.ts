@@ -95,15 +95,19 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   const countries =
     'SELECT c.country, count(*) AS n_orders FROM orders o ' +
     'JOIN customers c ON c.id = o.customer_id GROUP BY c.country ORDER BY c.country';
-  const model = modelInto(dir, 'replies.json', [
-    // DuckDB: a wrong table first (a failed attempt), then the right query, then FINAL.
-    sqlReply('SELECT count(*) AS n_orders FROM order_lines'),
-    sqlReply('SELECT count(*) AS n_orders FROM orders'),
-    'FINAL',
-    // SQLite
-    sqlReply(countries),
-    'FINAL'
-  ]);
+  // Each model call takes 1 s, so steps are seen arriving while the question runs.
+  const model = modelInto(dir, 'replies.json', {
+    replies: [
+      // DuckDB: a wrong table first (a failed attempt), then the right query, then FINAL.
+      sqlReply('SELECT count(*) AS n_orders FROM order_lines'),
+      sqlReply('SELECT count(*) AS n_orders FROM orders'),
+      'FINAL',
+      // SQLite
+      sqlReply(countries),
+      'FINAL'
+    ],
+    delay: 1
+  });
   const nb = await openNotebook(
     page,
     tmpPath,
@@ -124,6 +128,12 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   await ask(panel, q1);
   const t1 = turn(panel, q1);
   await expect(t1).toHaveCount(1);
+  // The failed attempt streams in while the model is still working on its correction.
+  const failed = t1.locator('.sqlnb-step[data-kind="attempt"][data-ok="false"]');
+  await expect(failed).toBeVisible();
+  await expect(t1).not.toHaveAttribute('data-status', /.+/, { timeout: 1 });
+  await expect(t1).toHaveClass(/sqlnb-running/, { timeout: 1 });
+  await expect(panel.locator('.sqlnb-stop')).toBeVisible();
   expect(await finalStatus(t1)).toBe('success');
   // Every attempt is a step of the turn: the failed one, then the one that worked (the
   // steps fold away under a summary once the answer is there).
