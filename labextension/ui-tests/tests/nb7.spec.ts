@@ -1,6 +1,6 @@
 /**
  * The panel in Jupyter Notebook 7 (the notebook page at /notebooks/<path>): opened from the
- * command palette, it answers a question and inserts the %%sql cell into that notebook.
+ * View menu, it answers a question and inserts the %%sql cell into that notebook.
  */
 import type { Page } from '@playwright/test';
 import {
@@ -54,13 +54,9 @@ test('the panel works in Notebook 7', async ({ context, page, tmpPath }) => {
   });
   await expect(nb7.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).toHaveCount(0);
 
-  // Open the panel from the command palette.
-  await nb7.locator('.jp-Notebook').click();
-  await nb7.keyboard.press('Control+Shift+C');
-  const palette = nb7.locator('.lm-CommandPalette');
-  await expect(palette).toBeVisible();
-  await palette.locator('input').fill('Ask sqlnb');
-  await palette.locator('.lm-CommandPalette-item', { hasText: 'Ask sqlnb' }).first().click();
+  // Open the panel from the View menu (the right sidebar starts closed in Notebook 7).
+  await nb7.locator('.lm-MenuBar-itemLabel', { hasText: /^View$/ }).click();
+  await nb7.locator('.lm-Menu-itemLabel', { hasText: /^Ask sqlnb$/ }).click();
   const panel = nb7.locator('#sqlnb-chat-panel.sqlnb-panel');
   await expect(panel).toBeVisible();
 
