@@ -22,6 +22,7 @@ export const CLIENT_VERSION = '0.1.0';
 
 export type BridgeState =
   | 'idle' // not opened yet
+  | 'absent' // sqlnb is not loaded in the kernel (a probe found no comm target)
   | 'connecting'
   | 'loading' // running %load_ext sqlnb
   | 'ready'
@@ -35,7 +36,7 @@ export type BridgeState =
   | 'mismatch'
   | 'failed';
 
-const REOPENABLE: BridgeState[] = ['idle', 'closed', 'failed'];
+const REOPENABLE: BridgeState[] = ['idle', 'absent', 'closed', 'failed'];
 
 export interface IRunEventArgs {
   run: string;
@@ -83,10 +84,27 @@ export class KernelBridge {
   }
 
   /**
-   * Open the comm (once at a time). `force` also retries after states that
-   * need the user (superseded, not installed, no comms, mismatch).
+   * Open the comm (once at a time), loading sqlnb into the kernel silently
+   * when it is not loaded. `force` also retries after states that need the
+   * user (superseded, not installed, no comms, mismatch).
    */
   open(force = false): Promise<void> {
+    return this._start(force, true);
+  }
+
+  /**
+   * Connect only if sqlnb is already loaded in the kernel (nothing is run in
+   * it): a notebook opened with the panel hidden shows its connection in the
+   * status bar without importing sqlnb into every kernel.
+   */
+  probe(): Promise<void> {
+    if (this._state !== 'idle' && this._state !== 'absent') {
+      return Promise.resolve();
+    }
+    return this._start(false, false).catch(() => undefined);
+  }
+
+  private _start(force: boolean, load: boolean): Promise<void> {
     if (this._disposed) {
       return Promise.reject(new RequestError({ kind: 'disposed', message: 'The kernel is gone.' }));
     }
@@ -94,12 +112,16 @@ export class KernelBridge {
       return Promise.resolve();
     }
     if (this._opening) {
-      return this._opening;
+      // a probe under way: open for real once it ends
+      return load && !this._openingLoads
+        ? this._opening.then(() => this._start(force, load))
+        : this._opening;
     }
     if (!force && !REOPENABLE.includes(this._state)) {
       return Promise.reject(new RequestError(this._message ?? { kind: this._state, message: 'sqlnb is not available in this kernel.' }));
     }
-    this._opening = this._open().finally(() => {
+    this._openingLoads = load;
+    this._opening = this._open(load).finally(() => {
       this._opening = null;
     });
     return this._opening;
@@ -151,7 +173,7 @@ export class KernelBridge {
     return reply;
   }
 
-  private async _open(): Promise<void> {
+  private async _open(load: boolean): Promise<void> {
     this._setState('connecting', null);
     try {
       const info = await this.kernel.info;
@@ -167,6 +189,10 @@ export class KernelBridge {
       // no kernel info (yet): try anyway
     }
     let result = await this._tryHello();
+    if (result === 'target_missing' && !load) {
+      this._setState('absent', null);
+      return;
+    }
     if (result === 'target_missing') {
       this._setState('loading', { kind: 'loading', message: 'Loading sqlnb in the kernel…' });
       const loaded = await this._loadExtension();
@@ -333,6 +359,10 @@ export class KernelBridge {
 
   private _onKernelStatus(_: Kernel.IKernelConnection, status: KernelMessage.Status): void {
     if (status === 'restarting' || status === 'autorestarting') {
+      if (this._state !== 'restarting') {
+        // reload sqlnb after the restart only where it was in use
+        this._reopenLoads = !['idle', 'absent', 'dead'].includes(this._state);
+      }
       this._dropComm({ kind: 'kernel_restarted', message: 'The kernel restarted.' });
       this._setState('restarting', { kind: 'restarting', message: 'The kernel is restarting…' });
     } else if (status === 'dead') {
@@ -347,7 +377,11 @@ export class KernelBridge {
       (this._state === 'restarting' || this._state === 'dead')
     ) {
       this._setState('idle', null);
-      void this.open().catch(() => undefined);
+      if (this._reopenLoads) {
+        void this.open().catch(() => undefined);
+      } else {
+        void this.probe();
+      }
     }
   }
 
@@ -392,6 +426,8 @@ export class KernelBridge {
   private _hello: HelloData | null = null;
   private _opening: Promise<void> | null = null;
   private _superseded = false;
+  private _openingLoads = false;
+  private _reopenLoads = false;
   private _disposed = false;
   private _stateChanged = new Signal<this, BridgeState>(this);
   private _runEvent = new Signal<this, IRunEventArgs>(this);

@@ -150,6 +150,7 @@ export class NotebookChat {
         }
         return { text: `Connected: ${this.active ?? 'no active connection'}`, error: false };
       case 'idle':
+      case 'absent':
       case 'connecting':
         if (kernel.status === 'busy') {
           return {
@@ -181,6 +182,18 @@ export class NotebookChat {
   setNotice(notice: IBanner | null): void {
     this.notice = notice;
     this._changed.emit();
+  }
+
+  /**
+   * The panel shows this notebook: connect, loading sqlnb into the kernel
+   * when needed (a hidden panel only probes, see KernelBridge.probe).
+   */
+  activate(): void {
+    this._active = true;
+    const bridge = this._bridge;
+    if (bridge && ['idle', 'absent', 'closed'].includes(bridge.state)) {
+      void bridge.open().catch(() => undefined);
+    }
   }
 
   /** Reconnect after a state that needs the user (retry / use here). */
@@ -427,8 +440,10 @@ export class NotebookChat {
       bridge.stateChanged.connect(this._onBridgeState, this);
       if (bridge.state === 'ready') {
         this._onBridgeState(bridge, 'ready');
-      } else {
+      } else if (this._active) {
         void bridge.open().catch(() => undefined);
+      } else {
+        void bridge.probe();
       }
     }
     this._changed.emit();
@@ -442,9 +457,15 @@ export class NotebookChat {
     this._changed.emit();
   }
 
-  private _onExecuted(_: unknown, args: { notebook: unknown }): void {
-    if (args.notebook === this.panel.content && this.isReady && !this.running) {
+  private _onExecuted(_: unknown, args: { notebook: unknown; cell: { model: { sharedModel: { getSource(): string } } } }): void {
+    if (args.notebook !== this.panel.content) {
+      return;
+    }
+    if (this.isReady && !this.running) {
       void this.refreshConnections();
+    } else if (this._bridge?.state === 'absent' && /sqlnb|%%ask/.test(args.cell.model.sharedModel.getSource())) {
+      // e.g. %load_ext sqlnb just ran
+      void this._bridge.probe();
     }
   }
 
@@ -483,6 +504,7 @@ export class NotebookChat {
   private _owner: SqlnbModel;
   private _bridge: KernelBridge | null = null;
   private _newNext = false;
+  private _active = false;
   private _saved = new Set<string>();
   private _disposed = false;
   private _changed = new Signal<this, void>(this);

@@ -72,6 +72,10 @@ export class ChatPanel extends Widget {
     this._onCurrentChanged();
   }
 
+  protected onAfterShow(): void {
+    this._model.current?.activate();
+  }
+
   /** Put the question box's focus (used by the open command). */
   focusInput(): void {
     this._input.focus();
@@ -159,6 +163,9 @@ export class ChatPanel extends Widget {
       next.changed.connect(this._renderHeader, this);
       next.turnChanged.connect(this._onTurnChanged, this);
       this._input.value = next.draft;
+      if (this.isVisible) {
+        next.activate();
+      }
     } else {
       this._input.value = '';
     }
