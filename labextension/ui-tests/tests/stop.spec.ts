@@ -6,11 +6,13 @@
 import {
   appendCell,
   ask,
+  cells,
   dbCopy,
   expect,
   finalStatus,
   openNotebook,
   openPanel,
+  outputText,
   runCellInPlace,
   scriptedModel,
   setupCells,
@@ -23,6 +25,25 @@ import {
 // The documented bound is 2 s from Stop to the end of the run; the margin covers the
 // round trips through the server and a loaded machine.
 const STOPPED_WITHIN = 6000;
+
+// A cell listing the question threads still alive in the kernel, once they have had the
+// same bound to end (it returns as soon as none is left).
+const LIVE_RUNS = `
+import threading as _th, time as _time
+_deadline = _time.monotonic() + 6
+def _sqlnb_live():
+    return sorted(t.name for t in _th.enumerate() if t.name.startswith("sqlnb-ask") and t.is_alive())
+while _sqlnb_live() and _time.monotonic() < _deadline:
+    _time.sleep(0.05)
+print("live:", _sqlnb_live())
+`.trim();
+
+/** Runs LIVE_RUNS in a new cell and returns what it printed. */
+async function liveRuns(page: any, nb: string): Promise<string> {
+  const index = await appendCell(page, nb, LIVE_RUNS);
+  await runCellInPlace(page, index);
+  return outputText((await cells(page, nb))[index]).trim();
+}
 
 test('Stop ends a slow model call and a long statement; the next question works', async ({
   page,
@@ -59,6 +80,7 @@ test('Stop ends a slow model call and a long statement; the next question works'
   await expect(t1).toHaveAttribute('data-status', 'stopped', { timeout: STOPPED_WITHIN });
   await expect(stop).toBeHidden();
   await expect(t1.locator('.sqlnb-step[data-kind="attempt"]')).toHaveCount(0);
+  expect(await liveRuns(page, nb)).toBe('live: []'); // the question's thread ended
 
   // 2. The statement is running: the model's reply is in, its attempt never ends alone.
   const cfg = await appendCell(page, nb, `%config AskMagic.model = ${JSON.stringify(long)}`);
@@ -72,6 +94,8 @@ test('Stop ends a slow model call and a long statement; the next question works'
   await expect(t2).toHaveAttribute('data-status', 'stopped', { timeout: STOPPED_WITHIN });
   await expect(stop).toBeHidden();
   await expect(t2.locator('.sqlnb-step[data-kind="attempt"][data-ok="true"]')).toHaveCount(0);
+  // The statement was cancelled, not left running: the question's thread ended.
+  expect(await liveRuns(page, nb)).toBe('live: []');
 
   // 3. The kernel is free again: a new question gets its answer.
   const cfg2 = await appendCell(page, nb, `%config AskMagic.model = ${JSON.stringify(fast)}`);
