@@ -298,6 +298,8 @@ export class NotebookChat {
       const run = String(data.run);
       this._owner.registerRun(run, this);
       this.conversation.bindRun(turn.id, run);
+      // saved at once: a page reloaded mid-answer shows the question as interrupted
+      this._save();
       this._owner.flushRun(run);
     } catch (e) {
       this.conversation.remove(turn.id);
