@@ -109,7 +109,12 @@ export class NotebookChat {
     return this._disposed;
   }
 
+  /** The notebook's file name (the panel shows it; the full path is its tooltip). */
   get title(): string {
+    return this.panel.context.path.split('/').pop() || this.panel.context.path;
+  }
+
+  get path(): string {
     return this.panel.context.path;
   }
 

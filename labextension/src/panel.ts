@@ -212,7 +212,7 @@ export class ChatPanel extends Widget {
       return;
     }
     this._notebookLabel.textContent = chat.title;
-    this._notebookLabel.title = chat.title;
+    this._notebookLabel.title = chat.path;
     const banner = chat.banner;
     this._setBanner(banner);
     if (banner.action) {
