@@ -67,7 +67,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
       void settingRegistry
         .load(PLUGIN_ID)
         .then(settings => {
-          const apply = () => model.updateSettings(settings.composite as unknown as Partial<ISqlnbSettings>);
+          const apply = () =>
+            model.updateSettings({
+              ...(settings.composite as unknown as Partial<ISqlnbSettings>),
+              maxIterationsSet: settings.user.maxIterations !== undefined
+            });
           apply();
           settings.changed.connect(apply);
         })

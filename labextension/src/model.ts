@@ -33,6 +33,8 @@ export interface ISqlnbSettings {
   maxIterations: number;
   model: string;
   rowsShown: number;
+  /** maxIterations was set by the user (else the kernel's AskMagic.max_iterations applies) */
+  maxIterationsSet?: boolean;
 }
 
 export const DEFAULT_SETTINGS: ISqlnbSettings = {
@@ -294,7 +296,7 @@ export class NotebookChat {
         question,
         ...(this.active ? { connection: this.active } : {}),
         ...(settings.model ? { model: settings.model } : {}),
-        max_iterations: settings.maxIterations,
+        ...(settings.maxIterationsSet ? { max_iterations: settings.maxIterations } : {}),
         rows: settings.rowsShown,
         new: this._newNext,
         history

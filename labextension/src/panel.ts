@@ -3,7 +3,7 @@
  * the user's clicks into model calls. Plain DOM; the class names are the
  * contract the browser tests rely on.
  */
-import { Clipboard } from '@jupyterlab/apputils';
+import { Clipboard, Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 import { NotebookChat, SqlnbModel } from './model';
 import { Step, stepLabel, Turn, turnErrorText } from './core/conversation';
@@ -136,7 +136,19 @@ export class ChatPanel extends Widget {
     });
     const buttons = el('div', 'sqlnb-compose-buttons');
     this._clear = button('sqlnb-new', 'New conversation', 'Forget this notebook\'s conversation and start a new one', () => {
-      this._chat?.clear();
+      const chat = this._chat;
+      if (!chat) {
+        return;
+      }
+      void showDialog({
+        title: 'Start a new conversation?',
+        body: 'sqlnb forgets the questions and answers of this notebook (they are removed from its metadata); the next question starts afresh. Cells already inserted stay.',
+        buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'New conversation' })]
+      }).then(result => {
+        if (result.button.accept) {
+          chat.clear();
+        }
+      });
     });
     this._stop = button('sqlnb-stop', 'Stop', 'Stop the answer being written', () => {
       void this._chat?.stop();

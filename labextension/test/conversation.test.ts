@@ -38,6 +38,18 @@ test('a successful run reduces to steps, SQL, cell and a bounded result', () => 
   assert.equal(turnErrorText(t), null);
 });
 
+test('reply steps say what the model did; a failed model call is shortened', () => {
+  let t = newTurn('q', 'db');
+  t = applyEvent(t, { type: 'reply', iteration: 1, clarify: ['Which year?'] }, 10);
+  t = applyEvent(t, { type: 'reply', iteration: 2, final: true, sql: 'select 1' }, 10);
+  t = applyEvent(t, { type: 'reply', iteration: 3, model_error: 'x'.repeat(300) }, 10);
+  assert.deepEqual(t.steps.map(s => s.kind), ['reply', 'reply', 'reply']);
+  assert.equal(stepLabel(t.steps[0]), 'The model asks for a clarification');
+  assert.equal(stepLabel(t.steps[1]), 'The model accepts the result');
+  assert.equal(t.steps[1].sql, null);
+  assert.equal(stepLabel(t.steps[2]), `The model call failed: ${'x'.repeat(120)}…`);
+});
+
 test('applyEvent does not modify the turn it is given', () => {
   const t = newTurn('q', 'db');
   const next = applyEvent(t, { type: 'attempt', n: 1, ok: true, row_count: 0 }, 10);

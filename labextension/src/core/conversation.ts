@@ -148,7 +148,8 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       const clarify = clarifyList(event.clarify);
       let text: string;
       if (event.model_error) {
-        text = `The model's reply could not be used: ${event.model_error}`;
+        const err = event.model_error;
+        text = `The model call failed: ${err.length > 120 ? err.slice(0, 120) + '…' : err}`;
       } else if (clarify.length) {
         text = 'The model asks for a clarification';
       } else if (event.final) {
