@@ -242,3 +242,19 @@ def test_every_engine_through_the_magics(engine, seeded):
         assert "Sq1nb-pw" not in listing.to_string()
     finally:
         sqlnb.magics.unload_ipython_extension(ip)
+
+
+def test_loading_twice_keeps_the_connections_and_says_nothing(shell, tmp_path):
+    """The JupyterLab panel loads sqlnb before the notebook's own %load_ext runs: that
+    %load_ext must neither say 'already loaded' nor replace the connections."""
+    ok, _, _ = run(shell, f"%sqlnb connect duckdb:///{tmp_path}/a.duckdb --name a")
+    assert ok
+    magics = shell._sqlnb_magics
+    ok, out, _ = run(shell, "import sqlnb\nsqlnb.load_ipython_extension(get_ipython())")
+    assert ok and out == ""
+    shell.extension_manager.loaded.discard("sqlnb")  # as in a kernel where only the panel loaded it
+    ok, out, _ = run(shell, "%load_ext sqlnb")
+    assert ok and out == "", out
+    assert shell._sqlnb_magics is magics and magics.manager.names() == ["a"]
+    ok, out, _ = run(shell, "%reload_ext sqlnb")  # a reload starts afresh
+    assert ok and shell._sqlnb_magics is not magics and shell._sqlnb_magics.manager.names() == []

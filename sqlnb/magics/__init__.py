@@ -10,6 +10,12 @@ __all__ = ["AskMagic", "SqlMagic", "load_ipython_extension", "unload_ipython_ext
 
 
 def load_ipython_extension(ipython) -> None:
+    """Register sqlnb in ``ipython``; idempotent, so that the JupyterLab panel can load it
+    (``sqlnb.load_ipython_extension(get_ipython())``) before the notebook's own
+    ``%load_ext sqlnb`` runs, which then neither says "already loaded" nor loses the
+    connections opened meanwhile."""
+    if getattr(ipython, "_sqlnb_magics", None) is not None:
+        return
     magics = SqlMagic(shell=ipython)
     ipython.register_magics(magics)
     if magics not in ipython.configurables:
@@ -29,3 +35,4 @@ def unload_ipython_extension(ipython) -> None:
     magics = getattr(ipython, "_sqlnb_magics", None)
     if magics is not None:
         magics.manager.close_all()
+        ipython._sqlnb_magics = None  # %reload_ext: the next load starts afresh
