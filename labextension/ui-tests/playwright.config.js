@@ -16,12 +16,15 @@ const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const port = process.env.SQLNB_UI_PORT || '8888';
 const baseURL = `http://127.0.0.1:${port}`;
+// Everything a run writes is kept apart per port, so two runs on one machine (on
+// different SQLNB_UI_PORTs) never delete each other's databases or results.
 process.env.SQLNB_UI_DATA =
-  process.env.SQLNB_UI_DATA || path.join(__dirname, '.data');
+  process.env.SQLNB_UI_DATA || path.join(__dirname, '.data', port);
 
 module.exports = {
   ...baseConfig,
   testDir: './tests',
+  outputDir: path.join('test-results', port),
   globalSetup: require.resolve('./global-setup.js'),
   // One browser at a time: the tests share one server and a small machine.
   workers: 1,
@@ -29,7 +32,10 @@ module.exports = {
   retries: 0,
   timeout: 120000,
   expect: { timeout: 30000 },
-  reporter: [[process.env.CI ? 'line' : 'list'], ['html', { open: 'never' }]],
+  reporter: [
+    [process.env.CI ? 'line' : 'list'],
+    ['html', { open: 'never', outputFolder: path.join('playwright-report', port) }]
+  ],
   use: {
     ...baseConfig.use,
     baseURL,
@@ -54,8 +60,8 @@ module.exports = {
     { name: 'bench', testMatch: /bench\/.*\.spec\.ts/, timeout: 600000 }
   ],
   webServer: {
-    // The server's log goes to jupyter-server.log (kernel tracebacks land there).
-    command: 'jlpm start > jupyter-server.log 2>&1',
+    // The server's log goes to jupyter-server-PORT.log (kernel tracebacks land there).
+    command: `jlpm start > jupyter-server-${port}.log 2>&1`,
     url: `${baseURL}/lab`,
     timeout: 120000,
     reuseExistingServer: process.env.SQLNB_UI_REUSE === '1',
