@@ -87,6 +87,8 @@ export class ChatPanel extends Widget {
     this._notebookLabel = el('div', 'sqlnb-notebook');
     const bannerRow = el('div', 'sqlnb-banner-row');
     this._banner = el('div', 'sqlnb-banner');
+    this._banner.setAttribute('role', 'status');
+    this._banner.setAttribute('aria-live', 'polite');
     this._bannerAction = el('div', 'sqlnb-banner-action');
     bannerRow.append(this._banner, this._bannerAction);
 
@@ -94,6 +96,7 @@ export class ChatPanel extends Widget {
     const label = el('label', 'sqlnb-label', 'Connection');
     this._select = el('select', 'sqlnb-connections');
     this._select.id = 'sqlnb-connections-select';
+    this._select.setAttribute('aria-label', 'Connection sqlnb asks about');
     label.htmlFor = this._select.id;
     this._select.title = 'The connection sqlnb asks about (sends %sql --use)';
     this._select.addEventListener('change', () => {
@@ -120,6 +123,7 @@ export class ChatPanel extends Widget {
     const compose = el('div', 'sqlnb-compose');
     this._input = el('textarea', 'jp-mod-styled sqlnb-question-input');
     this._input.rows = 3;
+    this._input.setAttribute('aria-label', 'Question for sqlnb');
     this._input.placeholder = 'Ask a question about your data (Enter sends, Shift+Enter for a new line)';
     this._input.addEventListener('keydown', e => {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -541,7 +545,12 @@ export class ChatPanel extends Widget {
   private async _send(): Promise<void> {
     const chat = this._chat;
     const text = this._input.value.trim();
-    if (!chat || !text || chat.running || this._sending) {
+    if (!chat || !text || this._sending) {
+      return;
+    }
+    if (chat.running) {
+      // the question stays in the box for later
+      chat.setNotice({ text: 'A question is still being answered; wait for it or press Stop.', error: false });
       return;
     }
     this._sending = true;
