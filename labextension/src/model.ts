@@ -397,6 +397,10 @@ export class NotebookChat {
     }
     if (isFinished(turn) && !this._saved.has(turn.id + turn.status)) {
       this._saved.add(turn.id + turn.status);
+      if (this.notice && !this.notice.error) {
+        // e.g. "still being answered": no longer true
+        this.setNotice(null);
+      }
       this._save();
       if (turn.run) {
         this._owner.forgetRun(turn.run);
