@@ -175,6 +175,7 @@ export class ChatPanel extends Widget {
       this._chat.turnChanged.disconnect(this._onTurnChanged, this);
     }
     this._chat = next;
+    this._schemaFilter = '';
     if (next) {
       next.changed.connect(this._renderHeader, this);
       next.turnChanged.connect(this._onTurnChanged, this);
@@ -300,6 +301,29 @@ export class ChatPanel extends Widget {
     const list = el('ul', 'sqlnb-schema-tables');
     for (const t of schema.tables) {
       list.appendChild(this._renderTable(t, open.has(t.name)));
+    }
+    if (schema.tables.length > 8) {
+      // many tables: a filter on table and column names
+      const filter = el('input', 'jp-mod-styled sqlnb-schema-filter');
+      filter.type = 'search';
+      filter.placeholder = `Filter ${schema.tables.length} tables`;
+      filter.setAttribute('aria-label', 'Filter the tables');
+      filter.value = this._schemaFilter;
+      const apply = () => {
+        this._schemaFilter = filter.value;
+        const q = filter.value.trim().toLowerCase();
+        list.querySelectorAll<HTMLElement>('.sqlnb-schema-table').forEach((li, i) => {
+          const t = schema.tables[i];
+          const hit =
+            !q ||
+            t.name.toLowerCase().includes(q) ||
+            (t.columns ?? []).some(c => c.name.toLowerCase().includes(q));
+          li.style.display = hit ? '' : 'none';
+        });
+      };
+      filter.addEventListener('input', apply);
+      box.appendChild(filter);
+      apply();
     }
     box.appendChild(list);
   }
@@ -601,6 +625,7 @@ export class ChatPanel extends Widget {
   private _sending = false;
   private _turnNodes = new Map<string, HTMLElement>();
   private _clarifyDrafts = new Map<string, string>();
+  private _schemaFilter = '';
   private _notebookLabel!: HTMLElement;
   private _banner!: HTMLElement;
   private _bannerAction!: HTMLElement;
