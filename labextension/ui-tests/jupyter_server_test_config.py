@@ -6,6 +6,7 @@ tests exercise the tree they run in, whether or not the extension is installed i
 environment.
 """
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -20,11 +21,15 @@ c.ServerApp.ip = "127.0.0.1"  # noqa: F821
 c.ServerApp.port = int(os.environ.get("SQLNB_UI_PORT", "8888"))  # noqa: F821
 c.ServerApp.allow_root = True  # noqa: F821
 # Galata's helper extension, then this checkout's sqlnb build. The server looks up an
-# extension's files as <path>/<package name>/..., so the build is linked as "sqlnb" in a
-# directory of its own (what `jupyter labextension develop` does in the environment);
-# the first directory naming an extension wins over an installed copy.
+# extension's files as <path>/<package name>/..., so the build is copied as "sqlnb" into a
+# directory of its own; the first directory naming an extension wins over an installed
+# copy. A copy, not a link: a rebuild during the run cannot pull files from under the page.
+_build = REPO / "sqlnb" / "labextension"
+if not (_build / "package.json").exists():
+    raise SystemExit(f"sqlnb's browser tests: the extension is not built ({_build} is missing); "
+                     "build it first: cd labextension && jlpm install && jlpm build:prod")
 _extensions = Path(tempfile.mkdtemp(prefix="sqlnb-ui-labextensions-"))
-(_extensions / "sqlnb").symlink_to(REPO / "sqlnb" / "labextension", target_is_directory=True)
+shutil.copytree(_build, _extensions / "sqlnb")
 c.LabServerApp.extra_labextensions_path = [  # noqa: F821
     str(Path(jupyterlab.__file__).parent / "galata"),
     str(_extensions),
