@@ -251,6 +251,12 @@ export class ChatPanel extends Widget {
   private _renderConnections(): void {
     const chat = this._chat;
     const select = this._select;
+    // unchanged: leave the element alone (an open drop-down stays open)
+    const key = [chat, chat?.isReady, chat?.active, chat?.connections, chat?.running?.id];
+    if (this._connKey && key.every((v, i) => v === this._connKey![i])) {
+      return;
+    }
+    this._connKey = key;
     select.textContent = '';
     const conns = chat?.isReady ? chat.connections : [];
     if (!conns.length) {
@@ -272,6 +278,13 @@ export class ChatPanel extends Widget {
   private _renderSchema(): void {
     const chat = this._chat;
     const box = this._schema;
+    // unchanged: leave the list alone (the filter keeps its focus, a kernel busy/idle
+    // change re-renders nothing)
+    const key = [chat, chat?.isReady, chat?.active, chat?.schema, chat?.schemaLoading, chat?.schemaError];
+    if (this._schemaKey && key.every((v, i) => v === this._schemaKey![i])) {
+      return;
+    }
+    this._schemaKey = key;
     const open = new Set<string>();
     box.querySelectorAll('.sqlnb-schema-table.sqlnb-open').forEach(n => {
       open.add((n as HTMLElement).dataset.name ?? '');
@@ -626,6 +639,8 @@ export class ChatPanel extends Widget {
   private _turnNodes = new Map<string, HTMLElement>();
   private _clarifyDrafts = new Map<string, string>();
   private _schemaFilter = '';
+  private _connKey: unknown[] | null = null;
+  private _schemaKey: unknown[] | null = null;
   private _notebookLabel!: HTMLElement;
   private _banner!: HTMLElement;
   private _bannerAction!: HTMLElement;
