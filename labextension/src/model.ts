@@ -68,6 +68,7 @@ export class NotebookChat {
     panel.sessionContext.kernelChanged.connect(this._onKernelChanged, this);
     panel.sessionContext.statusChanged.connect(this._onSessionStatus, this);
     NotebookActions.executed.connect(this._onExecuted, this);
+    panel.context.pathChanged.connect(() => this._changed.emit());
     void panel.context.ready.then(() => {
       if (this._disposed) {
         return;
