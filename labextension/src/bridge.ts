@@ -18,6 +18,10 @@ import {
   RunEvent
 } from './core/protocol';
 
+
+/** What the panel runs to load sqlnb into a kernel (ModuleNotFoundError: not installed). */
+export const LOAD_SQLNB = "__import__('sqlnb').load_ipython_extension(get_ipython())";
+
 export const CLIENT_VERSION = '0.1.0';
 
 export type BridgeState =
@@ -268,11 +272,15 @@ export class KernelBridge {
     }
   }
 
-  /** `%load_ext sqlnb`, silently (no cell, no history); false when it failed. */
+  /**
+   * Load sqlnb into the kernel silently (no cell, no history); false when it failed.
+   * Not `%load_ext`: IPython would then answer the notebook's own `%load_ext sqlnb` with
+   * "already loaded"; sqlnb's loader is idempotent, so that cell stays quiet.
+   */
   private async _loadExtension(): Promise<boolean> {
     try {
       const future = this.kernel.requestExecute(
-        { code: '%load_ext sqlnb', silent: true, store_history: false, allow_stdin: false, stop_on_error: false },
+        { code: LOAD_SQLNB, silent: true, store_history: false, allow_stdin: false, stop_on_error: false },
         true
       );
       const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;

@@ -148,7 +148,7 @@ test('a kernel with sqlnb loaded: hello, connections, no code run', async () => 
   assert.equal(hello.notebook, 'work/nb.ipynb');
 });
 
-test('target missing: %load_ext sqlnb runs silently, without history, then hello again', async () => {
+test('target missing: sqlnb is loaded silently, without history, then hello again', async () => {
   const kernel = new FakeKernel();
   const bridge = bridgeOf(kernel);
   const states: string[] = [];
@@ -158,7 +158,7 @@ test('target missing: %load_ext sqlnb runs silently, without history, then hello
   assert.equal(kernel.executed.length, 1);
   assert.deepEqual(
     { code: kernel.executed[0].code, silent: kernel.executed[0].silent, store_history: kernel.executed[0].store_history },
-    { code: '%load_ext sqlnb', silent: true, store_history: false }
+    { code: "__import__('sqlnb').load_ipython_extension(get_ipython())", silent: true, store_history: false }
   );
   assert.equal(kernel.comms.length, 2);
   assert.deepEqual(states, ['connecting', 'loading', 'ready']);

@@ -40,6 +40,12 @@ test('the panel loads sqlnb into a kernel silently', async ({ page, tmpPath }) =
   expect(outputText(now[list])).toContain('No connections');
   expect(now[0].execution_count).toBeNull();
 
+  // The notebook's own %load_ext afterwards is quiet (no "already loaded") and keeps sqlnb.
+  const load = await appendCell(page, nb, '%load_ext sqlnb');
+  await runCellInPlace(page, load);
+  now = await cells(page, nb);
+  expect(now[load].outputs).toEqual([]);
+
   // A connection made in a cell shows in the panel; a question gets its answer.
   const model = scriptedModel('silent', [sqlReply('SELECT count(*) AS n FROM products'), 'FINAL']);
   const connect = await appendCell(
