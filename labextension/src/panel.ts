@@ -98,7 +98,7 @@ export class ChatPanel extends Widget {
     this._select.id = 'sqlnb-connections-select';
     this._select.setAttribute('aria-label', 'Connection sqlnb asks about');
     label.htmlFor = this._select.id;
-    this._select.title = 'The connection sqlnb asks about (sends %sql --use)';
+    this._select.title = 'The connection sqlnb asks about (the notebook\'s active one, as %sqlnb use NAME)';
     this._select.addEventListener('change', () => {
       const chat = this._chat;
       if (chat && this._select.value && this._select.value !== chat.active) {
