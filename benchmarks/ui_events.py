@@ -71,10 +71,15 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
     events = raw["events"]
     overall = stats([e["latency_ms"] for e in events])
     painted = stats([e["frame_latency_ms"] for e in events])
+    transport = stats([e["transport_ms"] for e in events])
+    handling = stats([e["panel_ms"] for e in events])
     kinds = {}
     for kind in ("started", "reply", "attempt"):
-        kinds[kind] = {"dom": stats([e["latency_ms"] for e in events if e["type"] == kind]),
-                       "frame": stats([e["frame_latency_ms"] for e in events if e["type"] == kind])}
+        of = [e for e in events if e["type"] == kind]
+        kinds[kind] = {"dom": stats([e["latency_ms"] for e in of]),
+                       "frame": stats([e["frame_latency_ms"] for e in of]),
+                       "transport": stats([e["transport_ms"] for e in of]),
+                       "panel": stats([e["panel_ms"] for e in of])}
     meets = overall["median"] is not None and overall["p95"] < TARGET_MS
 
     def f(v):
@@ -82,11 +87,16 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
 
     rows = [["all step events", overall["n"], f(overall["median"]), f(overall["p95"]), f(overall["min"]),
              f(overall["max"]), f(painted["median"]), f(painted["p95"])]]
+    split = [["all step events", f(transport["median"]), f(transport["p95"]), f(handling["median"]),
+              f(handling["p95"])]]
     for kind, label in (("started", "`started` (the run's first step)"), ("reply", "`reply`"),
                         ("attempt", "`attempt`")):
         d, fr = kinds[kind]["dom"], kinds[kind]["frame"]
         rows.append([label, d["n"], f(d["median"]), f(d["p95"]), f(d["min"]), f(d["max"]),
                      f(fr["median"]), f(fr["p95"])])
+        tr, pa = kinds[kind]["transport"], kinds[kind]["panel"]
+        split.append([label, f(tr["median"]), f(tr["p95"]), f(pa["median"]), f(pa["p95"])])
+    split_table = "\n".join("| " + " | ".join(str(x) for x in r) + " |" for r in split)
     md = f"""# ui_events: kernel step event → step shown in the JupyterLab panel
 
 A real JupyterLab (Galata, Debian's Chromium {raw.get('browser') or '?'}, headless) serves the
@@ -94,7 +104,10 @@ sqlnb extension; the notebook's kernel loads sqlnb and connects to a DuckDB file
 ipykernel's comm `publish_msg` to note the kernel's `time.time()` just before each run event
 goes out on the panel's comm; in the page a MutationObserver notes
 `performance.timeOrigin + performance.now()` when each `.sqlnb-step` of a turn first appears in
-the DOM, and again at the next animation frame (about when it is painted). Both are this
+the DOM, and again at the next animation frame (about when it is painted). A `message`
+listener on the kernel's WebSocket (added before JupyterLab's) notes when each event's
+message reaches the page, which splits the time into transport (the kernel's IOPub thread,
+ZeroMQ, the Jupyter server, the WebSocket) and the panel's own handling. Both are this
 machine's wall clock (browser `Date.now()` minus its timeOrigin clock: {raw.get('clock_skew_ms', 0):.1f} ms).
 
 {raw['questions']} questions are asked one after another in the panel; a scripted model answers
@@ -111,6 +124,12 @@ Target: a step shows within {TARGET_MS:.0f} ms of the kernel sending it (median 
 |---|---|---|---|---|---|---|---|
 """ + "\n".join("| " + " | ".join(str(x) for x in r) + " |" for r in rows) + f"""
 
+Where the time goes (ms):
+
+| events | transport: median | transport: p95 | panel: median | panel: p95 |
+|---|---|---|---|---|
+{split_table}
+
 - Kernel send → step in the DOM over {overall['n']} events: median **{f(overall['median'])} ms**,
   p95 **{f(overall['p95'])} ms** — {'meets' if meets else 'misses'} the target (< {TARGET_MS:.0f} ms)
 - Until the next animation frame: median {f(painted['median'])} ms, p95 {f(painted['p95'])} ms
@@ -121,7 +140,8 @@ Target: a step shows within {TARGET_MS:.0f} ms of the kernel sending it (median 
 - Browser: Chromium {raw.get('browser') or '?'} (headless, `/usr/bin/chromium`)
 """
     data = {"benchmark": "ui_events", "target_ms": TARGET_MS, "meets_target": meets,
-            "summary": {"dom": overall, "frame": painted, "by_type": kinds},
+            "summary": {"dom": overall, "frame": painted, "transport": transport, "panel": handling,
+                        "by_type": kinds},
             "questions": raw["questions"], "model_delay_s": raw["model_delay_s"],
             "browser": raw.get("browser"), "clock_skew_ms": raw.get("clock_skew_ms"),
             "machine": info, "load_average_after": load_after, "events": events}

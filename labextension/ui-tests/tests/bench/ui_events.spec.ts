@@ -8,6 +8,8 @@
  * - Page side: a MutationObserver on the panel notes `performance.timeOrigin +
  *   performance.now()` when each step of each turn first appears in the DOM, and again at
  *   the next animation frame (about when it is painted).
+ * - The page also notes when each event's message arrives on the kernel's WebSocket, which
+ *   splits the time into transport (kernel → server → page) and the panel's own handling.
  * - Both clocks are this machine's wall clock. A question's events (`started`, `reply`,
  *   `attempt`, `reply`) each add one step to its turn, in order: the n-th event of the
  *   k-th run is the n-th step of the k-th turn.
@@ -60,6 +62,33 @@ test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) =
     replies.push(sqlReply(`SELECT count(*) + ${i} AS n FROM orders`), 'FINAL');
   }
   const model = scriptedModel('bench', { replies, delay: DELAY });
+  // Page side, before the kernel's socket opens: when each run event's message arrives
+  // (a 'message' listener added in the socket's constructor runs before JupyterLab's).
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.sqlnbArrivals = [] as any[];
+    const Native = window.WebSocket;
+    const decoder = new TextDecoder();
+    class TimedWebSocket extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        this.addEventListener('message', (e: MessageEvent) => {
+          const t = performance.timeOrigin + performance.now();
+          const text = typeof e.data === 'string' ? e.data : decoder.decode(e.data as ArrayBuffer);
+          if (!text.includes('"event"')) {
+            return;
+          }
+          const run = /"run":\s*"([^"]+)"/.exec(text);
+          const kind = /"event":\s*\{\s*"type":\s*"(\w+)"/.exec(text);
+          if (run && kind) {
+            w.sqlnbArrivals.push({ run: run[1], type: kind[1], t });
+          }
+        });
+      }
+    }
+    (window as any).WebSocket = TimedWebSocket;
+  });
+  await page.reload(); // no notebook open yet: the Launcher comes back
   const nb = await openNotebook(page, tmpPath, 'bench.ipynb', [
     ...setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'bench'), name: 'shop' }], model }),
     TIMING_CELL
@@ -109,6 +138,7 @@ test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) =
     turnIds.push((await t.getAttribute('data-turn')) as string);
   }
   const steps: any[] = await page.evaluate(() => (window as any).sqlnbSteps);
+  const arrivals: any[] = await page.evaluate(() => (window as any).sqlnbArrivals);
   const clockSkew = await page.evaluate(() => Date.now() - (performance.timeOrigin + performance.now()));
 
   // Kernel side: what was sent, read back through a cell.
@@ -128,8 +158,13 @@ test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) =
     const kernel = sent.filter(s => s[2] === run && s[1] !== 'done');
     const shown = steps.filter(s => s.turn === turnIds[k]).sort((a, b) => a.index - b.index);
     expect(shown.map(s => s.kind)).toEqual(kernel.map(e => (e[1] === 'started' ? 'note' : e[1])));
+    const arrived = arrivals.filter(a => a.run === run && a.type !== 'done');
+    expect(arrived.map(a => a.type)).toEqual(kernel.map(e => e[1]));
     kernel.forEach((e, n) => {
       events.push({
+        arrived_ms: arrived[n].t,
+        transport_ms: arrived[n].t - e[0],
+        panel_ms: shown[n].dom - arrived[n].t,
         question: k + 1,
         index: n,
         type: e[1],
