@@ -66,8 +66,16 @@ test('lists the connections and browses the schema', async ({ page, tmpPath }) =
   await expect(column('product_id')).toContainText('products.id');
   await expect(column('quantity')).not.toContainText(/PK|FK|\./);
 
-  // A column's name goes into the question box; so does a table's.
+  // Shift+Enter makes a new line in the question box; it sends nothing.
   const input = panel.locator('.sqlnb-question-input');
+  await input.fill('');
+  await input.pressSequentially('first line');
+  await input.press('Shift+Enter');
+  await input.pressSequentially('second line');
+  await expect(input).toHaveValue('first line\nsecond line');
+  await expect(panel.locator('.sqlnb-turn')).toHaveCount(0);
+
+  // A column's name goes into the question box; so does a table's.
   await input.fill('');
   await column('customer_id').locator('.sqlnb-schema-name').click();
   await expect(input).toHaveValue(/customer_id/);
@@ -208,4 +216,11 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   now = await cells(page, nb);
   const unrun = now.filter(c => c.source.startsWith('%%sql --conn shop_lite') && c.execution_count === null);
   expect(unrun).toHaveLength(1);
+
+  // Copy puts the same cell source on the clipboard.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await t2.locator('.sqlnb-copy').click();
+  await expect
+    .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+    .toBe(unrun[0].source);
 });
