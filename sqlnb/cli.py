@@ -3,7 +3,7 @@
     sqlnb sql --db URL [--readonly] [--json] [--timeout S] [--limit N] SQL
     sqlnb ask --db URL [--model SPEC] [--max-iterations N] [--no-review] [--no-data] [--json] QUESTION
     sqlnb model download NAME | sqlnb model list
-    sqlnb demo [--dir DIR] [--no-lab] [--port N]
+    sqlnb demo [--dir DIR] [--no-lab] [--port N] [--no-browser]
 
 Failures exit non-zero with a one-line message on stderr (1: the database or the
 query failed, or ``ask`` found no answer; 2: bad usage or configuration; 3: ``ask``
@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--dir", default="sqlnb-demo", help="folder for the sample files (default ./sqlnb-demo)")
     d.add_argument("--no-lab", action="store_true", help="only create the files")
     d.add_argument("--port", type=int, default=8888)
+    d.add_argument("--no-browser", action="store_true", help="start JupyterLab without opening a browser")
     return p
 
 
@@ -187,7 +188,7 @@ def cmd_demo(args) -> int:
     print(f"Sample database and notebook ready: {notebook}")
     if args.no_lab:
         return 0
-    return launch_lab(notebook, port=args.port)
+    return launch_lab(notebook, port=args.port, open_browser=not args.no_browser)
 
 
 if __name__ == "__main__":  # pragma: no cover
