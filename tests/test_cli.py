@@ -107,13 +107,29 @@ def test_demo_creates_database_and_notebook(tmp_path):
     assert "%load_ext sqlnb" in nb["cells"][1]["source"]
     q = sqlnb("sql", "--db", f"duckdb:///{tmp_path}/demo/sample.duckdb", "--json",
               "SELECT count(*) FROM orders")
-    assert json.loads(q.stdout)["rows"] == [[5000]]
+    assert json.loads(q.stdout)["rows"] == [[60000]]
+    q = sqlnb("sql", "--db", f"sqlite:///{tmp_path}/demo/sample.sqlite", "--json",
+              "SELECT count(*) FROM orders WHERE status = 'paid'")
+    assert q.returncode == 0 and json.loads(q.stdout)["rows"][0][0] > 0  # the README's "paid" question
+    assert not (tmp_path / "demo" / "demo-replies.json").exists()
 
 
 def test_demo_notebook_runs_top_to_bottom_in_a_real_kernel(tmp_path, monkeypatch):
-    """What `scripts/demo` opens: every cell executes without error in a Jupyter kernel."""
+    """What `sqlnb demo` opens: every cell executes without error in a Jupyter kernel; the
+    three ask cells (a question, a follow-up, an ambiguous question) get their replies
+    from a scripted model that only this test sets (the notebook has no canned replies)."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the kernel inherits the environment
-    monkeypatch.delenv("SQLNB_MODEL", raising=False)
+    first = ("SELECT c.name, round(sum(t.total), 2) AS spent\nFROM customers c\n"
+             "JOIN order_totals t ON t.customer_id = c.id\n"
+             "WHERE t.status <> 'cancelled' AND t.ordered_at >= TIMESTAMP '2025-01-01'\n")
+    replies = [
+        f"```sql\n{first}GROUP BY c.id, c.name\nORDER BY spent DESC\nLIMIT 5\n```", "FINAL",
+        f"```sql\n{first}AND c.country = 'DE'\nGROUP BY c.id, c.name\nORDER BY spent DESC\nLIMIT 5\n```", "FINAL",
+        "CLARIFY:\nBest by revenue, by units sold or by margin, and over which period?",
+    ]
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps(replies))
+    monkeypatch.setenv("SQLNB_MODEL", f"scripted:{script}")
     import nbformat
     from nbclient import NotebookClient
 
@@ -124,12 +140,16 @@ def test_demo_notebook_runs_top_to_bottom_in_a_real_kernel(tmp_path, monkeypatch
     nbformat.validate(nb)
     NotebookClient(nb, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(notebook.parent)}}).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    outputs = [o for c in code for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
-    assert "customer_id" in html and "revenue" in html and "rows" in html
+    assert "customer_id" in html and "revenue" in html and "rows" in html and "order_totals" in html
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plot
-    # %%ask with the scripted demo model: progress, then the final SQL and its preview
-    text = "".join(o.get("text", "") for o in outputs)
-    assert "Attempt 1 of at most 5: SELECT c.name, count(*) AS orders" in text
-    assert "success" in html and "LIMIT 5" in html
+    asks = [c for c in code if c.source.startswith("%%ask")]
+    text = ["".join(o.get("text", "") for o in c.outputs) for c in asks]
+    page = ["".join(o.get("data", {}).get("text/html", "") for o in c.outputs) for c in asks]
+    assert "Attempt 1 of at most 5: SELECT c.name, round(sum(t.total), 2) AS spent" in text[0]
+    assert "success" in page[0] and "LIMIT 5" in page[0]
+    assert "success" in page[1] and ("c.country = 'DE'" in page[1] or "c.country = &#x27;DE&#x27;" in page[1])
+    assert "Best by revenue, by units sold or by margin" in text[2] + page[2]

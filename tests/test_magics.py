@@ -66,8 +66,8 @@ def test_cell_shows_result_rowcount_and_elapsed(shell, demo_db):
     ok, out, outputs = run(shell, "%%sql\nSELECT id, name FROM customers ORDER BY id")
     assert ok, out
     page = html_of(outputs)
-    assert "500 rows × 2 columns" in page and " ms" in page
-    assert "Showing the first 20 of 500 rows" in page
+    assert "6,000 rows × 2 columns" in page and " ms" in page
+    assert "Showing the first 20 of 6,000 rows" in page
     assert page.count("<tr>") <= 21  # header + display limit
 
 
@@ -75,7 +75,7 @@ def test_display_limit_is_a_traitlet(shell, demo_db):
     run(shell, f"%sqlnb connect duckdb:///{demo_db}")
     run(shell, "%config SqlMagic.display_limit = 3")
     ok, out, outputs = run(shell, "%%sql\nSELECT id FROM customers ORDER BY id")
-    assert ok and "Showing the first 3 of 500 rows" in html_of(outputs)
+    assert ok and "Showing the first 3 of 6,000 rows" in html_of(outputs)
 
 
 def test_output_variable_holds_the_full_result(shell, demo_db):
@@ -83,7 +83,8 @@ def test_output_variable_holds_the_full_result(shell, demo_db):
     ok, out, outputs = run(shell, "%%sql -o df\nSELECT * FROM orders")
     assert ok, out
     df = shell.user_ns["df"]
-    assert len(df) == 5000 and list(df.columns) == ["id", "customer_id", "ordered_at", "status"]
+    assert len(df) == 60000 and list(df.columns) == ["id", "customer_id", "employee_id", "ordered_at",
+                                                  "shipped_at", "status", "channel"]
     assert "Full result stored in df" in html_of(outputs)
     run(shell, "%%sql -o df\nSELECT id FROM orders WHERE id <= 10")
     assert len(shell.user_ns["df"]) == 10
@@ -133,7 +134,7 @@ def test_parameters_come_from_the_namespace(shell, demo_db):
     shell.user_ns["country"] = "DE"
     shell.user_ns["evil"] = "DE' OR '1'='1"
     ok, _, _ = run(shell, "%%sql -o df\nSELECT count(*) AS n FROM customers WHERE country = :country")
-    assert ok and 0 < int(shell.user_ns["df"].n[0]) < 500
+    assert ok and 0 < int(shell.user_ns["df"].n[0]) < 6000
     ok, _, _ = run(shell, "%%sql -o df\nSELECT count(*) AS n FROM customers WHERE country = :evil")
     assert ok and int(shell.user_ns["df"].n[0]) == 0
     ok, out, _ = run(shell, "%%sql\nSELECT * FROM customers WHERE id = :undefined_var")
@@ -200,7 +201,9 @@ def test_statement_timeout_setting(shell):
 def test_schema_commands(shell, demo_db):
     run(shell, f"%sqlnb connect duckdb:///{demo_db}")
     tables = shell.run_line_magic("sqlnb", "schema")
-    assert {name for _schema, name in tables.index} == {"customers", "products", "orders", "order_items"}
+    assert {name for _schema, name in tables.index} == {
+        "regions", "employees", "customers", "categories", "suppliers", "products", "orders",
+        "order_items", "payments", "returns", "order_totals"}
     ok, out, outputs = run(shell, "%sqlnb schema orders --sample 2")
     assert ok
     page = html_of(outputs)

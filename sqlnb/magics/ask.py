@@ -103,11 +103,17 @@ class AskMagic(Magics):
             if text:
                 print(text, flush=True)
 
-        result = self.agent.ask(
-            question, entry.adapter, connection=entry.name, model=args.model or self.model or None,
-            max_iterations=max_iterations, failure_cutoff=self.failure_cutoff,
-            no_review=args.no_review, settings=self.settings(no_data=args.no_data, connection=entry.name),
-            on_event=progress)
+        try:
+            result = self.agent.ask(
+                question, entry.adapter, connection=entry.name, model=args.model or self.model or None,
+                max_iterations=max_iterations, failure_cutoff=self.failure_cutoff,
+                no_review=args.no_review, settings=self.settings(no_data=args.no_data, connection=entry.name),
+                on_event=progress)
+        except errors.ModelNotConfigured as exc:
+            # no model chosen and none installed: say how to set one up, as an error line,
+            # without failing the cell (a notebook's "Run All" goes on past it)
+            print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            return None
         source = result.cell_source()
         if source and self.insert_cell and not args.no_insert:
             # with the JupyterLab panel open, it inserts the cell below this one; without

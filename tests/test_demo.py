@@ -1,0 +1,266 @@
+"""The sample database of ``sqlnb demo``, its SQLite copy, the demo notebook and the
+gold SQL of the sample question set (benchmarks/sample/questions.json)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sqlnb import demo
+
+REPO = Path(__file__).resolve().parents[1]
+QUESTIONS = json.loads((REPO / "benchmarks" / "sample" / "questions.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    return demo.create_sample_database(tmp_path_factory.mktemp("demo") / "sample.duckdb")
+
+
+@pytest.fixture(scope="module")
+def engines(sample):
+    d = duckdb.connect(str(sample), read_only=True)
+    s = sqlite3.connect(f"{demo.sqlite_path_for(sample).as_uri()}?mode=ro", uri=True)
+    yield d, s
+    d.close()
+    s.close()
+
+
+def one(con, sql):
+    return con.execute(sql).fetchall()[0][0]
+
+
+# ---------------------------------------------------------------------------
+# the database
+# ---------------------------------------------------------------------------
+
+def test_build_is_deterministic(sample, tmp_path):
+    again = demo.create_sample_database(tmp_path / "again.duckdb")
+    # SQLite: the same bytes; DuckDB stamps each file with its own identifiers, so the
+    # same data is checked through a digest of every row of every table
+    assert demo.sqlite_path_for(again).read_bytes() == demo.sqlite_path_for(sample).read_bytes()
+    digest = demo.content_digest(sample)
+    assert demo.content_digest(again) == digest
+    assert demo.content_digest(demo.sqlite_path_for(sample)) == digest  # the copy holds the same rows
+    other = demo.create_sample_database(tmp_path / "other.duckdb", sqlite=False, seed=7)
+    assert not demo.sqlite_path_for(other).exists()
+    assert demo.content_digest(other) != digest  # the digest sees the data
+
+
+ROW_RANGES = {
+    "regions": (5, 10), "employees": (40, 100), "customers": (4000, 10000),
+    "categories": (10, 30), "suppliers": (20, 80), "products": (300, 1000),
+    "orders": (40000, 80000), "order_items": (100000, 250000), "payments": (40000, 80000),
+    "returns": (2000, 10000),
+}
+
+
+def test_row_counts_in_range(engines):
+    d, s = engines
+    assert set(demo.table_names()) == set(ROW_RANGES)
+    total = 0
+    for table, (lo, hi) in ROW_RANGES.items():
+        n = one(d, f"SELECT count(*) FROM {table}")
+        assert lo <= n <= hi, (table, n)
+        assert one(s, f"SELECT count(*) FROM {table}") == n
+        total += n
+    assert 200_000 <= total <= 500_000
+    # three years of orders, each year busier than the one before
+    per_year = d.execute("SELECT year(ordered_at), count(*) FROM orders GROUP BY 1 ORDER BY 1").fetchall()
+    assert [y for y, _ in per_year] == [2023, 2024, 2025]
+    assert per_year[0][1] < per_year[1][1] < per_year[2][1]
+    assert one(d, "SELECT min(ordered_at) FROM orders") >= dt.datetime(2023, 1, 1)
+    assert one(d, "SELECT max(ordered_at) FROM orders") <= dt.datetime(2025, 12, 31, 23, 59, 59)
+    # order ids follow time, like a real shop's
+    assert one(d, "SELECT count(*) FROM (SELECT ordered_at < lag(ordered_at) OVER (ORDER BY id) AS back "
+                  "FROM orders) WHERE back") == 0
+
+
+def test_names_look_real(engines):
+    d, _ = engines
+    names = [r[0] for r in d.execute("SELECT name FROM customers WHERE segment = 'consumer' LIMIT 50").fetchall()]
+    assert all(len(n.split()) == 2 and n.split()[0] in demo.FIRST_NAMES for n in names)
+    assert one(d, "SELECT count(DISTINCT name) FROM products") == one(d, "SELECT count(*) FROM products")
+    assert one(d, "SELECT count(DISTINCT city) FROM customers") > 30
+
+
+@pytest.mark.parametrize("table, column", [
+    ("customers", "email"), ("employees", "manager_id"), ("employees", "region_id"),
+    ("categories", "parent_id"), ("suppliers", "contact_email"), ("orders", "employee_id"),
+    ("orders", "shipped_at"), ("order_items", '"DiscountPct"'), ("returns", "reason"),
+])
+def test_nulls_where_the_comments_say(engines, table, column):
+    for con in engines:
+        nulls = one(con, f"SELECT count(*) FROM {table} WHERE {column} IS NULL")
+        assert 0 < nulls < one(con, f"SELECT count(*) FROM {table}"), (table, column)
+
+
+def test_features_mixed_case_column_view_and_comments(engines):
+    d, s = engines
+    cols = [r[0] for r in d.execute("SELECT column_name FROM information_schema.columns "
+                                    "WHERE table_name = 'order_items' ORDER BY ordinal_position").fetchall()]
+    assert "DiscountPct" in cols  # mixed case, kept by quoting it in the DDL
+    assert [r[1] for r in s.execute("PRAGMA table_info(order_items)")] == cols
+    for con in engines:
+        assert one(con, 'SELECT count(*) FROM order_items WHERE "DiscountPct" BETWEEN 0 AND 25') > 0
+        assert one(con, "SELECT count(*) FROM order_totals") == one(con, "SELECT count(*) FROM orders")
+    assert one(d, "SELECT count(*) FROM duckdb_views() WHERE view_name = 'order_totals'") == 1
+    assert one(s, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'order_totals'") == 1
+    # comments on every table and the view (DuckDB; SQLite has none)
+    comments = dict(d.execute("SELECT table_name, comment FROM duckdb_tables()").fetchall())
+    assert set(comments) == set(demo.table_names()) and all(comments.values())
+    assert one(d, "SELECT comment FROM duckdb_views() WHERE view_name = 'order_totals'")
+    col_comment = one(d, "SELECT comment FROM duckdb_columns() WHERE table_name = 'order_items' "
+                         "AND column_name = 'DiscountPct'")
+    assert "percent" in col_comment and "NULL" in col_comment
+    assert "shipped" in one(d, "SELECT comment FROM duckdb_columns() WHERE table_name = 'orders' "
+                               "AND column_name = 'status'")
+
+
+def test_sqlite_schema_matches_duckdb(engines):
+    d, s = engines
+    for table in demo.table_names():
+        dcols = d.execute("SELECT column_name, is_nullable FROM information_schema.columns "
+                          "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+        info = s.execute(f"PRAGMA table_info({table})").fetchall()
+        assert [c[0] for c in dcols] == [c[1] for c in info], table
+        # NOT NULL alike (SQLite reports a primary key column's NOT NULL only when declared)
+        assert [c[1] == "NO" for c in dcols] == [bool(c[3]) or bool(c[5]) for c in info], table
+        dfks = {(r[0], r[1]) for r in d.execute(
+            "SELECT kcu.column_name, ccu.table_name FROM information_schema.referential_constraints rc "
+            "JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = rc.constraint_name "
+            "JOIN information_schema.key_column_usage ccu ON ccu.constraint_name = rc.unique_constraint_name "
+            "WHERE kcu.table_name = ?", [table]).fetchall()}
+        sfks = {(r[3], r[2]) for r in s.execute(f"PRAGMA foreign_key_list({table})")}
+        assert dfks == sfks, table
+    vcols = [r[0] for r in d.execute("SELECT column_name FROM information_schema.columns "
+                                     "WHERE table_name = 'order_totals' ORDER BY ordinal_position").fetchall()]
+    assert vcols == [r[1] for r in s.execute("PRAGMA table_info(order_totals)")]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT count(*), count(DISTINCT customer_id), sum(CASE WHEN status = 'shipped' THEN 1 ELSE 0 END) FROM orders",
+    "SELECT round(sum(amount), 2), round(avg(amount), 2), min(paid_at), max(paid_at) FROM payments",
+    'SELECT sum(quantity), round(avg("DiscountPct"), 4), count("DiscountPct") FROM order_items',
+    "SELECT segment, count(*), min(signed_up) FROM customers GROUP BY segment ORDER BY segment",
+    "SELECT status, count(*), round(sum(total), 2) FROM order_totals GROUP BY status ORDER BY status",
+])
+def test_sqlite_copy_matches_duckdb_on_aggregates(engines, sql):
+    d, s = engines
+    assert_same(d.execute(sql).fetchall(), s.execute(sql).fetchall(), ordered=True)
+
+
+# ---------------------------------------------------------------------------
+# the question set
+# ---------------------------------------------------------------------------
+
+def norm(v):
+    if isinstance(v, Decimal):
+        return float(v)
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, dt.datetime):
+        return v.isoformat(sep=" ")
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    return v
+
+
+def assert_same(a, b, *, ordered: bool):
+    """Rows of DuckDB and SQLite alike: dates as ISO text, decimals as floats; sums of
+    money may differ by cents (SQLite adds floats, DuckDB decimals, and a view rounds
+    each order's total), so floats compare to 1e-8 relative."""
+    a = [tuple(norm(v) for v in r) for r in a]
+    b = [tuple(norm(v) for v in r) for r in b]
+    if not ordered:
+        key = lambda r: tuple((0, round(v, 1)) if isinstance(v, (int, float)) else (1, str(v)) for v in r)  # noqa: E731
+        a, b = sorted(a, key=key), sorted(b, key=key)
+    assert len(a) == len(b), (a[:5], b[:5])
+    for ra, rb in zip(a, b):
+        assert len(ra) == len(rb)
+        for va, vb in zip(ra, rb):
+            if isinstance(va, float) or isinstance(vb, float):
+                assert math.isclose(va, vb, rel_tol=1e-8, abs_tol=0.011), (ra, rb)
+            else:
+                assert va == vb, (ra, rb)
+
+
+def test_question_set_shape():
+    assert len(QUESTIONS) == 40
+    assert [q["id"] for q in QUESTIONS] == list(range(1, 41))
+    assert len({q["question"] for q in QUESTIONS}) == 40
+    ambiguous = [q for q in QUESTIONS if q.get("ambiguous")]
+    assert len(ambiguous) == 5
+    assert all(q["query"] is None and q["why"] for q in ambiguous)
+    tags = {t for q in QUESTIONS for t in q["tags"]}
+    assert {"joins", "aggregate", "window", "dates", "nulls", "quoted column", "view", "ambiguous"} <= tags
+    assert all(q["db_id"] == "sample" for q in QUESTIONS)
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if not q.get("ambiguous")], ids=lambda q: f"q{q['id']}")
+def test_gold_sql_runs_on_duckdb_and_sqlite_and_agrees(engines, q):
+    import sqlglot
+    from sqlglot import exp
+
+    d, s = engines
+    rows_d = d.execute(q["query"]).fetchall()
+    rows_s = s.execute(q.get("query_sqlite") or q["query"]).fetchall()
+    assert rows_d, "the gold query returns no rows"
+    assert all(any(v is not None for v in row) for row in rows_d), "a row of only NULLs"
+    ordered = sqlglot.parse_one(q["query"], read="duckdb").args.get("order") is not None
+    assert_same(rows_d, rows_s, ordered=ordered)
+    if "quoted column" in q["tags"]:
+        assert '"DiscountPct"' in q["query"]
+    if "window" in q["tags"]:
+        assert sqlglot.parse_one(q["query"], read="duckdb").find(exp.Window) is not None
+
+
+# ---------------------------------------------------------------------------
+# the notebook
+# ---------------------------------------------------------------------------
+
+def test_prepare_demo_writes_no_canned_replies_and_keeps_an_edited_notebook(tmp_path):
+    nb_path = demo.prepare_demo(tmp_path / "d")
+    assert sorted(p.name for p in nb_path.parent.iterdir()) == ["sample.duckdb", "sample.sqlite", "sqlnb-demo.ipynb"]
+    nb = json.loads(nb_path.read_text())
+    sources = [c["source"] for c in nb["cells"]]
+    text = "\n".join(sources)
+    assert "scripted" not in text and "demo-replies" not in text
+    asks = [s for s in sources if s.startswith("%%ask")]
+    assert len(asks) == 3  # a question, a follow-up, an ambiguous one
+    assert any(s.startswith("%%sql -o monthly") for s in sources) and "plt.show()" in text
+    assert "%sqlnb schema" in sources and "View › Ask sqlnb" in text
+    nb_path.write_text(nb_path.read_text().replace("Which five", "Which six"))
+    again = demo.prepare_demo(tmp_path / "d")
+    assert "Which six" in again.read_text()
+
+
+def test_demo_notebook_runs_without_any_model(tmp_path, monkeypatch):
+    """No SQLNB_MODEL, no API key, no offline model: the ask cells say how to set one up
+    and every cell still runs (Run All goes through)."""
+    for var in ("ANTHROPIC_API_KEY", "SQLNB_MODEL"):
+        monkeypatch.delenv(var, raising=False)  # the kernel inherits the environment
+    monkeypatch.setenv("SQLNB_MODEL_DIR", str(tmp_path / "no-models"))
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = demo.prepare_demo(tmp_path / "demo")
+    nb = nbformat.read(notebook, as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    outputs = [o for c in code for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
+    for cell in (c for c in code if c.source.startswith("%%ask")):
+        err = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stderr")
+        assert "no language model is configured" in err and "ANTHROPIC_API_KEY" in err
+        assert len(err.strip().splitlines()) == 1
