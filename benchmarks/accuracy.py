@@ -18,6 +18,12 @@ opened once, read-only, through ``sqlnb.adapters.connect``.  Predictions are sco
 A Spider-layout directory holds ``questions.json`` (``[{db_id, question, query}]``) and
 ``database/<db_id>/<db_id>.sqlite``.  Results go one line per (question, configuration)
 to a JSONL file as they come, so an interrupted run resumes (``--resume``).
+
+``--dataset sample``: the 40 questions of ``benchmarks/sample/questions.json`` over the
+sample database of ``sqlnb demo`` (built into ``--data-dir``), asked on DuckDB and on its
+SQLite copy (``--engines``, default both), each engine with its own gold SQL and scored on
+that engine.  Five of them are ambiguous on purpose: their gold is that the agent asks
+back (status ``needs_clarification``); they are scored apart from EX ("clarification").
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ import datetime as dt
 import json
 import os
 import statistics
+import shutil
 import subprocess
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -45,6 +53,9 @@ CONFIG_LABELS = {
 DEFAULT_SPIDER_DIR = c.REPO / "tests" / "data" / "spider-dev"
 DEFAULT_MODEL = "llamacpp:qwen2.5-coder-1.5b"
 DEFAULT_MAX_ITERATIONS = 5
+DATASETS = ("spider", "sample")
+SAMPLE_DIR = c.REPO / "benchmarks" / "sample"
+SAMPLE_ENGINES = ("duckdb", "sqlite")
 
 
 # ---------------------------------------------------------------------------
@@ -68,6 +79,158 @@ def load_questions(spider_dir: str | Path, *, db_ids: Iterable[str] | None = Non
 
 def db_path(spider_dir: str | Path, db_id: str) -> Path:
     return Path(spider_dir) / "database" / db_id / f"{db_id}.sqlite"
+
+
+def load_sample_questions(engines: Sequence[str] = SAMPLE_ENGINES, *, offset: int = 0,
+                          limit: int | None = None, ids: Iterable[int] | None = None,
+                          path: str | Path | None = None) -> list[dict[str, Any]]:
+    """The sample set's questions (from ``offset``, at most ``limit``, or those of ``ids``),
+    once per engine, engine by engine: ``db_id`` is the engine, ``index`` ``engine/id``,
+    ``query`` that engine's gold SQL (None for an ambiguous question)."""
+    data = json.loads(Path(path or SAMPLE_DIR / "questions.json").read_text(encoding="utf-8"))
+    if ids:
+        wanted = set(ids)
+        data = [q for q in data if q["id"] in wanted]
+    data = data[max(0, offset):]
+    data = data if limit is None else data[:max(0, limit)]
+    bad = [e for e in engines if e not in SAMPLE_ENGINES]
+    if bad:
+        raise ValueError(f"the sample set runs on {', '.join(SAMPLE_ENGINES)}, not {', '.join(bad)}")
+    out = []
+    for engine in engines:
+        for q in data:
+            gold = q["query"] if engine == "duckdb" else (q.get("query_sqlite") or q["query"])
+            out.append({"index": f"{engine}/{q['id']}", "id": q["id"], "db_id": engine,
+                        "question": q["question"], "query": gold,
+                        "ambiguous": bool(q.get("ambiguous")), "tags": q.get("tags", [])})
+    return out
+
+
+def prepare_sample_databases(data_dir: str | Path) -> dict[str, Path]:
+    """Build the sample database (DuckDB and its SQLite copy) under ``data_dir/sample``."""
+    from sqlnb.demo import create_sample_database, sqlite_path_for
+
+    d = Path(data_dir) / "sample"
+    d.mkdir(parents=True, exist_ok=True)
+    duck = create_sample_database(d / "sample.duckdb")
+    return {"duckdb": duck, "sqlite": sqlite_path_for(duck)}
+
+
+def _plain(v: Any) -> Any:
+    """A DuckDB value as the SQLite scorer sees values: decimals as floats, dates as ISO text."""
+    import datetime as _dt
+    from decimal import Decimal
+
+    if isinstance(v, Decimal):
+        return float(v)
+    if isinstance(v, _dt.datetime):
+        return v.isoformat(sep=" ")
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    return v
+
+
+class DuckDBScorer:
+    """The execution match of ``spider_eval`` on a DuckDB file: the same rules (result
+    multisets, order only under a top-level ORDER BY, column permutations, floats to 6
+    significant digits), a prediction interrupted past ``timeout``.  It reads a private
+    copy of the file, so the agent's own read-only connection is never in its way."""
+
+    def __init__(self, timeout: float | None = spider_eval.DEFAULT_TIMEOUT):
+        self.timeout = timeout
+        self._conns: dict[str, Any] = {}
+        self._gold: dict[tuple[str, str, bool], list[tuple]] = {}
+        self._tmp: list[Path] = []
+
+    def _conn(self, db_path: str | Path):
+        import tempfile
+
+        import duckdb
+
+        key = str(Path(db_path).resolve())
+        if key not in self._conns:
+            tmp = Path(tempfile.mkdtemp(prefix="sqlnb-score-"))
+            self._tmp.append(tmp)
+            shutil.copyfile(key, tmp / "score.duckdb")
+            self._conns[key] = duckdb.connect(str(tmp / "score.duckdb"), read_only=True)
+        return self._conns[key]
+
+    def _run(self, conn, sql: str, *, timeout: float | None, max_rows: int | None = None):
+        timer = threading.Timer(timeout, conn.interrupt) if timeout else None
+        if timer is not None:
+            timer.start()
+        try:
+            cur = conn.execute(sql)
+            rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows + 1)
+        except Exception as exc:
+            if timer is not None and not timer.is_alive() and "interrupt" in str(exc).lower():
+                raise spider_eval.QueryTimeout(f"ran past {timeout:g} s") from None
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+        over = len(rows) if max_rows is not None and len(rows) > max_rows else None
+        return [tuple(_plain(v) for v in r) for r in rows], over
+
+    def evaluate(self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
+                 keep_distinct: bool = True) -> spider_eval.Match:
+        conn = self._conn(db_path)
+        gold = spider_eval.postprocess(gold_sql)
+        if not keep_distinct:
+            gold = spider_eval.remove_distinct(gold)
+        order = spider_eval.has_top_level_order_by(gold)
+        gkey = (str(db_path), gold, keep_distinct)
+        if gkey not in self._gold:
+            try:
+                raw, _ = self._run(conn, gold, timeout=None)
+            except Exception as exc:
+                raise AssertionError(f"the gold query fails on {db_path}: {exc}\n{gold_sql}") from exc
+            self._gold[gkey] = spider_eval.normalize_rows(raw)
+        gold_rows = self._gold[gkey]
+        if not pred_sql or not pred_sql.strip():
+            return spider_eval.Match(False, order, len(gold_rows), error="no SQL")
+        pred = spider_eval.postprocess(pred_sql)
+        if not keep_distinct:
+            pred = spider_eval.remove_distinct(pred)
+        try:
+            raw, over = self._run(conn, pred, timeout=self.timeout, max_rows=len(gold_rows))
+        except spider_eval.QueryTimeout as exc:
+            return spider_eval.Match(False, order, len(gold_rows), error=f"timeout: {exc}")
+        except Exception as exc:
+            return spider_eval.Match(False, order, len(gold_rows), error=f"{type(exc).__name__}: {exc}")
+        if over is not None:
+            if not gold_rows:
+                return spider_eval.Match(False, order, 0, pred_rows=over, reason=f"{over}+ rows, expected 0")
+            return spider_eval.Match(False, order, len(gold_rows), pred_rows=over,
+                                     reason=f"more than {len(gold_rows)} rows")
+        pred_rows = spider_eval.normalize_rows(raw)
+        ok, reason = spider_eval.result_eq(gold_rows, pred_rows, order)
+        return spider_eval.Match(ok, order, len(gold_rows), pred_rows=len(pred_rows), reason=reason)
+
+    def close(self) -> None:
+        for conn in self._conns.values():
+            conn.close()
+        self._conns.clear()
+        for tmp in self._tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self._tmp.clear()
+
+
+class Scorers:
+    """SQLite files through ``spider_eval.Scorer``, DuckDB files through DuckDBScorer."""
+
+    def __init__(self, timeout: float | None = spider_eval.DEFAULT_TIMEOUT):
+        self.sqlite = spider_eval.Scorer(timeout=timeout)
+        self.duckdb = DuckDBScorer(timeout=timeout)
+
+    def evaluate(self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
+                 keep_distinct: bool = True) -> spider_eval.Match:
+        scorer = self.duckdb if Path(db_path).suffix == ".duckdb" else self.sqlite
+        return scorer.evaluate(db_path, gold_sql, pred_sql, keep_distinct=keep_distinct)
+
+    def close(self) -> None:
+        self.sqlite.close()
+        self.duckdb.close()
 
 
 # ---------------------------------------------------------------------------
@@ -196,13 +359,15 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
                  configs: Sequence[str] = CONFIGS, *, max_iterations: int = DEFAULT_MAX_ITERATIONS,
                  jsonl: str | Path | None = None, resume: bool = False,
                  settings=None, timeout: float = spider_eval.DEFAULT_TIMEOUT,
+                 databases: dict[str, str | Path] | None = None,
                  log: Callable[[str], None] = print) -> dict[str, Any]:
     """Ask every question in every configuration and score the SQL.
 
     ``model``: a spec string, a LangChain chat model or a ModelClient (one client serves
     every call).  ``jsonl``: append one line per (question, configuration) as it is done;
-    with ``resume`` the pairs already there are not asked again.  Returns the summary per
-    configuration and every record (see :func:`summarize`).
+    with ``resume`` the pairs already there are not asked again.  ``databases``: the file of
+    each ``db_id`` (a ``.duckdb`` file opens with DuckDB), instead of ``spider_dir``'s
+    layout.  Returns the summary per configuration and every record (see :func:`summarize`).
     """
     from sqlnb.adapters import connect
 
@@ -228,7 +393,7 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
         path.parent.mkdir(parents=True, exist_ok=True)
         out = open(path, "a", encoding="utf-8")
     adapters: dict[str, Any] = {}
-    scorer = spider_eval.Scorer(timeout=timeout)
+    scorer = Scorers(timeout=timeout)
     records: list[dict[str, Any]] = []
     total = len(questions)
     skipped = 0
@@ -236,7 +401,7 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
     try:
         for qi, q in enumerate(questions, 1):
             db_id, index = q["db_id"], q["index"]
-            dbp = db_path(spider_dir, db_id)
+            dbp = Path(databases[db_id]) if databases else db_path(spider_dir, db_id)
             line: dict[str, str] = {}
             # the configurations take turns going first: the model's prompt-prefix cache
             # (llama.cpp) makes the same prompt cheaper the second time
@@ -252,7 +417,8 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
                 if adapter is None:
                     if not dbp.is_file():
                         raise FileNotFoundError(f"no database {dbp}")
-                    adapter = adapters[db_id] = connect(f"sqlite:///{dbp}", readonly=True)
+                    scheme = "duckdb" if dbp.suffix == ".duckdb" else "sqlite"
+                    adapter = adapters[db_id] = connect(f"{scheme}:///{dbp}", readonly=True)
                 rec = _one(q, config, adapter, client, dbp, scorer, minfo["name"],
                            max_iterations=max_iterations, settings=settings)
                 records.append(rec)
@@ -279,6 +445,7 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
         "configs": summary,
         "differences": differences(records, configs),
         "by_db": by_db(records, configs),
+        "clarification": clarification(records, configs),
         "questions": total,
         "databases": sorted({q["db_id"] for q in questions}),
         "resumed_records": skipped,
@@ -307,12 +474,20 @@ def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, mod
              "completion_tokens": 0, "model_seconds": 0.0}
         exception = f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - start
-    m = scorer.evaluate(dbp, q["query"], r["pred_sql"])
-    m_dd = scorer.evaluate(dbp, q["query"], r["pred_sql"], keep_distinct=False)
+    asked = r["status"] == "needs_clarification"
+    if q.get("ambiguous"):
+        # the gold answer is a question back; SQL, however good, is a guess
+        correct, correct_dd, error = asked, asked, None
+        reason = None if asked else "answered without asking back"
+    else:
+        m = scorer.evaluate(dbp, q["query"], r["pred_sql"])
+        m_dd = scorer.evaluate(dbp, q["query"], r["pred_sql"], keep_distinct=False)
+        correct, correct_dd, error, reason = m.correct, m_dd.correct, m.error, m.reason
     rec = {"index": q["index"], "db_id": q["db_id"], "question": q["question"], "gold": q["query"],
            "config": config, "model": model_name, **r, "seconds": round(seconds, 3),
-           "correct": m.correct, "correct_distinct_dropped": m_dd.correct,
-           "pred_error": m.error, "mismatch": m.reason}
+           "correct": correct, "correct_distinct_dropped": correct_dd,
+           "pred_error": error, "mismatch": reason,
+           "ambiguous": bool(q.get("ambiguous")), "asked_back": asked}
     if exception:
         rec["exception"] = exception
     return rec
@@ -329,7 +504,7 @@ def _mean(values: list[float]) -> float | None:
 def summarize(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
     out = {}
     for config in configs:
-        rs = [r for r in records if r["config"] == config]
+        rs = [r for r in records if r["config"] == config and not r.get("ambiguous")]
         n = len(rs)
         correct = sum(1 for r in rs if r["correct"])
         out[config] = {
@@ -345,14 +520,32 @@ def summarize(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict
             "statuses": dict(Counter(r["status"] for r in rs).most_common()),
             "ran": sum(1 for r in rs if r["pred_sql"] and not r.get("pred_error")),
             "exceptions": sum(1 for r in rs if r.get("exception")),
+            "asked_back": sum(1 for r in rs if r.get("asked_back")),
         }
+    return out
+
+
+def clarification(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per configuration: how many of the ambiguous questions got a question back, and how
+    many of the answerable ones did (needlessly)."""
+    out = {}
+    for config in configs:
+        amb = [r for r in records if r["config"] == config and r.get("ambiguous")]
+        if not amb:
+            continue
+        rest = [r for r in records if r["config"] == config and not r.get("ambiguous")]
+        asked = sum(1 for r in amb if r.get("asked_back"))
+        out[config] = {"ambiguous": len(amb), "asked": asked,
+                       "rate": round(100.0 * asked / len(amb), 1),
+                       "answerable": len(rest),
+                       "asked_needlessly": sum(1 for r in rest if r.get("asked_back"))}
     return out
 
 
 def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
     """EX of one configuration minus another's, in points, over the questions both
     answered, with how many questions each got right that the other did not."""
-    by = {(r["index"], r["config"]): r["correct"] for r in records}
+    by = {(r["index"], r["config"]): r["correct"] for r in records if not r.get("ambiguous")}
     out = {}
     for a, b in (("agent", "single-shot"), ("no-review", "single-shot"), ("agent", "no-review")):
         if a not in configs or b not in configs:
@@ -373,7 +566,7 @@ def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> di
 def by_db(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for db in sorted({r["db_id"] for r in records}):
-        rs = [r for r in records if r["db_id"] == db]
+        rs = [r for r in records if r["db_id"] == db and not r.get("ambiguous")]
         row: dict[str, Any] = {"questions": len({r["index"] for r in rs})}
         for config in configs:
             cr = [r for r in rs if r["config"] == config]
@@ -424,13 +617,23 @@ def markdown(data: dict[str, Any]) -> str:
                         ("max_tokens", "max_tokens")):
         if attr in m:
             model_bits.append(f"{label} {m[attr]}")
+    sample = data.get("dataset") == "sample"
+    if sample:
+        intro = (f"{data['questions']} asks: the questions of `benchmarks/sample/questions.json` "
+                 f"({', '.join(str(i) for i in data['question_ids'])}"
+                 f"{'' if data.get('all_questions') else ', a subset'}) over the sample database of "
+                 f"`sqlnb demo`, on {' and '.join(data['databases'])} (each engine with its own gold SQL, "
+                 "scored on that engine); every configuration answers the same questions with the same "
+                 "model in one run.")
+    else:
+        intro = (f"{data['questions']} questions over {len(data['databases'])} SQLite database"
+                 f"{'s' if len(data['databases']) != 1 else ''} ({', '.join(data['databases'])})"
+                 + (f", questions {data['offset']}…" if data.get("offset") else "")
+                 + "; every configuration answers the same questions with the same model in one run.")
     lines = [
         f"# accuracy: execution accuracy on {data['spider_dir_name']}",
         "",
-        f"{data['questions']} questions over {len(data['databases'])} SQLite database"
-        f"{'s' if len(data['databases']) != 1 else ''} ({', '.join(data['databases'])})"
-        + (f", questions {data['offset']}…" if data.get("offset") else "")
-        + "; every configuration answers the same questions with the same model in one run.",
+        intro,
         "",
         "- Model: " + ", ".join(model_bits),
         f"- Date: {info['date']}",
@@ -468,8 +671,16 @@ def markdown(data: dict[str, Any]) -> str:
               "`model_seconds_mean` in the JSON). The configurations take turns going first on each "
               "question, since a local model's prompt-prefix cache makes a repeated prompt cheaper. "
               "LLM calls and tokens are per question, all calls of a question summed.", ""]
+    clar = data.get("clarification") or {}
+    if clar:
+        lines += ["## Ambiguous questions: does it ask back?", "",
+                  "The ambiguous questions (marked in `questions.json`) are left out of EX above; their "
+                  "gold answer is a clarifying question (status `needs_clarification`).", "",
+                  c.table(["Configuration", "Asked back", "Rate", "Answerable questions asked back (needlessly)"],
+                          [[n, f"{v['asked']}/{v['ambiguous']}", f"**{v['rate']:.0f}%**",
+                            f"{v['asked_needlessly']}/{v['answerable']}"] for n, v in clar.items()]), ""]
     if len(data["by_db"]) > 1:
-        lines += ["## EX by database", ""]
+        lines += ["## EX by engine" if sample else "## EX by database", ""]
         names = list(configs)
         lines.append(c.table(["Database", "Questions", *names],
                              [[db, str(r["questions"]), *(f"{r[n]:.1f}%" if r[n] is not None else "—" for n in names)]
@@ -484,11 +695,28 @@ def markdown(data: dict[str, Any]) -> str:
 
 def run(args, log=print) -> dict[str, Any]:
     """The ``accuracy`` benchmark of ``benchmarks/run.py``."""
-    spider_dir = Path(args.spider_dir).resolve()
-    db_ids = [d.strip() for d in (args.db_ids or "").split(",") if d.strip()] or None
-    questions = load_questions(spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit)
+    dataset = getattr(args, "dataset", "spider") or "spider"
+    databases = None
+    db_ids = None
+    ids = [int(x) for x in (getattr(args, "ids", None) or "").split(",") if x.strip()] or None
+    if dataset == "sample":
+        engines = [e for e in (args.engines or SAMPLE_ENGINES) if e in SAMPLE_ENGINES]
+        if not engines:
+            raise ValueError(f"--dataset sample runs on {' and '.join(SAMPLE_ENGINES)}: name one in --engines")
+        spider_dir = SAMPLE_DIR
+        questions = load_sample_questions(engines, offset=args.offset, limit=args.limit, ids=ids)
+        t = time.perf_counter()
+        databases = {k: v for k, v in prepare_sample_databases(args.data_dir).items() if k in engines}
+        log(f"accuracy: sample database built in {time.perf_counter() - t:.1f} s: "
+            + ", ".join(str(p) for p in databases.values()))
+    else:
+        spider_dir = Path(args.spider_dir).resolve()
+        db_ids = [d.strip() for d in (args.db_ids or "").split(",") if d.strip()] or None
+        questions = load_questions(spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit)
     configs = args.configs
     out_name = args.out
+    if dataset == "sample" and out_name == "accuracy":
+        out_name = "accuracy_sample"  # never overwrite the Spider report
     jsonl = Path(args.jsonl) if args.jsonl else Path(args.data_dir) / f"{out_name}.jsonl"
     if jsonl.exists() and not args.resume and jsonl.stat().st_size:
         prev = jsonl.with_name(jsonl.name + ".prev")
@@ -501,10 +729,16 @@ def run(args, log=print) -> dict[str, Any]:
     client = make_client(args.model)
     log(f"  model ready in {time.perf_counter() - t:.1f} s: {model_info(client, args.model)}")
     data = run_accuracy(questions, spider_dir, client, configs, max_iterations=args.max_iterations,
-                        jsonl=jsonl, resume=args.resume, log=log)
+                        jsonl=jsonl, resume=args.resume, databases=databases, log=log)
     data["model"]["spec"] = args.model
+    if dataset == "sample":
+        all_ids = [q["id"] for q in load_sample_questions(("duckdb",))]
+        qids = sorted({q["id"] for q in questions})
+        data.update({"dataset": "sample", "question_ids": qids, "all_questions": qids == all_ids,
+                     "spider_dir_name": "the sample database (benchmarks/sample)"})
     data.update({
-        "benchmark": "accuracy", "spider_dir": str(spider_dir), "spider_dir_name": spider_dir.name,
+        "benchmark": "accuracy", "spider_dir": str(spider_dir),
+        "spider_dir_name": data.get("spider_dir_name") or spider_dir.name,
         "offset": args.offset, "limit": args.limit, "db_ids": db_ids, "jsonl": str(jsonl),
         "commit": git_commit(), "machine": info, "load_after": c.load_average(),
         "threads_env": os.environ.get("SQLNB_LLAMA_THREADS"),
@@ -513,10 +747,14 @@ def run(args, log=print) -> dict[str, Any]:
         "finished": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "agent_settings": agent_settings(),
     })
+    data.setdefault("dataset", dataset)
     c.write_results(out_name, args.results_dir, markdown(data), data)
     for name, s in data["configs"].items():
         log(f"  {name:12s} EX {s['ex']:5.1f}% ({s['correct']}/{s['n']}), {s['llm_calls_mean']} calls/q, "
             f"{s['seconds_mean']} s/q, stops {s['stop_reasons']}")
     for name, d in data["differences"].items():
         log(f"  {name}: {d['points']:+.1f} points")
+    for name, v in data.get("clarification", {}).items():
+        log(f"  {name}: asked back on {v['asked']}/{v['ambiguous']} ambiguous questions, "
+            f"{v['asked_needlessly']}/{v['answerable']} answerable ones")
     return data

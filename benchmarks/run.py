@@ -62,6 +62,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=None, help="accuracy: the first N questions only")
     p.add_argument("--offset", type=int, default=0, help="accuracy: skip the first N questions")
     p.add_argument("--db-ids", default=None, help="accuracy: questions of these databases only (comma-separated)")
+    p.add_argument("--dataset", choices=acc.DATASETS, default="spider",
+                   help="accuracy: spider (--spider-dir, SQLite) or sample (benchmarks/sample/questions.json "
+                        "over the sqlnb demo database, on the duckdb and sqlite of --engines; results "
+                        "accuracy_sample.* unless --out)")
+    p.add_argument("--ids", default=None, help="accuracy --dataset sample: these question ids only (comma-separated)")
     p.add_argument("--out", default="accuracy", help="accuracy: results file stem (default accuracy)")
     p.add_argument("--jsonl", type=Path, default=None,
                    help="accuracy: one line per (question, configuration), written as it goes "

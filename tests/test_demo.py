@@ -264,3 +264,128 @@ def test_demo_notebook_runs_without_any_model(tmp_path, monkeypatch):
         err = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stderr")
         assert "no language model is configured" in err and "ANTHROPIC_API_KEY" in err
         assert len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------
+# the accuracy benchmark on the sample set (benchmarks/accuracy.py --dataset sample)
+# ---------------------------------------------------------------------------
+
+class SampleOracle:
+    """A chat model for the benchmark: the gold SQL of the question in the prompt, for
+    the engine the system prompt names (or ``wrong`` SQL), CLARIFY for an ambiguous
+    question (or SQL when ``guess``), FINAL once it has seen its attempt."""
+
+    def __new__(cls, *, wrong: bool = False, guess: bool = False):
+        import re
+
+        from langchain_core.language_models import BaseChatModel
+        from langchain_core.messages import AIMessage
+        from langchain_core.outputs import ChatGeneration, ChatResult
+
+        by_question = {q["question"]: q for q in QUESTIONS}
+
+        class _Oracle(BaseChatModel):
+            calls: int = 0
+
+            @property
+            def _llm_type(self) -> str:
+                return "test-sample-oracle"
+
+            def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+                self.calls += 1
+                system, text = str(messages[0].content), str(messages[-1].content)
+                q = by_question[re.findall(r"^Question: (.*)$", text, re.M)[-1].strip()]
+                if "Your attempts so far" in text:
+                    reply = "FINAL"
+                elif q.get("ambiguous") and not guess:
+                    reply = f"CLARIFY:\n{q['why'][0].upper()}{q['why'][1:]}"
+                elif wrong or q.get("ambiguous"):
+                    reply = "```sql\nSELECT count(*) AS n FROM regions\n```"
+                else:
+                    sql = q.get("query_sqlite") if "SQLite" in system and q.get("query_sqlite") else q["query"]
+                    reply = f"```sql\n{sql}\n```"
+                return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
+
+        return _Oracle()
+
+
+@pytest.fixture(scope="module")
+def acc():
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import accuracy
+
+    return accuracy
+
+
+@pytest.fixture(scope="module")
+def sample_dbs(sample):
+    return {"duckdb": sample, "sqlite": demo.sqlite_path_for(sample)}
+
+
+def test_sample_questions_load_once_per_engine(acc):
+    qs = acc.load_sample_questions()
+    assert len(qs) == 80 and [q["db_id"] for q in qs[:40]] == ["duckdb"] * 40
+    per_dialect = [q for q in QUESTIONS if q.get("query_sqlite")]
+    assert per_dialect  # date functions differ
+    for q in per_dialect:
+        by = {x["db_id"]: x["query"] for x in qs if x["id"] == q["id"]}
+        assert by == {"duckdb": q["query"], "sqlite": q["query_sqlite"]}
+    assert [q["id"] for q in acc.load_sample_questions(("sqlite",), ids=[3, 36])] == [3, 36]
+    with pytest.raises(ValueError, match="duckdb and sqlite|duckdb, sqlite"):
+        acc.load_sample_questions(("postgresql",))
+
+
+def test_sample_gold_oracle_scores_100_and_asks_back(acc, sample_dbs, tmp_path):
+    questions = acc.load_sample_questions()
+    jsonl = tmp_path / "acc.jsonl"
+    data = acc.run_accuracy(questions, acc.SAMPLE_DIR, SampleOracle(), ("agent", "single-shot"),
+                            databases=sample_dbs, jsonl=jsonl, log=lambda msg: None)
+    for name, s in data["configs"].items():
+        assert (s["n"], s["correct"], s["ex"]) == (70, 70, 100.0), (name, s)
+        assert s["asked_back"] == 0
+    for name, v in data["clarification"].items():
+        assert (v["ambiguous"], v["asked"], v["rate"], v["asked_needlessly"]) == (10, 10, 100.0, 0), name
+    assert set(data["by_db"]) == {"duckdb", "sqlite"}
+    assert len(jsonl.read_text().splitlines()) == 160
+
+
+def test_sample_wrong_sql_and_guesses_score_0(acc, sample_dbs, tmp_path):
+    questions = acc.load_sample_questions(ids=[1, 11, 19, 36, 37])  # 36, 37: ambiguous
+    data = acc.run_accuracy(questions, acc.SAMPLE_DIR, SampleOracle(wrong=True, guess=True), ("single-shot",),
+                            databases=sample_dbs, log=lambda msg: None)
+    s = data["configs"]["single-shot"]
+    assert (s["n"], s["correct"]) == (6, 0)
+    assert data["clarification"]["single-shot"]["asked"] == 0
+    recs = [r for r in data["records"] if r["ambiguous"]]
+    assert len(recs) == 4 and all(r["mismatch"] == "answered without asking back" for r in recs)
+    # a query running past the scorer's time limit is wrong, not a hang
+    scorer = acc.DuckDBScorer(timeout=0.5)
+    try:
+        m = scorer.evaluate(sample_dbs["duckdb"], "SELECT 1 AS x",
+                            "SELECT count(*) FROM order_items a, order_items b, order_items c")
+        assert not m.correct and m.error and m.error.startswith("timeout")
+    finally:
+        scorer.close()
+
+
+def test_sample_benchmark_command_line(sample_dbs, tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps(["```sql\nSELECT count(*) AS orders FROM orders WHERE ordered_at >= '2024-01-01' "
+                                  "AND ordered_at < '2025-01-01'\n```", "CLARIFY:\nBest by revenue or by units?"]))
+    results = tmp_path / "results"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), "accuracy", "--dataset", "sample",
+           "--engines", "sqlite", "--ids", "1,36", "--model", f"scripted:{script}", "--configs", "single-shot",
+           "--results-dir", str(results), "--data-dir", str(tmp_path / "data")]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    data = json.loads((results / "accuracy_sample.json").read_text())
+    assert data["dataset"] == "sample" and data["databases"] == ["sqlite"] and data["question_ids"] == [1, 36]
+    assert data["configs"]["single-shot"]["ex"] == 100.0
+    assert data["clarification"]["single-shot"]["asked"] == 1
+    text = (results / "accuracy_sample.md").read_text()
+    assert "sample database" in text and "Asked back" in text and "1/1" in text
