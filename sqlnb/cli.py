@@ -3,7 +3,7 @@
     sqlnb sql --db URL [--readonly] [--json] [--timeout S] [--limit N] SQL
     sqlnb ask --db URL [--model SPEC] [--max-iterations N] [--no-review] [--no-data] [--json] QUESTION
     sqlnb model download NAME | sqlnb model list
-    sqlnb demo [--dir DIR] [--no-lab] [--port N] [--no-browser]
+    sqlnb demo [--dir DIR] [--no-lab] [--port N] [--offline] [--no-browser]
 
 Failures exit non-zero with a one-line message on stderr (1: the database or the
 query failed, or ``ask`` found no answer; 2: bad usage or configuration; 3: ``ask``
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("ask", help="ask a question; print the SQL that answers it")
     a.add_argument("--db", required=True, help="connection URL or configured connection name")
     a.add_argument("--model", "-m", help="model spec, e.g. anthropic:claude-sonnet-4-5, "
-                                         "llamacpp:qwen2.5-coder-1.5b, scripted:replies.json")
+                                         "openai:gpt-4o-mini, llamacpp:qwen2.5-coder-1.5b")
     a.add_argument("--max-iterations", type=int, default=5, help="model calls at most (default 5)")
     a.add_argument("--no-review", action="store_true", help="stop at the first successful query")
     a.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
@@ -67,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--dir", default="sqlnb-demo", help="folder for the sample files (default ./sqlnb-demo)")
     d.add_argument("--no-lab", action="store_true", help="only create the files")
     d.add_argument("--port", type=int, default=8888)
+    d.add_argument("--offline", action="store_true",
+                   help="first set up the offline model: install llama-cpp-python (a source "
+                        "build, ~11-13 min on 2 cores, once) and download "
+                        "qwen2.5-coder-1.5b (1.1 GB)")
     d.add_argument("--no-browser", action="store_true", help="start JupyterLab without opening a browser")
     return p
 
@@ -184,11 +188,33 @@ def cmd_model(args) -> int:
 def cmd_demo(args) -> int:
     from sqlnb.demo import launch_lab, prepare_demo
 
+    if args.offline:
+        setup_offline()
+
     notebook = prepare_demo(args.dir)
     print(f"Sample database and notebook ready: {notebook}")
     if args.no_lab:
         return 0
     return launch_lab(notebook, port=args.port, open_browser=not args.no_browser)
+
+
+def setup_offline() -> None:
+    """``sqlnb demo --offline``: the runtime (the ``local`` extra) and the default model,
+    each step with its estimate first and a progress bar."""
+    from sqlnb.agent.download import (
+        BUILD_ESTIMATE, DEFAULT_MODEL, DOWNLOAD_ESTIMATE, LOCAL_REQUIREMENTS, download_model,
+        get_model_spec, install_runtime,
+    )
+
+    spec = get_model_spec(DEFAULT_MODEL)
+    print(f"Setting up the offline model {DEFAULT_MODEL} ({spec.description}):\n"
+          f"  1/2 install {', '.join(LOCAL_REQUIREMENTS)}: {BUILD_ESTIMATE}\n"
+          f"  2/2 download the model: {DOWNLOAD_ESTIMATE}", file=sys.stderr, flush=True)
+    install_runtime()
+    path = download_model(DEFAULT_MODEL)
+    print(f"Offline model ready: {path}\n%%ask uses it unless SQLNB_MODEL, "
+          "%config AskMagic.model or ANTHROPIC_API_KEY choose another.", file=sys.stderr,
+          flush=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

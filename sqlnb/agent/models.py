@@ -51,12 +51,12 @@ MODEL_ENV = "SQLNB_MODEL"
 DEFAULT_ANTHROPIC_MODEL = "anthropic:claude-sonnet-4-5"
 LLAMA_THREADS_ENV = "SQLNB_LLAMA_THREADS"
 
+# One line: what to do when no model is configured (the notebook's %%ask, the panel's
+# error, the CLI all show it after "no language model is configured").
 _HOW_TO_CONFIGURE = (
-    "set ANTHROPIC_API_KEY to use Claude (" + DEFAULT_ANTHROPIC_MODEL + "), or choose a "
-    "model with `--model provider:model`, `%config AskMagic.model = \"provider:model\"` or "
-    "the SQLNB_MODEL environment variable, e.g. anthropic:claude-sonnet-4-5, "
-    "openai:gpt-4o-mini, ollama:qwen2.5-coder, llamacpp:qwen2.5-coder-1.5b (after "
-    "`sqlnb model download qwen2.5-coder-1.5b`) or scripted:replies.json"
+    "set ANTHROPIC_API_KEY, or run `sqlnb demo --offline` for a local one, or "
+    "%config AskMagic.model = \"provider:model\" (also SQLNB_MODEL or --model), "
+    "e.g. openai:gpt-4o-mini, ollama:qwen2.5-coder, llamacpp:qwen2.5-coder-1.5b"
 )
 
 # Environment variables holding each provider's API key (for hints only).
@@ -405,15 +405,21 @@ def resolve_model(spec: str | None = None, *, timeout: float = 60.0,
                   temperature: float = 0.0, **kwargs: Any) -> BaseChatModel:
     """The chat model a ``provider:model`` spec names (see the module docstring).
 
-    With no spec: ``$SQLNB_MODEL``, else Claude when ANTHROPIC_API_KEY is set, else
-    :class:`ModelNotConfigured`.  Extra ``kwargs`` (``base_url``, ``api_key``, ``n_ctx``...)
-    go to the model's constructor.
+    With no spec (``%config AskMagic.model`` and ``--model`` are specs): ``$SQLNB_MODEL``,
+    else Claude when ANTHROPIC_API_KEY is set, else the offline model when it is installed
+    (llama_cpp importable and ``qwen2.5-coder-1.5b`` downloaded: ``sqlnb demo --offline``),
+    else :class:`ModelNotConfigured`.  Extra ``kwargs`` (``base_url``, ``api_key``,
+    ``n_ctx``...) go to the model's constructor.
     """
     if spec is None or not spec.strip():
         spec = os.environ.get(MODEL_ENV, "").strip() or None
     if spec is None:
+        from sqlnb.agent.download import DEFAULT_MODEL, offline_model
+
         if os.environ.get("ANTHROPIC_API_KEY"):
             spec = DEFAULT_ANTHROPIC_MODEL
+        elif offline_model() is not None:
+            spec = f"llamacpp:{DEFAULT_MODEL}"
         else:
             raise ModelNotConfigured("no language model is configured", hint=_HOW_TO_CONFIGURE)
     spec = spec.strip()
@@ -462,7 +468,10 @@ def _init_provider(provider: str, name: str, *, timeout: float, temperature: flo
     has_key = bool(kw.get("api_key") or (key_env and os.environ.get(key_env)))
     if provider == "anthropic" and not has_key and not kw.get("base_url"):
         raise ModelNotConfigured(f"anthropic:{name} needs an Anthropic API key",
-                                 hint="set ANTHROPIC_API_KEY, or " + _HOW_TO_CONFIGURE)
+                                 hint="set ANTHROPIC_API_KEY, or choose another model with "
+                                      "%config AskMagic.model = \"provider:model\" (also "
+                                      "SQLNB_MODEL or --model); `sqlnb demo --offline` sets "
+                                      "up a local one")
     if provider == "openai" and kw.get("base_url") and not has_key:
         kw["api_key"] = "not-needed"  # local OpenAI-compatible servers ignore the key
 
