@@ -713,3 +713,43 @@ def test_local_extra_matches_what_install_runtime_installs():
     local = pyproject["project"]["optional-dependencies"]["local"]
     assert tuple(local) == download.LOCAL_REQUIREMENTS
     assert "tqdm" in " ".join(pyproject["project"]["dependencies"])
+
+
+def test_demo_offline_says_the_estimate_then_installs_and_downloads(tmp_path, monkeypatch,
+                                                                    capsys):
+    """``sqlnb demo --offline``: the estimate of each step first, then the runtime, then the
+    model, then the demo files (the steps themselves are tested above)."""
+    from sqlnb import cli
+
+    steps: list[str] = []
+
+    def install_runtime(**kwargs):
+        steps.append("install:" + capsys.readouterr().err)
+        return []
+
+    def fetch(name, **kwargs):
+        steps.append(f"download:{name}")
+        return tmp_path / "model.gguf"
+
+    monkeypatch.setattr(download, "install_runtime", install_runtime)
+    monkeypatch.setattr(download, "download_model", fetch)
+    assert cli.main(["demo", "--offline", "--no-lab", "--dir", str(tmp_path / "demo")]) == 0
+    assert [s.split(":", 1)[0] for s in steps] == ["install", "download"]
+    said_first = steps[0]
+    assert "1/2 install llama-cpp-python==0.3.36" in said_first
+    assert download.BUILD_ESTIMATE in said_first and download.DOWNLOAD_ESTIMATE in said_first
+    assert steps[1] == "download:qwen2.5-coder-1.5b"
+    assert (tmp_path / "demo" / "sample.duckdb").exists()
+    assert "Offline model ready" in capsys.readouterr().err
+
+
+def test_llama_cpp_is_built_for_avx2_on_cpus_with_amx(tmp_path):
+    amx = tmp_path / "amx"
+    amx.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 avx512f amx_bf16 amx_tile "
+                   "amx_int8\n")
+    plain = tmp_path / "plain"
+    plain.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 fma\n")
+    assert "-DGGML_NATIVE=OFF" in download._portable_cmake_args(amx)
+    assert "-DGGML_AVX2=ON" in download._portable_cmake_args(amx)
+    assert download._portable_cmake_args(plain) is None  # native build
+    assert download._portable_cmake_args(tmp_path / "missing") is None

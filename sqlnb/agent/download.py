@@ -631,6 +631,26 @@ _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")  # ninja's "[12/160] Building CXX 
 _MAKE_STEP = re.compile(r"^\[\s*(\d+)%\]")  # make's "[ 12%] Building ..."
 
 
+# llama.cpp built with GGML_NATIVE (-march=native) on a CPU with AMX (Sapphire Rapids and
+# later) compiles its AMX kernels in; in a virtual machine that does not grant the AMX state
+# the model then crashes (SIGSEGV in the first decode) or answers garbage (measured here).
+# On such CPUs build for AVX2 instead, which every CPU with AMX has.
+_AVX2_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON "
+                    "-DGGML_F16C=ON -DGGML_BMI2=ON")
+
+
+def _portable_cmake_args(cpuinfo: str | os.PathLike[str] = "/proc/cpuinfo") -> str | None:
+    try:
+        with open(cpuinfo, encoding="ascii", errors="replace") as fh:
+            flags = next((line.split(":", 1)[1].split() for line in fh
+                          if line.startswith("flags")), [])
+    except OSError:
+        return None
+    if "avx2" in flags and any(flag.startswith("amx") for flag in flags):
+        return _AVX2_CMAKE_ARGS
+    return None
+
+
 def _missing_requirements(requirements: Sequence[str]) -> list[str]:
     """The requirements whose distribution is not installed at the pinned/minimum version."""
     from importlib import metadata
@@ -670,6 +690,10 @@ def install_runtime(*, progress: Progress | None = None,
            "--progress-bar", "off", *missing, *pip_args]
     env = dict(os.environ)
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+    if "CMAKE_ARGS" not in env and (cmake_args := _portable_cmake_args()):
+        env["CMAKE_ARGS"] = cmake_args
+        say(f"building llama.cpp for AVX2 (CMAKE_ARGS={cmake_args}): a build for this CPU's "
+            "AMX units crashes in virtual machines; set CMAKE_ARGS to choose yourself")
     lines: deque[str] = deque(maxlen=40)
     started = time.monotonic()
     try:

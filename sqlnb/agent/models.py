@@ -6,7 +6,7 @@ One spec string ``provider:model`` picks a LangChain chat model (:func:`resolve_
   provider LangChain's ``init_chat_model`` knows;
 - ``llamacpp:qwen2.5-coder-1.5b`` (a downloaded model name) or ``llamacpp:/path/x.gguf``:
   llama.cpp in-process (:class:`LlamaCppChatModel`);
-- ``scripted:replies.json``: canned replies for tests and demos (:class:`ScriptedChatModel`).
+- ``scripted:replies.json``: canned replies for sqlnb's tests (:class:`ScriptedChatModel`).
 
 :class:`ModelClient` is what the agent calls: it retries transient failures, enforces a
 deadline, scrubs secrets from errors and returns the reply text with token usage.
