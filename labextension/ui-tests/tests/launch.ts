@@ -121,11 +121,12 @@ export function cellWith(page: Page, text: string): Locator {
   return page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell').filter({ hasText: text });
 }
 
-/** Waits until the open notebook's kernel is connected and idle (its toolbar indicator). */
+/**
+ * Waits until the current notebook's kernel is connected and idle, as the status bar says
+ * ("Python 3 (ipykernel) | Idle").
+ */
 export async function kernelIdle(page: Page, timeout = 120000): Promise<void> {
-  await expect(
-    page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator').first()
-  ).toHaveAttribute('data-status', 'idle', { timeout });
+  await expect(page.locator('#jp-main-statusbar').getByText(/\|\s*Idle\s*$/)).toBeVisible({ timeout });
 }
 
 /** Runs a code cell in place (click into it, Ctrl+Enter) and waits for its prompt [n]. */
