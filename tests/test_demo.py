@@ -320,8 +320,15 @@ def acc():
 
 
 @pytest.fixture(scope="module")
-def sample_dbs(sample):
-    return {"duckdb": sample, "sqlite": demo.sqlite_path_for(sample)}
+def sample_dbs(sample, tmp_path_factory):
+    """A copy of the sample files: the benchmark opens DuckDB through sqlnb, whose settings
+    differ from the raw read-only connection the tests above keep open."""
+    import shutil
+
+    d = tmp_path_factory.mktemp("bench")
+    for f in (sample, demo.sqlite_path_for(sample)):
+        shutil.copyfile(f, d / f.name)
+    return {"duckdb": d / sample.name, "sqlite": d / demo.sqlite_path_for(sample).name}
 
 
 def test_sample_questions_load_once_per_engine(acc):
