@@ -607,6 +607,17 @@ def _num(v: float | None, digits: int = 1) -> str:
     return "—" if v is None else f"{v:,.{digits}f}"
 
 
+def _ranges(ids: Sequence[int]) -> str:
+    """1, 2, 3, 5 → "1–3, 5"."""
+    spans: list[tuple[int, int]] = []
+    for i in sorted(ids):
+        if spans and spans[-1][1] == i - 1:
+            spans[-1] = (spans[-1][0], i)
+        else:
+            spans.append((i, i))
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in spans)
+
+
 def markdown(data: dict[str, Any]) -> str:
     info, m = data["machine"], data["model"]
     configs = data["configs"]
@@ -619,12 +630,13 @@ def markdown(data: dict[str, Any]) -> str:
             model_bits.append(f"{label} {m[attr]}")
     sample = data.get("dataset") == "sample"
     if sample:
-        intro = (f"{data['questions']} asks: the questions of `benchmarks/sample/questions.json` "
-                 f"({', '.join(str(i) for i in data['question_ids'])}"
-                 f"{'' if data.get('all_questions') else ', a subset'}) over the sample database of "
-                 f"`sqlnb demo`, on {' and '.join(data['databases'])} (each engine with its own gold SQL, "
-                 "scored on that engine); every configuration answers the same questions with the same "
-                 "model in one run.")
+        which = "; ".join(f"{e}: {_ranges(ids)}" for e, ids in
+                          (data.get("question_ids_by_engine") or {"all": data["question_ids"]}).items())
+        intro = (f"{data['questions']} asks: questions of `benchmarks/sample/questions.json` "
+                 f"({'all 40 on each engine' if data.get('all_questions') else 'a subset'} — {which}) "
+                 f"over the sample database of `sqlnb demo`, on {' and '.join(data['databases'])} "
+                 "(each engine with its own gold SQL, scored on that engine); every configuration "
+                 "answers the same questions with the same model in one run.")
     else:
         intro = (f"{data['questions']} questions over {len(data['databases'])} SQLite database"
                  f"{'s' if len(data['databases']) != 1 else ''} ({', '.join(data['databases'])})"
@@ -732,9 +744,11 @@ def run(args, log=print) -> dict[str, Any]:
                         jsonl=jsonl, resume=args.resume, databases=databases, log=log)
     data["model"]["spec"] = args.model
     if dataset == "sample":
-        all_ids = [q["id"] for q in load_sample_questions(("duckdb",))]
+        all_ids = [q["id"] for q in json.loads((SAMPLE_DIR / "questions.json").read_text(encoding="utf-8"))]
         qids = sorted({q["id"] for q in questions})
-        data.update({"dataset": "sample", "question_ids": qids, "all_questions": qids == all_ids,
+        by_engine = {e: sorted(q["id"] for q in questions if q["db_id"] == e) for e in databases}
+        data.update({"dataset": "sample", "question_ids": qids, "question_ids_by_engine": by_engine,
+                     "all_questions": all(ids == all_ids for ids in by_engine.values()),
                      "spider_dir_name": "the sample database (benchmarks/sample)"})
     data.update({
         "benchmark": "accuracy", "spider_dir": str(spider_dir),
