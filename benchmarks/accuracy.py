@@ -728,7 +728,7 @@ def run(args, log=print) -> dict[str, Any]:
     configs = args.configs
     out_name = args.out
     if dataset == "sample" and out_name == "accuracy":
-        out_name = "accuracy_sample"  # never overwrite the Spider report
+        out_name = args.out = "accuracy_sample"  # never overwrite the Spider report
     jsonl = Path(args.jsonl) if args.jsonl else Path(args.data_dir) / f"{out_name}.jsonl"
     if jsonl.exists() and not args.resume and jsonl.stat().st_size:
         prev = jsonl.with_name(jsonl.name + ".prev")
@@ -746,7 +746,8 @@ def run(args, log=print) -> dict[str, Any]:
     if dataset == "sample":
         all_ids = [q["id"] for q in json.loads((SAMPLE_DIR / "questions.json").read_text(encoding="utf-8"))]
         qids = sorted({q["id"] for q in questions})
-        by_engine = {e: sorted(q["id"] for q in questions if q["db_id"] == e) for e in databases}
+        by_engine = {e: ids for e in databases
+                     if (ids := sorted(q["id"] for q in questions if q["db_id"] == e))}
         data.update({"dataset": "sample", "question_ids": qids, "question_ids_by_engine": by_engine,
                      "all_questions": all(ids == all_ids for ids in by_engine.values()),
                      "spider_dir_name": "the sample database (benchmarks/sample)"})
