@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--port", type=int, default=8888)
     d.add_argument("--offline", action="store_true",
                    help="first set up the offline model: install llama-cpp-python (a source "
-                        "build, ~11-13 min on 2 cores, once) and download "
+                        "build, ~8-12 min on 2 cores, once) and download "
                         "qwen2.5-coder-1.5b (1.1 GB)")
     d.add_argument("--no-browser", action="store_true", help="start JupyterLab without opening a browser")
     return p
@@ -175,7 +175,11 @@ def cmd_model(args) -> int:
 
     if args.model_command == "download":
         path = download_model(args.name, dest_dir=args.dir)
-        print(f"{path}\nUse it with --model llamacpp:{args.name} (needs: pip install 'sqlnb[local]')")
+        from sqlnb.agent.download import DEFAULT_MODEL
+
+        how = (f"sqlnb uses it when no other model is chosen (or: --model llamacpp:{args.name})"
+               if args.name == DEFAULT_MODEL else f"Use it with --model llamacpp:{args.name}")
+        print(f"{path}\n{how}; it runs with llama-cpp-python: pip install 'sqlnb[local]'")
         return 0
     if args.model_command == "list":
         for name in known_models():

@@ -624,7 +624,7 @@ def _install(spec: ModelSpec, part: Path, final: Path, say: Progress) -> Path:
 # --- the runtime: llama-cpp-python ----------------------------------------------------------
 # measured on a 2-core machine (see README, "Models"): the source build of llama-cpp-python
 # and the model's download from PyPI
-BUILD_ESTIMATE = "about 11-13 minutes on 2 cores (once: pip keeps the built wheel)"
+BUILD_ESTIMATE = "about 8-12 minutes on 2 cores (once: pip keeps the built wheel)"
 DOWNLOAD_ESTIMATE = "about 1 minute on a fast connection (1.1 GB)"
 
 _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")  # ninja's "[12/160] Building CXX object ..."
