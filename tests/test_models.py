@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import threading
 import time
@@ -470,3 +471,14 @@ def test_client_is_thread_safe_for_scripted():
 def test_models_module_reexports_errors():
     assert models.ModelError is errors.ModelError
     assert models.ScriptExhausted is errors.ScriptExhausted
+
+
+def test_llama_cpp_threads_wait_passively(monkeypatch, fake_llama_cpp):
+    """OpenMP's spinning threads collapse on a shared machine: sqlnb asks for passive
+    waiting before llama.cpp loads, unless the user chose otherwise."""
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert models._import_llama_cpp().__version__ == "0.0-test"
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    models._import_llama_cpp()
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

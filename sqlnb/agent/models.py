@@ -257,6 +257,10 @@ _LLAMAS_LOCK = threading.Lock()
 
 
 def _import_llama_cpp() -> Any:
+    # llama.cpp's OpenMP threads spin while they wait: with any other busy process on the
+    # machine they steal each other's cores (measured on 2 shared cores: one question 83 s
+    # spinning, 8 s passive).  OpenMP reads this once, when llama.cpp's library loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import llama_cpp
     except ImportError as exc:
