@@ -59,6 +59,26 @@ def workdir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def no_model_from_the_machine(tmp_path_factory):
+    """The tests choose their models themselves: none comes from the developer's machine —
+    no ANTHROPIC_API_KEY or SQLNB_MODEL from the environment, and an empty model directory,
+    so an offline model installed there (``sqlnb demo --offline``) is not picked up.  Kernels
+    the tests start inherit this environment."""
+    import os
+
+    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "SQLNB_MODEL", "SQLNB_MODEL_DIR")}
+    os.environ.pop("ANTHROPIC_API_KEY", None)
+    os.environ.pop("SQLNB_MODEL", None)
+    os.environ["SQLNB_MODEL_DIR"] = str(tmp_path_factory.mktemp("models"))
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="session", autouse=True)
 def fakesnow_patch(tmp_path_factory):
     """Snowflake has no local server: fakesnow patches the connector onto DuckDB."""
     import fakesnow
