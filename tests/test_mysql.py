@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 import uuid
 from decimal import Decimal
 from urllib.parse import quote
@@ -21,27 +20,8 @@ import pytest
 
 from sqlnb import errors
 from tests.engines import MY_HOST, MY_PASSWORD, MY_PORT, MY_USER, MySQLEnv
+from tests.test_contract import assert_within_2_s, later
 
-
-def later(action, *args, delay: float = 0.5) -> list[float]:
-    """Run ``action(*args)`` in another thread after ``delay`` s (the statement is running
-    by then); the returned list receives the monotonic time it ran, to measure the
-    documented guarantee from there: a cancel or an interrupt ends the statement within 2 s."""
-    at: list[float] = []
-
-    def run() -> None:
-        at.append(time.monotonic())
-        action(*args)
-
-    threading.Timer(delay, run).start()
-    return at
-
-
-def assert_within_2_s(at: list[float]) -> None:
-    """The documented bound, from the cancel (or interrupt) to the error; the statements
-    cancelled here would run for minutes, so ending within 2 s is the cancel's doing."""
-    took = time.monotonic() - at[0]
-    assert took < 2.0, f"the statement ended {took:.2f} s after the cancel (documented: within 2 s)"
 
 pytestmark = pytest.mark.timeout(120)
 

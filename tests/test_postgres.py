@@ -18,27 +18,7 @@ import pytest
 import sqlnb.adapters as adapters
 from sqlnb import errors
 from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv
-
-
-def later(action, *args, delay: float = 0.5) -> list[float]:
-    """Run ``action(*args)`` in another thread after ``delay`` s (the statement is running
-    by then); the returned list receives the monotonic time it ran, to measure the
-    documented guarantee from there: a cancel or an interrupt ends the statement within 2 s."""
-    at: list[float] = []
-
-    def run() -> None:
-        at.append(time.monotonic())
-        action(*args)
-
-    threading.Timer(delay, run).start()
-    return at
-
-
-def assert_within_2_s(at: list[float]) -> None:
-    """The documented bound, from the cancel (or interrupt) to the error; the statements
-    cancelled here would run for minutes, so ending within 2 s is the cancel's doing."""
-    took = time.monotonic() - at[0]
-    assert took < 2.0, f"the statement ended {took:.2f} s after the cancel (documented: within 2 s)"
+from tests.test_contract import assert_within_2_s, later
 
 
 TYPED_DDL = """
