@@ -5,8 +5,10 @@ InteractiveShell with sqlnb loaded, against real engines and scripted models."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -163,6 +165,7 @@ def test_hello_answers_versions_and_connections(shell, bridge, tmp_path):
     assert reply["v"] == 1 and reply["ok"] is True
     data = reply["data"]
     assert data["protocol"] == 1 and data["sqlnb"] == sqlnb.__version__ and data["python"].count(".") == 2
+    assert set(data["features"]) >= {"confidence", "remember"}
     assert data["active"] == "a"
     assert [c["name"] for c in data["connections"]] == ["a"]
     assert bridge.panel is comm
@@ -675,3 +678,158 @@ def test_a_newer_panel_stops_the_older_panels_question(shell, bridge, panel, tmp
     assert bridge.runs[run].done_event["status"] == "stopped"
     run2 = ask(newer, "fast?", model=script(tmp_path, "CLARIFY: which?"))
     assert newer.wait_done(run2)["status"] == "needs_clarification"
+
+
+# ---------------------------------------------------------------------------------------
+# confidence in done, remember (the thumbs-up)
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
+def test_done_carries_the_answers_confidence(shell, panel, engine, seeded, tmp_path):
+    connect(shell, seeded.url())
+    bridge = shell._sqlnb_bridge
+    run = ask(panel, "Which orders are paid?", model=script(tmp_path, sql_block(PAID), "FINAL"))
+    done = panel.wait_done(run)
+    confidence = done["confidence"]
+    assert done["status"] == "success" and confidence is not None
+    # the agent's own assessment, passed through as it is
+    assert confidence == bridge.runs[run].result.confidence
+    assert confidence["level"] == "medium" and 0 <= confidence["score"] <= 1
+    assert confidence["reasons"] and all(isinstance(r, str) for r in confidence["reasons"])
+    # an empty result is not to be trusted much
+    empty = "SELECT id FROM orders WHERE status = 'lost'"
+    run = ask(panel, "Which orders were lost?", model=script(tmp_path, sql_block(empty), "FINAL"))
+    done = panel.wait_done(run)
+    assert done["status"] == "success" and done["confidence"]["level"] == "low"
+    assert "the result is empty" in done["confidence"]["reasons"]
+    # no SQL, no confidence
+    run = ask(panel, "Something else?", model=script(tmp_path, sql_block("SELECT nope FROM orders"),
+                                                      sql_block("SELECT nope2 FROM orders"),
+                                                      sql_block("SELECT nope3 FROM orders")))
+    done = panel.wait_done(run)
+    assert done["status"] == "failed" and done["sql"] is None and done["confidence"] is None
+
+
+def test_done_has_no_confidence_for_an_error_or_a_stop(shell, panel, tmp_path):
+    run = ask(panel, "No connection?", model=script(tmp_path, "FINAL"))
+    done = panel.wait_done(run)
+    assert done["status"] == "error" and "confidence" in done and done["confidence"] is None
+    connect(shell, f"duckdb:///{tmp_path / 'c.duckdb'}")
+    run = ask(panel, "slow?", model=script(tmp_path, sql_block("SELECT 1 AS a"), "FINAL", delay=60))
+    panel.wait_event(run, "started")
+    panel.request("stop", run=run)
+    done = panel.wait_done(run, timeout=30)
+    assert done["status"] == "stopped" and done["confidence"] is None
+
+
+def test_a_clarification_keeps_its_best_query_its_cell_and_confidence(shell, panel, tmp_path):
+    connect(shell, f"duckdb:///{tmp_path / 'b.duckdb'}")
+    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE sales AS SELECT 2024 AS y, 5 AS n")
+    model = script(tmp_path, sql_block("SELECT max(n) AS n FROM sales"), "CLARIFY: Which year do you mean?")
+    run = ask(panel, "How many sales?", model=model)
+    done = panel.wait_done(run)
+    assert done["status"] == "needs_clarification" and done["questions"] == ["Which year do you mean?"]
+    assert done["sql"] == "SELECT max(n) AS n FROM sales" and done["rows"] == [[5]]
+    assert done["cell"].startswith("%%sql --conn db\n") and "SELECT max(n) AS n FROM sales" in done["cell"]
+    assert done["confidence"]["level"] in ("high", "medium", "low")
+    # the best query so far can be remembered too
+    reply = panel.request("remember", run=run)
+    assert reply["ok"], reply
+    (entry,) = shell._sqlnb_ask.agent.memory.entries()
+    assert entry["question"] == "How many sales?" and entry["sql"] == "SELECT max(n) AS n FROM sales"
+
+
+def test_confidence_info_keeps_only_a_well_formed_confidence():
+    from sqlnb.bridge.runs import confidence_info
+
+    assert confidence_info(None) is None
+    assert confidence_info({"level": "certain", "score": 1}) is None
+    assert confidence_info({"level": "HIGH", "score": 1.5, "reasons": ["a", "", None]}) == \
+        {"level": "high", "score": 1.0, "reasons": ["a"]}
+    assert confidence_info({"level": "low", "score": "n/a", "reasons": "one"}) == \
+        {"level": "low", "score": None, "reasons": ["one"]}
+    # reasons reach the browser: no secret in them
+    leaked = confidence_info({"level": "low", "score": 0.2,
+                              "reasons": ["filter on postgresql://u:hunter2@db/x"]})
+    assert "hunter2" not in json.dumps(leaked)
+
+
+@pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
+def test_remember_stores_the_runs_question_sql_and_connection(shell, panel, engine, seeded, tmp_path):
+    from sqlnb.agent.memory import MemoryStore, memory_path
+
+    connect(shell, seeded.url(), "shop")
+    run = ask(panel, "Which orders are paid?", model=script(tmp_path, sql_block(PAID), "FINAL"))
+    assert panel.wait_done(run)["status"] == "success"
+    reply = panel.request("remember", run=run)
+    assert reply["ok"], reply
+    memory_id = reply["data"]["id"]
+    assert isinstance(memory_id, int) and reply["data"] == {"id": memory_id}
+    # in the store file under SQLNB_HOME, as the kernel produced it
+    assert memory_path().parent == Path(os.environ["SQLNB_HOME"]) and memory_path().exists()
+    (entry,) = MemoryStore().entries()
+    assert entry["id"] == memory_id and entry["question"] == "Which orders are paid?"
+    assert entry["sql"] == PAID and entry["source"] == "thumbs_up" and entry["connection"] == "shop"
+    # pressed twice: one entry, the same id; the run's fields win over what the panel says
+    again = panel.request("remember", run=run, question="Something else", sql="SELECT 1")
+    assert again["ok"] and again["data"]["id"] == memory_id
+    assert len(MemoryStore().entries()) == 1
+    # the next question on this database gets it as an example
+    model = script(tmp_path, sql_block(PAID), "FINAL")
+    run = ask(panel, "Which orders are paid so far?", model=model)
+    assert panel.wait_done(run)["status"] == "success"
+    prompt = "\n".join(c for _, c in shell._sqlnb_ask.agent.client(model).model.prompts[0])
+    assert "Which orders are paid?" in prompt and PAID in prompt
+
+
+def test_remember_without_the_run_takes_the_answer_from_the_request(shell, panel, tmp_path):
+    connect(shell, f"duckdb:///{tmp_path / 'r.duckdb'}", "shop")
+    shell._sqlnb_magics.manager.get("shop").execute("CREATE TABLE t AS SELECT 7 AS a")
+    # a reloaded page (no run id) or a restarted kernel (a run id it never saw)
+    first = panel.request("remember", question="What is a?", sql="SELECT a FROM t", connection="shop")
+    assert first["ok"], first
+    second = panel.request("remember", run="0123abcd", question="What is a?", sql="SELECT a FROM t",
+                           connection="shop")
+    assert second["ok"] and second["data"]["id"] == first["data"]["id"]
+    (entry,) = shell._sqlnb_ask.agent.memory.entries()
+    assert (entry["question"], entry["sql"], entry["connection"]) == ("What is a?", "SELECT a FROM t", "shop")
+    # no connection named: the active one
+    assert panel.request("remember", question="Count t?", sql="SELECT count(*) FROM t")["ok"]
+    assert len(shell._sqlnb_ask.agent.memory.entries()) == 2
+
+
+def test_remember_errors_come_back_in_the_error_shape(shell, panel, tmp_path):
+    connect(shell, f"duckdb:///{tmp_path / 'e.duckdb'}")
+    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE t AS SELECT 7 AS a")
+    memory = shell._sqlnb_ask.agent.memory
+
+    def error(**fields) -> dict:
+        reply = panel.request("remember", **fields)
+        assert reply["ok"] is False and set(reply["error"]) == {"kind", "message", "hint"}, reply
+        return reply["error"]
+
+    # SQL that writes is never remembered
+    err = error(question="Drop it?", sql="DROP TABLE t", connection="db")
+    assert err["kind"] == "UsageError" and "read-only" in err["message"]
+    # an unknown run without the answer, missing fields, wrong types, an unknown connection
+    err = error(run="feedbeef")
+    assert err["kind"] == "UsageError" and "feedbeef" in err["message"] and err["hint"]
+    assert error(question="What?")["kind"] == "UsageError"
+    assert error(sql="SELECT a FROM t")["kind"] == "UsageError"
+    assert error(run=3)["kind"] == "UsageError"
+    assert error(question="What?", sql="SELECT a FROM t", connection="nope")["kind"] == "UnknownConnectionError"
+    # a run without SQL, and a run still going
+    run = ask(panel, "Nothing?", model=script(tmp_path, "CLARIFY: which?"))
+    assert panel.wait_done(run)["status"] == "needs_clarification"
+    assert "no SQL" in error(run=run)["message"]
+    slow = ask(panel, "Slow?", model=script(tmp_path, sql_block("SELECT a FROM t"), "FINAL", delay=60))
+    panel.wait_event(slow, "started")
+    assert "not finished" in error(run=slow)["message"]
+    panel.request("stop", run=slow)
+    panel.wait_done(slow, timeout=30)
+    # the memory turned off
+    shell._sqlnb_ask.agent.use_memory = False
+    err = error(question="What is a?", sql="SELECT a FROM t")
+    assert err["kind"] == "UsageError" and "off" in err["message"]
+    assert memory.entries() == []
+    assert "Traceback" not in json.dumps(panel.sent)

@@ -2,10 +2,10 @@
 
 ``%load_ext sqlnb`` calls :func:`register`, which registers the target with the kernel's
 comm manager (the ``comm`` package's, which ipykernel 6+ provides).  A :class:`Bridge`
-per kernel answers the panel's requests (hello, connections, use, schema, ask, stop) on
-the shell thread; questions run in an :class:`~sqlnb.bridge.runs.AskRun` thread, so the
-shell stays free for cells while the agent works, and their events go out on the comm
-from that thread.
+per kernel answers the panel's requests (hello, connections, use, schema, ask, stop,
+remember) on the shell thread; questions run in an :class:`~sqlnb.bridge.runs.AskRun`
+thread, so the shell stays free for cells while the agent works, and their events go out
+on the comm from that thread.
 
 The bridge talks to the notebook's connection manager and agent (the ones ``%sqlnb`` and
 ``%%ask`` use), never to drivers.  What reaches the browser: connection names, redacted
@@ -24,9 +24,12 @@ from typing import Any, Callable
 from sqlnb import errors
 from sqlnb.bridge.runs import AskRun, Busy, _safe, error_info
 
-__all__ = ["PROTOCOL", "TARGET", "Bridge", "ProtocolMismatch", "Busy", "register"]
+__all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "ProtocolMismatch", "Busy", "register"]
 
 PROTOCOL = 1
+# what this kernel side does beyond the first version of protocol 1 (the hello reply's
+# `features`; docs/protocol.md "Changes")
+FEATURES = ("confidence", "remember")
 TARGET = "sqlnb"
 _KEEP_RUNS = 20  # finished runs remembered for a late `stop`
 
@@ -72,6 +75,7 @@ class Bridge:
         self._handlers: dict[str, Callable[[Any, dict], dict]] = {
             "hello": self.hello, "connections": self.connections, "use": self.use,
             "schema": self.schema, "ask": self.ask, "stop": self.stop,
+            "remember": self.remember,
         }
 
     # ---- what the bridge works with ------------------------------------------------
@@ -196,7 +200,7 @@ class Bridge:
         from sqlnb import __version__
 
         return {"protocol": PROTOCOL, "sqlnb": __version__, "python": sys.version.split()[0],
-                **self._connections()}
+                "features": list(FEATURES), **self._connections()}
 
     def connections(self, comm, data: dict) -> dict:
         return self._connections()
@@ -269,6 +273,40 @@ class Bridge:
             return {"stopping": False}
         run.stop()
         return {"stopping": True}
+
+    def remember(self, comm, data: dict) -> dict:
+        """Store an answer's question and SQL in the memory store (the thumbs-up): the
+        run's own question, SQL and connection when this kernel still knows the run, else
+        the request's ``question``, ``sql`` and ``connection`` (a reloaded page, a
+        restarted kernel).  The store keeps one copy of a pair: remembering twice answers
+        the same id."""
+        rid = data.get("run")
+        if rid is not None and not isinstance(rid, str):
+            raise errors.UsageError("remember: run must be a run id (a string)")
+        run = self.runs.get(rid) if rid else None
+        if run is not None:
+            if not run.done:
+                raise errors.UsageError("this answer is not finished yet",
+                                        hint="wait for its end, then remember it")
+            result = run.result
+            if result is None or not result.sql:
+                raise errors.UsageError("this answer has no SQL to remember")
+            question, sql, connection = result.question, result.sql, result.connection
+        else:
+            question, sql, connection = (data.get(k) for k in ("question", "sql", "connection"))
+            if rid and not (question or sql):
+                raise errors.UsageError(f"no run {rid!r} in this kernel",
+                                        hint="it may have ended with a kernel restart; send "
+                                             "its question, sql and connection")
+            for field, value in (("question", question), ("sql", sql)):
+                if not isinstance(value, str) or not value.strip():
+                    raise errors.UsageError(f"remember needs the answer's {field}")
+            if connection is not None and not isinstance(connection, str):
+                raise errors.UsageError("remember: connection must be a name")
+        entry = self.manager.get_entry(connection or None)
+        memory_id = self.ask_magic.agent.remember(entry.adapter, question.strip(), sql,
+                                                  connection=entry.name, source="thumbs_up")
+        return {"id": memory_id}
 
     # ---- commands ----------------------------------------------------------------------
     def insert_cell(self, source: str, cell_id: str | None = None, *, run: bool = False) -> bool:

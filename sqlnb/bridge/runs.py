@@ -25,7 +25,8 @@ from typing import Any, Callable, Mapping, Sequence
 from sqlnb import errors
 from sqlnb.agent.stop import StopToken
 
-__all__ = ["AskRun", "Busy", "error_info", "json_rows", "protocol_event", "running"]
+__all__ = ["AskRun", "Busy", "confidence_info", "error_info", "json_rows", "protocol_event",
+           "running"]
 
 Event = dict[str, Any]
 
@@ -162,7 +163,8 @@ class AskRun:
             done = {"type": "done", "status": "error", "stop_reason": None, "sql": None,
                     "questions": [], "columns": [], "rows": [], "row_count": None, "cell": None,
                     "connection": connection_name, "iterations": 0, "usage": {},
-                    "elapsed": round(time.perf_counter() - start, 3), "error": error_info(exc)}
+                    "elapsed": round(time.perf_counter() - start, 3), "confidence": None,
+                    "error": error_info(exc)}
         self.done_event = done
         self.done = True
         try:
@@ -220,8 +222,39 @@ def done_event(result: Any, rows: int = 10) -> Event:
         "row_count": row_count, "cell": result.cell_source(), "connection": result.connection,
         "iterations": result.iterations,
         "usage": {k: v for k, v in (result.usage or {}).items() if isinstance(v, (int, float))},
-        "elapsed": round(result.elapsed, 3), "error": error,
+        "elapsed": round(result.elapsed, 3),
+        "confidence": confidence_info(getattr(result, "confidence", None)) if result.sql else None,
+        "error": error,
     }
+
+
+_LEVELS = ("high", "medium", "low")
+
+
+def confidence_info(confidence: Any) -> dict[str, Any] | None:
+    """The ``confidence`` of a ``done`` event: ``{level, score, reasons}`` (level high,
+    medium or low; score 0..1; reasons sentences for people), or None when the answer has
+    no confidence (no SQL, or an agent that does not rate its answers)."""
+    if confidence is None:
+        return None
+    if not isinstance(confidence, Mapping):  # e.g. a dataclass with the same fields
+        confidence = {k: getattr(confidence, k, None) for k in ("level", "score", "reasons")}
+    level = str(confidence.get("level") or "").lower()
+    if level not in _LEVELS:
+        return None
+    try:
+        score = float(confidence.get("score"))
+    except (TypeError, ValueError):
+        score = None
+    if score is not None and score == score:  # NaN is no score
+        score = round(min(1.0, max(0.0, score)), 3)
+    else:
+        score = None
+    reasons = confidence.get("reasons") or []
+    if isinstance(reasons, str):
+        reasons = [reasons]
+    return {"level": level, "score": score,
+            "reasons": [_safe(r) for r in reasons if str(r or "").strip()]}
 
 
 def json_rows(result: Any, n: int) -> list[list[Any]]:
