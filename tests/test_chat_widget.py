@@ -151,7 +151,100 @@ def test_a_turn_where_no_query_succeeds_says_so_and_offers_no_cell(shell, seeded
     assert "too many failed queries in a row" in turn.outcome.value
     assert turn.steps_view.value.count("✗ column_not_found") == 3
     assert turn.actions.layout.display == "none" and turn.clarify.layout.display == "none"
+    assert turn.done["confidence"] is None and "confidence" not in turn.outcome.value
     assert not chat.ask_button.disabled
+
+
+@pytest.mark.engines(["sqlite", "duckdb"])
+def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, seeded, tmp_path,
+                                                                       monkeypatch):
+    from sqlnb.agent.memory import MemoryStore
+
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(CHEAP), "FINAL"))
+    turn = ask(chat, "Which orders cost less than 50?")
+    confidence = turn.done["confidence"]
+    assert confidence == turn.run.result.confidence and confidence["level"] == "medium"
+    outcome = turn.outcome.value
+    badge = 'class="sqlnb-confidence-badge" data-level="medium"'
+    assert badge in outcome and ">Medium confidence<" in outcome
+    assert 'aria-label="Medium confidence (score ' in outcome
+    for reason in confidence["reasons"]:  # on hover (title) and on expand (the list)
+        shown_as = reason[:1].upper() + reason[1:]
+        assert f"• {shown_as}" in outcome and f"<li>{shown_as}</li>" in outcome
+    assert outcome.index("✓ Answer") < outcome.index(badge) < outcome.index("amount &lt; 50")
+
+    agent = shell._sqlnb_ask.agent
+    calls = []
+    real = agent.remember
+    monkeypatch.setattr(agent, "remember", lambda *a, **k: calls.append(a) or real(*a, **k))
+    button = turn.remember_button
+    assert button.description == "Remember" and button.icon == "thumbs-up"
+    assert button.tooltip == "Remember this answer" and not button.disabled
+    button.click()
+    (entry,) = MemoryStore().entries()  # under SQLNB_HOME
+    assert (entry["question"], entry["sql"], entry["connection"], entry["source"]) == \
+        ("Which orders cost less than 50?", CHEAP, "shop", "thumbs_up")
+    assert turn.remembered == entry["id"]
+    assert button.description == "Remembered" and button.disabled and button.button_style == "success"
+    assert "Remembered" in turn.note.value
+    button.click()  # pressed again: nothing is sent twice
+    turn.remember()
+    assert len(calls) == 1 and len(MemoryStore().entries()) == 1
+    assert chat.status.value == ""
+
+
+@pytest.mark.engines(["duckdb"])
+def test_a_clarification_with_a_best_query_offers_insert_copy_and_remember(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    model = script(tmp_path, sql_block(COUNT), "CLARIFY: Customers of which country?")
+    chat = sqlnb.chat(model=model)
+    turn = ask(chat, "How many customers do we have?")
+    assert turn.done["status"] == "needs_clarification" and turn.done["sql"] == COUNT
+    outcome = turn.outcome.value
+    assert "Customers of which country?" in outcome and "Best query so far:" in outcome
+    assert "sqlnb-confidence-badge" in outcome and COUNT in outcome
+    # the query is usable as it is: the buttons are there beside the answer box
+    assert turn.actions.layout.display != "none" and turn.clarify.layout.display != "none"
+    turn.insert_button.click()
+    assert shell.rl_next_input.startswith("%%sql --conn shop\n") and COUNT in shell.rl_next_input
+    turn.copy_button.click()
+    assert turn.copy_box.value == COUNT
+    turn.remember_button.click()
+    (entry,) = shell._sqlnb_ask.agent.memory.entries()
+    assert entry["question"] == "How many customers do we have?" and entry["sql"] == COUNT
+
+
+@pytest.mark.engines(["sqlite"])
+def test_the_thumbs_up_shows_why_it_could_not_remember(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
+    turn = ask(chat, "How many customers are there?")
+    shell._sqlnb_ask.agent.use_memory = False
+    turn.remember_button.click()
+    assert "memory of accepted answers is off" in turn.note.value
+    assert turn.remembered is None and turn.remember_button.description == "Remember"
+    assert not turn.remember_button.disabled
+    shell._sqlnb_ask.agent.use_memory = True  # turned on again: the same button works
+    turn.remember_button.click()
+    assert turn.remembered is not None and turn.remember_button.description == "Remembered"
+    assert len(shell._sqlnb_ask.agent.memory.entries()) == 1
+
+
+def test_confidence_html_escapes_and_shows_nothing_without_a_confidence():
+    from sqlnb.bridge.widget import confidence_html, done_html
+
+    assert confidence_html(None) == "" and confidence_html({"level": "unsure"}) == ""
+    low = confidence_html({"level": "low", "score": 0.2, "reasons": ["value <b>x</b> not found"]})
+    assert ">Low confidence — check this answer<" in low and "<b>x</b>" not in low
+    assert "Value &lt;b&gt;x&lt;/b&gt; not found" in low and "<details" in low
+    assert 'aria-label="Low confidence — check this answer (score 20%); 1 reason, expand to read it"' in low
+    assert "var(--jp-error-color1" in low  # JupyterLab's theme where it is shown there
+    high = confidence_html({"level": "high", "score": 0.9, "reasons": []})
+    assert 'role="note"' in high and ">High confidence<" in high and "<details" not in high
+    plain = done_html({"status": "success", "sql": "SELECT 1", "columns": [], "rows": [],
+                       "confidence": None})
+    assert "confidence" not in plain
 
 
 @pytest.mark.engines(["sqlite"])

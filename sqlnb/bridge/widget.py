@@ -30,6 +30,15 @@ What the buttons do:
 - **Copy** shows the SQL in a text box to select and copy (Ctrl+C / ⌘C): a widget without
   frontend code of its own cannot write to the clipboard.  Edits in that box are undone,
   so it always holds the answer's SQL.
+- **Remember** (thumbs-up) stores the answer's question and SQL in sqlnb's memory store
+  (``Agent.remember``, source ``thumbs_up``): later questions about the same database show
+  it to the model as an example.  It then reads *Remembered* and is disabled; an error
+  (e.g. SQL that is not read-only) shows beside it.
+
+An answer with SQL — a success, or the best query found before the model asked back —
+offers these buttons, and its confidence (``High confidence`` / ``Medium confidence`` /
+``Low confidence — check this answer``, the reasons on hover and on expand) when the agent
+rated it.
 
 Connection names, engines and the SQL reach the browser; URLs and passwords never do.
 """
@@ -43,7 +52,7 @@ from typing import Any, Callable
 from sqlnb import errors
 from sqlnb.display import _STOP_WORDS, format_elapsed
 
-__all__ = ["ChatWidget", "chat", "step_html", "done_html", "table_html"]
+__all__ = ["ChatWidget", "chat", "confidence_html", "step_html", "done_html", "table_html"]
 
 _MUTED = "opacity:0.7;font-size:90%"
 _OK = "color:#1a7f37"
@@ -139,6 +148,42 @@ def error_line(error: dict | None) -> str:
     return text
 
 
+_LEVEL_TEXT = {"high": "High confidence", "medium": "Medium confidence",
+               "low": "Low confidence — check this answer"}
+# JupyterLab's theme colours where the chat is shown in JupyterLab, fixed ones elsewhere
+_LEVEL_COLOR = {"high": "var(--jp-success-color1, #1a7f37)",
+                "medium": "var(--jp-warn-color1, #9a6700)",
+                "low": "var(--jp-error-color1, #cf222e)"}
+
+
+def confidence_html(confidence: Any) -> str:
+    """The confidence badge of an answer (empty when it has none): the level, the score
+    and reasons on hover, the reasons on expand; an accessible name for screen readers."""
+    from sqlnb.bridge.runs import confidence_info
+
+    c = confidence_info(confidence)
+    if c is None:
+        return ""
+    label = _LEVEL_TEXT[c["level"]]
+    pct = f"{round(c['score'] * 100)}%" if c["score"] is not None else None
+    reasons = [r[:1].upper() + r[1:] for r in c["reasons"]]  # phrases, shown as sentences
+    n = len(reasons)
+    aria = label + (f" (score {pct})" if pct else "") + (
+        f"; {n} reason{'s' if n != 1 else ''}, expand to read {'them' if n != 1 else 'it'}" if n else "")
+    title = "\n".join([label + (f" ({pct})" if pct else "")] + [f"• {r}" for r in reasons])
+    color = _LEVEL_COLOR[c["level"]]
+    style = (f"display:inline-block;padding:0 6px;border-radius:8px;border:1px solid {color};"
+             f"color:{color};font-size:85%;line-height:1.6")
+    attrs = (f'class="sqlnb-confidence-badge" data-level="{c["level"]}" '
+             f'aria-label="{_esc(aria)}" title="{_esc(title)}"')
+    if not reasons:
+        return f'<span role="note" {attrs} style="{style}">{_esc(label)}</span>'
+    items = "".join(f"<li>{_esc(r)}</li>" for r in reasons)
+    return (f'<details class="sqlnb-confidence" style="display:inline-block;vertical-align:top">'
+            f'<summary {attrs} style="{style};cursor:pointer">{_esc(label)}</summary>'
+            f'<ul style="margin:2px 0 4px 0;padding-left:18px;{_MUTED}">{items}</ul></details>')
+
+
 def done_html(event: dict) -> str:
     """How a run ended: the outcome line, the final SQL and its result preview."""
     status = event.get("status")
@@ -164,12 +209,14 @@ def done_html(event: dict) -> str:
             or "<li>(no question given)</li>"
         parts = [f"<div><b>The model needs more information:</b><ul style='margin:2px 0'>{items}</ul></div>"]
         if sql:
-            parts.append(f'<div>Best query so far:</div><pre style="{_PRE}">{_esc(sql)}</pre>')
+            parts.append(f'<div>Best query so far: {confidence_html(event.get("confidence"))}</div>'
+                         f'<pre style="{_PRE}">{_esc(sql)}</pre>')
         parts.append(f'<div style="{_MUTED}">Answer below; the answer is asked as a follow-up.</div>')
         return "".join(parts)
     if status == "success" and sql:
         return (f'<div><b style="{_OK}">✓ Answer</b> <span style="{_MUTED}">({_esc(why)})</span>{tail}</div>'
-                f'<pre style="{_PRE}">{_esc(sql)}</pre>'
+                + (f"<div>{badge}</div>" if (badge := confidence_html(event.get("confidence"))) else "")
+                + f'<pre style="{_PRE}">{_esc(sql)}</pre>'
                 + table_html(list(event.get("columns") or []), list(event.get("rows") or []),
                              event.get("row_count")))
     return (f'<div><b style="{_BAD}">✗ No query succeeded</b> '
@@ -208,12 +255,16 @@ class Turn:
         self.insert_button = w.Button(description="Insert", icon="plus", tooltip="Insert the %%sql cell "
                                       "into the notebook")
         self.copy_button = w.Button(description="Copy", icon="copy", tooltip="Show the SQL to copy")
+        self.remember_button = w.Button(description="Remember", icon="thumbs-up",
+                                        tooltip="Remember this answer")
+        self.remembered: int | None = None  # the memory store's id, once remembered
         self.insert_button.on_click(lambda _b: chat._guard(self.insert))
         self.copy_button.on_click(lambda _b: chat._guard(self.copy))
+        self.remember_button.on_click(lambda _b: chat._guard(self.remember))
         self.note = w.HTML("")
         self.copy_box = w.Textarea(layout=w.Layout(width="100%", display="none"))
         self.copy_box.observe(self._keep_copy_text, names="value")
-        self.actions = w.HBox([self.insert_button, self.copy_button, self.note],
+        self.actions = w.HBox([self.insert_button, self.copy_button, self.remember_button, self.note],
                               layout=w.Layout(display="none", align_items="center"))
         self.answer = w.Textarea(placeholder="Your answer to the model's question…",
                                  layout=w.Layout(width="100%"))
@@ -237,7 +288,8 @@ class Turn:
     def finish(self, event: dict) -> None:
         self.done = event
         self.outcome.value = done_html(event)
-        if event.get("status") == "success" and event.get("cell"):
+        # an answer with SQL: a success, or the best query found before a clarification
+        if event.get("status") in ("success", "needs_clarification") and event.get("cell"):
             self.actions.layout.display = "flex"
         if event.get("status") == "needs_clarification":
             self.clarify.layout.display = "flex"
@@ -261,6 +313,34 @@ class Turn:
         self.copy_box.layout.display = "flex"
         self.note.value = (f'<span style="{_MUTED}">Select the SQL below and copy it '
                            "(Ctrl+C / ⌘C).</span>")
+
+    def remember(self) -> None:
+        """The thumbs-up: store the answer's question and SQL in the memory store (once;
+        the run's own question, SQL and connection)."""
+        if self.remembered is not None:
+            return  # pressed before: the pair is stored
+        result = getattr(self.run, "result", None)
+        sql = getattr(result, "sql", None) or (self.done or {}).get("sql")
+        if not sql or not (self.done or {}).get("cell"):
+            return
+        question = getattr(result, "question", None) or self.question
+        connection = getattr(result, "connection", None) or self.connection
+        try:
+            entry = self.chat.manager.get_entry(connection)
+            memory_id = self.chat.ask_magic.agent.remember(entry.adapter, question, sql,
+                                                           connection=entry.name, source="thumbs_up")
+        except errors.SqlnbError as exc:
+            self.note.value = f'<span style="{_BAD}">{_esc(exc)}</span>'
+            return
+        self.remembered = memory_id
+        self.remember_button.description = "Remembered"
+        self.remember_button.icon = "check"
+        self.remember_button.button_style = "success"
+        self.remember_button.tooltip = ("Remembered: sqlnb shows this question and its SQL to the "
+                                        "model as an example for similar questions")
+        self.remember_button.disabled = True
+        self.note.value = (f'<span style="{_MUTED}">Remembered: similar questions on '
+                           f"{_esc(entry.name)} get this SQL as an example.</span>")
 
     def _keep_copy_text(self, change) -> None:
         sql = (self.done or {}).get("sql") or ""
