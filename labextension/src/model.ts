@@ -11,6 +11,7 @@ import {
   Conversation,
   deserializeChat,
   isFinished,
+  rememberFields,
   selectHistory,
   serializeChat,
   Turn
@@ -20,7 +21,9 @@ import {
   ConnectionsData,
   describeError,
   ErrorInfo,
+  hasFeature,
   InsertCellMessage,
+  RememberData,
   RequestError,
   RunEvent,
   SchemaData,
@@ -324,6 +327,43 @@ export class NotebookChat {
       await this._bridge.request('stop', { run: turn.run });
     } catch {
       // the run already ended, or the kernel is gone (its turn fails then)
+    }
+  }
+
+  /**
+   * The thumbs-up: store the answer's question and SQL in the kernel's memory store.
+   * Idempotent: a turn remembered (or being remembered) is not sent again. The
+   * remembered state is saved with the chat.
+   */
+  async remember(turnId: string): Promise<void> {
+    const conv = this.conversation;
+    const turn = conv.find(turnId);
+    const fields = turn ? rememberFields(turn) : null;
+    if (!turn || !fields || turn.remembered !== null || turn.remembering) {
+      return;
+    }
+    const bridge = this._bridge;
+    if (!bridge || bridge.state !== 'ready') {
+      conv.setRemember(turnId, {
+        rememberError: 'The kernel is not connected to sqlnb; connect it, then press the thumbs-up again.'
+      });
+      return;
+    }
+    if (bridge.hello && !hasFeature(bridge.hello, 'remember')) {
+      conv.setRemember(turnId, {
+        rememberError:
+          "This kernel's sqlnb cannot remember answers. Install the same sqlnb version in the kernel environment and in JupyterLab, then restart the kernel."
+      });
+      return;
+    }
+    conv.setRemember(turnId, { remembering: true, rememberError: null });
+    try {
+      const data: RememberData = await bridge.request('remember', fields);
+      const id = typeof data.id === 'number' ? data.id : Number(data.id);
+      conv.setRemember(turnId, { remembering: false, remembered: Number.isFinite(id) ? id : 0 });
+      this._save();
+    } catch (e) {
+      conv.setRemember(turnId, { remembering: false, rememberError: describeError(asError(e)) });
     }
   }
 

@@ -6,8 +6,14 @@
 import { Clipboard, Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 import { NotebookChat, SqlnbModel } from './model';
-import { Step, stepLabel, Turn, turnErrorText } from './core/conversation';
-import { describeError, ErrorInfo, RequestError, TableInfo } from './core/protocol';
+import { answerSql, Step, stepLabel, Turn, turnErrorText } from './core/conversation';
+import {
+  confidenceAriaLabel,
+  confidenceLabel,
+  confidenceTooltip,
+  reasonText
+} from './core/confidence';
+import { Confidence, describeError, ErrorInfo, RequestError, TableInfo } from './core/protocol';
 import { tokenize } from './core/highlight';
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -34,6 +40,26 @@ function button(cls: string, label: string, title: string, onClick: () => void):
     onClick();
   });
   return b;
+}
+
+/** A thumbs-up icon (Material Design's "thumb_up", Apache 2.0) in the text colour. */
+function thumbsUpIcon(): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('width', '14');
+  svg.setAttribute('height', '14');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  svg.classList.add('sqlnb-thumbs-up');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('fill', 'currentColor');
+  path.setAttribute(
+    'd',
+    'M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z'
+  );
+  svg.appendChild(path);
+  return svg;
 }
 
 /** SQL as highlighted spans (plain text content = the SQL). */
@@ -199,6 +225,14 @@ export class ChatPanel extends Widget {
     const fresh = this._renderTurn(turn);
     this._turnNodes.set(turn.id, fresh);
     if (old && old.parentNode === this._turns) {
+      // what the reader opened stays open (e.g. the reasons, when the thumbs-up is pressed)
+      for (const cls of ['sqlnb-steps-box', 'sqlnb-confidence']) {
+        const was = old.querySelector<HTMLDetailsElement>(`details.${cls}`);
+        const now = fresh.querySelector<HTMLDetailsElement>(`details.${cls}`);
+        if (was && now) {
+          now.open = was.open;
+        }
+      }
       this._turns.replaceChild(fresh, old);
     } else {
       this._turns.querySelector('.sqlnb-empty')?.remove();
@@ -467,6 +501,10 @@ export class ChatPanel extends Widget {
     if (turn.status === 'success' && turn.sql) {
       node.appendChild(this._renderAnswer(chat, turn));
     } else if (turn.status === 'needs_clarification') {
+      if (answerSql(turn)) {
+        // the best query found before the model asked back: usable as it is
+        node.appendChild(this._renderAnswer(chat, turn));
+      }
       node.appendChild(this._renderClarify(chat, turn));
     }
     const err = turnErrorText(turn);
@@ -491,7 +529,18 @@ export class ChatPanel extends Widget {
 
   private _renderAnswer(chat: NotebookChat, turn: Turn): HTMLElement {
     const box = el('div', 'sqlnb-answer');
-    box.appendChild(sqlBlock(turn.sql ?? ''));
+    const best = turn.status === 'needs_clarification';
+    if (best || turn.confidence) {
+      const head = el('div', 'sqlnb-answer-head');
+      if (best) {
+        head.appendChild(el('span', 'sqlnb-muted sqlnb-best-so-far', 'Best query so far:'));
+      }
+      if (turn.confidence) {
+        head.appendChild(this._renderConfidence(turn.confidence));
+      }
+      box.appendChild(head);
+    }
+    box.appendChild(sqlBlock(answerSql(turn) ?? ''));
     if (turn.columns.length) {
       const wrap = el('div', 'sqlnb-result-wrap');
       const table = el('table', 'sqlnb-result');
@@ -530,10 +579,63 @@ export class ChatPanel extends Widget {
     actions.append(
       button('sqlnb-insert', 'Insert', 'Insert a %%sql cell below the active cell', () => insert(false)),
       button('sqlnb-insert-run', 'Insert and run', 'Insert the cell below the active cell and run it', () => insert(true)),
-      button('sqlnb-copy', 'Copy', 'Copy the cell source', () => Clipboard.copyToSystem(source))
+      button('sqlnb-copy', 'Copy', 'Copy the cell source', () => Clipboard.copyToSystem(source)),
+      el('span', 'sqlnb-spacer'),
+      this._renderRemember(chat, turn)
     );
     box.appendChild(actions);
+    if (turn.rememberError) {
+      const err = el('div', 'sqlnb-error sqlnb-remember-error', turn.rememberError);
+      err.setAttribute('role', 'alert');
+      box.appendChild(err);
+    }
     return box;
+  }
+
+  /** The confidence badge: the level, the reasons on hover and on expand. */
+  private _renderConfidence(c: Confidence): HTMLElement {
+    const label = confidenceLabel(c);
+    if (!c.reasons.length) {
+      const badge = el('span', 'sqlnb-confidence sqlnb-confidence-badge', label);
+      badge.dataset.level = c.level;
+      badge.setAttribute('role', 'note');
+      badge.setAttribute('aria-label', confidenceAriaLabel(c));
+      badge.title = confidenceTooltip(c);
+      return badge;
+    }
+    const det = el('details', 'sqlnb-confidence');
+    det.dataset.level = c.level;
+    const summary = el('summary', 'sqlnb-confidence-badge', label);
+    summary.setAttribute('aria-label', confidenceAriaLabel(c));
+    summary.title = confidenceTooltip(c);
+    const list = el('ul', 'sqlnb-confidence-reasons');
+    for (const r of c.reasons) {
+      list.appendChild(el('li', 'sqlnb-confidence-reason', reasonText(r)));
+    }
+    det.append(summary, list);
+    return det;
+  }
+
+  /** The thumbs-up: remember this answer (pressed once it is remembered). */
+  private _renderRemember(chat: NotebookChat, turn: Turn): HTMLElement {
+    const remembered = turn.remembered !== null;
+    const b = button(
+      'sqlnb-remember',
+      remembered ? 'Remembered' : turn.remembering ? '…' : '',
+      remembered
+        ? 'Remembered: sqlnb shows this question and its SQL to the model as an example for similar questions'
+        : 'Remember this answer: sqlnb shows this question and its SQL to the model as an example for similar questions',
+      () => void chat.remember(turn.id)
+    );
+    b.prepend(thumbsUpIcon());
+    b.setAttribute('aria-label', remembered ? 'Remembered' : 'Remember this answer');
+    b.setAttribute('aria-pressed', remembered ? 'true' : 'false');
+    b.classList.toggle('sqlnb-remembered', remembered);
+    if (turn.remembering) {
+      b.disabled = true;
+      b.setAttribute('aria-busy', 'true');
+    }
+    return b;
   }
 
   private _renderClarify(chat: NotebookChat, turn: Turn): HTMLElement {

@@ -34,6 +34,9 @@ c.LabServerApp.extra_labextensions_path = [  # noqa: F821
     str(Path(jupyterlab.__file__).parent / "galata"),
     str(_extensions),
 ]
+# The kernels' sqlnb home (the memory store of remembered answers): a fresh directory per
+# server, never the user's ~/.sqlnb. Kernels inherit the server's environment.
+os.environ["SQLNB_HOME"] = tempfile.mkdtemp(prefix="sqlnb-ui-home-")
 # No terminals or news checks in tests.
 c.ServerApp.terminals_enabled = False  # noqa: F821
 c.LabApp.news_url = None  # noqa: F821

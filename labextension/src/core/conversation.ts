@@ -5,7 +5,9 @@
  *
  * Plain TypeScript, no JupyterLab imports (unit-tested under node).
  */
+import { parseConfidence } from './confidence';
 import {
+  Confidence,
   DONE_STATUSES,
   DoneStatus,
   ErrorInfo,
@@ -54,6 +56,14 @@ export interface Turn {
   error: ErrorInfo | null;
   /** true when this turn answers a clarification of the turn before it */
   followUp?: boolean;
+  /** how far the kernel trusts the answer (null: not rated, or no SQL) */
+  confidence: Confidence | null;
+  /** the memory store's id once the answer was remembered (thumbs-up); saved */
+  remembered: number | null;
+  /** a remember request is on its way (not saved) */
+  remembering?: boolean;
+  /** why the last remember failed (not saved) */
+  rememberError?: string | null;
 }
 
 export interface HistoryItem {
@@ -87,7 +97,9 @@ export function newTurn(
     rowCount: null,
     steps: [],
     error: null,
-    followUp
+    followUp,
+    confidence: null,
+    remembered: null
   };
 }
 
@@ -199,6 +211,7 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
           )
         : [];
       t.rowCount = num(event.row_count) ?? null;
+      t.confidence = t.cell ? parseConfidence(event.confidence) : null;
       if (event.connection) {
         t.connection = event.connection;
       }
@@ -298,7 +311,9 @@ export function serializeChat(turns: ReadonlyArray<Turn>, rowsShown: number): Sa
       rows: t.rows.slice(0, Math.max(0, rowsShown)).map(r => r.map(jsonSafe)),
       steps: t.steps.map(compactStep),
       error: t.error,
-      ...(t.followUp ? { followUp: true } : {})
+      ...(t.followUp ? { followUp: true } : {}),
+      ...(t.confidence ? { confidence: t.confidence } : {}),
+      ...(typeof t.remembered === 'number' ? { remembered: t.remembered } : {})
     }))
   };
 }
@@ -364,10 +379,50 @@ export function deserializeChat(value: unknown): Turn[] {
           )
         : [],
       error,
-      followUp: r.followUp === true
+      followUp: r.followUp === true,
+      confidence: parseConfidence(r.confidence),
+      remembered: typeof r.remembered === 'number' && Number.isFinite(r.remembered) ? r.remembered : null
     });
   }
   return turns;
+}
+
+/**
+ * The SQL an answer offers (with Insert / Copy / Remember): the final SQL of a success,
+ * and the best query found before a clarification question; null for anything else.
+ */
+export function answerSql(turn: Turn): string | null {
+  if (turn.status === 'success') {
+    return turn.sql;
+  }
+  if (turn.status === 'needs_clarification' && turn.cell) {
+    // the done event's SQL (cell is null when the kernel kept no query)
+    return turn.sql;
+  }
+  return null;
+}
+
+/** Whether the thumbs-up is offered: an answer with SQL, not remembered yet. */
+export function canRemember(turn: Turn): boolean {
+  return answerSql(turn) !== null && turn.remembered === null && !turn.remembering;
+}
+
+/**
+ * The fields of the `remember` request for a turn: its run (the kernel then stores the
+ * exact question, SQL and connection it produced) and, for a kernel that no longer knows
+ * the run (page reloaded, kernel restarted), the answer as the panel holds it.
+ */
+export function rememberFields(turn: Turn): Record<string, unknown> | null {
+  const sql = answerSql(turn);
+  if (sql === null) {
+    return null;
+  }
+  return {
+    ...(turn.run ? { run: turn.run } : {}),
+    question: turn.question,
+    sql,
+    ...(turn.connection ? { connection: turn.connection } : {})
+  };
 }
 
 /** Short text of an attempt / reply / note step, as the panel shows it. */
@@ -481,6 +536,14 @@ export class Conversation {
       return null;
     }
     return this._update(turnId, t => (isFinished(t) ? t : applyEvent(t, event, rowsShown)));
+  }
+
+  /** Change a turn's remember state (the thumbs-up); returns the turn or null. */
+  setRemember(
+    turnId: string,
+    patch: Partial<Pick<Turn, 'remembered' | 'remembering' | 'rememberError'>>
+  ): Turn | null {
+    return this._update(turnId, t => ({ ...t, ...patch }));
   }
 
   /** End a turn (or every running turn) locally with an error. */

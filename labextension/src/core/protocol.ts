@@ -31,6 +31,29 @@ export interface HelloData extends ConnectionsData {
   protocol: number;
   sqlnb?: string;
   python?: string;
+  /** what the kernel's sqlnb does beyond protocol 1's first version ("remember", ...) */
+  features?: string[];
+}
+
+/** Whether the kernel's hello names a feature (an older sqlnb names none). */
+export function hasFeature(hello: HelloData | null | undefined, feature: string): boolean {
+  return !!hello && Array.isArray(hello.features) && hello.features.includes(feature);
+}
+
+export type ConfidenceLevel = 'high' | 'medium' | 'low';
+
+/** How far the kernel trusts an answer (the done event's `confidence`). */
+export interface Confidence {
+  level: ConfidenceLevel;
+  /** 0..1, or null when the kernel gave none */
+  score: number | null;
+  /** sentences for people: why this level */
+  reasons: string[];
+}
+
+/** The reply data of `remember`: the memory store's id of the pair. */
+export interface RememberData {
+  id: number;
 }
 
 export interface ColumnInfo {
@@ -118,6 +141,7 @@ export interface DoneEvent {
   iterations?: number | null;
   usage?: unknown;
   elapsed?: number | null;
+  confidence?: Confidence | null;
   error?: ErrorInfo | null;
 }
 

@@ -1,0 +1,67 @@
+/**
+ * An answer's confidence (the `done` event's `confidence`, docs/protocol.md): parsing
+ * what the kernel sent and the words the panel shows for it.
+ *
+ * Plain TypeScript, no JupyterLab imports (unit-tested under node).
+ */
+import { Confidence, ConfidenceLevel } from './protocol';
+
+const LEVELS: ReadonlyArray<ConfidenceLevel> = ['high', 'medium', 'low'];
+
+/** A confidence from the kernel (or a saved chat); null for anything else. */
+export function parseConfidence(x: unknown): Confidence | null {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) {
+    return null;
+  }
+  const r = x as Record<string, unknown>;
+  const level = typeof r.level === 'string' ? r.level.toLowerCase() : '';
+  if (!(LEVELS as string[]).includes(level)) {
+    return null;
+  }
+  const score =
+    typeof r.score === 'number' && Number.isFinite(r.score)
+      ? Math.min(1, Math.max(0, r.score))
+      : null;
+  const reasons = Array.isArray(r.reasons)
+    ? r.reasons.filter((s): s is string => typeof s === 'string' && s.trim() !== '')
+    : [];
+  return { level: level as ConfidenceLevel, score, reasons };
+}
+
+/** A reason as the panel shows it: the kernel's phrase as a sentence. */
+export function reasonText(reason: string): string {
+  const t = reason.trim();
+  return t ? t[0].toUpperCase() + t.slice(1) : t;
+}
+
+/** The badge's text. */
+export function confidenceLabel(c: Confidence): string {
+  switch (c.level) {
+    case 'high':
+      return 'High confidence';
+    case 'medium':
+      return 'Medium confidence';
+    default:
+      return 'Low confidence — check this answer';
+  }
+}
+
+/** "0.82" → "82%" (null: no score). */
+export function scorePercent(score: number | null): string | null {
+  return score === null ? null : `${Math.round(score * 100)}%`;
+}
+
+/** The badge's accessible name: the level, the score, and how to read the reasons. */
+export function confidenceAriaLabel(c: Confidence): string {
+  const pct = scorePercent(c.score);
+  const n = c.reasons.length;
+  const why = n ? `; ${n} reason${n === 1 ? '' : 's'}, expand to read ${n === 1 ? 'it' : 'them'}` : '';
+  return `${confidenceLabel(c)}${pct ? ` (score ${pct})` : ''}${why}`;
+}
+
+/** The badge's tooltip: the reasons, one a line (or the level alone). */
+export function confidenceTooltip(c: Confidence): string {
+  const pct = scorePercent(c.score);
+  const head = `${confidenceLabel(c)}${pct ? ` (${pct})` : ''}`;
+  return c.reasons.length ? [head, ...c.reasons.map(r => `• ${reasonText(r)}`)].join('\n') : head;
+}

@@ -1,0 +1,170 @@
+/**
+ * An answer's confidence badge and the thumbs-up: the badge shows the level with its
+ * reasons (on hover and on expand), the thumbs-up stores the question and its SQL in the
+ * kernel's memory store once, and the remembered state survives a page reload (it is
+ * saved with the chat in the notebook's metadata).
+ */
+import {
+  appendCell,
+  ask,
+  cells,
+  dbCopy,
+  expect,
+  finalStatus,
+  notebookMetadata,
+  openNotebook,
+  openPanel,
+  outputText,
+  runCellInPlace,
+  savedNotebook,
+  screenshot,
+  scriptedModel,
+  setupCells,
+  sqlReply,
+  test,
+  turn,
+  waitForKernelIdle
+} from './sqlnb';
+
+test.use({ viewport: { width: 1400, height: 850 } });
+
+const PAID = 'SELECT id, quantity FROM orders WHERE quantity > 1 ORDER BY id';
+
+/**
+ * The memory store's entries of a question as the kernel reads them (sqlnb.agent.memory;
+ * the server's kernels share one SQLNB_HOME, where other tests' answers are kept too).
+ */
+async function storedPairs(page: any, nbPath: string, question: string): Promise<any[]> {
+  const code = [
+    'import json',
+    'from sqlnb.agent.memory import MemoryStore',
+    'print("MEMORY=" + json.dumps([{k: e[k] for k in ("question", "sql", "source", "connection", "times")}',
+    `                              for e in MemoryStore().entries() if e["question"] == ${JSON.stringify(question)}]))`
+  ].join('\n');
+  const index = await appendCell(page, nbPath, code);
+  await runCellInPlace(page, index);
+  let text = '';
+  await expect
+    .poll(async () => {
+      text = outputText((await cells(page, nbPath))[index]);
+      return text;
+    })
+    .toContain('MEMORY=');
+  return JSON.parse(text.slice(text.indexOf('MEMORY=') + 'MEMORY='.length).trim());
+}
+
+test('the confidence badge, and the thumbs-up remembers the answer once, also after a reload', async ({
+  page,
+  request,
+  tmpPath
+}, testInfo) => {
+  const duck = dbCopy('duckdb', 'remember');
+  const model = scriptedModel('remember', [sqlReply(PAID), 'FINAL']);
+  const nb = await openNotebook(
+    page,
+    tmpPath,
+    'remember.ipynb',
+    setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model })
+  );
+  let panel = await openPanel(page);
+  const q = 'Which orders have more than one item?';
+  await ask(panel, q);
+  let t = turn(panel, q);
+  expect(await finalStatus(t)).toBe('success');
+
+  // The confidence badge: a reviewed, non-empty result of one query is "medium".
+  const badge = t.locator('.sqlnb-confidence-badge');
+  await expect(badge).toHaveText('Medium confidence');
+  await expect(t.locator('.sqlnb-confidence')).toHaveAttribute('data-level', 'medium');
+  await expect(badge).toHaveAttribute('aria-label', /^Medium confidence \(score \d+%\); 1 reason, expand to read it$/);
+  await expect(badge).toHaveAttribute('title', /The model checked the result and kept it/);
+  const reasons = t.locator('.sqlnb-confidence-reason');
+  await expect(reasons).toBeHidden();
+  await badge.click(); // expands the reasons
+  await expect(reasons).toHaveText(['The model checked the result and kept it']);
+
+  // The thumbs-up.
+  const thumbs = t.getByRole('button', { name: 'Remember this answer' });
+  await expect(thumbs).toHaveAttribute('aria-pressed', 'false');
+  await page.sidebar.setWidth(460, 'right');
+  await thumbs.click();
+  const pressed = t.locator('.sqlnb-remember');
+  await expect(pressed).toHaveAttribute('aria-pressed', 'true');
+  await expect(pressed).toHaveText('Remembered');
+  await expect(pressed).toHaveAccessibleName('Remembered');
+  await expect(t.locator('.sqlnb-remember-error')).toHaveCount(0);
+  await expect(reasons).toBeVisible(); // the reasons opened stay open
+  await screenshot(page, 'remember.png', n => testInfo.outputPath(n));
+  await pressed.click(); // pressed again: nothing is sent
+
+  // The kernel stored the pair, once (a second store would count it twice).
+  expect(await storedPairs(page, nb, q)).toEqual([
+    { question: q, sql: PAID, source: 'thumbs_up', connection: 'shop', times: 1 }
+  ]);
+
+  // Saved with the chat: the badge and the remembered state come back after a reload.
+  await expect
+    .poll(async () => (await notebookMetadata(page, nb))?.sqlnb?.chat?.turns?.[0]?.remembered)
+    .toEqual(expect.any(Number));
+  expect(await page.notebook.save()).toBe(true);
+  const saved = (await savedNotebook(request, nb)).metadata.sqlnb.chat.turns[0];
+  expect(saved.confidence.level).toBe('medium');
+  expect(typeof saved.remembered).toBe('number');
+
+  await page.reload({ waitForIsReady: false });
+  await page.waitForFunction(p => !!(window as any).sqlnbTest?.panel(p), nb, { timeout: 60000 });
+  await waitForKernelIdle(page, nb);
+  panel = await openPanel(page);
+  t = turn(panel, q);
+  await expect(t).toHaveAttribute('data-status', 'success');
+  await expect(t.locator('.sqlnb-confidence-badge')).toHaveText('Medium confidence');
+  await expect(t.locator('.sqlnb-remember')).toHaveAttribute('aria-pressed', 'true');
+  await expect(t.locator('.sqlnb-remember')).toHaveText('Remembered');
+  await t.locator('.sqlnb-remember').click(); // still nothing to send
+  expect(await storedPairs(page, nb, q)).toEqual([
+    { question: q, sql: PAID, source: 'thumbs_up', connection: 'shop', times: 1 }
+  ]);
+});
+
+test('a clarification with a best query offers it, and a failed remember says why', async ({
+  page,
+  tmpPath
+}) => {
+  const duck = dbCopy('duckdb', 'remember-clarify');
+  const model = scriptedModel('remember-clarify', [
+    sqlReply('SELECT count(*) AS n FROM orders'),
+    'CLARIFY: Orders of which month?'
+  ]);
+  const nb = await openNotebook(
+    page,
+    tmpPath,
+    'remember-clarify.ipynb',
+    [
+      ...setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model }),
+      // the memory switched off: remembering fails with the kernel's reason
+      'get_ipython()._sqlnb_ask.agent.use_memory = False'
+    ]
+  );
+  const panel = await openPanel(page);
+  const q = 'How many orders were placed?';
+  await ask(panel, q);
+  const t = turn(panel, q);
+  expect(await finalStatus(t)).toBe('needs_clarification');
+  await expect(t.locator('.sqlnb-clarify-question')).toHaveText(['Orders of which month?']);
+  // the best query found before the question, usable as it is
+  await expect(t.locator('.sqlnb-best-so-far')).toBeVisible();
+  await expect(t.locator('.sqlnb-answer .sqlnb-sql')).toContainText('count(*)');
+  await expect(t.locator('.sqlnb-confidence-badge')).toBeVisible();
+  await expect(t.locator('.sqlnb-insert')).toBeVisible();
+  await expect(t.locator('.sqlnb-copy')).toBeVisible();
+  await t.locator('.sqlnb-insert').click();
+  await expect
+    .poll(async () => (await cells(page, nb)).some(c => c.source.includes('SELECT count(*) AS n FROM orders')))
+    .toBe(true);
+
+  await t.getByRole('button', { name: 'Remember this answer' }).click();
+  const error = t.locator('.sqlnb-remember-error');
+  await expect(error).toHaveText(/memory of accepted answers is off.*use_memory = True/);
+  await expect(error).toHaveAttribute('role', 'alert');
+  await expect(t.locator('.sqlnb-remember')).toHaveAttribute('aria-pressed', 'false');
+});
