@@ -72,6 +72,12 @@ class ModelNotConfigured(ConfigurationError):
     kind = "model_not_configured"
 
 
+class MemoryStoreError(ConfigurationError):
+    """The memory of accepted answers (``~/.sqlnb/memory.sqlite``) cannot be read or written."""
+
+    kind = "memory"
+
+
 class UsageError(SqlnbError):
     """Bad arguments to a magic or the CLI, an empty cell, a missing parameter."""
 
@@ -163,4 +169,5 @@ ERROR_KINDS = {cls.kind: cls for cls in (
     DatabaseError, TableNotFound, ColumnNotFound, SQLSyntaxError, TypeMismatch,
     PermissionDenied, QueryTimeout, QueryCancelled, ConnectionLost, AuthenticationFailed,
     ConnectFailed, ModelNotConfigured, ModelError, ScriptExhausted, ModelDownloadError,
+    MemoryStoreError,
 )}

@@ -600,6 +600,9 @@ def gc_paused():
             gc.enable()
 
 
+_DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306, "redshift": 5439}
+
+
 class Adapter(ABC):
     """One open connection to one engine.
 
@@ -614,6 +617,8 @@ class Adapter(ABC):
     display_name: ClassVar[str]
     native_timeout: ClassVar[bool] = True  # engine enforces statement_timeout itself
     paramstyle: ClassVar[str] = "named"  # how the driver wants :name parameters
+    #: connection parameters that are part of which database this is (see identity())
+    identity_params: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, spec: ConnectionSpec, options: ConnectOptions | None = None):
         self.spec = spec
@@ -887,6 +892,31 @@ class Adapter(ABC):
                 self._close()
             except Exception:
                 pass
+
+    def identity(self) -> dict[str, Any]:
+        """What names this connection's database, without any secret (no password, no
+        secret parameter): the engine and the resolved file of a database file (an
+        in-memory database: a random token of this connection, which no other connection
+        shares), else host, port, database, user, further path segments and the
+        ``identity_params``.  The memory of accepted answers is keyed by its digest."""
+        import os
+        import uuid
+
+        from sqlnb.adapters.spec import _is_secret_key
+
+        s = self.spec
+        if s.scheme in ("sqlite", "duckdb"):
+            if not s.database:
+                return {"engine": s.scheme,
+                        "in_memory": self.__dict__.setdefault("_memory_token", uuid.uuid4().hex)}
+            return {"engine": s.scheme, "path": os.path.realpath(os.path.abspath(s.database))}
+        ident: dict[str, Any] = {
+            "engine": s.scheme, "host": (s.host or "").lower(),
+            "port": s.port or _DEFAULT_PORTS.get(s.scheme), "database": s.database or "",
+            "user": s.user or "", "path": list(s.path)}
+        ident.update({k: s.params[k] for k in self.identity_params
+                      if k in s.params and not _is_secret_key(k)})
+        return ident
 
     def __enter__(self):
         return self

@@ -114,6 +114,7 @@ class SnowflakeAdapter(Adapter):
     display_name = "Snowflake"
     native_timeout = True  # STATEMENT_TIMEOUT_IN_SECONDS and the connector's timeout
     paramstyle = "pyformat"
+    identity_params = ("warehouse", "role")
 
     # ---- connecting -------------------------------------------------------------
     def _connect(self) -> None:
