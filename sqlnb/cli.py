@@ -3,6 +3,7 @@
     sqlnb sql --db URL [--readonly] [--json] [--timeout S] [--limit N] SQL
     sqlnb ask --db URL [--model SPEC] [--max-iterations N] [--no-review] [--no-data] [--json] QUESTION
     sqlnb model download NAME | sqlnb model list
+    sqlnb memory list [--db URL] [--json] | export FILE [--db URL] | delete ID [ID ...] | delete --db URL
     sqlnb demo [--dir DIR] [--no-lab] [--port N] [--offline] [--no-browser]
 
 Failures exit non-zero with a one-line message on stderr (1: the database or the
@@ -51,10 +52,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after a failed query, N fresh drafts of the question run beside the "
                         "model's correction; the result most agree on is kept (0: off; default: "
                         "3 for a local model, 0 for a hosted one, which pays for every draft)")
+    a.add_argument("--no-memory", action="store_true",
+                   help="show the model no remembered answers of this database")
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
     a.add_argument("--connect-timeout", type=float, default=10.0)
     a.add_argument("question", nargs="+", help="the question")
+
+    mem = sub.add_parser("memory", help="the remembered answers (~/.sqlnb/memory.sqlite or $SQLNB_HOME)")
+    memsub = mem.add_subparsers(dest="memory_command", parser_class=_Parser)
+    ml = memsub.add_parser("list", help="list the remembered answers (of one database with --db)")
+    ml.add_argument("--db", help="connection URL or configured name: only this database's")
+    ml.add_argument("--json", action="store_true", help="print a JSON list")
+    me = memsub.add_parser("export", help="write the remembered answers to a JSON file")
+    me.add_argument("file")
+    me.add_argument("--db", help="connection URL or configured name: only this database's")
+    md = memsub.add_parser("delete", help="delete remembered answers by id, or all of one database (--db)")
+    md.add_argument("ids", nargs="*", type=int)
+    md.add_argument("--db", help="connection URL or configured name: all of this database's")
 
     m = sub.add_parser("model", help="manage the offline model")
     msub = m.add_subparsers(dest="model_command", parser_class=_Parser)
@@ -82,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
-        return {"sql": cmd_sql, "ask": cmd_ask, "model": cmd_model, "demo": cmd_demo}[args.command](args)
+        return {"sql": cmd_sql, "ask": cmd_ask, "model": cmd_model, "demo": cmd_demo,
+                "memory": cmd_memory}[args.command](args)
     except errors.SqlnbError as exc:
         print(f"sqlnb: error: {_one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, (errors.ConfigurationError, errors.UsageError)) else 1
@@ -150,7 +166,7 @@ def cmd_ask(args) -> int:
             print(text, file=sys.stderr, flush=True)
 
     try:
-        agent = Agent()
+        agent = Agent(memory=not args.no_memory)
         result = agent.ask(question, entry.adapter, connection=entry.name, model=args.model,
                            max_iterations=args.max_iterations, no_review=args.no_review,
                            settings=AgentSettings(share_data=not args.no_data, retry_drafts=args.retry_drafts),
@@ -187,6 +203,44 @@ def cmd_model(args) -> int:
             print(f"{name}\t{'downloaded: ' + str(path) if path.exists() else 'not downloaded'}")
         return 0
     raise errors.UsageError("sqlnb model needs a command", hint="sqlnb model download qwen2.5-coder-1.5b")
+
+
+def cmd_memory(args) -> int:
+    import json
+
+    from sqlnb.agent.memory import MemoryStore, database_fingerprint
+
+    store = MemoryStore()
+    fingerprint = None
+    if getattr(args, "db", None):
+        from sqlnb.session import ConnectionManager
+
+        manager = ConnectionManager()
+        try:
+            fingerprint = database_fingerprint(manager.connect(args.db, "cli", readonly=True).adapter)
+        finally:
+            manager.close_all()
+    if args.memory_command == "list":
+        entries = store.entries(fingerprint)
+        if args.json:
+            print(json.dumps(entries, ensure_ascii=False))
+        for e in [] if args.json else entries:
+            first = (e["sql"].strip().splitlines() or [""])[0]
+            print(f"{e['id']}\t{e['created_at'][:10]}\t{e['source']}\t{e['connection']}\t"
+                  f"{e['question']}\t{first}")
+        return 0
+    if args.memory_command == "export":
+        n = store.export(args.file, fingerprint)
+        print(f"Exported {n} remembered answer{'s' * (n != 1)} to {args.file}")
+        return 0
+    if args.memory_command == "delete":
+        if not args.ids and fingerprint is None:
+            raise errors.UsageError("sqlnb memory delete needs ids, or --db for all of one database",
+                                    hint="sqlnb memory list shows the ids")
+        n = store.delete(args.ids or None, fingerprint=fingerprint)
+        print(f"Deleted {n} remembered answer{'s' * (n != 1)}")
+        return 0
+    raise errors.UsageError("sqlnb memory needs a command", hint="sqlnb memory list | export FILE | delete ID")
 
 
 def cmd_demo(args) -> int:

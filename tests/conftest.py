@@ -62,20 +62,30 @@ def workdir(tmp_path_factory) -> Path:
 def no_model_from_the_machine(tmp_path_factory):
     """The tests choose their models themselves: none comes from the developer's machine —
     no ANTHROPIC_API_KEY or SQLNB_MODEL from the environment, and an empty model directory,
-    so an offline model installed there (``sqlnb demo --offline``) is not picked up.  Kernels
-    the tests start inherit this environment."""
+    so an offline model installed there (``sqlnb demo --offline``) is not picked up.  Nor
+    does the memory of accepted answers: ``SQLNB_HOME`` is a fresh folder, so no test reads
+    or writes ``~/.sqlnb/memory.sqlite``.  Kernels the tests start inherit this environment."""
     import os
 
-    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "SQLNB_MODEL", "SQLNB_MODEL_DIR")}
+    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "SQLNB_MODEL", "SQLNB_MODEL_DIR",
+                                            "SQLNB_HOME")}
     os.environ.pop("ANTHROPIC_API_KEY", None)
     os.environ.pop("SQLNB_MODEL", None)
     os.environ["SQLNB_MODEL_DIR"] = str(tmp_path_factory.mktemp("models"))
+    os.environ["SQLNB_HOME"] = str(tmp_path_factory.mktemp("sqlnb_home"))
     yield
     for k, v in saved.items():
         if v is None:
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+@pytest.fixture(autouse=True)
+def memory_of_this_test(tmp_path_factory, monkeypatch):
+    """Each test has a memory of accepted answers of its own (``SQLNB_HOME``): an answer one
+    test keeps never shows up in another test's prompts."""
+    monkeypatch.setenv("SQLNB_HOME", str(tmp_path_factory.mktemp("sqlnb_home")))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -118,6 +118,13 @@ def fresh_prompt(state: dict[str, Any]) -> str:
             else:
                 lines.append("(not answered)")
         parts.append("\n".join(lines))
+    examples = state.get("examples") or []
+    if examples:
+        lines = ["Questions about this database answered before, with the SQL the user accepted "
+                 "(examples; the tables and values they use exist):"]
+        for e in examples:
+            lines.append(f"Question: {e['question']}\n```sql\n{e['sql'].strip()}\n```")
+        parts.append("\n".join(lines))
     parts.append(f"Question: {state.get('question', '').strip()}")
     attempts = state.get("attempts") or []
     why = (state.get("reply") or {}).get("not_a_question")

@@ -46,6 +46,8 @@ class AskResult:
     elapsed: float = 0.0
     model_error: str | None = None
     context: SchemaContext | None = None
+    # the remembered answers shown to the model as examples: [{id, question}]
+    examples: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -76,6 +78,7 @@ class AskResult:
                          for a in self.attempts],
             "columns": self.columns, "rows": self.rows(rows), "questions": self.questions,
             "usage": dict(self.usage), "elapsed": round(self.elapsed, 3),
+            "examples": [dict(e) for e in self.examples],
             **({"model_error": self.model_error} if self.model_error else {}),
         }
 
@@ -110,7 +113,16 @@ class Agent:
     """The text-to-SQL agent of one notebook (or one CLI run): one compiled graph, one
     checkpointer whose threads keep the conversation per connection."""
 
-    def __init__(self, *, checkpointer=None, settings: AgentSettings | None = None):
+    def __init__(self, *, checkpointer=None, settings: AgentSettings | None = None,
+                 memory: Any = True):
+        """``memory``: the memory of accepted answers, a
+        :class:`~sqlnb.agent.memory.MemoryStore`, True (the default file) or False (off;
+        ``use_memory`` switches it later)."""
+        from sqlnb.agent.memory import MemoryStore, MemoryWarning
+
+        self.memory = memory if isinstance(memory, MemoryStore) else MemoryStore()
+        self.use_memory = memory is not False and memory is not None
+        self._memory_warning = MemoryWarning()
         self.checkpointer = checkpointer if checkpointer is not None else InMemorySaver()
         self.graph = build_graph(self.checkpointer)
         self.settings = settings or AgentSettings()
@@ -193,8 +205,13 @@ class Agent:
     def ask(self, question: str, adapter: Adapter, *, connection: str = "default",
             model: Any = None, max_iterations: int = 5, failure_cutoff: int = 3,
             no_review: bool = False, settings: AgentSettings | None = None,
-            on_event: Callable[[Event], None] | None = None, stop: Any = None) -> AskResult:
-        """Answer ``question`` on ``adapter``.  ``stop`` (a
+            on_event: Callable[[Event], None] | None = None, stop: Any = None,
+            examples: Sequence[Mapping[str, str]] | None = None,
+            use_memory: bool | None = None) -> AskResult:
+        """Answer ``question`` on ``adapter``.  ``examples``: question/SQL pairs of this
+        database to show the model (``[{question, sql}]``); None: the accepted answers of
+        this database most like the question, from the memory, unless ``use_memory`` (default:
+        ``self.use_memory``) is False.  A memory that cannot be read fails no question.  ``stop`` (a
         :class:`~sqlnb.agent.stop.StopToken`): stopping it abandons the model call in
         flight, cancels the agent's running statement, and the turn ends with status
         ``stopped``; the conversation stays usable.
@@ -210,7 +227,8 @@ class Agent:
         try:
             return self._ask(question, adapter, connection=connection, model=model,
                              max_iterations=max_iterations, failure_cutoff=failure_cutoff,
-                             no_review=no_review, settings=settings, on_event=on_event, stop=stop)
+                             no_review=no_review, settings=settings, on_event=on_event, stop=stop,
+                             examples=examples, use_memory=use_memory)
         finally:
             with self._asking_lock:
                 self._asking.discard(connection)
@@ -218,7 +236,8 @@ class Agent:
     def _ask(self, question: str, adapter: Adapter, *, connection: str, model: Any,
              max_iterations: int, failure_cutoff: int, no_review: bool,
              settings: AgentSettings | None, on_event: Callable[[Event], None] | None,
-             stop: Any) -> AskResult:
+             stop: Any, examples: Sequence[Mapping[str, str]] | None = None,
+             use_memory: bool | None = None) -> AskResult:
         question = (question or "").strip()
         if not question:
             raise errors.UsageError("No question to ask",
@@ -226,6 +245,8 @@ class Agent:
         if max_iterations < 1:
             raise errors.UsageError("--max-iterations must be at least 1")
         s = settings or self.settings
+        if examples is None and (self.use_memory if use_memory is None else use_memory):
+            examples = self.recall(adapter, question)
         client = self.client(model)
         self._generation.setdefault(connection, 0)  # so that reset() with no name finds it
         start = time.perf_counter()
@@ -244,7 +265,8 @@ class Agent:
                                stop=stop)
         inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
                           schema_context=ctx_text.text, max_iterations=max_iterations,
-                          failure_cutoff=failure_cutoff, no_review=no_review)
+                          failure_cutoff=failure_cutoff, no_review=no_review,
+                          examples=[dict(e) for e in examples or []])
         for update in self.graph.stream(inputs, config, context=context, stream_mode="updates"):
             for node, delta in update.items():
                 _progress(node, delta or {}, max_iterations, emit)
@@ -264,9 +286,36 @@ class Agent:
             sql=final_sql, iterations=values.get("iteration", 0), attempts=attempts,
             questions=list(values.get("questions") or []), usage=dict(values.get("usage") or {}),
             result=result, elapsed=time.perf_counter() - start,
-            model_error=values.get("model_error"), context=ctx_text)
+            model_error=values.get("model_error"), context=ctx_text,
+            examples=[{"id": e.get("id"), "question": e["question"]} for e in examples or []])
         emit({"type": "done", "result": out})
         return out
+
+    # ---- the memory of accepted answers -------------------------------------------------
+    def recall(self, adapter: Adapter, question: str, k: int = 3) -> list[dict[str, Any]]:
+        """The accepted answers of ``adapter``'s database most like ``question`` (empty,
+        with one logged warning, when the memory cannot be read)."""
+        from sqlnb.agent.memory import database_fingerprint
+
+        try:
+            return self.memory.similar(database_fingerprint(adapter), question, k=k)
+        except Exception as exc:  # the memory never fails a question
+            self._memory_warning(exc)
+            return []
+
+    def remember(self, adapter: Adapter, question: str, sql: str, *, connection: str = "",
+                 source: str) -> int:
+        """Keep ``question`` → ``sql`` (a read-only query) as an accepted answer of
+        ``adapter``'s database; ``source``: "cell", "thumbs_up" or "remember".  Returns the
+        entry's id; a :class:`UsageError` when the memory is off or the SQL writes, a
+        :class:`~sqlnb.errors.MemoryStoreError` when the file cannot be written."""
+        from sqlnb.agent.memory import remember_answer
+
+        if not self.use_memory:
+            raise errors.UsageError("The memory of accepted answers is off",
+                                    hint="turn it on: %config AskMagic.use_memory = True")
+        return remember_answer(self.memory, adapter, question, sql, connection=connection,
+                               source=source)
 
     def schema_context(self, text: str, adapter: Adapter, settings: AgentSettings | None = None) -> SchemaContext:
         """The schema context the model sees for ``text`` (the question, with earlier ones

@@ -73,10 +73,13 @@ class AgentState(TypedDict, total=False):
     questions: list[str]
     usage: dict[str, float]
     turns: list[Turn]
+    # accepted question/SQL pairs of this database (the memory), shown as examples
+    examples: list[dict[str, str]]
 
 
 def new_turn(question: str, *, connection: str, dialect: str, schema_context: str,
-             max_iterations: int, failure_cutoff: int, no_review: bool) -> dict[str, Any]:
+             max_iterations: int, failure_cutoff: int, no_review: bool,
+             examples: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """The input that starts a turn: per-turn fields reset, the conversation kept."""
     from langchain_core.messages import HumanMessage
 
@@ -88,4 +91,5 @@ def new_turn(question: str, *, connection: str, dialect: str, schema_context: st
         "attempts": [], "reply": None, "last_step": None, "next_step": None,
         "model_error": None, "final_sql": None, "status": "running", "stop_reason": None,
         "questions": [], "usage": {},
+        "examples": [{"question": str(e["question"]), "sql": str(e["sql"])} for e in examples or []],
     }

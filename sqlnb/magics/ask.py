@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from traitlets import Bool, Float, Int, List, Unicode
+from traitlets import Bool, Float, Int, List, Unicode, observe
 
 from sqlnb import errors
 from sqlnb.magics.sql import _Parser, _people_errors
@@ -24,6 +24,8 @@ def _ask_parser() -> _Parser:
     p.add_argument("--no-insert", action="store_true", help="do not insert a %%sql cell")
     p.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
     p.add_argument("--new", action="store_true", help="start a new conversation (forget earlier questions)")
+    p.add_argument("--no-memory", action="store_true", dest="no_memory",
+                   help="show the model no remembered answers")
     return p
 
 
@@ -48,11 +50,28 @@ class AskMagic(Magics):
                                 "kept (0: the correction only; -1: by the kind of model, 3 for a "
                                 "local one, 0 for a hosted one, which pays for every "
                                 "draft).").tag(config=True)
+    use_memory = Bool(True, help="Remember the answers you keep (a cell %%ask inserted that ran, "
+                                 "the panel's thumbs-up, %sqlnb remember) per database, and show "
+                                 "the model the most similar ones as examples (off: nothing is "
+                                 "stored or shown).").tag(config=True)
 
     def __init__(self, shell=None, manager=None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
         self.manager = manager
         self._agent = None
+        self._memory = None
+
+    @property
+    def memory(self):
+        """The memory of accepted answers (:class:`~sqlnb.agent.memory.MemoryStore`) the
+        agent and the ``%%sql`` cells share."""
+        if self._agent is not None:
+            return self._agent.memory
+        if self._memory is None:
+            from sqlnb.agent.memory import MemoryStore
+
+            self._memory = MemoryStore()
+        return self._memory
 
     @property
     def agent(self):
@@ -60,8 +79,14 @@ class AskMagic(Magics):
         if self._agent is None:
             from sqlnb.agent.runner import Agent
 
-            self._agent = Agent()
+            self._agent = Agent(memory=self.memory)
+            self._agent.use_memory = self.use_memory
         return self._agent
+
+    @observe("use_memory")
+    def _use_memory_changed(self, change) -> None:
+        if self._agent is not None:
+            self._agent.use_memory = bool(change["new"])
 
     def settings(self, *, no_data: bool, connection: str):
         from sqlnb.agent.nodes import AgentSettings
@@ -81,7 +106,7 @@ class AskMagic(Magics):
     @_people_errors
     def ask(self, line: str, cell: str):
         """%%ask [--conn NAME] [--model SPEC] [--max-iterations N] [--no-review] [--no-insert]
-        [--no-data] [--new] — then the question in the cell body."""
+        [--no-data] [--no-memory] [--new] — then the question in the cell body."""
         try:
             args = _ask_parser().parse_args(shlex.split(line))
         except ValueError as exc:
@@ -108,7 +133,7 @@ class AskMagic(Magics):
                 question, entry.adapter, connection=entry.name, model=args.model or self.model or None,
                 max_iterations=max_iterations, failure_cutoff=self.failure_cutoff,
                 no_review=args.no_review, settings=self.settings(no_data=args.no_data, connection=entry.name),
-                on_event=progress)
+                on_event=progress, use_memory=False if args.no_memory else None)
         except errors.ModelNotConfigured as exc:
             # no model chosen and none installed: say how to set one up, as an error line,
             # without failing the cell (a notebook's "Run All" goes on past it)

@@ -48,6 +48,13 @@ def _sqlnb_parser() -> _Parser:
     s.add_argument("--sample", type=int, default=0, help="also show N sample rows of TABLE")
     cl = sub.add_parser("close", prog="%sqlnb close", add_help=False)
     cl.add_argument("name")
+    r = sub.add_parser("remember", prog="%sqlnb remember", add_help=False)
+    r.add_argument("question", nargs="*", help="the question the last %%sql cell answers")
+    m = sub.add_parser("memory", prog="%sqlnb memory", add_help=False)
+    m.add_argument("action", nargs="?", default="list", choices=("list", "export", "delete", "clear"))
+    m.add_argument("args", nargs="*", help="export: FILE; delete: ID [ID ...]")
+    m.add_argument("--all", action="store_true", help="every database's entries, not only this one's")
+    m.add_argument("--conn")
     return p
 
 
@@ -106,19 +113,24 @@ class SqlMagic(Magics):
     def __init__(self, shell=None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
         self.manager = ConnectionManager()
+        self._last_cell: tuple[str, Any, str] | None = None  # connection, adapter, SQL
+        self._own_memory = None
+        self._memory_warned = False
 
     # ------------------------------------------------------------------ %sqlnb
     @line_magic("sqlnb")
     @_people_errors
     def sqlnb(self, line: str):
-        """%sqlnb connect URL|NAME [--name NAME] [--readonly] | use NAME | list | schema [TABLE] | close NAME"""
+        """%sqlnb connect URL|NAME [--name NAME] [--readonly] | use NAME | list | schema [TABLE] | close NAME
+        | remember ["QUESTION"] | memory [--all] | memory export FILE | memory delete ID [ID ...] | memory clear"""
         try:
             args = _sqlnb_parser().parse_args(shlex.split(line))
         except ValueError as exc:  # unbalanced quotes
             raise errors.UsageError(f"%sqlnb: {exc}") from None
         if args.command is None:
             raise errors.UsageError("%sqlnb needs a command",
-                                    hint="connect URL [--name N] [--readonly] | use N | list | schema [TABLE] | close N")
+                                    hint="connect URL [--name N] [--readonly] | use N | list | schema [TABLE] | "
+                                         "close N | remember [QUESTION] | memory [list|export FILE|delete ID|clear]")
         return getattr(self, f"_cmd_{args.command}")(args)
 
     def _options(self, args) -> ConnectOptions:
@@ -238,10 +250,120 @@ class SqlMagic(Magics):
                 print(view.summary())
                 return None
             return df if df is not None else result.to_pandas()
+        self._last_cell = (entry.name, entry.adapter, text)
+        self._remember_cell(entry.name, entry.adapter, text)
         from IPython.display import display
 
         display(view)
         return None
+
+    # ------------------------------------------------------------------ the memory
+    def _memory(self):
+        """The memory of accepted answers (the agent's) and whether it is on."""
+        ask = getattr(self.shell, "_sqlnb_ask", None)
+        if ask is not None:
+            return ask.memory, bool(ask.use_memory)
+        if self._own_memory is None:
+            from sqlnb.agent.memory import MemoryStore
+
+            self._own_memory = MemoryStore()
+        return self._own_memory, True
+
+    def _remember_cell(self, name: str, adapter, text: str) -> None:
+        """A cell ``%%ask`` wrote (its provenance comment) ran: its answer is accepted."""
+        from sqlnb.agent.memory import provenance_question, remember_answer, without_provenance
+
+        question = provenance_question(text)
+        if not question:
+            return
+        store, on = self._memory()
+        if not on:
+            return
+        try:
+            remember_answer(store, adapter, question, without_provenance(text), connection=name,
+                            source="cell")
+        except errors.MemoryStoreError as exc:
+            if not self._memory_warned:  # the cell ran; say once why nothing is remembered
+                self._memory_warned = True
+                print(f"Not remembered: {exc}", file=sys.stderr)
+        except errors.UsageError:
+            pass  # edited into something other than one read-only query: not an accepted answer
+
+    def _cmd_remember(self, args):
+        from sqlnb.agent.memory import provenance_question, remember_answer, without_provenance
+
+        if self._last_cell is None:
+            raise errors.UsageError("No %%sql cell has run successfully in this session yet",
+                                    hint='run the query in a %%sql cell, then %sqlnb remember "the question it answers"')
+        name, adapter, text = self._last_cell
+        question = " ".join(args.question).strip() or provenance_question(text)
+        if not question:
+            raise errors.UsageError("Which question does the last %%sql cell answer?",
+                                    hint='say it: %sqlnb remember "How many orders are paid?"')
+        store, on = self._memory()
+        if not on:
+            raise errors.UsageError("The memory of accepted answers is off",
+                                    hint="turn it on: %config AskMagic.use_memory = True")
+        entry_id = remember_answer(store, adapter, question, without_provenance(text),
+                                   connection=name, source="remember")
+        print(f"Remembered #{entry_id} for {name!r}: {question}")
+
+    def _cmd_memory(self, args):
+        from sqlnb.agent.memory import database_fingerprint
+
+        store, _ = self._memory()
+        fingerprint, where = None, "any database"
+        if not args.all and args.action != "delete":
+            entry = self.manager.get_entry(args.conn)
+            fingerprint, where = database_fingerprint(entry.adapter), f"{entry.name!r}'s database"
+        if args.action == "list":
+            if args.args:
+                raise errors.UsageError("%sqlnb memory takes no arguments",
+                                        hint="export FILE | delete ID [ID ...] | clear | --all")
+            return self._memory_frame(store.entries(fingerprint), where, with_connection=args.all)
+        if args.action == "export":
+            if len(args.args) != 1:
+                raise errors.UsageError("%sqlnb memory export needs one FILE",
+                                        hint="e.g. %sqlnb memory export answers.json [--all]")
+            n = store.export(args.args[0], fingerprint)
+            print(f"Exported {n} remembered answer{'s' * (n != 1)} of {where} to {args.args[0]}")
+            return None
+        if args.action == "delete":
+            try:
+                ids = [int(a) for a in args.args]
+            except ValueError:
+                raise errors.UsageError("%sqlnb memory delete takes entry ids (numbers)",
+                                        hint="%sqlnb memory lists them") from None
+            if not ids:
+                raise errors.UsageError("%sqlnb memory delete needs the ids to delete",
+                                        hint="e.g. %sqlnb memory delete 3 7; %sqlnb memory lists them")
+            n = store.delete(ids)
+            missing = "" if n == len(set(ids)) else " (the others were not there)"
+            print(f"Deleted {n} remembered answer{'s' * (n != 1)}{missing}")
+            return None
+        # clear
+        if args.args:
+            raise errors.UsageError("%sqlnb memory clear takes no arguments",
+                                    hint="it clears the active connection's database (--conn NAME: another's)")
+        if args.all:
+            raise errors.UsageError("%sqlnb memory clear works on one database",
+                                    hint="delete the file instead: " + str(store.path))
+        n = store.delete(fingerprint=fingerprint)
+        print(f"Deleted {n} remembered answer{'s' * (n != 1)} of {where}")
+        return None
+
+    @staticmethod
+    def _memory_frame(entries, where: str, *, with_connection: bool):
+        import pandas as pd
+
+        if not entries:
+            print(f"No remembered answers for {where}. Run a cell %%ask inserted, or "
+                  '%sqlnb remember "QUESTION" after a %%sql cell.')
+            return None
+        cols = ["id"] + (["connection"] if with_connection else []) + ["question", "sql", "source", "date"]
+        rows = [{**e, "sql": (e["sql"].strip().splitlines() or [""])[0],
+                 "date": e["created_at"].replace("T", " ").rstrip("Z")[:16]} for e in entries]
+        return pd.DataFrame(rows, columns=cols).set_index("id")
 
     def _progress(self, i: int, n: int, result) -> None:
         if n > 1 and i < n:
