@@ -23,7 +23,8 @@ def _notebook_magics():
 
 def ask(question: str, connection: str | Adapter | None = None, model: Any = None, *,
         max_iterations: int = 5, failure_cutoff: int = 3, no_review: bool = False,
-        share_data: bool = True, preview_rows: int = 5, retry_drafts: int | None = None, agent=None,
+        share_data: bool = True, preview_rows: int = 5, retry_drafts: int | None = None,
+        first_drafts: int | None = None, agent=None,
         on_event: Callable[[dict], None] | None = None):
     """Ask ``question`` of a database and return an :class:`~sqlnb.agent.runner.AskResult`
     (``.sql``, ``.status``, ``.attempts``, ``.df``).
@@ -34,12 +35,16 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
     (default: ``SQLNB_MODEL``, else Claude when ``ANTHROPIC_API_KEY`` is set).
     ``retry_drafts``: after a failed query, this many fresh drafts of the question run
     beside the model's correction and the result most agree on is kept (0: off; None: by
-    the kind of model, 3 for a local one, 0 for a hosted one, which pays for every draft)."""
+    the kind of model, 3 for a local one, 0 for a hosted one, which pays for every draft).
+    ``first_drafts``: up to this many drafts of the first answer run beside the model's own
+    reply until two agree, and the result most drafts gave is kept (0: off; None: 4 for a
+    local model, 0 for a hosted one)."""
     from sqlnb.agent.nodes import AgentSettings
     from sqlnb.agent.runner import Agent
 
     settings = AgentSettings(share_data=share_data, preview_rows=max(0, preview_rows),
-                             retry_drafts=None if retry_drafts is None else max(0, retry_drafts))
+                             retry_drafts=None if retry_drafts is None else max(0, retry_drafts),
+                             first_drafts=None if first_drafts is None else max(0, first_drafts))
     kwargs = dict(model=model, max_iterations=max_iterations, failure_cutoff=failure_cutoff,
                   no_review=no_review, settings=settings, on_event=on_event)
     if isinstance(connection, Adapter):

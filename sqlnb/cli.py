@@ -52,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after a failed query, N fresh drafts of the question run beside the "
                         "model's correction; the result most agree on is kept (0: off; default: "
                         "3 for a local model, 0 for a hosted one, which pays for every draft)")
+    a.add_argument("--first-drafts", type=int, default=None, metavar="N",
+                   help="up to N drafts of the first answer run beside the model's own reply "
+                        "until two agree; the result most drafts gave is kept (0: off; "
+                        "default: 4 for a local model, 0 for a hosted one)")
     a.add_argument("--no-memory", action="store_true",
                    help="show the model no remembered answers of this database")
     a.add_argument("--json", action="store_true", help="print one JSON object")
@@ -154,6 +158,8 @@ def cmd_ask(args) -> int:
         raise errors.UsageError("--max-iterations must be at least 1")
     if args.retry_drafts is not None and args.retry_drafts < 0:
         raise errors.UsageError("--retry-drafts must be 0 or more")
+    if args.first_drafts is not None and args.first_drafts < 0:
+        raise errors.UsageError("--first-drafts must be 0 or more")
     question = " ".join(args.question)
     manager = ConnectionManager()
     options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
@@ -169,7 +175,8 @@ def cmd_ask(args) -> int:
         agent = Agent(memory=not args.no_memory)
         result = agent.ask(question, entry.adapter, connection=entry.name, model=args.model,
                            max_iterations=args.max_iterations, no_review=args.no_review,
-                           settings=AgentSettings(share_data=not args.no_data, retry_drafts=args.retry_drafts),
+                           settings=AgentSettings(share_data=not args.no_data, retry_drafts=args.retry_drafts,
+                                                  first_drafts=args.first_drafts),
                            on_event=progress)
     finally:
         manager.close_all()

@@ -188,6 +188,7 @@ def table_frame(table):
 
 _STOP_WORDS = {
     "finalized": "the model confirmed the result",
+    "voted": "the result most drafts gave was kept",
     "executed": "first successful query (--no-review)",
     "duplicate_sql": "the model proposed the same query again",
     "no_sql": "the model replied without SQL",
@@ -215,6 +216,9 @@ def ask_progress_line(event: dict) -> str | None:
         n = event.get("candidates")
         if n == 1:
             return "Trying another query in place of one that already failed…"
+        if n and event.get("first_round"):
+            return (f"Drafted the answer {event.get('draws') or n} times ({n} different "
+                    f"quer{'ies' if n != 1 else 'y'}); the result most drafts gave is kept…")
         if n:
             return f"Trying {n} candidate queries; the result most of them agree on is kept…"
         return None
@@ -230,6 +234,20 @@ def ask_progress_line(event: dict) -> str | None:
             return f"{head}\n  ✓ {n:,}{more} row{'s' if n != 1 else ''} · {format_elapsed(a.get('elapsed') or 0)}"
         return f"{head}\n  ✗ {a.get('error_kind')}: {a.get('error')}"
     return None
+
+
+_LEVEL_WORDS = {"high": "High confidence", "medium": "Medium confidence",
+                "low": "Low confidence: check this answer"}
+
+
+def confidence_line(confidence: dict | None) -> str | None:
+    """"High confidence (3 of 3 drafts gave this result)": the answer's confidence and why,
+    in one line (None without one)."""
+    if not confidence:
+        return None
+    head = _LEVEL_WORDS.get(confidence.get("level") or "", str(confidence.get("level")))
+    why = "; ".join(confidence.get("reasons") or [])
+    return f"{head} ({why})" if why else head
 
 
 def _one_line_sql(sql: str, width: int = 110) -> str:
@@ -253,6 +271,9 @@ def ask_summary(result) -> str:
     if result.model_error:
         lines.append(f"Model error: {result.model_error}")
     if result.sql:
+        conf = confidence_line(result.confidence)
+        if conf:
+            lines.append(conf)
         lines.append(result.sql)
         if result.result is not None:
             lines.append(result_table(result.result, max_rows=5))
@@ -284,6 +305,12 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
     if result.model_error:
         parts.append(f"<div>Model error: {esc(result.model_error)}</div>")
     if result.sql:
+        conf = confidence_line(result.confidence)
+        if conf:
+            level = (result.confidence or {}).get("level")
+            tint = {"high": "#1a7f37", "medium": "#9a6700", "low": "#cf222e"}.get(level, "inherit")
+            parts.append(f"<div class='sqlnb-confidence sqlnb-confidence-{esc(str(level))}' "
+                         f"style='color:{tint}'>{esc(conf)}</div>")
         parts.append(f"<pre>{esc(result.sql)}</pre>")
         if result.result is not None:
             parts.append(_preview_html(result.result, preview_rows))

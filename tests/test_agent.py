@@ -1115,7 +1115,7 @@ def test_progress_events(engine, db):
 
 
 def test_stop_reasons_are_the_documented_ones():
-    assert set(STOP_REASONS) == {"clarification", "finalized", "duplicate_sql", "no_sql",
+    assert set(STOP_REASONS) == {"clarification", "finalized", "voted", "duplicate_sql", "no_sql",
                                  "unrecoverable_error", "consecutive_failures", "max_iterations",
                                  "model_error", "executed"}
 
@@ -1125,7 +1125,9 @@ def test_stop_reasons_are_the_documented_ones():
 # ---------------------------------------------------------------------------
 
 def ask_drafting(adapter, replies, drafts, **options: Any) -> Run:
-    """Ask with a scripted model that also answers sampled calls, with ``drafts``."""
+    """Ask with a scripted model that also answers sampled calls, with ``drafts`` (by
+    default as retry drafts only: no drafts of the first answer)."""
+    options.setdefault("settings", AgentSettings(first_drafts=0))
     model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
     events: list[dict[str, Any]] = []
     result = Agent().ask(options.pop("question", "How many customers are there?"), adapter,
@@ -1184,12 +1186,12 @@ def test_the_result_most_candidates_agree_on_is_kept(engine, db):
 @RULE_ENGINES
 def test_a_result_beats_an_error_and_the_correction_wins_ties(engine, db):
     run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_TABLE)], [sql(NOTHING), sql(BAD_COLUMN_2)],
-                       no_review=True, settings=AgentSettings(retry_drafts=2))
+                       no_review=True, settings=AgentSettings(first_drafts=0, retry_drafts=2))
     assert outcome(run) == ("success", "executed", NOTHING)  # empty, but it ran
     assert [c["ok"] for c in run.attempts[-1]["candidates"]] == [False, True, False]
     # two different one-row results: one vote each, the correction comes first
     run = ask_drafting(db, [sql(BAD_COLUMN), sql(ADA)], [sql(COUNT_CUSTOMERS)],
-                       no_review=True, settings=AgentSettings(retry_drafts=1))
+                       no_review=True, settings=AgentSettings(first_drafts=0, retry_drafts=1))
     assert outcome(run) == ("success", "executed", ADA)
 
 
@@ -1197,7 +1199,7 @@ def test_a_result_beats_an_error_and_the_correction_wins_ties(engine, db):
 def test_when_no_candidate_runs_the_correction_error_counts_once(engine, db):
     run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN)],
                        [sql(BAD_COLUMN_2), sql(BAD_COLUMN_3)] * 2,
-                       settings=AgentSettings(retry_drafts=2))
+                       settings=AgentSettings(first_drafts=0, retry_drafts=2))
     second = run.attempts[1]
     assert second["sql"] == BAD_TABLE and second["error_kind"] == "table_not_found"
     assert [c["sql"] for c in second["candidates"]] == [BAD_TABLE, BAD_COLUMN_2, BAD_COLUMN_3]
@@ -1219,7 +1221,7 @@ def test_drafts_only_after_a_failure(engine, db):
     assert run.model.draft_prompts == []
     # turned off: the repeated failing query ends the turn as before
     run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN)], [sql(NAMES)],
-                       settings=AgentSettings(retry_drafts=0))
+                       settings=AgentSettings(first_drafts=0, retry_drafts=0))
     assert outcome(run) == ("failed", "duplicate_sql", None)
     assert run.model.draft_prompts == []
 
@@ -1251,7 +1253,7 @@ def test_retry_drafts_default_per_kind_of_model(engine, db):
     model = ScriptedChatModel(replies=[sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
                               drafts=[sql(NAMES)] * 3)
     result = Agent().ask("How many customers are there?", db, model=HostedClient(model),
-                         settings=AgentSettings(retry_drafts=2))
+                         settings=AgentSettings(first_drafts=0, retry_drafts=2))
     assert len(model.draft_prompts) == 2 and result.usage["calls"] == 5
     # a local model (scripted counts as one): three drafts by default
     run = ask_drafting(db, [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"], [sql(NAMES)] * 3)
@@ -1289,7 +1291,7 @@ def test_a_failing_draft_call_keeps_the_candidates_so_far(engine, db):
 def test_a_final_with_drafts_is_not_final_before_the_model_saw_the_result(engine, db):
     # FINAL after a failure, with drafts to run: they run, and the model reviews the result
     run = ask_drafting(db, [sql(BAD_COLUMN), "FINAL", "FINAL"], [sql(COUNT_CUSTOMERS)],
-                       settings=AgentSettings(retry_drafts=1))
+                       settings=AgentSettings(first_drafts=0, retry_drafts=1))
     assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
     assert run.result.iterations == 3 and len(run.attempts) == 2
 
@@ -1311,7 +1313,7 @@ def test_drafts_proposing_writes_are_refused(engine, fresh, connect_to):
 def test_the_suggested_fix_is_a_candidate(engine, db):
     misspelt = "SELECT nam FROM customers ORDER BY id"
     run = ask_drafting(db, [sql(misspelt), sql(BAD_COLUMN)], [sql(BAD_COLUMN_2)], no_review=True,
-                       settings=AgentSettings(retry_drafts=1))
+                       settings=AgentSettings(first_drafts=0, retry_drafts=1))
     first, second = run.attempts
     assert first["suggestion"] == NAMES
     assert [c["sql"] for c in second["candidates"]] == [BAD_COLUMN, NAMES, BAD_COLUMN_2]
@@ -1321,10 +1323,134 @@ def test_the_suggested_fix_is_a_candidate(engine, db):
 @RULE_ENGINES
 def test_drafts_take_the_question_first_prompt_in_chat_rendering_too(engine, db):
     run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN)], [sql(COUNT_CUSTOMERS)], no_review=True,
-                       settings=AgentSettings(retry_drafts=1, rendering="chat"))
+                       settings=AgentSettings(first_drafts=0, retry_drafts=1, rendering="chat"))
     assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS)
     (system, draft_system), (user, draft_user) = zip(run.prompts[0], run.model.draft_prompts[0])
     assert draft_system == system
     assert draft_user[1] == "Question: How many customers are there?\n\nWrite one SQL query that " \
                             "answers the question, in a ```sql block."
     assert len(run.model.draft_prompts[0]) == 2  # no replies or results in it
+
+
+# ---------------------------------------------------------------------------
+# the first answer as a vote of drafts (a model that samples: local ones, scripted drafts)
+# ---------------------------------------------------------------------------
+
+PAID = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
+
+
+def ask_voting(adapter, replies, drafts, **options: Any) -> Run:
+    """Ask with a scripted model whose sampled calls answer ``drafts`` (drafts of the first
+    answer on, as for a local model)."""
+    model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
+    events: list[dict[str, Any]] = []
+    result = Agent().ask(options.pop("question", "How many orders are paid?"), adapter,
+                         connection="shop", model=ModelClient(model), on_event=events.append,
+                         **options)
+    return Run(result, model, events)
+
+
+@RULE_ENGINES
+def test_two_drafts_that_agree_are_the_answer_without_a_review_call(engine, db):
+    run = ask_voting(db, [sql(PAID)], ["```sql\nSELECT COUNT(id) FROM orders WHERE status='paid'\n```",
+                                       sql("SELECT 99")])
+    r = run.result
+    assert outcome(run) == ("success", "voted", PAID)
+    assert r.rows() == [[2]] and r.usage["calls"] == 2  # the reply and one draft: settled
+    assert run.model.draft_position == 1 and len(run.prompts) == 1
+    (a,) = r.attempts
+    assert [(c["weight"], c["votes"], c["chosen"]) for c in a["candidates"]] == [(1, 2, True), (1, 2, False)]
+    assert r.confidence == {"level": "high", "score": 1.0, "reasons": ["2 of 2 drafts gave this result"]}
+    # the draft saw exactly the first prompt, sampled
+    assert run.model.draft_prompts[0] == run.prompts[0]
+    assert r.to_dict()["confidence"]["level"] == "high"
+
+
+@RULE_ENGINES
+def test_drafts_go_on_until_two_agree_and_outvote_the_reply(engine, db):
+    other = "SELECT count(*) AS n FROM orders"
+    run = ask_voting(db, [sql(other)], [sql(PAID), sql("SELECT 7"), sql(PAID + " ")])
+    r = run.result
+    # reply 3 rows, draft 1 2 rows, draft 2 a third result, draft 3 repeats draft 1: 2 of 4
+    assert outcome(run) == ("success", "voted", PAID) and r.usage["calls"] == 4
+    (a,) = r.attempts
+    assert [c["weight"] for c in a["candidates"]] == [1, 2, 1]
+    assert r.confidence["level"] == "medium"
+    assert r.confidence["reasons"][:2] == ["2 of 4 drafts gave this result",
+                                           "2 other results came from the other drafts"]
+    assert "Drafted the answer 4 times (3 different queries)" in ask_progress_line(
+        next(e for e in run.events if e["type"] == "reply"))
+
+
+@RULE_ENGINES
+def test_no_agreement_keeps_the_reply_with_low_confidence(engine, db):
+    run = ask_voting(db, [sql(PAID)], [sql("SELECT 7"), sql("SELECT 8")],
+                     settings=AgentSettings(first_drafts=2))
+    r = run.result
+    assert outcome(run) == ("success", "voted", PAID) and r.usage["calls"] == 3
+    assert r.confidence["level"] == "low" and r.confidence["score"] < 0.5
+
+
+@RULE_ENGINES
+def test_a_needless_clarification_is_outvoted_by_drafts_that_agree(engine, db):
+    run = ask_voting(db, ["CLARIFY: Which orders count as paid?"], [sql(PAID), sql(PAID.lower())])
+    r = run.result
+    assert outcome(run) == ("success", "voted", PAID) and r.questions == []
+    assert r.confidence["level"] == "high"
+
+
+@RULE_ENGINES
+def test_a_clarification_most_drafts_share_keeps_the_best_query_found(engine, db):
+    run = ask_voting(db, ["CLARIFY: Paid in full, or partly paid?"],
+                     ["CLARIFY: Do refunds count?", sql(PAID), "CLARIFY: Which year?"])
+    r = run.result
+    assert (r.status, r.stop_reason) == ("needs_clarification", "clarification")
+    assert r.questions == ["Paid in full, or partly paid?"]
+    assert r.sql == PAID and r.rows() == [[2]]  # shown with the questions
+
+
+@RULE_ENGINES
+def test_an_empty_result_from_a_value_in_the_wrong_case_is_repaired(engine, db):
+    wrong = "SELECT id FROM orders WHERE status = 'PAID' ORDER BY id"
+    run = ask_voting(db, [sql(wrong)], [sql(wrong), sql(wrong.lower().replace("'paid'", "'PAID'"))],
+                     settings=AgentSettings(first_drafts=2))
+    r = run.result
+    assert r.status == "success" and r.stop_reason == "voted"
+    assert "'paid'" in r.sql and r.rows() == [[10], [12]]
+    assert r.usage["calls"] == 3  # no model call for the repair
+    assert r.confidence["level"] == "low"
+    assert "a filter value was replaced by the stored one ('PAID' → 'paid')" in r.confidence["reasons"]
+
+
+@RULE_ENGINES
+def test_empty_results_without_a_repair_go_back_to_the_model(engine, db):
+    none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"  # 1 row: 0
+    run = ask_voting(db, [sql(none), sql(PAID), "FINAL"], [sql(none), sql(none)],
+                     settings=AgentSettings(first_drafts=2))
+    r = run.result
+    assert outcome(run) == ("success", "finalized", PAID)
+    assert [a["row_count"] for a in r.attempts] == [1, 1] and r.attempts[0]["nothing_found"]
+    assert "status has no 'refunded'" in run.user(1)  # the stored values, as a hint
+    assert r.confidence["level"] == "medium"  # reviewed by the model, after one empty result
+
+
+@RULE_ENGINES
+def test_first_drafts_are_off_for_models_that_do_not_sample_and_when_set_to_0(engine, db):
+    run = ask(db, sql(PAID), "FINAL", question="How many orders are paid?")  # no drafts in the script
+    assert outcome(run) == ("success", "finalized", PAID) and run.result.usage["calls"] == 2
+    assert run.result.confidence["level"] == "medium"
+    assert run.result.confidence["reasons"] == ["the model checked the result and kept it"]
+    run = ask_voting(db, [sql(PAID), "FINAL"], [], settings=AgentSettings(first_drafts=0))
+    assert outcome(run) == ("success", "finalized", PAID) and run.model.draft_position == 0
+
+
+def test_default_first_drafts_by_kind_of_model():
+    from sqlnb.agent.nodes import default_first_drafts
+
+    class Client:
+        def __init__(self, name):
+            self.name = name
+
+    assert default_first_drafts(Client("llamacpp:qwen2.5-coder-1.5b")) == 4
+    assert default_first_drafts(Client("scripted:replies.json")) == 4
+    assert default_first_drafts(Client("anthropic:claude-sonnet-4-5")) == 0

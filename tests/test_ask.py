@@ -140,6 +140,7 @@ def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
     path.write_text(json.dumps({"replies": [bad, bad, "FINAL"],
                                 "drafts": [sql_block(COUNT), sql_block("SELECT nope2 FROM customers")]}))
     shell.run_line_magic("config", "AskMagic.retry_drafts = 2")
+    shell.run_line_magic("config", "AskMagic.first_drafts = 0")  # retry drafts only
     res, out, _ = run(shell, f"%%ask --model scripted:{path}\nhow many customers")
     assert res.result.status == "success" and res.result.sql == COUNT, out
     assert "Trying 2 candidate queries; the result most of them agree on is kept…" in out
@@ -272,25 +273,27 @@ def drafting_script(tmp_path, name: str) -> str:
 
 @pytest.mark.engines(["sqlite"])
 def test_cli_and_api_retry_drafts(seeded, tmp_path):
-    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "a"), "--retry-drafts", "1",
+    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "a"), "--retry-drafts", "1", "--first-drafts", "0",
             "--json", "how many customers")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert data["sql"] == COUNT and data["usage"]["calls"] == 4
     assert [a["sql"] for a in data["attempts"]] == ["SELECT nope FROM customers", COUNT]
-    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "b"), "--retry-drafts", "1",
+    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "b"), "--retry-drafts", "1", "--first-drafts", "0",
             "how many customers")
     assert "Trying another query in place of one that already failed…" in p.stderr
     assert p.returncode == 0 and f"Attempt 2 of at most 5: {COUNT}" in p.stderr
     assert "2 attempts, 4 model calls" in p.stdout  # the draft call counted too
-    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "c"), "--retry-drafts", "0",
+    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "c"), "--retry-drafts", "0", "--first-drafts", "0",
             "--json", "how many customers")
     assert p.returncode == 1 and json.loads(p.stdout)["stop_reason"] == "duplicate_sql"
     p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "d"), "--retry-drafts", "-1", "q")
     assert p.returncode == 2 and "--retry-drafts must be 0 or more" in p.stderr
-    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "e"), retry_drafts=1)
+    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "e"), retry_drafts=1,
+                   first_drafts=0)
     assert (r.sql, r.stop_reason, len(r.attempts)) == (COUNT, "finalized", 2)
-    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "f"), retry_drafts=0)
+    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "f"), retry_drafts=0,
+                   first_drafts=0)
     assert r.stop_reason == "duplicate_sql"
 
 
@@ -344,3 +347,42 @@ def test_api_without_a_connection_says_what_to_do(monkeypatch):
     with pytest.raises(errors.NoActiveConnectionError) as info:
         sqlnb.ask("anything")
     assert "connection=" in str(info.value)
+
+
+def voting_script(tmp_path, name: str) -> str:
+    """The model's reply and two drafts of the first answer: the reply and the second draft
+    give the same count (written differently), the first draft another result."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"replies": [sql_block(COUNT)],
+                                "drafts": [sql_block("SELECT count(*) FROM orders WHERE id = 1"),
+                                           sql_block("SELECT COUNT(id) AS n FROM customers")]}))
+    return f"scripted:{path}"
+
+
+@pytest.mark.engines(["sqlite"])
+def test_first_drafts_and_confidence_through_every_front_door(shell, seeded, tmp_path):
+    # CLI --json: the vote, the confidence, the calls (1 reply + 2 drafts, no review call)
+    p = cli("ask", "--db", seeded.url(), "--model", voting_script(tmp_path, "a"), "--json",
+            "how many customers")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["sql"] == COUNT and data["stop_reason"] == "voted" and data["usage"]["calls"] == 3
+    assert data["confidence"]["level"] == "medium"
+    assert "2 of 3 drafts gave this result" in data["confidence"]["reasons"]
+    p = cli("ask", "--db", seeded.url(), "--model", voting_script(tmp_path, "b"), "how many customers")
+    assert p.returncode == 0 and "Medium confidence (2 of 3 drafts gave this result" in p.stdout
+    assert "Drafted the answer 3 times (3 different queries)" in p.stderr
+    p = cli("ask", "--db", seeded.url(), "--model", voting_script(tmp_path, "c"), "--first-drafts", "-1", "q")
+    assert p.returncode == 2 and "--first-drafts must be 0 or more" in p.stderr
+    # the API, turned off: the reply alone, then the review call (a script with no reply left)
+    r = sqlnb.ask("how many customers?", seeded.url(), voting_script(tmp_path, "d"), first_drafts=0)
+    assert (r.sql, r.stop_reason, r.usage["calls"]) == (COUNT, "model_error", 2)  # review failed
+    assert r.confidence["level"] == "low"  # not reviewed, one draft
+    # %%ask shows the confidence; AskMagic.first_drafts = 1 draws one draft only
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    shell.run_line_magic("config", "AskMagic.first_drafts = 1")
+    res, out, _ = run(shell, f"%%ask --model {voting_script(tmp_path, 'e')}\nhow many customers")
+    assert res.result.confidence is not None and res.result.confidence["level"] == "low", out
+    shown = "Low confidence: check this answer (1 of 2 drafts gave this result"
+    assert shown in res.result._repr_html_() and shown in str(res.result)
+    assert res.result.usage["calls"] == 2

@@ -318,3 +318,62 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
         return tree.sql(dialect=d)
     except Exception:
         return None
+
+
+def _plain_text(value: str) -> str:
+    return " ".join(value.lower().split())
+
+
+def value_repair(sql: str, dialect: str, catalog: Catalog | None,
+                 distinct_values: Callable[[Table, str], Sequence[object]]) -> tuple[str, str] | None:
+    """When a filter matched nothing because a string literal differs from the value
+    stored in its column only in case or spacing (``= 'new york'`` for 'New York'), or is
+    one clear near match of it: the query with the stored values put in, and what was
+    replaced (``'new york' → 'New York'``).  None when no literal has exactly one such
+    stored value."""
+    if catalog is None:
+        return None
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    aliases: dict[str, Table] = {}
+    for alias, name, found in _table_refs(tree, catalog):
+        aliases[alias.lower()] = found
+        aliases.setdefault(name.lower(), found)
+    changes: list[str] = []
+    for node in list(tree.find_all(exp.EQ, exp.In, exp.NEQ)):
+        col = node.this if isinstance(node.this, exp.Column) else None
+        if col is None:
+            continue
+        literals = ([e for e in node.expressions if isinstance(e, exp.Literal) and e.is_string]
+                    if isinstance(node, exp.In) else
+                    [node.expression] if isinstance(node.expression, exp.Literal)
+                    and node.expression.is_string else [])
+        if not literals:
+            continue
+        table = aliases.get(col.table.lower()) if col.table else None
+        if table is None:
+            owners = [t for t in aliases.values() if t.column(col.name) is not None]
+            table = owners[0] if len(owners) == 1 else None
+        if table is None or table.column(col.name) is None:
+            continue
+        try:
+            values = [str(v) for v in distinct_values(table, table.column(col.name).name) if v is not None]
+        except Exception:
+            continue
+        if not values:
+            continue
+        for lit in literals:
+            wanted = str(lit.this)
+            if wanted in values:
+                continue
+            same = [v for v in values if _plain_text(v) == _plain_text(wanted)]
+            if len(same) != 1:
+                near = difflib.get_close_matches(wanted, values, n=2, cutoff=0.85)
+                same = near if len(near) == 1 else []
+            if len(same) == 1:
+                lit.replace(exp.Literal.string(same[0]))
+                changes.append(f"'{wanted}' → '{same[0]}'")
+    if not changes:
+        return None
+    return tree.sql(dialect=sqlglot_dialect(dialect)), ", ".join(changes)

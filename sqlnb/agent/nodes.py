@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
-from sqlnb.agent.hints import empty_result_hint, error_hint, suggest_fix
+from sqlnb.agent.hints import empty_result_hint, error_hint, suggest_fix, value_repair
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import parse_reply, real_questions
 from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt
@@ -48,6 +48,14 @@ class AgentSettings:
     # None: per kind of model (default_retry_drafts): 3 for a local one, 0 for a hosted one.
     retry_drafts: int | None = None
     retry_temperature: float = 0.7
+    # The first answer: besides the model's own reply, up to this many drafts of it
+    # (sampled at first_temperature), each run read-only as it comes, until two of them
+    # agree on a non-empty result that no other draft contradicts as often (adaptive
+    # self-consistency); the result most drafts gave is kept, without a review call.
+    # 0: the model's reply alone, reviewed by the model.  None: per kind of model
+    # (default_first_drafts): 4 for a local one, 0 for a hosted one.
+    first_drafts: int | None = None
+    first_temperature: float = 0.7
 
 
 # Retry drafts per kind of model, when not set.  Local models (llama.cpp in-process, Ollama,
@@ -57,6 +65,8 @@ class AgentSettings:
 # models: 0, since every draft is a paid call and no gain was measured for them.
 LOCAL_RETRY_DRAFTS = 3
 HOSTED_RETRY_DRAFTS = 0
+LOCAL_FIRST_DRAFTS = 4
+HOSTED_FIRST_DRAFTS = 0
 _LOCAL_PROVIDERS = ("llamacpp", "scripted", "ollama")
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
@@ -65,11 +75,24 @@ def default_retry_drafts(client: Any) -> int:
     """How many retry drafts a model gets when ``AgentSettings.retry_drafts`` is None: by
     the provider of its name (``ModelClient.name``) and, for an OpenAI-compatible model,
     whether its server is on this machine."""
+    return LOCAL_RETRY_DRAFTS if is_local_model(client) else HOSTED_RETRY_DRAFTS
+
+
+def default_first_drafts(client: Any) -> int:
+    """How many drafts of the first answer a model gets when ``AgentSettings.first_drafts``
+    is None: a local model's drafts cost time only (its prompt prefix is cached), a hosted
+    model's each cost a paid call."""
+    return LOCAL_FIRST_DRAFTS if is_local_model(client) else HOSTED_FIRST_DRAFTS
+
+
+def is_local_model(client: Any) -> bool:
+    """Whether ``client``'s model runs on this machine: by the provider of its name and,
+    for an OpenAI-compatible model, where its server is."""
     from urllib.parse import urlsplit
 
     provider = str(getattr(client, "name", "") or "").partition(":")[0].strip().lower()
     if provider in _LOCAL_PROVIDERS:
-        return LOCAL_RETRY_DRAFTS
+        return True
     model = getattr(client, "model", None)
     for attr in ("openai_api_base", "base_url"):
         url = getattr(model, attr, None)
@@ -79,8 +102,8 @@ def default_retry_drafts(client: Any) -> int:
             except ValueError:
                 host = ""
             if host in _LOCAL_HOSTS:
-                return LOCAL_RETRY_DRAFTS
-    return HOSTED_RETRY_DRAFTS
+                return True
+    return False
 
 
 @dataclass
@@ -94,6 +117,9 @@ class AgentContext:
     results: dict[int, Result] = field(default_factory=dict)  # attempt n -> its result
     distinct_values: Callable[[Any, str], list] | None = None
     stop: Any = None  # sqlnb.agent.stop.StopToken: the turn ends as "stopped" once set
+    # statements the first round already ran (sql -> (sql, outcome, seconds)): the execute
+    # node records them instead of running them again
+    prerun: dict[str, tuple] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------
@@ -125,6 +151,9 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             questions, not_a_question = real_questions(reply, state.get("question", ""), shown)
             reply = dataclasses.replace(reply, clarify=None if not_a_question else questions)
         pool, usage = _retry_candidates(state, reply, ctx, iteration, usage)
+        first = None
+        if not state.get("attempts") and iteration == 1:
+            first, usage = _first_round(state, reply, messages, ctx, usage)
     except errors.SqlnbError as exc:
         return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate",
                 "usage": _add_usage(usage, {"failed_calls": 1})}
@@ -139,6 +168,14 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         # several candidates, or the model's own reply repeated a failed query or had
         # none and a draft stands in; nothing is final before the model saw its result
         out.update(sql=pool[0], final=False, candidates=pool)
+    if first:
+        out.update(sql=first["candidates"][0], final=False, candidates=first["candidates"],
+                   weights=first["weights"], first_round=True, draws=first["draws"],
+                   clarify=first["clarify"])
+        if first.get("repairs"):
+            out["repairs"] = first["repairs"]
+        if reply.clarify is not None and first["clarify"] is None:
+            out["clarify_overruled"] = True  # most drafts agreed on an answer instead
     said: list[Any] = [AIMessage(content=text)]
     if not_a_question and s.rendering == "chat":
         said.append(HumanMessage(content=not_a_question_note(not_a_question, state)))
@@ -191,6 +228,96 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
     return pool, usage
 
 
+def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContext,
+                 usage: dict[str, float]) -> tuple[dict[str, Any] | None, dict[str, float]]:
+    """The first answer as a vote of drafts (adaptive self-consistency): the model's own
+    reply and up to ``first_drafts`` replies sampled from the same prompt, each query run
+    read-only as it comes, drawing stops as soon as two drafts agree on a non-empty result
+    that leads every other result.  A clarification stands only when as many drafts asked
+    back as agreed on an answer.  When every query ran but came back empty, a query with
+    a filter value corrected to the stored one (case, spacing, one near match) joins the
+    vote.  None when the model does not sample or no drafts are configured."""
+    s = ctx.settings
+    cap = s.first_drafts if s.first_drafts is not None else default_first_drafts(ctx.model)
+    if cap <= 0 or not getattr(ctx.model, "samples", False):
+        return None, usage
+    dialect = state.get("dialect", "")
+    order: list[str] = []  # normalised SQL, first seen first
+    sqls: dict[str, str] = {}
+    weights: dict[str, int] = {}
+    prints: dict[str, Any] = {}  # normalised SQL -> result fingerprint (None: empty/failed)
+    asked: list[list[str]] = []  # the clarifying questions of drafts that asked back
+    draws = 0
+
+    def take(r: Any) -> None:
+        nonlocal draws
+        draws += 1
+        if r.clarify is not None:
+            if r.clarify:
+                asked.append(list(r.clarify))
+            return
+        if not r.sql:
+            return
+        key = normalize_sql(r.sql, dialect)
+        if key in weights:
+            weights[key] += 1
+            return
+        order.append(key)
+        sqls[key], weights[key] = r.sql, 1
+        run = _run(r.sql, ctx)
+        ctx.prerun[r.sql] = run
+        prints[key] = _fingerprint(run[1]) if isinstance(run[1], Result) else None
+
+    def tally() -> list[int]:
+        groups: dict[Any, int] = {}
+        for key in order:
+            if prints[key] is not None:
+                groups[prints[key]] = groups.get(prints[key], 0) + weights[key]
+        return sorted(groups.values(), reverse=True)
+
+    def settled() -> bool:
+        t = tally()
+        top = t[0] if t else 0
+        second = t[1] if len(t) > 1 else 0
+        return top >= 2 and top > second and top > len(asked)
+
+    take(reply)
+    for j in range(cap):
+        if settled():
+            break
+        if asked and draws >= 3 and len(asked) * 2 > draws:
+            break  # most drafts ask back: a clarification
+        text, call_usage = ctx.model.invoke(messages, temperature=s.first_temperature, seed=j + 1)
+        usage = _add_usage(usage, call_usage)
+        take(parse_reply(text))
+    repairs: dict[str, str] = {}
+    if order and all(prints[k] is None for k in order) and ctx.distinct_values is not None \
+            and s.share_data and s.value_hints:
+        ran = [k for k in order if isinstance(ctx.prerun[sqls[k]][1], Result)]
+        for key in ran[:2]:
+            fixed = value_repair(sqls[key], dialect, ctx.catalog, ctx.distinct_values)
+            if fixed is None:
+                continue
+            new_key = normalize_sql(fixed[0], dialect)
+            if new_key in weights:
+                continue
+            order.append(new_key)
+            sqls[new_key], weights[new_key] = fixed[0], weights[key]
+            run = _run(fixed[0], ctx)
+            ctx.prerun[fixed[0]] = run
+            prints[new_key] = _fingerprint(run[1]) if isinstance(run[1], Result) else None
+            repairs[fixed[0]] = fixed[1]
+    top = (tally() or [0])[0]
+    clarify = None
+    if asked and len(asked) >= top:
+        clarify = reply.clarify if reply.clarify else asked[0]
+    if not order:
+        return ({"candidates": [], "weights": [], "draws": draws, "clarify": clarify}
+                if clarify is not None else None), usage
+    return {"candidates": [sqls[k] for k in order], "weights": [weights[k] for k in order],
+            "draws": draws, "clarify": clarify, "repairs": repairs}, usage
+
+
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     """Run the proposed SQL through the read-only guard, then in a read-only session with
     a row cap and the statement timeout; append the outcome as a tool-result message.
@@ -204,17 +331,27 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     n = len(attempts) + 1
     dialect = state.get("dialect", "")
     candidates = reply.get("candidates") or [reply.get("sql") or ""]
-    runs = [_run(sql, ctx) for sql in candidates]
-    votes = _votes(runs) if len(runs) > 1 else [0]
+    weights = list(reply.get("weights") or [1] * len(candidates))
+    runs = [ctx.prerun.pop(sql, None) or _run(sql, ctx) for sql in candidates]
+    ctx.prerun.clear()
+    votes = _votes(runs, weights) if len(runs) > 1 or weights[0] > 1 else [0]
     chosen = _vote(runs, votes)
     sql, outcome, elapsed = runs[chosen]
     attempt = _attempt(n, sql, outcome, elapsed, dialect, ctx)
-    if len(runs) > 1:
+    if len(runs) > 1 or weights[0] > 1:
+        groups = _groups(runs)
         attempt["candidates"] = [
             {"sql": c, "ok": not isinstance(o, errors.SqlnbError),
              "error_kind": o.kind if isinstance(o, errors.SqlnbError) else None,
+             "row_count": _row_count(o), "weight": weights[i], "group": groups[i],
              "votes": votes[i], "chosen": i == chosen}
             for i, (c, o, _) in enumerate(runs)]
+    if reply.get("first_round"):
+        attempt["first_round"] = True  # type: ignore[typeddict-unknown-key]
+        attempt["draws"] = reply.get("draws") or sum(weights)  # type: ignore[typeddict-unknown-key]
+    repaired = (reply.get("repairs") or {}).get(sql)
+    if repaired:
+        attempt["repaired"] = repaired  # type: ignore[typeddict-unknown-key]
     failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
     return {
         "attempts": attempts + [attempt],
@@ -243,17 +380,55 @@ def _fingerprint(result: Result) -> tuple | None:
     """What two results must share to count as the same answer: their rows as a multiset
     (column names aside).  None for an empty result."""
     table = result.arrow
-    if table is None or table.num_rows == 0:
+    if table is None or _nothing_found(result):
         return None
     cols = [col.to_pylist() for col in table.columns]
     rows = sorted((tuple(repr(_plain(v)) for v in row) for row in zip(*cols)))
     return (table.num_columns, tuple(rows))
 
 
-def _votes(runs: list[tuple[str, Any, float]]) -> list[int]:
-    """For each run, how many runs gave the same non-empty result (0: failed or empty)."""
+def _votes(runs: list[tuple[str, Any, float]], weights: list[int] | None = None) -> list[int]:
+    """For each run, how many drafts (``weights``: drafts per run, 1 each by default) gave
+    the same non-empty result (0: failed or empty)."""
+    w = weights or [1] * len(runs)
     prints = [_fingerprint(o) if isinstance(o, Result) else None for _, o, _ in runs]
-    return [prints.count(p) if p is not None else 0 for p in prints]
+    return [sum(w[j] for j, q in enumerate(prints) if q == p) if p is not None else 0
+            for p in prints]
+
+
+def _groups(runs: list[tuple[str, Any, float]]) -> list[int | None]:
+    """For each run, the number of its result among the distinct non-empty results (None:
+    failed or empty)."""
+    prints = [_fingerprint(o) if isinstance(o, Result) else None for _, o, _ in runs]
+    seen: list[Any] = []
+    out: list[int | None] = []
+    for p in prints:
+        if p is None:
+            out.append(None)
+            continue
+        if p not in seen:
+            seen.append(p)
+        out.append(seen.index(p))
+    return out
+
+
+def _nothing_found(result: Result) -> bool:
+    """Whether a result found nothing: no rows, or one row of only zeros and NULLs (a count
+    or sum over rows a filter did not match)."""
+    table = result.arrow
+    if table is None or table.num_rows == 0:
+        return True
+    if table.num_rows != 1:
+        return False
+    values = [col[0].as_py() for col in table.columns]
+    return all(v is None or (isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool)
+                             and v == 0) for v in values)
+
+
+def _row_count(outcome: Any) -> int | None:
+    if not isinstance(outcome, Result):
+        return None
+    return len(outcome.arrow) if outcome.arrow is not None else max(outcome.row_count, 0)
 
 
 def _vote(runs: list[tuple[str, Any, float]], votes: list[int]) -> int:
@@ -302,10 +477,14 @@ def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: flo
             attempt["preview"] = preview_rows(result, s.preview_rows)
         else:
             attempt["data_shared"] = False  # type: ignore[typeddict-unknown-key]
-        if attempt["row_count"] == 0 and s.share_data and s.value_hints and ctx.distinct_values:
+        if _nothing_found(result):
+            attempt["nothing_found"] = True  # type: ignore[typeddict-unknown-key]
+        if attempt.get("nothing_found") and s.share_data and s.value_hints and ctx.distinct_values:
             attempt["hint"] = empty_result_hint(sql, dialect, ctx.catalog, ctx.distinct_values)
         elif attempt["row_count"] and attempt["row_count"] > 1:
             attempt["hint"] = repeated_rows_hint(result)
+            if attempt["hint"]:
+                attempt["repeated_rows"] = True  # type: ignore[typeddict-unknown-key]
     attempt["elapsed"] = round(elapsed, 6)
     return attempt
 
@@ -323,6 +502,10 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
     last = attempts[-1] if attempts else None
     if state.get("last_step") == "generate":
         if reply.get("clarify") is not None:
+            if reply.get("candidates"):
+                # drafts wrote queries although most asked back: run them first, so
+                # that the best query found goes with the questions
+                return {"next_step": "execute"}
             return _end(state, "clarification", status="needs_clarification",
                         questions=list(reply["clarify"]))
         sql = reply.get("sql")
@@ -344,6 +527,13 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
     assert last is not None
     if not last.get("ok") and last.get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled"}:
         return _end(state, "unrecoverable_error")
+    if reply.get("clarify") is not None:
+        return _end(state, "clarification", status="needs_clarification",
+                    questions=list(reply["clarify"]))
+    if last.get("ok") and last.get("first_round") and not last.get("nothing_found"):
+        # the drafts' vote gave a non-empty result: it is the answer (a review call with
+        # a small model almost never changes it); an empty one goes back to the model
+        return _end(state, "voted")
     # a FINAL that came with new SQL finalises nothing yet: the model has not seen this
     # result, so it is shown it (below) and FINAL must come again
     if last.get("ok") and state.get("no_review"):

@@ -16,6 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Result, Table
+from sqlnb.agent.confidence import assess
 from sqlnb.agent.context import SchemaContext, build_context
 from sqlnb.agent.graph import build_graph, recursion_limit
 from sqlnb.agent.nodes import AgentContext, AgentSettings, preview_rows
@@ -46,6 +47,9 @@ class AskResult:
     elapsed: float = 0.0
     model_error: str | None = None
     context: SchemaContext | None = None
+    # how far the answer can be trusted, from evidence (sqlnb.agent.confidence): {level,
+    # score, reasons}; None when there is no SQL
+    confidence: dict[str, Any] | None = None
     # the remembered answers shown to the model as examples: [{id, question}]
     examples: list[dict[str, Any]] = field(default_factory=list)
 
@@ -78,7 +82,7 @@ class AskResult:
                          for a in self.attempts],
             "columns": self.columns, "rows": self.rows(rows), "questions": self.questions,
             "usage": dict(self.usage), "elapsed": round(self.elapsed, 3),
-            "examples": [dict(e) for e in self.examples],
+            "confidence": self.confidence, "examples": [dict(e) for e in self.examples],
             **({"model_error": self.model_error} if self.model_error else {}),
         }
 
@@ -274,9 +278,13 @@ class Agent:
         attempts = list(values.get("attempts") or [])
         final_sql = values.get("final_sql")
         result = None
+        confidence = None
         if final_sql:
             n = max(a["n"] for a in attempts if a.get("ok") and a["sql"] == final_sql)
             result = context.results.get(n)
+            kept = next(a for a in attempts if a["n"] == n)
+            confidence = assess({**kept, "reviewed": values.get("stop_reason") == "finalized"},
+                                earlier_failures=sum(1 for a in attempts if a["n"] < n and not a.get("ok")))
         from sqlnb.agent.models import describe_model
 
         out = AskResult(
@@ -287,6 +295,7 @@ class Agent:
             questions=list(values.get("questions") or []), usage=dict(values.get("usage") or {}),
             result=result, elapsed=time.perf_counter() - start,
             model_error=values.get("model_error"), context=ctx_text,
+            confidence=dict(confidence) if confidence else None,
             examples=[{"id": e.get("id"), "question": e["question"]} for e in examples or []])
         emit({"type": "done", "result": out})
         return out
@@ -440,6 +449,7 @@ def _progress(node: str, delta: Mapping[str, Any], max_iterations: int, emit) ->
         emit({"type": "reply", "iteration": delta.get("iteration"), "max_iterations": max_iterations,
               "sql": reply.get("sql"), "final": reply.get("final"), "clarify": reply.get("clarify"),
               "candidates": len(reply.get("candidates") or []) or None,
+              "first_round": bool(reply.get("first_round")), "draws": reply.get("draws"),
               "not_a_question": reply.get("not_a_question"),
               "model_error": delta.get("model_error")})
     elif node == "execute":

@@ -13,7 +13,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 Status = Literal["running", "success", "failed", "needs_clarification"]
-StopReason = Literal["clarification", "finalized", "duplicate_sql", "no_sql",
+StopReason = Literal["clarification", "finalized", "voted", "duplicate_sql", "no_sql",
                      "unrecoverable_error", "consecutive_failures", "max_iterations",
                      "model_error", "executed"]
 

@@ -50,6 +50,11 @@ class AskMagic(Magics):
                                 "kept (0: the correction only; -1: by the kind of model, 3 for a "
                                 "local one, 0 for a hosted one, which pays for every "
                                 "draft).").tag(config=True)
+    first_drafts = Int(-1, help="Drafts of the first answer sampled beside the model's own "
+                                "reply, each run read-only, until two agree; the result most "
+                                "drafts gave is kept (0: the model's reply alone, reviewed by the "
+                                "model; -1: by the kind of model, 4 for a local one, 0 for a "
+                                "hosted one, which pays for every draft).").tag(config=True)
     use_memory = Bool(True, help="Remember the answers you keep (a cell %%ask inserted that ran, "
                                  "the panel's thumbs-up, %sqlnb remember) per database, and show "
                                  "the model the most similar ones as examples (off: nothing is "
@@ -100,7 +105,8 @@ class AskMagic(Magics):
         return AgentSettings(preview_rows=max(0, self.preview_rows), share_data=share,
                              row_cap=max(1, self.row_cap), rendering=self.rendering,
                              statement_timeout=self.statement_timeout or None,
-                             retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts)
+                             retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts,
+                             first_drafts=None if self.first_drafts < 0 else self.first_drafts)
 
     @cell_magic("ask")
     @_people_errors

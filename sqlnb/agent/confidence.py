@@ -1,0 +1,81 @@
+"""How far an answer can be trusted, from evidence rather than from the model's say-so.
+
+The evidence is what running the candidate queries showed: how many of the model's drafts
+gave the kept result, whether the result is empty, whether its rows repeat, whether a
+stored value had to be looked up for a filter, whether earlier queries of the turn failed.
+Every answer with SQL gets one of three levels:
+
+- ``high``: at least two independent drafts of the question gave the same non-empty result
+  and no draft gave another one;
+- ``medium``: at least two drafts agree and more of them than on any other result (or a
+  model that does not sample reviewed its own result), with nothing suspicious about it;
+- ``low``: no agreement, an empty result, repeated rows, or a filter value that had to be
+  replaced by the one stored in the data.
+
+The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that
+"high" can be checked against what it promises.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+Level = Literal["high", "medium", "low"]
+LEVELS: tuple[Level, ...] = ("high", "medium", "low")
+
+
+class Confidence(TypedDict):
+    level: Level
+    score: float  # 0..1: the share of the drafts that gave the kept result, lowered by doubts
+    reasons: list[str]
+
+
+def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence | None:
+    """The confidence of ``attempt`` (the kept query of a turn), or None when it did not
+    run."""
+    if not attempt or not attempt.get("ok"):
+        return None
+    reasons: list[str] = []
+    cands = attempt.get("candidates") or []
+    draws = sum(int(c.get("weight") or 1) for c in cands) if cands else 1
+    chosen = next((c for c in cands if c.get("chosen")), None)
+    agree = int(chosen.get("votes") or 0) if chosen else (1 if attempt.get("row_count") else 0)
+    rivals = [c for c in cands if c.get("ok") and not c.get("chosen") and (c.get("votes") or 0) > 0
+              and c.get("group") != (chosen or {}).get("group")]
+    best_rival = max((int(c.get("votes") or 0) for c in rivals), default=0)
+    rows = attempt.get("row_count") or 0
+    nothing = rows == 0 or bool(attempt.get("nothing_found"))
+    score = agree / draws if draws else 0.0
+
+    if len(cands) > 1 or draws > 1:
+        reasons.append(f"{agree} of {draws} drafts gave this result")
+        if rivals:
+            others = len({c.get("group") for c in rivals})
+            reasons.append(f"{others} other result{'s' if others != 1 else ''} came from the other drafts")
+    if rows == 0:
+        reasons.append("the result is empty")
+    elif nothing:
+        reasons.append("the result is only zeros or NULLs: a filter may have matched nothing")
+    if attempt.get("repeated_rows"):
+        reasons.append("rows of the result repeat")
+    if attempt.get("repaired"):
+        reasons.append(f"a filter value was replaced by the stored one ({attempt['repaired']})")
+    if earlier_failures:
+        reasons.append(f"{earlier_failures} earlier quer{'ies' if earlier_failures != 1 else 'y'} "
+                       "of this question failed")
+    if attempt.get("reviewed"):
+        reasons.append("the model checked the result and kept it")
+
+    doubts = nothing or bool(attempt.get("repeated_rows")) or bool(attempt.get("repaired"))
+    if doubts:
+        score = min(score, 0.3)
+    if not doubts and agree >= 2 and not rivals and agree == draws:
+        level: Level = "high"
+    elif not doubts and agree >= 2 and agree > best_rival:
+        level = "medium"
+    elif not doubts and draws == 1 and attempt.get("reviewed") and not earlier_failures:
+        level, score = "medium", max(score, 0.5)
+    else:
+        level = "low"
+        score = min(score, 0.49)
+    return {"level": level, "score": round(score, 3), "reasons": reasons}
