@@ -43,9 +43,10 @@ from typing import Any, Callable, Iterable, Sequence
 import common as c
 import spider_eval
 
-CONFIGS = ("agent", "no-review", "single-shot")
+CONFIGS = ("agent", "agent+memory", "no-review", "single-shot")
 CONFIG_LABELS = {
     "agent": "agent (review, max 5 iterations)",
+    "agent+memory": "agent with memory (3 accepted answers of other questions as examples)",
     "no-review": "no-review (errors fed back; first SQL that runs)",
     "single-shot": "single-shot (one call, no execution)",
 }
@@ -272,14 +273,20 @@ def _usage_fields(usage: dict[str, Any]) -> dict[str, Any]:
 
 
 def ask_agent(question: str, adapter, client, *, connection: str, no_review: bool,
-              max_iterations: int, settings=None) -> dict[str, Any]:
-    """The ``agent`` / ``no-review`` configurations: a fresh Agent, one ask."""
+              max_iterations: int, settings=None, examples=None) -> dict[str, Any]:
+    """The ``agent`` / ``agent+memory`` / ``no-review`` configurations: a fresh Agent whose
+    memory is off (the user's own remembered answers never enter a benchmark), one ask;
+    ``examples``: the accepted answers ``agent+memory`` shows (see :func:`memory_examples`)."""
     from sqlnb.agent.runner import Agent
 
-    agent = Agent(settings=settings)
+    agent = Agent(settings=settings, memory=False)
     res = agent.ask(question, adapter, connection=connection, model=client,
-                    max_iterations=max_iterations, no_review=no_review)
+                    max_iterations=max_iterations, no_review=no_review,
+                    examples=examples if examples is not None else [])
+    conf = res.confidence or {}
     return {"pred_sql": res.sql, "status": res.status, "stop_reason": res.stop_reason,
+            "confidence": conf.get("level"), "confidence_score": conf.get("score"),
+            "examples": [e.get("index") for e in examples or []],
             "attempts": len(res.attempts), "attempts_ok": sum(1 for a in res.attempts if a.get("ok")),
             "model_error": res.model_error, **_usage_fields(res.usage),
             "attempt_log": [{k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")}
@@ -332,6 +339,29 @@ def single_shot(question: str, adapter, client, *, connection: str, max_iteratio
             **({"clarify": list(reply.clarify)} if reply.clarify is not None else {})}
 
 
+def memory_examples(q: dict[str, Any], pool: Sequence[dict[str, Any]], dialect: str,
+                    k: int = 3) -> list[dict[str, Any]]:
+    """The ``agent+memory`` configuration's examples for question ``q``: as for a user who
+    accepted the answers to the other questions of the same database earlier, the ``k`` of
+    them most like ``q`` by the memory's own ranking (``similar_pairs``), their gold SQL as
+    the accepted SQL.  Left out: ``q`` itself, every question whose gold SQL normalises to
+    the same query as ``q``'s (its answer would be given away), ambiguous questions."""
+    from sqlnb.agent.memory import similar_pairs
+    from sqlnb.sql.normalize import normalize_sql
+
+    def norm(sql: str) -> str:
+        try:
+            return normalize_sql(sql, dialect)
+        except Exception:
+            return " ".join(sql.lower().split())
+
+    own = norm(q["query"])
+    pairs = [{"question": o["question"], "sql": o["query"], "index": o["index"]} for o in pool
+             if o["db_id"] == q["db_id"] and o["index"] != q["index"] and not o.get("ambiguous")
+             and o.get("query") and norm(o["query"]) != own]
+    return similar_pairs(q["question"], pairs, k=k)
+
+
 # ---------------------------------------------------------------------------
 # the run
 # ---------------------------------------------------------------------------
@@ -360,6 +390,7 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
                  jsonl: str | Path | None = None, resume: bool = False,
                  settings=None, timeout: float = spider_eval.DEFAULT_TIMEOUT,
                  databases: dict[str, str | Path] | None = None,
+                 example_pool: Sequence[dict[str, Any]] | None = None,
                  log: Callable[[str], None] = print) -> dict[str, Any]:
     """Ask every question in every configuration and score the SQL.
 
@@ -367,7 +398,9 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
     every call).  ``jsonl``: append one line per (question, configuration) as it is done;
     with ``resume`` the pairs already there are not asked again.  ``databases``: the file of
     each ``db_id`` (a ``.duckdb`` file opens with DuckDB), instead of ``spider_dir``'s
-    layout.  Returns the summary per configuration and every record (see :func:`summarize`).
+    layout.  ``example_pool``: the questions ``agent+memory`` draws its examples from (all of
+    each database's questions; default: ``questions``).  Returns the summary per
+    configuration and every record (see :func:`summarize`).
     """
     from sqlnb.adapters import connect
 
@@ -419,8 +452,10 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
                         raise FileNotFoundError(f"no database {dbp}")
                     scheme = "duckdb" if dbp.suffix == ".duckdb" else "sqlite"
                     adapter = adapters[db_id] = connect(f"{scheme}:///{dbp}", readonly=True)
+                examples = (memory_examples(q, example_pool or questions, adapter.dialect)
+                            if config == "agent+memory" else None)
                 rec = _one(q, config, adapter, client, dbp, scorer, minfo["name"],
-                           max_iterations=max_iterations, settings=settings)
+                           max_iterations=max_iterations, settings=settings, examples=examples)
                 records.append(rec)
                 if out is not None:
                     out.write(json.dumps(rec, default=str) + "\n")
@@ -446,6 +481,7 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
         "differences": differences(records, configs),
         "by_db": by_db(records, configs),
         "clarification": clarification(records, configs),
+        "by_confidence": by_confidence(records, configs),
         "questions": total,
         "databases": sorted({q["db_id"] for q in questions}),
         "resumed_records": skipped,
@@ -457,7 +493,7 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
 
 
 def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, model_name: str, *,
-         max_iterations: int, settings) -> dict[str, Any]:
+         max_iterations: int, settings, examples=None) -> dict[str, Any]:
     start = time.perf_counter()
     try:
         if config == "single-shot":
@@ -466,7 +502,7 @@ def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, mod
         else:
             r = ask_agent(q["question"], adapter, client, connection=q["db_id"],
                           no_review=config == "no-review", max_iterations=max_iterations,
-                          settings=settings)
+                          settings=settings, examples=examples)
         exception = None
     except Exception as exc:  # one broken question must not end an hour-long run
         r = {"pred_sql": None, "status": "error", "stop_reason": "exception", "attempts": 0,
@@ -547,7 +583,8 @@ def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> di
     answered, with how many questions each got right that the other did not."""
     by = {(r["index"], r["config"]): r["correct"] for r in records if not r.get("ambiguous")}
     out = {}
-    for a, b in (("agent", "single-shot"), ("no-review", "single-shot"), ("agent", "no-review")):
+    for a, b in (("agent", "single-shot"), ("agent+memory", "single-shot"), ("agent+memory", "agent"),
+                 ("no-review", "single-shot"), ("agent", "no-review")):
         if a not in configs or b not in configs:
             continue
         both = sorted({i for i, cf in by if cf == a} & {i for i, cf in by if cf == b})
@@ -560,6 +597,24 @@ def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> di
             "only_first_right": sum(1 for i in both if by[(i, a)] and not by[(i, b)]),
             "only_second_right": sum(1 for i in both if by[(i, b)] and not by[(i, a)]),
         }
+    return out
+
+
+def by_confidence(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per configuration whose answers carry a confidence: for each level, how many
+    answerable questions got it and how many of those were right (EX per band)."""
+    out: dict[str, dict[str, Any]] = {}
+    for config in configs:
+        rs = [r for r in records if r["config"] == config and not r.get("ambiguous")]
+        if not any(r.get("confidence") for r in rs):
+            continue
+        bands: dict[str, Any] = {}
+        for level in ("high", "medium", "low", None):
+            br = [r for r in rs if r.get("confidence") == level]
+            right = sum(1 for r in br if r["correct"])
+            bands[level or "none"] = {"n": len(br), "correct": right,
+                                      "ex": round(100.0 * right / len(br), 1) if br else None}
+        out[config] = bands
     return out
 
 
@@ -580,7 +635,7 @@ def by_db(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str
 # ---------------------------------------------------------------------------
 
 SHOWN_SETTINGS = ("rendering", "sample_values", "value_hints", "preview_rows", "retry_drafts",
-                  "retry_temperature")
+                  "retry_temperature", "first_drafts", "first_temperature")
 
 
 def agent_settings() -> dict[str, Any]:
@@ -691,6 +746,18 @@ def markdown(data: dict[str, Any]) -> str:
                   c.table(["Configuration", "Asked back", "Rate", "Answerable questions asked back (needlessly)"],
                           [[n, f"{v['asked']}/{v['ambiguous']}", f"**{v['rate']:.0f}%**",
                             f"{v['asked_needlessly']}/{v['answerable']}"] for n, v in clar.items()]), ""]
+    bands = data.get("by_confidence") or {}
+    if bands:
+        lines += ["## EX by confidence", "",
+                  "Each answer's confidence (`AskResult.confidence`, from evidence: drafts that agree, "
+                  "empty or zeros-only results, repeated rows, replaced values); answerable questions "
+                  "only. \"none\": no SQL to rate.", ""]
+        head = ["Configuration"] + [f"{lvl} (n / EX)" for lvl in ("high", "medium", "low", "none")]
+        rows = []
+        for name, b in bands.items():
+            rows.append([name] + [f"{b[lvl]['n']} / {b[lvl]['ex']:.1f}%" if b[lvl]["n"] else "0 / —"
+                                  for lvl in ("high", "medium", "low", "none")])
+        lines += [c.table(head, rows), ""]
     if len(data["by_db"]) > 1:
         lines += ["## EX by engine" if sample else "## EX by database", ""]
         names = list(configs)
@@ -740,8 +807,13 @@ def run(args, log=print) -> dict[str, Any]:
     t = time.perf_counter()
     client = make_client(args.model)
     log(f"  model ready in {time.perf_counter() - t:.1f} s: {model_info(client, args.model)}")
+    if dataset == "sample":
+        pool = load_sample_questions(list(databases))
+    else:
+        pool = load_questions(spider_dir, db_ids=sorted({q["db_id"] for q in questions}))
     data = run_accuracy(questions, spider_dir, client, configs, max_iterations=args.max_iterations,
-                        jsonl=jsonl, resume=args.resume, databases=databases, log=log)
+                        jsonl=jsonl, resume=args.resume, databases=databases, example_pool=pool,
+                        log=log)
     data["model"]["spec"] = args.model
     if dataset == "sample":
         all_ids = [q["id"] for q in json.loads((SAMPLE_DIR / "questions.json").read_text(encoding="utf-8"))]

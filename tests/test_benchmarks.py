@@ -181,25 +181,54 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
     data = accuracy.run_accuracy(questions, spider_dir, model, accuracy.CONFIGS, jsonl=jsonl,
                                  log=lambda msg: None)
     s = data["configs"]
-    assert set(s) == {"agent", "no-review", "single-shot"}
+    assert set(s) == {"agent", "agent+memory", "no-review", "single-shot"}
     for name, summary in s.items():
         assert (summary["n"], summary["correct"], summary["ex"]) == (3, 3, 100.0), (name, summary)
     assert s["agent"]["llm_calls_mean"] == 2 and s["agent"]["stop_reasons"] == {"finalized": 3}
+    assert s["agent+memory"]["llm_calls_mean"] == 2
+    # confidence per band: a model that does not sample, reviewed: medium
+    assert data["by_confidence"]["agent"]["medium"] == {"n": 3, "correct": 3, "ex": 100.0}
     assert s["no-review"]["llm_calls_mean"] == 1 and s["no-review"]["stop_reasons"] == {"executed": 3}
     assert s["single-shot"]["llm_calls_mean"] == 1 and s["single-shot"]["stop_reasons"] == {"single_shot": 3}
     assert s["agent"]["prompt_tokens_mean"] > 0 and s["agent"]["completion_tokens_mean"] > 0
     assert data["differences"]["agent − single-shot"]["points"] == 0
     assert set(data["by_db"]) == {"music", "zoo"}
     lines = [json.loads(x) for x in jsonl.read_text().splitlines()]
-    assert len(lines) == 9 and all(r["correct"] for r in lines)
+    assert len(lines) == 12 and all(r["correct"] for r in lines)
+    # agent+memory: the other question of the same database as the example, none for zoo's
+    # only question; the plain agent never sees one
+    examples = {r["question"]: r["examples"] for r in lines if r["config"] == "agent+memory"}
+    assert examples == {SPIDER_QUESTIONS[0]["question"]: [1], SPIDER_QUESTIONS[1]["question"]: [0],
+                        SPIDER_QUESTIONS[2]["question"]: []}
+    assert all(r["examples"] == [] for r in lines if r["config"] == "agent")
+    shown = [p[-1] for p in model.prompts if "answered before" in p[-1]]
+    assert len(shown) == 2 * 2 and all(SPIDER_QUESTIONS[2]["question"] not in t for t in shown)
     assert {k for k in ("pred_sql", "status", "stop_reason", "correct", "llm_calls", "prompt_tokens",
                         "completion_tokens", "seconds")} <= set(lines[0])
     # single-shot sends exactly what the agent's first generate call sends
     for q in SPIDER_QUESTIONS:
         first = {tuple(p) for p in model.prompts
-                 if f"Question: {q['question']}" in p[-1] and "Your attempts so far" not in p[-1]}
+                 if f"Question: {q['question']}" in p[-1] and "Your attempts so far" not in p[-1]
+                 and "answered before" not in p[-1]}
         assert len(first) == 1, q["question"]
-    assert len(model.prompts) == 3 * (2 + 1 + 1)
+    assert len(model.prompts) == 3 * (2 + 2 + 1 + 1)
+
+
+def test_memory_examples_leave_out_the_question_and_its_gold_query():
+    import accuracy
+
+    pool = [{"db_id": "d", "index": 0, "question": "How many singers are there?",
+             "query": "SELECT count(*) FROM singer"},
+            {"db_id": "d", "index": 1, "question": "Count the singers.",
+             "query": "select COUNT(*)  from singer"},  # the same query: left out
+            {"db_id": "d", "index": 2, "question": "How many singers are from France?",
+             "query": "SELECT count(*) FROM singer WHERE country = 'France'"},
+            {"db_id": "e", "index": 3, "question": "How many singers are there in all?",
+             "query": "SELECT 1"},  # another database
+            {"db_id": "d", "index": 4, "question": "Which singers are there?", "query": None,
+             "ambiguous": True}]
+    got = accuracy.memory_examples(pool[0], pool, "sqlite")
+    assert [e["index"] for e in got] == [2]
 
 
 def test_accuracy_wrong_sql_scores_0_and_resumes(spider_dir, tmp_path):
@@ -215,10 +244,10 @@ def test_accuracy_wrong_sql_scores_0_and_resumes(spider_dir, tmp_path):
     calls_before = len(wrong.prompts)
     logs: list[str] = []
     data = accuracy.run_accuracy(questions, spider_dir, wrong, jsonl=jsonl, resume=True, log=logs.append)
-    assert data["resumed_records"] == 6
-    assert len(wrong.prompts) - calls_before == 2 + 1 + 1
+    assert data["resumed_records"] == 8
+    assert len(wrong.prompts) - calls_before == 2 + 2 + 1 + 1
     assert all(s["n"] == 3 and s["ex"] == 0.0 for s in data["configs"].values())
-    assert len(jsonl.read_text().splitlines()) == 9
+    assert len(jsonl.read_text().splitlines()) == 12
     assert logs[-1].startswith("[3/3] zoo #2")
 
 
