@@ -24,7 +24,7 @@ def _notebook_magics():
 def ask(question: str, connection: str | Adapter | None = None, model: Any = None, *,
         max_iterations: int = 5, failure_cutoff: int = 3, no_review: bool = False,
         share_data: bool = True, preview_rows: int = 5, retry_drafts: int | None = None,
-        first_drafts: int | None = None, agent=None,
+        first_drafts: int | None = None, use_memory: bool | None = None, agent=None,
         on_event: Callable[[dict], None] | None = None):
     """Ask ``question`` of a database and return an :class:`~sqlnb.agent.runner.AskResult`
     (``.sql``, ``.status``, ``.attempts``, ``.df``).
@@ -38,7 +38,9 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
     the kind of model, 3 for a local one, 0 for a hosted one, which pays for every draft).
     ``first_drafts``: up to this many drafts of the first answer run beside the model's own
     reply until two agree, and the result most drafts gave is kept (0: off; None: 4 for a
-    local model, 0 for a hosted one)."""
+    local model, 0 for a hosted one).  ``use_memory``: show the model the accepted answers of
+    this database most like the question (None: the agent's setting, on by default; False:
+    none)."""
     from sqlnb.agent.nodes import AgentSettings
     from sqlnb.agent.runner import Agent
 
@@ -46,7 +48,7 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
                              retry_drafts=None if retry_drafts is None else max(0, retry_drafts),
                              first_drafts=None if first_drafts is None else max(0, first_drafts))
     kwargs = dict(model=model, max_iterations=max_iterations, failure_cutoff=failure_cutoff,
-                  no_review=no_review, settings=settings, on_event=on_event)
+                  no_review=no_review, settings=settings, on_event=on_event, use_memory=use_memory)
     if isinstance(connection, Adapter):
         return (agent or Agent()).ask(question, connection, connection="default", **kwargs)
     magics = _notebook_magics()

@@ -331,6 +331,30 @@ def test_the_agent_shows_remembered_answers_of_this_database(seeded, empty_db, c
 
 
 @pytest.mark.engines(["sqlite"])
+def test_chat_rendering_and_the_python_api_show_remembered_answers(seeded, connect_to, tmp_path):
+    import sqlnb
+    from sqlnb.agent.models import ScriptedChatModel
+    from sqlnb.agent.nodes import AgentSettings
+    from sqlnb.agent.runner import Agent
+
+    adapter = connect_to(seeded)
+    agent = Agent(memory=MemoryStore(tmp_path / "m.sqlite"))
+    agent.remember(adapter, "Which orders are paid?", PAID, connection="shop", source="remember")
+    model = ScriptedChatModel(replies=[sql_block(PAID), "FINAL"])
+    agent.ask("Show the paid orders", adapter, connection="chat", model=model,
+              settings=AgentSettings(rendering="chat"))
+    role, system = model.prompts[0][0]
+    assert role == "system" and "Which orders are paid?" in system and PAID in system
+    # sqlnb.ask(use_memory=False): nothing shown; default: the agent's memory
+    model = ScriptedChatModel(replies=[sql_block(PAID), "FINAL"])
+    r = sqlnb.ask("Show the paid orders", adapter, model, agent=agent, use_memory=False)
+    assert r.examples == [] and "answered before" not in model.prompts[0][-1][1]
+    model = ScriptedChatModel(replies=[sql_block(PAID), "FINAL"])
+    r = sqlnb.ask("Show the paid orders", adapter, model, agent=agent)
+    assert [e["question"] for e in r.examples] == ["Which orders are paid?"]
+
+
+@pytest.mark.engines(["sqlite"])
 def test_a_corrupt_memory_fails_no_question(seeded, connect_to, tmp_path, caplog):
     from sqlnb.agent.models import ScriptedChatModel
     from sqlnb.agent.runner import Agent

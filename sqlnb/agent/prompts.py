@@ -118,13 +118,9 @@ def fresh_prompt(state: dict[str, Any]) -> str:
             else:
                 lines.append("(not answered)")
         parts.append("\n".join(lines))
-    examples = state.get("examples") or []
-    if examples:
-        lines = ["Questions about this database answered before, with the SQL the user accepted "
-                 "(examples; the tables and values they use exist):"]
-        for e in examples:
-            lines.append(f"Question: {e['question']}\n```sql\n{e['sql'].strip()}\n```")
-        parts.append("\n".join(lines))
+    shown = examples_text(state.get("examples") or [])
+    if shown:
+        parts.append(shown)
     parts.append(f"Question: {state.get('question', '').strip()}")
     attempts = state.get("attempts") or []
     why = (state.get("reply") or {}).get("not_a_question")
@@ -154,6 +150,17 @@ def fresh_prompt(state: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def examples_text(examples: Sequence[dict[str, Any]]) -> str | None:
+    """The memory's accepted answers as the model is shown them (None: none)."""
+    if not examples:
+        return None
+    lines = ["Questions about this database answered before, with the SQL the user accepted "
+             "(examples; the tables and values they use exist):"]
+    for e in examples:
+        lines.append(f"Question: {e['question']}\n```sql\n{str(e['sql']).strip()}\n```")
+    return "\n".join(lines)
+
+
 def not_a_question_note(why: str, state: dict[str, Any]) -> str:
     """What the model is told after a CLARIFY reply that asked the user nothing."""
     attempts = state.get("attempts") or []
@@ -169,6 +176,9 @@ def model_messages(state: dict[str, Any], rendering: str = "fresh") -> list[Base
         max_iterations=state.get("max_iterations", 5), failure_cutoff=state.get("failure_cutoff", 3)))
     if rendering == "fresh":
         return [system, HumanMessage(content=fresh_prompt(state))]
+    shown = examples_text(state.get("examples") or [])
+    if shown:  # the chat rendering: the accepted answers go with the system prompt
+        system = SystemMessage(content=f"{system.content}\n\n{shown}")
     return [system, *chat_history(state.get("messages") or [])]
 
 
