@@ -214,11 +214,11 @@ def ask_progress_line(event: dict) -> str | None:
         if event.get("sql") is None and event.get("final"):
             return "The model confirmed the result (FINAL)."
         n = event.get("candidates")
-        if n == 1:
-            return "Trying another query in place of one that already failed…"
         if n and event.get("first_round"):
             return (f"Drafted the answer {event.get('draws') or n} times ({n} different "
                     f"quer{'ies' if n != 1 else 'y'}); the result most drafts gave is kept…")
+        if n == 1:
+            return "Trying another query in place of one that already failed…"
         if n:
             return f"Trying {n} candidate queries; the result most of them agree on is kept…"
         return None

@@ -1361,6 +1361,15 @@ def test_two_drafts_that_agree_are_the_answer_without_a_review_call(engine, db):
     (a,) = r.attempts
     assert [(c["weight"], c["votes"], c["chosen"]) for c in a["candidates"]] == [(1, 2, True), (1, 2, False)]
     assert r.confidence == {"level": "high", "score": 1.0, "reasons": ["2 of 2 drafts gave this result"]}
+    assert ask_progress_line(next(e for e in run.events if e["type"] == "reply")) == (
+        "Drafted the answer 2 times (2 different queries); the result most drafts gave is kept…")
+    # the reply and a draft the same query: one candidate of weight 2
+    run = ask_voting(db, [sql(PAID)], [sql(PAID.lower())])
+    (a,) = run.result.attempts
+    assert [(c["weight"], c["votes"]) for c in a["candidates"]] == [(2, 2)]
+    assert run.result.confidence["level"] == "high"
+    assert ask_progress_line(next(e for e in run.events if e["type"] == "reply")) == (
+        "Drafted the answer 2 times (1 different query); the result most drafts gave is kept…")
     # the draft saw exactly the first prompt, sampled
     assert run.model.draft_prompts[0] == run.prompts[0]
     assert r.to_dict()["confidence"]["level"] == "high"
