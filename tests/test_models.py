@@ -482,3 +482,39 @@ def test_llama_cpp_threads_wait_passively(monkeypatch, fake_llama_cpp):
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     models._import_llama_cpp()
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+class RecordingModel(BaseChatModel):
+    """Records the options each call got; a reply that explains its query at length."""
+
+    calls: list[dict[str, Any]] = []
+    takes_seed: bool = True
+
+    @property
+    def _llm_type(self) -> str:
+        return "recording"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        self.calls.append({"stop": stop, **kwargs})
+        text = "```sql\nSELECT 1\n```\n\nThis query selects one."
+        for s in stop or []:
+            if s in text:
+                text = text[:text.index(s)]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def test_a_draft_stops_after_its_sql_block_where_the_model_takes_stops():
+    from sqlnb.agent.protocol import parse_reply
+
+    model = RecordingModel(calls=[])
+    client = ModelClient(model)
+    text, _ = client.invoke("q", temperature=0.7, seed=2, draft=True)
+    assert model.calls[-1]["stop"] == list(models.DRAFT_STOP)
+    assert model.calls[-1]["max_tokens"] == models.DRAFT_MAX_TOKENS and model.calls[-1]["seed"] == 2
+    assert text == "```sql\nSELECT 1\n" and parse_reply(text).sql == "SELECT 1"
+    client.invoke("q")  # the model's own reply: whole
+    assert model.calls[-1]["stop"] is None and "max_tokens" not in model.calls[-1]
+    # a model that takes no such options (hosted ones): nothing added
+    other = RecordingModel(calls=[], takes_seed=False)
+    ModelClient(other).invoke("q", temperature=0.7, seed=2, draft=True)
+    assert other.calls[-1]["stop"] is None and "max_tokens" not in other.calls[-1]

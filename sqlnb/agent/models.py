@@ -309,6 +309,13 @@ def _close_llamas() -> None:
                 lock.release()
 
 
+# A draft's reply ends where its ```sql block has closed and prose begins: the closing
+# fence followed by a blank line (what the explanation after the query starts with).  The
+# block's text stays whole; extract_sql reads a fence left open.
+DRAFT_STOP = ("```\n\n",)
+DRAFT_MAX_TOKENS = 320
+
+
 class LlamaCppChatModel(BaseChatModel):
     """A GGUF model run in-process by llama.cpp (``pip install 'sqlnb[local]'``).
 
@@ -618,18 +625,25 @@ class ModelClient:
         return bool(getattr(self.model, "samples", True))
 
     def invoke(self, messages: LanguageModelInput, *, temperature: float | None = None,
-               seed: int | None = None, stop: Any = None) -> tuple[str, dict[str, Any]]:
+               seed: int | None = None, stop: Any = None,
+               draft: bool = False) -> tuple[str, dict[str, Any]]:
         """Return the reply text and this call's usage: input/output/total tokens,
         ``calls`` (1) and ``seconds`` (wall time, retries included).
 
         ``temperature`` overrides the model's for this call (a sampled reply); ``seed``
         makes it reproducible where the model takes one (llama.cpp).  ``stop``: a
-        :class:`~sqlnb.agent.stop.StopToken` that abandons the call when stopped."""
+        :class:`~sqlnb.agent.stop.StopToken` that abandons the call when stopped.
+        ``draft``: only the query of the reply is used (a draft of an answer), so a model
+        that takes them (llama.cpp) stops generating once the ```sql block has closed and
+        the text after it begins (``DRAFT_STOP``), within ``DRAFT_MAX_TOKENS``."""
         options: dict[str, Any] = {}
         if temperature is not None:
             options["temperature"] = temperature
             if seed is not None and getattr(self.model, "takes_seed", False):
                 options["seed"] = seed
+        if draft and getattr(self.model, "takes_seed", False):
+            options["stop"] = list(DRAFT_STOP)
+            options["max_tokens"] = DRAFT_MAX_TOKENS
         start = time.perf_counter()
         attempt = 0
         while True:

@@ -219,7 +219,7 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
     for j in range(drafts):
         try:
             text, call_usage = ctx.model.invoke(first, temperature=s.retry_temperature,
-                                                seed=iteration * 1000 + j)
+                                                seed=iteration * 1000 + j, draft=True)
         except Exception:
             usage = _add_usage(usage, {"failed_calls": 1, "calls": 0})
             break
@@ -287,7 +287,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             break
         if asked and draws >= 3 and len(asked) * 2 > draws:
             break  # most drafts ask back: a clarification
-        text, call_usage = ctx.model.invoke(messages, temperature=s.first_temperature, seed=j + 1)
+        text, call_usage = ctx.model.invoke(messages, temperature=s.first_temperature, seed=j + 1,
+                                            draft=True)
         usage = _add_usage(usage, call_usage)
         take(parse_reply(text))
     repairs: dict[str, str] = {}
