@@ -645,6 +645,12 @@ def test_clarification_is_remembered(engine, db):
     assert "How many orders were there last year?" in prompt
     assert "Which year do you mean?" in prompt
     assert second.result.ok and second.result.rows() == [[3]]
+    # the answer stands for the whole question: in its cell and in the memory
+    assert second.result.full_question == "How many orders were there last year? (2024)"
+    assert "-- sqlnb ask: How many orders were there last year? (2024) |" in second.result.cell_source()
+    assert first.result.full_question == first.result.question
+    third = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, question="And all years?")
+    assert third.result.full_question == "And all years?"
 
 
 @RULE_ENGINES

@@ -739,6 +739,9 @@ def test_a_clarification_keeps_its_best_query_its_cell_and_confidence(shell, pan
     assert entry["question"] == "How many sales?" and entry["sql"] == "SELECT max(n) AS n FROM sales"
 
 
+COUNT_MARCH = "SELECT count(*) AS n FROM orders WHERE ordered_on >= DATE '2024-03-01'"
+
+
 def test_confidence_info_keeps_only_a_well_formed_confidence():
     from sqlnb.bridge.runs import confidence_info
 
@@ -780,6 +783,24 @@ def test_remember_stores_the_runs_question_sql_and_connection(shell, panel, engi
     assert panel.wait_done(run)["status"] == "success"
     prompt = "\n".join(c for _, c in shell._sqlnb_ask.agent.client(model).model.prompts[0])
     assert "Which orders are paid?" in prompt and PAID in prompt
+
+
+@pytest.mark.engines(["duckdb"])
+def test_remembering_an_answer_to_a_clarification_keeps_the_whole_question(shell, panel, engine,
+                                                                          seeded, tmp_path):
+    from sqlnb.agent.memory import MemoryStore
+
+    connect(shell, seeded.url(), "shop")
+    run = ask(panel, "How many orders in the month?",
+              model=script(tmp_path, "CLARIFY: Which month do you mean?"))
+    assert panel.wait_done(run)["status"] == "needs_clarification"
+    run = ask(panel, "March 2024", model=script(tmp_path, sql_block(COUNT_MARCH), "FINAL"))
+    done = panel.wait_done(run)
+    assert done["status"] == "success"
+    assert "-- sqlnb ask: How many orders in the month? (March 2024) |" in done["cell"]
+    assert panel.request("remember", run=run)["ok"]
+    (entry,) = MemoryStore().entries()
+    assert entry["question"] == "How many orders in the month? (March 2024)"
 
 
 def test_remember_without_the_run_takes_the_answer_from_the_request(shell, panel, tmp_path):

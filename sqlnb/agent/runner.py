@@ -50,12 +50,24 @@ class AskResult:
     # how far the answer can be trusted, from evidence (sqlnb.agent.confidence): {level,
     # score, reasons}; None when there is no SQL
     confidence: dict[str, Any] | None = None
+    # the question this answer answers, on its own: an answer to the model's clarifying
+    # questions ("February") with the question that was asked before ("Orders per month?
+    # (February)"); None: ``question`` itself.  The provenance comment and the memory use it.
+    asked_before: str | None = None
     # the remembered answers shown to the model as examples: [{id, question}]
     examples: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.status == "success"
+
+    @property
+    def full_question(self) -> str:
+        """The question with what it answers: after a clarification, the earlier question
+        and this reply together."""
+        if self.asked_before:
+            return f"{self.asked_before} ({self.question})"
+        return self.question
 
     @property
     def columns(self) -> list[str]:
@@ -91,7 +103,7 @@ class AskResult:
         was made (question, model, attempts).  None when there is no final SQL."""
         if not self.sql:
             return None
-        q = " ".join(self.question.split())
+        q = " ".join(self.full_question.split())
         if len(q) > 160:
             q = q[:157] + "..."
         n = len(self.attempts)
@@ -257,7 +269,10 @@ class Agent:
         emit = on_event or (lambda e: None)
         config = {"configurable": {"thread_id": self.thread_id(connection)},
                   "recursion_limit": recursion_limit(max_iterations)}
-        earlier = [t.get("question", "") for t in self.history(connection)[-2:]]
+        before = self.history(connection)
+        earlier = [t.get("question", "") for t in before[-2:]]
+        asked_before = (before[-1].get("question") or None
+                        if before and before[-1].get("status") == "needs_clarification" else None)
         emit({"type": "context", "connection": connection})
         catalog = adapter.catalog()
         run_adapter: Any = adapter
@@ -295,7 +310,7 @@ class Agent:
             questions=list(values.get("questions") or []), usage=dict(values.get("usage") or {}),
             result=result, elapsed=time.perf_counter() - start,
             model_error=values.get("model_error"), context=ctx_text,
-            confidence=dict(confidence) if confidence else None,
+            confidence=dict(confidence) if confidence else None, asked_before=asked_before,
             examples=[{"id": e.get("id"), "question": e["question"]} for e in examples or []])
         emit({"type": "done", "result": out})
         return out

@@ -291,7 +291,7 @@ class Bridge:
             result = run.result
             if result is None or not result.sql:
                 raise errors.UsageError("this answer has no SQL to remember")
-            question, sql, connection = result.question, result.sql, result.connection
+            question, sql, connection = result.full_question, result.sql, result.connection
         else:
             question, sql, connection = (data.get(k) for k in ("question", "sql", "connection"))
             if rid and not (question or sql):
