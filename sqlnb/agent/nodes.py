@@ -13,6 +13,7 @@ import decimal
 import re
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -287,7 +288,10 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             break
         if asked and draws >= 3 and len(asked) * 2 > draws:
             break  # most drafts ask back: a clarification
-        text, call_usage = ctx.model.invoke(messages, temperature=s.first_temperature, seed=j + 1,
+        # a seed per question and draft: reproducible, yet not the same random stream for
+        # every question (a fixed seed made one draft pick the same unlikely first token)
+        seed = zlib.crc32(f"{state.get('question', '')}#{j}".encode("utf-8"))
+        text, call_usage = ctx.model.invoke(messages, temperature=s.first_temperature, seed=seed,
                                             draft=True)
         usage = _add_usage(usage, call_usage)
         take(parse_reply(text))
