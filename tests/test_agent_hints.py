@@ -126,3 +126,26 @@ def test_empty_result_tells_the_model_to_check_filters():
     text = format_attempt({"n": 1, "sql": "SELECT 1 WHERE 0", "ok": True, "row_count": 0,
                            "columns": [["x", "integer"]], "preview": []})
     assert "No rows matched" in text and "check the filters" in text
+
+
+def test_value_repair_puts_in_the_stored_value_when_exactly_one_fits(catalog):
+    from sqlnb.agent.hints import value_repair
+
+    stored = {("Pets", "PetType"): ["dog", "cat", "guinea pig"], ("Student", "Fname"): ["Johnson", "Jonson", "Bob"]}
+
+    def values(table, column):
+        return stored[(table.name, column)]
+
+    # case and spacing
+    assert value_repair("SELECT count(*) FROM Pets WHERE PetType = 'Guinea  Pig'", "sqlite", catalog, values) \
+        == ("SELECT COUNT(*) FROM Pets WHERE PetType = 'guinea pig'", "'Guinea  Pig' → 'guinea pig'")
+    # one clear near match, inside IN, through an alias
+    fixed = value_repair("SELECT T.PetID FROM Pets AS T WHERE T.PetType IN ('dogg', 'cat')", "sqlite", catalog, values)
+    assert fixed == ("SELECT T.PetID FROM Pets AS T WHERE T.PetType IN ('dog', 'cat')", "'dogg' → 'dog'")
+    # two near matches ('Johnson', 'Jonson' for 'Johnsonn'): nothing is guessed; a value that
+    # exists: nothing to do
+    assert value_repair("SELECT Age FROM Student WHERE Fname = 'Johnsonn'", "sqlite", catalog, values) is None
+    assert value_repair("SELECT Age FROM Student WHERE Fname = 'Bob'", "sqlite", catalog, values) is None
+    # no such column in the catalog, or a literal far from every value: nothing
+    assert value_repair("SELECT 1 FROM Pets WHERE colour = 'red'", "sqlite", catalog, values) is None
+    assert value_repair("SELECT 1 FROM Pets WHERE PetType = 'hamster'", "sqlite", catalog, values) is None

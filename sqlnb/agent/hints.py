@@ -127,22 +127,16 @@ def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog
     return "; ".join(hints) or None
 
 
-def empty_result_hint(sql: str, dialect: str, catalog: Catalog | None,
-                      distinct_values: Callable[[Table, str], Sequence[object]]) -> str | None:
-    """When a filter matched nothing: the existing values closest to each string literal
-    compared with a column (``col = 'x'``, ``col LIKE 'x'``, ``col IN (...)``)."""
-    if catalog is None:
-        return None
-    tree = _parse(sql, dialect)
-    if tree is None:
-        return None
+def _string_filters(tree: exp.Expression, catalog: Catalog, kinds: tuple, *, unique_owner: bool = False):
+    """The filters of a parsed query that compare a catalog column with string literals
+    (``col = 'x'``, ``col IN ('x', 'y')``, ...; ``kinds``: the expression classes): each
+    as (node, column, its table, the literals).  A column without a qualifier belongs to
+    the first table of the query that has it (``unique_owner``: only when one has it)."""
     aliases: dict[str, Table] = {}
     for alias, name, found in _table_refs(tree, catalog):
         aliases[alias.lower()] = found
         aliases.setdefault(name.lower(), found)
-    hints: list[str] = []
-    seen: set[tuple[str, str]] = set()
-    for node in tree.find_all(exp.EQ, exp.Like, exp.ILike, exp.In):
+    for node in list(tree.find_all(*kinds)):
         col = node.this if isinstance(node.this, exp.Column) else None
         if col is None:
             continue
@@ -156,9 +150,24 @@ def empty_result_hint(sql: str, dialect: str, catalog: Catalog | None,
         table = aliases.get(col.table.lower()) if col.table else None
         if table is None:
             owners = [t for t in aliases.values() if t.column(col.name) is not None]
-            table = owners[0] if owners else None
+            table = owners[0] if owners and (len(owners) == 1 or not unique_owner) else None
         if table is None or table.column(col.name) is None:
             continue
+        yield node, col, table, literals
+
+
+def empty_result_hint(sql: str, dialect: str, catalog: Catalog | None,
+                      distinct_values: Callable[[Table, str], Sequence[object]]) -> str | None:
+    """When a filter matched nothing: the existing values closest to each string literal
+    compared with a column (``col = 'x'``, ``col LIKE 'x'``, ``col IN (...)``)."""
+    if catalog is None:
+        return None
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    hints: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for node, col, table, literals in _string_filters(tree, catalog, (exp.EQ, exp.Like, exp.ILike, exp.In)):
         key = (table.name, col.name.lower())
         if key in seen:
             continue
@@ -336,27 +345,9 @@ def value_repair(sql: str, dialect: str, catalog: Catalog | None,
     tree = _parse(sql, dialect)
     if tree is None:
         return None
-    aliases: dict[str, Table] = {}
-    for alias, name, found in _table_refs(tree, catalog):
-        aliases[alias.lower()] = found
-        aliases.setdefault(name.lower(), found)
     changes: list[str] = []
-    for node in list(tree.find_all(exp.EQ, exp.In, exp.NEQ)):
-        col = node.this if isinstance(node.this, exp.Column) else None
-        if col is None:
-            continue
-        literals = ([e for e in node.expressions if isinstance(e, exp.Literal) and e.is_string]
-                    if isinstance(node, exp.In) else
-                    [node.expression] if isinstance(node.expression, exp.Literal)
-                    and node.expression.is_string else [])
-        if not literals:
-            continue
-        table = aliases.get(col.table.lower()) if col.table else None
-        if table is None:
-            owners = [t for t in aliases.values() if t.column(col.name) is not None]
-            table = owners[0] if len(owners) == 1 else None
-        if table is None or table.column(col.name) is None:
-            continue
+    for node, col, table, literals in _string_filters(tree, catalog, (exp.EQ, exp.In, exp.NEQ),
+                                                      unique_owner=True):
         try:
             values = [str(v) for v in distinct_values(table, table.column(col.name).name) if v is not None]
         except Exception:
