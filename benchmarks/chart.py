@@ -23,8 +23,11 @@ ENGINES = {"postgresql": "PostgreSQL", "mysql": "MariaDB", "duckdb": "DuckDB", "
 FETCH_TOOLS = {"sqlnb": "sqlnb %%sql -o", "jupysql": "JupySQL 0.11", "read_sql": "pandas.read_sql"}
 CATALOG_TOOLS = {"sqlnb": "sqlnb catalog", "sqla_multi": "SQLAlchemy 2\nmulti-table",
                  "sqla_reflect": "SQLAlchemy\nMetaData.reflect"}
+# the configurations a run has, in this order (a run need not have all of them; single-shot
+# and agent it must)
 ACCURACY_CONFIGS = {"single-shot": "single-shot", "no-review": "agent\n--no-review",
-                    "agent": "agent"}
+                    "agent": "agent", "agent+memory": "agent\nwith memory"}
+ACCURACY_REQUIRED = ("single-shot", "agent")
 
 
 class ResultsError(Exception):
@@ -51,7 +54,8 @@ def chart_data(results: Path = RESULTS) -> dict:
             "fetch_rows": fetch["rows"],
             "catalog": {label: catalog["tools"][t]["median_s"] for t, label in CATALOG_TOOLS.items()},
             "catalog_tables": catalog["tables"],
-            "accuracy": {label: accuracy["configs"][c]["ex"] for c, label in ACCURACY_CONFIGS.items()},
+            "accuracy": {label: accuracy["configs"][c]["ex"] for c, label in ACCURACY_CONFIGS.items()
+                         if c in ACCURACY_REQUIRED or c in accuracy["configs"]},
             "accuracy_n": accuracy["configs"]["agent"]["n"],
         }
     except KeyError as exc:
@@ -92,7 +96,9 @@ def draw(results: Path = RESULTS, out: Path = OUT) -> Path:
 
     labels = list(data["accuracy"])
     values = list(data["accuracy"].values())
-    bars = ax3.bar(labels, values, color=[colors[2], colors[1], colors[0]])
+    palette = {"single-shot": colors[2], "agent\n--no-review": colors[1], "agent": colors[0],
+               "agent\nwith memory": "#2f8f5b"}
+    bars = ax3.bar(labels, values, color=[palette.get(label, colors[0]) for label in labels])
     ax3.bar_label(bars, labels=[f"{v:.1f}%" for v in values], fontsize=8, padding=1)
     ax3.set_ylim(0, 100)
     ax3.set_ylabel("execution accuracy, % (higher is better)")
