@@ -56,7 +56,12 @@ DEFAULT_MODEL = "llamacpp:qwen2.5-coder-1.5b"
 DEFAULT_MAX_ITERATIONS = 5
 DATASETS = ("spider", "sample")
 SAMPLE_DIR = c.REPO / "benchmarks" / "sample"
-SAMPLE_ENGINES = ("duckdb", "sqlite")
+SAMPLE_ENGINES = ("duckdb", "sqlite", "postgresql")
+# the PostgreSQL copy of the sample database (on the local server of scripts/services.sh)
+SAMPLE_PG_DB = "sqlnb_sample"
+# each engine's gold SQL in questions.json: its own key where the DuckDB query does not
+# run there or gives another result, else "query"
+GOLD_KEYS = {"duckdb": "query", "sqlite": "query_sqlite", "postgresql": "query_postgres"}
 
 
 # ---------------------------------------------------------------------------
@@ -100,21 +105,43 @@ def load_sample_questions(engines: Sequence[str] = SAMPLE_ENGINES, *, offset: in
     out = []
     for engine in engines:
         for q in data:
-            gold = q["query"] if engine == "duckdb" else (q.get("query_sqlite") or q["query"])
+            gold = q.get(GOLD_KEYS[engine]) or q["query"]
             out.append({"index": f"{engine}/{q['id']}", "id": q["id"], "db_id": engine,
                         "question": q["question"], "query": gold,
                         "ambiguous": bool(q.get("ambiguous")), "tags": q.get("tags", [])})
     return out
 
 
-def prepare_sample_databases(data_dir: str | Path) -> dict[str, Path]:
-    """Build the sample database (DuckDB and its SQLite copy) under ``data_dir/sample``."""
-    from sqlnb.demo import create_sample_database, sqlite_path_for
+def prepare_sample_databases(data_dir: str | Path,
+                             engines: Sequence[str] = ("duckdb", "sqlite")) -> dict[str, Path | str]:
+    """Build the sample database (DuckDB and its SQLite copy) under ``data_dir/sample`` and,
+    with ``postgresql`` among ``engines``, its copy in database ``sqlnb_sample`` of the local
+    PostgreSQL server (its URL)."""
+    from sqlnb.demo import create_sample_database, sqlite_path_for, write_postgres
 
     d = Path(data_dir) / "sample"
     d.mkdir(parents=True, exist_ok=True)
     duck = create_sample_database(d / "sample.duckdb")
-    return {"duckdb": duck, "sqlite": sqlite_path_for(duck)}
+    out: dict[str, Path | str] = {"duckdb": duck, "sqlite": sqlite_path_for(duck)}
+    if "postgresql" in engines:
+        out["postgresql"] = sample_postgres_url()
+        write_postgres(str(out["postgresql"]))
+    return out
+
+
+def sample_postgres_url(db: str = SAMPLE_PG_DB) -> str:
+    """The URL of the sample database's PostgreSQL copy, the database created if absent."""
+    import psycopg
+
+    with psycopg.connect(host=c.PG_HOST, port=c.PG_PORT, user=c.PG_USER, dbname="postgres",
+                         autocommit=True) as con:
+        if not con.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db,)).fetchone():
+            con.execute(f'CREATE DATABASE "{db}"')
+    return f"postgresql://{c.PG_USER}@{c.PG_HOST}:{c.PG_PORT}/{db}"
+
+
+def is_url(database: str | Path) -> bool:
+    return isinstance(database, str) and "://" in database
 
 
 def _plain(v: Any) -> Any:
@@ -217,21 +244,54 @@ class DuckDBScorer:
         self._tmp.clear()
 
 
+class PostgresScorer(DuckDBScorer):
+    """The same execution match on a PostgreSQL database (``db_path``: its URL), through a
+    read-only session of its own with the timeout as ``statement_timeout``."""
+
+    def _conn(self, db_path: str | Path):
+        import psycopg
+
+        key = str(db_path)
+        if key not in self._conns:
+            con = psycopg.connect(key, autocommit=True)
+            con.execute("SET default_transaction_read_only = on")
+            self._conns[key] = con
+        return self._conns[key]
+
+    def _run(self, conn, sql: str, *, timeout: float | None, max_rows: int | None = None):
+        import psycopg
+
+        conn.execute(f"SET statement_timeout = {int(timeout * 1000) if timeout else 0}")
+        try:
+            cur = conn.execute(sql)
+            rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows + 1)
+        except psycopg.errors.QueryCanceled:
+            raise spider_eval.QueryTimeout(f"ran past {timeout:g} s") from None
+        over = len(rows) if max_rows is not None and len(rows) > max_rows else None
+        return [tuple(_plain(v) for v in r) for r in rows], over
+
+
 class Scorers:
-    """SQLite files through ``spider_eval.Scorer``, DuckDB files through DuckDBScorer."""
+    """SQLite files through ``spider_eval.Scorer``, DuckDB files through DuckDBScorer,
+    PostgreSQL URLs through PostgresScorer."""
 
     def __init__(self, timeout: float | None = spider_eval.DEFAULT_TIMEOUT):
         self.sqlite = spider_eval.Scorer(timeout=timeout)
         self.duckdb = DuckDBScorer(timeout=timeout)
+        self.postgres = PostgresScorer(timeout=timeout)
 
     def evaluate(self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
                  keep_distinct: bool = True) -> spider_eval.Match:
-        scorer = self.duckdb if Path(db_path).suffix == ".duckdb" else self.sqlite
+        if is_url(db_path):
+            scorer: Any = self.postgres
+        else:
+            scorer = self.duckdb if Path(db_path).suffix == ".duckdb" else self.sqlite
         return scorer.evaluate(db_path, gold_sql, pred_sql, keep_distinct=keep_distinct)
 
     def close(self) -> None:
         self.sqlite.close()
         self.duckdb.close()
+        self.postgres.close()
 
 
 # ---------------------------------------------------------------------------
@@ -434,7 +494,8 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
     try:
         for qi, q in enumerate(questions, 1):
             db_id, index = q["db_id"], q["index"]
-            dbp = Path(databases[db_id]) if databases else db_path(spider_dir, db_id)
+            dbp = (databases[db_id] if is_url(databases[db_id]) else Path(databases[db_id])) \
+                if databases else db_path(spider_dir, db_id)
             line: dict[str, str] = {}
             # the configurations take turns going first: the model's prompt-prefix cache
             # (llama.cpp) makes the same prompt cheaper the second time
@@ -448,10 +509,13 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
                     continue
                 adapter = adapters.get(db_id)
                 if adapter is None:
-                    if not dbp.is_file():
-                        raise FileNotFoundError(f"no database {dbp}")
-                    scheme = "duckdb" if dbp.suffix == ".duckdb" else "sqlite"
-                    adapter = adapters[db_id] = connect(f"{scheme}:///{dbp}", readonly=True)
+                    if is_url(dbp):
+                        adapter = adapters[db_id] = connect(dbp, readonly=True)
+                    else:
+                        if not dbp.is_file():
+                            raise FileNotFoundError(f"no database {dbp}")
+                        scheme = "duckdb" if dbp.suffix == ".duckdb" else "sqlite"
+                        adapter = adapters[db_id] = connect(f"{scheme}:///{dbp}", readonly=True)
                 examples = (memory_examples(q, example_pool or questions, adapter.dialect)
                             if config == "agent+memory" else None)
                 rec = _one(q, config, adapter, client, dbp, scorer, minfo["name"],
@@ -781,11 +845,12 @@ def run(args, log=print) -> dict[str, Any]:
     if dataset == "sample":
         engines = [e for e in (args.engines or SAMPLE_ENGINES) if e in SAMPLE_ENGINES]
         if not engines:
-            raise ValueError(f"--dataset sample runs on {' and '.join(SAMPLE_ENGINES)}: name one in --engines")
+            raise ValueError(f"--dataset sample runs on {', '.join(SAMPLE_ENGINES)}: name one in --engines")
         spider_dir = SAMPLE_DIR
         questions = load_sample_questions(engines, offset=args.offset, limit=args.limit, ids=ids)
         t = time.perf_counter()
-        databases = {k: v for k, v in prepare_sample_databases(args.data_dir).items() if k in engines}
+        databases = {k: v for k, v in prepare_sample_databases(args.data_dir, engines).items()
+                     if k in engines}
         log(f"accuracy: sample database built in {time.perf_counter() - t:.1f} s: "
             + ", ".join(str(p) for p in databases.values()))
     else:

@@ -527,6 +527,34 @@ def write_sqlite(path: Path, data: dict[str, tuple[list[str], list[tuple]]]) -> 
         con.close()
 
 
+def write_postgres(url: str, data: dict[str, tuple[list[str], list[tuple]]] | None = None, *,
+                   seed: int = SEED) -> None:
+    """Write the sample company into the PostgreSQL database at ``url`` (a
+    ``postgresql://`` URL; the database must exist): the same tables, view, data and
+    comments as the DuckDB file, replacing the sample's tables where they exist.  One
+    transaction: an interrupted load leaves the database as it was."""
+    import psycopg
+    from psycopg import sql as pgsql
+
+    data = data if data is not None else generate(seed)
+    with psycopg.connect(url) as con:  # commits at the end of the block, rolls back on error
+        con.execute("DROP VIEW IF EXISTS order_totals")
+        for table, _ in reversed(TABLES):
+            con.execute(pgsql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(pgsql.Identifier(table)))
+        for table, ddl in TABLES:
+            con.execute(ddl)
+            cols, rows = data[table]
+            copy = pgsql.SQL("COPY {} ({}) FROM STDIN").format(
+                pgsql.Identifier(table), pgsql.SQL(", ").join(map(pgsql.Identifier, cols)))
+            with con.cursor().copy(copy) as cp:
+                for row in rows:
+                    cp.write_row(row)
+        con.execute(VIEW_SQL)
+        for target, text in COMMENTS:
+            con.execute(pgsql.SQL("COMMENT ON " + target + " IS {}").format(pgsql.Literal(text)))
+        con.execute("ANALYZE")
+
+
 def sqlite_path_for(path: str | os.PathLike) -> Path:
     """Where :func:`create_sample_database` puts the SQLite copy of ``path``."""
     return Path(path).with_suffix(".sqlite")

@@ -189,7 +189,7 @@ def table_frame(table):
 _STOP_WORDS = {
     "finalized": "the model confirmed the result",
     "voted": "the result most drafts gave was kept",
-    "executed": "first successful query (--no-review)",
+    "executed": "first query that found something (--no-review, or a correction after the drafts)",
     "duplicate_sql": "the model proposed the same query again",
     "no_sql": "the model replied without SQL",
     "max_iterations": "the iteration limit was reached",

@@ -1438,15 +1438,73 @@ def test_an_empty_result_from_a_value_in_the_wrong_case_is_repaired(engine, db):
 
 
 @RULE_ENGINES
-def test_empty_results_without_a_repair_go_back_to_the_model(engine, db):
+def test_empty_results_without_a_repair_go_back_to_the_model_with_the_stored_values(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"  # 1 row: 0
     run = ask_voting(db, [sql(none), sql(PAID), "FINAL"], [sql(none), sql(none)],
                      settings=AgentSettings(first_drafts=2))
     r = run.result
-    assert outcome(run) == ("success", "finalized", PAID)
+    # the correction finds something: the answer, without a review call
+    assert outcome(run) == ("success", "executed", PAID) and run.model.remaining == 1
     assert [a["row_count"] for a in r.attempts] == [1, 1] and r.attempts[0]["nothing_found"]
     assert "status has no 'refunded'" in run.user(1)  # the stored values, as a hint
-    assert r.confidence["level"] == "medium"  # reviewed by the model, after one empty result
+    assert r.confidence["level"] == "low"  # one query, no draft agreeing with it
+
+
+@RULE_ENGINES
+def test_empty_results_with_nothing_new_to_show_end_without_a_review_call(engine, db):
+    # no string filter, so no stored value to offer: the model would see nothing new
+    run = ask_voting(db, [sql(NOTHING), "FINAL"], [sql(NOTHING), sql(NOTHING + " ")],
+                     settings=AgentSettings(first_drafts=2))
+    r = run.result
+    assert outcome(run) == ("success", "voted", NOTHING) and r.rows() == []
+    assert r.usage["calls"] == 3 and run.model.remaining == 1  # FINAL never asked for
+    assert r.confidence["level"] == "low" and "the result is empty" in r.confidence["reasons"]
+
+
+@RULE_ENGINES
+def test_after_the_drafts_a_clarification_is_no_answer_and_the_best_query_stands(engine, db):
+    none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
+    run = ask_voting(db, [sql(none), "CLARIFY: Which status do you mean?"], [sql(none), sql(none)],
+                     settings=AgentSettings(first_drafts=2))
+    r = run.result
+    # the drafts did not ask back; asking after an empty result is no clarification
+    assert outcome(run) == ("success", "no_sql", none) and r.questions == []
+    assert r.usage["calls"] == 4 and len(r.attempts) == 1
+    # after failed drafts too: no query ran, so nothing stands
+    run = ask_voting(db, [sql(BAD_COLUMN), "CLARIFY: Which column do you mean?"],
+                     [sql(BAD_COLUMN), sql(BAD_COLUMN)], settings=AgentSettings(first_drafts=2))
+    assert outcome(run) == ("failed", "no_sql", None) and run.result.questions == []
+
+
+@RULE_ENGINES
+def test_a_draft_failing_on_a_misspelt_column_is_corrected_without_a_model_call(engine, db):
+    misspelt = "SELECT count(*) AS n FROM orders WHERE stauts = 'paid'"
+    run = ask_voting(db, [sql(misspelt)], [sql(PAID), sql("SELECT 7")])
+    r = run.result
+    # the reply's corrected query runs in its place and agrees with the first draft
+    assert r.status == "success" and r.stop_reason == "voted"
+    assert "status" in r.sql and "stauts" not in r.sql and r.rows() == [[2]]
+    assert r.usage["calls"] == 2 and r.confidence["level"] == "high"
+    (a,) = r.attempts
+    assert all(c["ok"] for c in a["candidates"]) and sum(c["weight"] for c in a["candidates"]) == 2
+    # a later draft with the same misspelling counts for the corrected query, run once
+    run = ask_voting(db, [sql(misspelt)], [sql(misspelt), sql(PAID)])
+    (a,) = run.result.attempts
+    assert run.result.usage["calls"] == 2 and [c["weight"] for c in a["candidates"]] == [2]
+
+
+@RULE_ENGINES
+def test_after_the_drafts_a_correction_runs_without_retry_drafts_or_a_review(engine, db):
+    # every draft fails (no name to correct): drawing stops after three, the model's
+    # correction is the only new candidate, and once it finds something it is the answer
+    run = ask_voting(db, [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
+                     [sql(BAD_COLUMN), sql(BAD_COLUMN_3), sql(COUNT_CUSTOMERS), sql(COUNT_CUSTOMERS)])
+    r = run.result
+    assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS) and r.rows() == [[3]]
+    assert r.usage["calls"] == 4 and run.model.draft_position == 2 and run.model.remaining == 1
+    assert [a["ok"] for a in r.attempts] == [False, True]
+    assert r.confidence["level"] == "low"
+    assert "1 earlier query of this question failed" in r.confidence["reasons"]
 
 
 @RULE_ENGINES

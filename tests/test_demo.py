@@ -33,6 +33,37 @@ def engines(sample):
     s.close()
 
 
+@pytest.fixture(scope="module")
+def pg_sample():
+    """The sample database's PostgreSQL copy (:func:`demo.write_postgres`) in a database of
+    its own on the local server; its URL."""
+    import os
+    import uuid
+
+    import psycopg
+
+    db = f"sqlnb_sample_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin = dict(host="127.0.0.1", port=5432, user="postgres", dbname="postgres", autocommit=True)
+    with psycopg.connect(**admin) as con:
+        con.execute(f'CREATE DATABASE "{db}"')
+    url = f"postgresql://postgres@127.0.0.1:5432/{db}"
+    try:
+        demo.write_postgres(url)
+        yield url
+    finally:
+        with psycopg.connect(**admin) as con:
+            con.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def pg(pg_sample):
+    import psycopg
+
+    with psycopg.connect(pg_sample, autocommit=True) as con:
+        con.execute("SET default_transaction_read_only = on")
+        yield con
+
+
 def one(con, sql):
     return con.execute(sql).fetchall()[0][0]
 
@@ -205,17 +236,19 @@ def test_question_set_shape():
 
 
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if not q.get("ambiguous")], ids=lambda q: f"q{q['id']}")
-def test_gold_sql_runs_on_duckdb_and_sqlite_and_agrees(engines, q):
+def test_gold_sql_runs_on_duckdb_sqlite_and_postgresql_and_agrees(engines, pg, q):
     import sqlglot
     from sqlglot import exp
 
     d, s = engines
     rows_d = d.execute(q["query"]).fetchall()
     rows_s = s.execute(q.get("query_sqlite") or q["query"]).fetchall()
+    rows_p = pg.execute(q.get("query_postgres") or q["query"]).fetchall()
     assert rows_d, "the gold query returns no rows"
     assert all(any(v is not None for v in row) for row in rows_d), "a row of only NULLs"
     ordered = sqlglot.parse_one(q["query"], read="duckdb").args.get("order") is not None
     assert_same(rows_d, rows_s, ordered=ordered)
+    assert_same(rows_d, rows_p, ordered=ordered)
     if "quoted column" in q["tags"]:
         assert '"DiscountPct"' in q["query"]
     if "window" in q["tags"]:
@@ -302,7 +335,9 @@ class SampleOracle:
                 elif wrong or q.get("ambiguous"):
                     reply = "```sql\nSELECT count(*) AS n FROM regions\n```"
                 else:
-                    sql = q.get("query_sqlite") if "SQLite" in system and q.get("query_sqlite") else q["query"]
+                    engine = ("sqlite" if "about a SQLite database" in system else
+                              "postgres" if "about a PostgreSQL database" in system else None)
+                    sql = (engine and q.get(f"query_{engine}")) or q["query"]
                     reply = f"```sql\n{sql}\n```"
                 return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
 
@@ -320,28 +355,32 @@ def acc():
 
 
 @pytest.fixture(scope="module")
-def sample_dbs(sample, tmp_path_factory):
-    """A copy of the sample files: the benchmark opens DuckDB through sqlnb, whose settings
-    differ from the raw read-only connection the tests above keep open."""
+def sample_dbs(sample, pg_sample, tmp_path_factory):
+    """A copy of the sample files (the benchmark opens DuckDB through sqlnb, whose settings
+    differ from the raw read-only connection the tests above keep open) and the URL of the
+    PostgreSQL copy."""
     import shutil
 
     d = tmp_path_factory.mktemp("bench")
     for f in (sample, demo.sqlite_path_for(sample)):
         shutil.copyfile(f, d / f.name)
-    return {"duckdb": d / sample.name, "sqlite": d / demo.sqlite_path_for(sample).name}
+    return {"duckdb": d / sample.name, "sqlite": d / demo.sqlite_path_for(sample).name,
+            "postgresql": pg_sample}
 
 
 def test_sample_questions_load_once_per_engine(acc):
     qs = acc.load_sample_questions()
-    assert len(qs) == 80 and [q["db_id"] for q in qs[:40]] == ["duckdb"] * 40
-    per_dialect = [q for q in QUESTIONS if q.get("query_sqlite")]
-    assert per_dialect  # date functions differ
+    assert len(qs) == 120 and [q["db_id"] for q in qs[:40]] == ["duckdb"] * 40
+    assert [q["db_id"] for q in qs[80:]] == ["postgresql"] * 40
+    per_dialect = [q for q in QUESTIONS if q.get("query_sqlite") or q.get("query_postgres")]
+    assert any(q.get("query_postgres") for q in per_dialect)  # date functions differ
     for q in per_dialect:
         by = {x["db_id"]: x["query"] for x in qs if x["id"] == q["id"]}
-        assert by == {"duckdb": q["query"], "sqlite": q["query_sqlite"]}
+        assert by == {"duckdb": q["query"], "sqlite": q.get("query_sqlite") or q["query"],
+                      "postgresql": q.get("query_postgres") or q["query"]}
     assert [q["id"] for q in acc.load_sample_questions(("sqlite",), ids=[3, 36])] == [3, 36]
-    with pytest.raises(ValueError, match="duckdb and sqlite|duckdb, sqlite"):
-        acc.load_sample_questions(("postgresql",))
+    with pytest.raises(ValueError, match="duckdb, sqlite, postgresql"):
+        acc.load_sample_questions(("mysql",))
 
 
 def test_sample_gold_oracle_scores_100_and_asks_back(acc, sample_dbs, tmp_path):
@@ -350,12 +389,12 @@ def test_sample_gold_oracle_scores_100_and_asks_back(acc, sample_dbs, tmp_path):
     data = acc.run_accuracy(questions, acc.SAMPLE_DIR, SampleOracle(), ("agent", "single-shot"),
                             databases=sample_dbs, jsonl=jsonl, log=lambda msg: None)
     for name, s in data["configs"].items():
-        assert (s["n"], s["correct"], s["ex"]) == (70, 70, 100.0), (name, s)
+        assert (s["n"], s["correct"], s["ex"]) == (105, 105, 100.0), (name, s)
         assert s["asked_back"] == 0
     for name, v in data["clarification"].items():
-        assert (v["ambiguous"], v["asked"], v["rate"], v["asked_needlessly"]) == (10, 10, 100.0, 0), name
-    assert set(data["by_db"]) == {"duckdb", "sqlite"}
-    assert len(jsonl.read_text().splitlines()) == 160
+        assert (v["ambiguous"], v["asked"], v["rate"], v["asked_needlessly"]) == (15, 15, 100.0, 0), name
+    assert set(data["by_db"]) == {"duckdb", "sqlite", "postgresql"}
+    assert len(jsonl.read_text().splitlines()) == 240
 
 
 def test_sample_wrong_sql_and_guesses_score_0(acc, sample_dbs, tmp_path):
@@ -363,18 +402,22 @@ def test_sample_wrong_sql_and_guesses_score_0(acc, sample_dbs, tmp_path):
     data = acc.run_accuracy(questions, acc.SAMPLE_DIR, SampleOracle(wrong=True, guess=True), ("single-shot",),
                             databases=sample_dbs, log=lambda msg: None)
     s = data["configs"]["single-shot"]
-    assert (s["n"], s["correct"]) == (6, 0)
+    assert (s["n"], s["correct"]) == (9, 0)
     assert data["clarification"]["single-shot"]["asked"] == 0
     recs = [r for r in data["records"] if r["ambiguous"]]
-    assert len(recs) == 4 and all(r["mismatch"] == "answered without asking back" for r in recs)
+    assert len(recs) == 6 and all(r["mismatch"] == "answered without asking back" for r in recs)
     # a query running past the scorer's time limit is wrong, not a hang
-    scorer = acc.DuckDBScorer(timeout=0.5)
-    try:
-        m = scorer.evaluate(sample_dbs["duckdb"], "SELECT 1 AS x",
-                            "SELECT count(*) FROM order_items a, order_items b, order_items c")
-        assert not m.correct and m.error and m.error.startswith("timeout")
-    finally:
-        scorer.close()
+    for scorer, db in ((acc.DuckDBScorer(timeout=0.5), sample_dbs["duckdb"]),
+                       (acc.PostgresScorer(timeout=0.5), sample_dbs["postgresql"])):
+        try:
+            m = scorer.evaluate(db, "SELECT 1 AS x",
+                                "SELECT count(*) FROM order_items a, order_items b, order_items c")
+            assert not m.correct and m.error and m.error.startswith("timeout"), m
+            # and a prediction that writes is refused by the scorer's read-only session
+            m = scorer.evaluate(db, "SELECT 1 AS x", "CREATE TABLE scorer_wrote (x INTEGER)")
+            assert not m.correct and m.error
+        finally:
+            scorer.close()
 
 
 def test_sample_benchmark_command_line(sample_dbs, tmp_path):

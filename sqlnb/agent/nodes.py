@@ -67,6 +67,8 @@ class AgentSettings:
 LOCAL_RETRY_DRAFTS = 3
 HOSTED_RETRY_DRAFTS = 0
 LOCAL_FIRST_DRAFTS = 4
+# the first round stops drawing after this many drafts when none of their queries ran
+FAILED_DRAWS_STOP = 3
 HOSTED_FIRST_DRAFTS = 0
 _LOCAL_PROVIDERS = ("llamacpp", "scripted", "ollama")
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
@@ -145,6 +147,11 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         usage = _add_usage(usage, call_usage)
         reply = parse_reply(text)
         not_a_question = None
+        if reply.clarify is not None and drafted(state.get("attempts") or []):
+            # the drafts of the first round already decided whether to ask back; asking
+            # now is a reaction to an empty result or a failed query, not an ambiguity of
+            # the question: a reply without SQL (the best query found stands)
+            reply = dataclasses.replace(reply, clarify=None)
         if reply.clarify is not None:
             # a clarification only when it asks something: not when it carries SQL or
             # echoes the question or the prompt (a failed turn, the loop goes on)
@@ -202,6 +209,11 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
             or reply.clarify is not None or not getattr(ctx.model, "samples", False)
             or attempts[-1].get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled", "read_only"}):
         return [], usage
+    if drafted(attempts):
+        # the first round already sampled the first prompt up to 1 + first_drafts times:
+        # more samples of it add calls, not new answers; the correction (which saw the
+        # error) and the hint's suggestion are the candidates
+        drafts = 0
     dialect = state.get("dialect", "")
     failed = [c["sql"] for a in attempts for c in (a.get("candidates") or [a]) if not c.get("ok")]
     seen = [normalize_sql(sql, dialect) for sql in failed]
@@ -248,6 +260,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     weights: dict[str, int] = {}
     prints: dict[str, Any] = {}  # normalised SQL -> result fingerprint (None: empty/failed)
     asked: list[list[str]] = []  # the clarifying questions of drafts that asked back
+    fixed: dict[str, str] = {}  # a failing draft's normalised SQL -> its corrected query's
     draws = 0
 
     def take(r: Any) -> None:
@@ -260,13 +273,26 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         if not r.sql:
             return
         key = normalize_sql(r.sql, dialect)
+        key = fixed.get(key, key)
         if key in weights:
             weights[key] += 1
             return
+        sql, run = r.sql, _run(r.sql, ctx)
+        if isinstance(run[1], errors.SqlnbError) and (fix := _name_fix(sql, run[1], dialect, ctx)):
+            # a draft that failed on a name the hints can correct (a column taken from
+            # the wrong table of the query, a misspelling): its corrected query stands in
+            # for it, without a model call, when that runs
+            fix_key = normalize_sql(fix, dialect)
+            fix_run = ctx.prerun.get(fix) or _run(fix, ctx)
+            if isinstance(fix_run[1], Result):
+                fixed[key] = fix_key
+                if fix_key in weights:
+                    weights[fix_key] += 1
+                    return
+                key, sql, run = fix_key, fix, fix_run
         order.append(key)
-        sqls[key], weights[key] = r.sql, 1
-        run = _run(r.sql, ctx)
-        ctx.prerun[r.sql] = run
+        sqls[key], weights[key] = sql, 1
+        ctx.prerun[sql] = run
         prints[key] = _fingerprint(run[1]) if isinstance(run[1], Result) else None
 
     def tally() -> list[int]:
@@ -288,6 +314,11 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             break
         if asked and draws >= 3 and len(asked) * 2 > draws:
             break  # most drafts ask back: a clarification
+        if draws >= FAILED_DRAWS_STOP and not any(isinstance(ctx.prerun[sqls[k]][1], Result) for k in order):
+            # no draft's query ran (their names corrected included): more samples of the
+            # same prompt tend to fail the same way; the correction, which sees the
+            # error, goes on from here
+            break
         # a seed per question and draft: reproducible, yet not the same random stream for
         # every question (a fixed seed made one draft pick the same unlikely first token)
         seed = zlib.crc32(f"{state.get('question', '')}#{j}".encode("utf-8"))
@@ -365,6 +396,19 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
                                  tool_call_id=f"attempt-{n}-{uuid.uuid4().hex[:8]}", name="run_sql")],
         "last_step": "execute",
     }
+
+
+def drafted(attempts: list[Attempt]) -> bool:
+    """Whether this turn's first answer was a vote of drafts (see :func:`_first_round`)."""
+    return any(a.get("first_round") for a in attempts)
+
+
+def _name_fix(sql: str, exc: errors.SqlnbError, dialect: str, ctx: AgentContext) -> str | None:
+    """The failed query with the names clearly meant (:func:`~sqlnb.agent.hints.suggest_fix`),
+    or None."""
+    if exc.kind not in ("column_not_found", "table_not_found"):
+        return None
+    return suggest_fix(exc.kind, f"{exc.message} {exc.engine_message or ''}", sql, dialect, ctx.catalog)
 
 
 def _run(sql: str, ctx: AgentContext) -> tuple[str, Result | errors.SqlnbError, float]:
@@ -537,8 +581,17 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
                     questions=list(reply["clarify"]))
     if last.get("ok") and last.get("first_round") and not last.get("nothing_found"):
         # the drafts' vote gave a non-empty result: it is the answer (a review call with
-        # a small model almost never changes it); an empty one goes back to the model
+        # a small model almost never changes it)
         return _end(state, "voted")
+    if last.get("ok") and last.get("first_round") and not last.get("hint"):
+        # every draft found nothing and no stored value could be offered instead: the
+        # model has nothing new to see (with the 1.5B model such a review kept the empty
+        # result or asked the user back, never corrected it); the empty result stands
+        return _end(state, "voted")
+    if last.get("ok") and not last.get("nothing_found") and drafted(attempts):
+        # a correction after the first round that runs and finds something: no review
+        # call (it gives the model's say-so, not evidence; the confidence says low)
+        return _end(state, "executed")
     # a FINAL that came with new SQL finalises nothing yet: the model has not seen this
     # result, so it is shown it (below) and FINAL must come again
     if last.get("ok") and state.get("no_review"):
