@@ -1477,6 +1477,24 @@ def test_after_the_drafts_a_clarification_is_no_answer_and_the_best_query_stands
 
 
 @RULE_ENGINES
+def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
+    none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
+    # one draft asks back, two found nothing: not an ambiguous question, and drawing stops
+    # after three drafts that found nothing
+    run = ask_voting(db, ["CLARIFY: Which status do you mean?", sql(none), "FINAL"],
+                     [sql(none), sql(none), sql(PAID), sql(PAID)])
+    r = run.result
+    assert r.questions == [] and r.status == "success"
+    assert run.model.draft_position == 2 and r.attempts[0]["nothing_found"]
+    # two ask back, one found nothing: a clarification, with the query found
+    run = ask_voting(db, ["CLARIFY: Which status do you mean?"],
+                     ["CLARIFY: Refunded or returned?", sql(none), sql(PAID)],
+                     settings=AgentSettings(first_drafts=2))
+    assert (run.result.status, run.result.questions) == ("needs_clarification", ["Which status do you mean?"])
+    assert run.result.sql == none
+
+
+@RULE_ENGINES
 def test_a_draft_failing_on_a_misspelt_column_is_corrected_without_a_model_call(engine, db):
     misspelt = "SELECT count(*) AS n FROM orders WHERE stauts = 'paid'"
     run = ask_voting(db, [sql(misspelt)], [sql(PAID), sql("SELECT 7")])

@@ -67,8 +67,9 @@ class AgentSettings:
 LOCAL_RETRY_DRAFTS = 3
 HOSTED_RETRY_DRAFTS = 0
 LOCAL_FIRST_DRAFTS = 4
-# the first round stops drawing after this many drafts when none of their queries ran
-FAILED_DRAWS_STOP = 3
+# the first round stops drawing after this many drafts when none of their queries found
+# anything (failed or empty)
+FRUITLESS_DRAWS_STOP = 3
 HOSTED_FIRST_DRAFTS = 0
 _LOCAL_PROVIDERS = ("llamacpp", "scripted", "ollama")
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
@@ -314,10 +315,11 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             break
         if asked and draws >= 3 and len(asked) * 2 > draws:
             break  # most drafts ask back: a clarification
-        if draws >= FAILED_DRAWS_STOP and not any(isinstance(ctx.prerun[sqls[k]][1], Result) for k in order):
-            # no draft's query ran (their names corrected included): more samples of the
-            # same prompt tend to fail the same way; the correction, which sees the
-            # error, goes on from here
+        if draws >= FRUITLESS_DRAWS_STOP and all(prints[k] is None for k in order):
+            # no draft's query found anything (each failed, its names corrected included,
+            # or came back empty): more samples of the same prompt tend to go the same way;
+            # a stored value for a filter (below) or the correction, which sees the error
+            # or the empty result with the values there are, goes on from here
             break
         # a seed per question and draft: reproducible, yet not the same random stream for
         # every question (a fixed seed made one draft pick the same unlikely first token)
@@ -344,8 +346,12 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             prints[new_key] = _fingerprint(run[1]) if isinstance(run[1], Result) else None
             repairs[fixed[0]] = fixed[1]
     top = (tally() or [0])[0]
+    # drafts that answered but found nothing (their query failed or came back empty):
+    # they took the question as answerable, so asking back must outweigh them too (an
+    # empty result or a failed query is no ambiguity of the question)
+    fruitless = sum(weights[k] for k in order if prints[k] is None)
     clarify = None
-    if asked and len(asked) >= top:
+    if asked and len(asked) >= max(top, fruitless):
         clarify = reply.clarify if reply.clarify else asked[0]
     if not order:
         return ({"candidates": [], "weights": [], "draws": draws, "clarify": clarify}
