@@ -261,7 +261,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     weights: dict[str, int] = {}
     prints: dict[str, Any] = {}  # normalised SQL -> result fingerprint (None: empty/failed)
     asked: list[list[str]] = []  # the clarifying questions of drafts that asked back
-    fixed: dict[str, str] = {}  # a failing draft's normalised SQL -> its corrected query's
+    corrected: dict[str, str] = {}  # a failing draft's normalised SQL -> its corrected query's
     draws = 0
 
     def take(r: Any) -> None:
@@ -274,7 +274,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         if not r.sql:
             return
         key = normalize_sql(r.sql, dialect)
-        key = fixed.get(key, key)
+        key = corrected.get(key, key)
         if key in weights:
             weights[key] += 1
             return
@@ -286,7 +286,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             fix_key = normalize_sql(fix, dialect)
             fix_run = ctx.prerun.get(fix) or _run(fix, ctx)
             if isinstance(fix_run[1], Result):
-                fixed[key] = fix_key
+                corrected[key] = fix_key
                 if fix_key in weights:
                     weights[fix_key] += 1
                     return
