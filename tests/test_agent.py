@@ -1477,6 +1477,16 @@ def test_after_the_drafts_a_clarification_is_no_answer_and_the_best_query_stands
 
 
 @RULE_ENGINES
+def test_drafts_that_only_ask_back_or_write_no_query_end_in_a_clarification(engine, db):
+    run = ask_voting(db, ["I am not sure which table that is."],
+                     ["CLARIFY: Which orders do you mean?", "Sorry, no query for that."])
+    r = run.result
+    assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", None)
+    assert r.questions == ["Which orders do you mean?"] and r.attempts == []
+    assert r.usage["calls"] == 3 and r.confidence is None
+
+
+@RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
     # one draft asks back, two found nothing: not an ambiguous question, and drawing stops

@@ -178,7 +178,8 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         # none and a draft stands in; nothing is final before the model saw its result
         out.update(sql=pool[0], final=False, candidates=pool)
     if first:
-        out.update(sql=first["candidates"][0], final=False, candidates=first["candidates"],
+        # no candidates: the drafts wrote no query, and asking back is what they agree on
+        out.update(sql=(first["candidates"] or [None])[0], final=False, candidates=first["candidates"],
                    weights=first["weights"], first_round=True, draws=first["draws"],
                    clarify=first["clarify"])
         if first.get("repairs"):
