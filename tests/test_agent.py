@@ -1479,29 +1479,39 @@ def test_after_the_drafts_a_clarification_is_no_answer_and_the_best_query_stands
 @RULE_ENGINES
 def test_drafts_that_only_ask_back_or_write_no_query_end_in_a_clarification(engine, db):
     run = ask_voting(db, ["I am not sure which table that is."],
-                     ["CLARIFY: Which orders do you mean?", "Sorry, no query for that."])
+                     ["CLARIFY: Which orders do you mean?", "Sorry, no query for that.",
+                      "CLARIFY: Orders of which year?", "No idea."])
     r = run.result
     assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", None)
     assert r.questions == ["Which orders do you mean?"] and r.attempts == []
-    assert r.usage["calls"] == 3 and r.confidence is None
+    assert r.usage["calls"] == 5 and r.confidence is None
 
 
 @RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
-    # one draft asks back, two found nothing: not an ambiguous question, and drawing stops
-    # after three drafts that found nothing
+    # one draft asks back, four found nothing: not an ambiguous question (with a draft
+    # asking back, the round goes on past three drafts that found nothing)
     run = ask_voting(db, ["CLARIFY: Which status do you mean?", sql(none), "FINAL"],
-                     [sql(none), sql(none), sql(PAID), sql(PAID)])
+                     [sql(none), sql(none), sql(none), sql(none)])
     r = run.result
     assert r.questions == [] and r.status == "success"
-    assert run.model.draft_position == 2 and r.attempts[0]["nothing_found"]
-    # two ask back, one found nothing: a clarification, with the query found
+    assert run.model.draft_position == 4 and r.attempts[0]["nothing_found"]
+    # without one asking back, drawing stops after three drafts that found nothing
+    run = ask_voting(db, [sql(none), sql(none)], [sql(none), sql(none), sql(PAID), sql(PAID)])
+    assert run.model.draft_position == 2 and run.result.questions == []
+    # a clarification takes a majority of the whole round: two of the first three asking
+    # back do not end it; a third does
+    run = ask_voting(db, [sql(none)], ["CLARIFY: Which status?", "CLARIFY: Refunded when?",
+                                       "CLARIFY: Which year?", sql(PAID)])
+    r = run.result
+    assert run.model.draft_position == 3 and r.status == "needs_clarification"
+    assert r.questions == ["Which status?"] and r.sql == none
+    # three ask back, one found nothing: a clarification, with the query found
     run = ask_voting(db, ["CLARIFY: Which status do you mean?"],
-                     ["CLARIFY: Refunded or returned?", sql(none), sql(PAID)],
-                     settings=AgentSettings(first_drafts=2))
+                     ["CLARIFY: Refunded or returned?", sql(none), "CLARIFY: Which year?", sql(PAID)])
     assert (run.result.status, run.result.questions) == ("needs_clarification", ["Which status do you mean?"])
-    assert run.result.sql == none
+    assert run.result.sql == none and run.model.draft_position == 3
 
 
 @RULE_ENGINES

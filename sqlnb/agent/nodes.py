@@ -314,13 +314,17 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     for j in range(cap):
         if settled():
             break
-        if asked and draws >= 3 and len(asked) * 2 > draws:
-            break  # most drafts ask back: a clarification
-        if draws >= FRUITLESS_DRAWS_STOP and all(prints[k] is None for k in order):
+        if len(asked) * 2 > cap + 1:
+            # most of the drafts the round may draw ask back: a clarification (asking the
+            # user is costly, so it takes a majority of the whole round, not of the
+            # drafts so far)
+            break
+        if draws >= FRUITLESS_DRAWS_STOP and not asked and all(prints[k] is None for k in order):
             # no draft's query found anything (each failed, its names corrected included,
-            # or came back empty): more samples of the same prompt tend to go the same way;
-            # a stored value for a filter (below) or the correction, which sees the error
-            # or the empty result with the values there are, goes on from here
+            # or came back empty) and none asked back: more samples of the same prompt
+            # tend to go the same way; a stored value for a filter (below) or the
+            # correction, which sees the error or the empty result with the values there
+            # are, goes on from here
             break
         # a seed per question and draft: reproducible, yet not the same random stream for
         # every question (a fixed seed made one draft pick the same unlikely first token)
