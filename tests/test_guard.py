@@ -676,6 +676,27 @@ def test_a_policy_given_replaces_the_snapshot():
     assert is_read_only("SELECT count(a) FROM t", "postgres", policy)
 
 
+def test_without_a_connection_duckdb_functions_newer_than_the_snapshot_are_refused(tmp_path, monkeypatch):
+    # a snapshot from an older DuckDB that knew none of these: the installed release's
+    # own metadata still refuses them (a newer DuckDB's new functions likewise)
+    import sqlnb.sql.functions as functions
+
+    (tmp_path / "duckdb.txt").write_text("# engine: DuckDB 0.0.1\nsomething_old\tduckdb:table\n")
+    monkeypatch.setattr(functions, "HERE", tmp_path)
+    functions.snapshot_policy.cache_clear()
+    try:
+        policy = functions.snapshot_policy("duckdb")
+        assert "0.0.1" in policy.source and "the installed DuckDB v" in policy.source
+        for sql, name in (("SELECT nextval('s')", "nextval"), ("SELECT * FROM checkpoint()", "checkpoint"),
+                          ("SELECT * FROM read_csv('x.csv')", "read_csv"),
+                          ("SELECT * FROM something_old()", "something_old")):
+            verdict = check_read_only(sql, "duckdb")
+            assert not verdict.read_only and name in verdict.reason, (sql, verdict.reason)
+        assert check_read_only("SELECT random(), now()", "duckdb").read_only  # the allowlist stands
+    finally:
+        functions.snapshot_policy.cache_clear()
+
+
 def test_a_failed_live_lookup_refuses_what_it_could_not_check():
     from sqlnb.sql.functions import FunctionPolicy
 

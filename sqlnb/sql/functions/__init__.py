@@ -28,7 +28,8 @@ notation as well (``t.f`` is ``f(t)``): such a refused function is refused there
 DuckDB user macros are checked whole, as a query (a macro reading a file is refused).
 Without a connection the guard uses the snapshot shipped in this folder
 (``postgres.txt``, ``duckdb.txt``), which ``python -m sqlnb.sql.functions.generate``
-writes from live engines.
+writes from live engines; for DuckDB, which runs in-process, the installed release's own
+built-ins are read too (a newer release's new functions are refused).
 
 Engines that publish no such metadata (MySQL/MariaDB, SQLite, Snowflake) keep the name
 lists in :mod:`sqlnb.sql.guard`.
@@ -414,8 +415,41 @@ def snapshot_policy(dialect: str) -> FunctionPolicy | None:
     if dialect == "redshift":
         refused = {n: why.replace("in PostgreSQL", "in PostgreSQL (whose catalog Redshift keeps)")
                    for n, why in refused.items()}
-    return FunctionPolicy(engine, refused, f"sqlnb's snapshot of {version}",
-                          table_only=frozenset(table_only))
+    source = f"sqlnb's snapshot of {version}"
+    if dialect == "duckdb":
+        # DuckDB runs in-process (a dependency of sqlnb): the installed release's own
+        # built-ins join the snapshot, so functions a newer release adds are refused
+        # without a connection too
+        installed = _installed_duckdb_refusals()
+        if installed is not None:
+            release, more, more_table_only = installed
+            for fn, why in more.items():
+                if fn not in refused:
+                    refused[fn] = why
+                    if fn in more_table_only:
+                        table_only.add(fn)
+            source += f" and the installed DuckDB {release}"
+    return FunctionPolicy(engine, refused, source, table_only=frozenset(table_only))
+
+
+def _installed_duckdb_refusals() -> tuple[str, dict[str, str], frozenset[str]] | None:
+    """(release, {name: why}, names refused only as tables) of the installed duckdb
+    package's built-in functions, read from an in-memory database; None when it cannot
+    be read."""
+    try:
+        import duckdb
+
+        con = duckdb.connect(":memory:")
+        try:
+            rows = con.execute(DUCKDB_FUNCTIONS_SQL).fetchall()
+        finally:
+            con.close()
+        refused, _, table_only = duckdb_refusals(rows)
+        return f"v{duckdb.__version__}", refused, table_only
+    except Exception as exc:  # an unusable duckdb: the snapshot alone stands
+        _log.warning("could not read the installed DuckDB's functions (%s); the guard uses "
+                     "sqlnb's snapshot alone", exc)
+        return None
 
 
 def write_snapshot(path: Path, engine_version: str, refused: Mapping[str, str],
