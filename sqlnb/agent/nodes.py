@@ -230,7 +230,7 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
     add(attempts[-1].get("suggestion"))  # the failed query with the names clearly meant
     # the question's first prompt (fresh rendering: the question and earlier turns, no
     # attempts), whichever rendering the corrections use
-    first = model_messages({**state, "attempts": [], "reply": None}, "fresh")
+    first = model_messages({**state, "attempts": [], "reply": None}, "fresh") if drafts else []
     for j in range(drafts):
         try:
             text, call_usage = ctx.model.invoke(first, temperature=s.retry_temperature,
