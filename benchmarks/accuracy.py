@@ -45,7 +45,7 @@ import spider_eval
 
 CONFIGS = ("agent", "agent+memory", "no-review", "single-shot")
 CONFIG_LABELS = {
-    "agent": "agent (review, max 5 iterations)",
+    "agent": "agent (a vote of drafts, then corrections; max 5 iterations)",
     "agent+memory": "agent with memory (3 accepted answers of other questions as examples)",
     "no-review": "no-review (errors fed back; first SQL that runs)",
     "single-shot": "single-shot (one call, no execution)",

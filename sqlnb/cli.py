@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--first-drafts", type=int, default=None, metavar="N",
                    help="up to N drafts of the first answer run beside the model's own reply "
                         "until two agree; the result most drafts gave is kept (0: off; "
-                        "default: 4 for a local model, 0 for a hosted one)")
+                        "default: 3 for a local model, 0 for a hosted one)")
     a.add_argument("--no-memory", action="store_true",
                    help="show the model no remembered answers of this database")
     a.add_argument("--json", action="store_true", help="print one JSON object")

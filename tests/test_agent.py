@@ -1411,7 +1411,9 @@ def test_a_needless_clarification_is_outvoted_by_drafts_that_agree(engine, db):
     run = ask_voting(db, ["CLARIFY: Which orders count as paid?"], [sql(PAID), sql(PAID.lower())])
     r = run.result
     assert outcome(run) == ("success", "voted", PAID) and r.questions == []
-    assert r.confidence["level"] == "high"
+    # the reply that asked back counts against the agreement: medium, not high
+    assert r.confidence["level"] == "medium" and r.confidence["reasons"][:2] == [
+        "2 of 3 drafts gave this result", "1 draft asked back or wrote no query"]
 
 
 @RULE_ENGINES
@@ -1484,19 +1486,47 @@ def test_drafts_that_only_ask_back_or_write_no_query_end_in_a_clarification(engi
     r = run.result
     assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", None)
     assert r.questions == ["Which orders do you mean?"] and r.attempts == []
-    assert r.usage["calls"] == 5 and r.confidence is None
+    assert r.usage["calls"] == 4 and r.confidence is None  # the reply and 3 drafts
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_showing_ids_for_the_thing_asked_about_shows_its_name(engine, db):
+    by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
+    question = "Which customer placed the most orders, and how many?"
+    run = ask_voting(db, [sql(by_id)], [sql(by_id.lower()), sql("SELECT 99")], question=question)
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert r.rows() == [["Ada", 2]] and r.usage["calls"] == 2  # both drafts: one query, named
+    assert '"customers"."name"' in r.sql and "LEFT JOIN" in r.sql
+    (a,) = r.attempts
+    assert a["named"] == "orders.customer_id → customers.name"
+    assert [(c["weight"], c["chosen"]) for c in a["candidates"]] == [(2, True)]
+    assert r.confidence["level"] == "high"
+    assert "names shown for the ids the query chose (orders.customer_id → customers.name)" in \
+        r.confidence["reasons"]
+    # asked for the id, or with the setting off: the id stays
+    for q, settings in ((question.replace("customer", "customer id"), None),
+                        (question, AgentSettings(names_for_ids=False))):
+        run = ask_voting(db, [sql(by_id)], [sql(by_id)], question=q,
+                         **({"settings": settings} if settings else {}))
+        assert run.result.rows() == [[1, 2]] and "named" not in run.result.attempts[0]
 
 
 @RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
-    # one draft asks back, four found nothing: not an ambiguous question (with a draft
-    # asking back, the round goes on past three drafts that found nothing)
+    # one draft asks back, three found nothing: not an ambiguous question
     run = ask_voting(db, ["CLARIFY: Which status do you mean?", sql(none), "FINAL"],
                      [sql(none), sql(none), sql(none), sql(none)])
     r = run.result
     assert r.questions == [] and r.status == "success"
-    assert run.model.draft_position == 4 and r.attempts[0]["nothing_found"]
+    assert run.model.draft_position == 3 and r.attempts[0]["nothing_found"]
+    # as many ask back as agree on an answer: the answer (asking costs the user a turn)
+    run = ask_voting(db, ["CLARIFY: Which status do you mean?"],
+                     [sql(PAID), "CLARIFY: Paid when?", sql(PAID)])
+    r = run.result
+    assert outcome(run) == ("success", "voted", PAID) and r.questions == []
+    assert run.model.draft_position == 3 and r.confidence["level"] == "medium"
     # without one asking back, drawing stops after three drafts that found nothing
     run = ask_voting(db, [sql(none), sql(none)], [sql(none), sql(none), sql(PAID), sql(PAID)])
     assert run.model.draft_position == 2 and run.result.questions == []
@@ -1562,6 +1592,6 @@ def test_default_first_drafts_by_kind_of_model():
         def __init__(self, name):
             self.name = name
 
-    assert default_first_drafts(Client("llamacpp:qwen2.5-coder-1.5b")) == 4
-    assert default_first_drafts(Client("scripted:replies.json")) == 4
+    assert default_first_drafts(Client("llamacpp:qwen2.5-coder-1.5b")) == 3
+    assert default_first_drafts(Client("scripted:replies.json")) == 3
     assert default_first_drafts(Client("anthropic:claude-sonnet-4-5")) == 0

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from sqlnb.adapters import connect
-from sqlnb.agent.hints import alias_table, error_hint, suggest_fix
+from sqlnb.agent.hints import alias_table, error_hint, label_column, label_ids, suggest_fix
 from sqlnb.agent.prompts import format_attempt
 
 
@@ -149,3 +149,88 @@ def test_value_repair_puts_in_the_stored_value_when_exactly_one_fits(catalog):
     # no such column in the catalog, or a literal far from every value: nothing
     assert value_repair("SELECT 1 FROM Pets WHERE colour = 'red'", "sqlite", catalog, values) is None
     assert value_repair("SELECT 1 FROM Pets WHERE PetType = 'hamster'", "sqlite", catalog, values) is None
+
+
+# ---------------------------------------------------------------------------
+# names for ids
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def school(tmp_path_factory):
+    conn = sqlite_catalog(tmp_path_factory, "school", """
+        CREATE TABLE regions (id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE teacher (Teacher_ID INTEGER PRIMARY KEY, Name TEXT, Hometown TEXT,
+                              region_id INTEGER REFERENCES regions(id));
+        CREATE TABLE course (Course_ID INTEGER PRIMARY KEY, Staring_Date TEXT, Course TEXT);
+        CREATE TABLE course_arrange (Course_ID INTEGER REFERENCES course(Course_ID),
+                                     Teacher_ID INTEGER REFERENCES teacher(Teacher_ID), Grade INTEGER,
+                                     PRIMARY KEY (Course_ID, Teacher_ID, Grade));
+        CREATE TABLE staff (id INTEGER PRIMARY KEY, first_name TEXT, last_name TEXT, title TEXT,
+                            manager_id INTEGER REFERENCES staff(id));
+        CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT, pages INTEGER);
+        INSERT INTO regions VALUES (1, 'North'), (2, 'South');
+        INSERT INTO teacher VALUES (1, 'Anne', 'Bolton', 1), (2, 'Gus', 'Ghent', 2), (3, 'Kim', 'Leeds', NULL);
+        INSERT INTO course VALUES (10, '2024-01-01', 'Math'), (11, '2024-02-01', 'Art');
+        INSERT INTO course_arrange VALUES (10, 1, 5), (11, 1, 6), (10, 2, 5);
+    """)
+    yield conn
+    conn.close()
+
+
+def test_the_column_that_names_a_row(school):
+    cat = school.catalog()
+    assert [label_column(cat.find(t)) for t in ("regions", "teacher", "course", "staff", "books")] == \
+        ["name", "Name", "Course", None, "title"]  # staff: first or last name? unclear
+
+
+@pytest.mark.parametrize("question, sql, expected, replaced", [
+    ("Show the names of teachers and the courses they teach.",
+     "SELECT T1.Name, T2.Course_ID FROM teacher AS T1 JOIN course_arrange AS T2 ON T1.Teacher_ID = T2.Teacher_ID",
+     'SELECT T1.Name, "course"."Course" FROM teacher AS T1 JOIN course_arrange AS T2 ON T1.Teacher_ID = '
+     'T2.Teacher_ID LEFT JOIN "course" AS "course" ON "course"."Course_ID" = T2.Course_ID',
+     "course_arrange.Course_ID → course.Course"),
+    # grouped by the id: still grouped by it (names may repeat), the name shown; the
+    # unqualified columns are qualified, since the joined table has a Course_ID too
+    ("How many teachers teach each course?",
+     "SELECT Course_ID, count(*) AS teachers FROM course_arrange GROUP BY Course_ID ORDER BY teachers DESC",
+     'SELECT "course"."Course", COUNT(*) AS teachers FROM course_arrange LEFT JOIN "course" AS "course" '
+     'ON "course"."Course_ID" = course_arrange.Course_ID GROUP BY course_arrange.Course_ID, '
+     '"course"."Course" ORDER BY teachers DESC',
+     "course_arrange.Course_ID → course.Course"),
+    # the table's own key: its name column is right there
+    ("List the courses.", "SELECT Course_ID FROM course", 'SELECT "Course" FROM course',
+     "course.Course_ID → course.Course"),
+    ("How many teachers are there in each region?",
+     "SELECT region_id AS region, count(*) FROM teacher GROUP BY region_id",
+     'SELECT "regions"."name" AS region, COUNT(*) FROM teacher LEFT JOIN "regions" AS "regions" ON '
+     '"regions"."id" = teacher.region_id GROUP BY teacher.region_id, "regions"."name"',
+     "teacher.region_id → regions.name"),
+])
+def test_names_shown_for_the_ids_the_question_asks_about(school, question, sql, expected, replaced):
+    named = label_ids(sql, "sqlite", school.catalog(), question)
+    assert named == (expected, replaced)
+    plain = school.execute(sql)
+    assert school.execute(named[0]).row_count == plain.row_count  # no row lost
+
+
+@pytest.mark.parametrize("question, sql", [
+    # the question asks for the ids
+    ("Show the course ids of each teacher.",
+     "SELECT T2.Course_ID FROM teacher AS T1 JOIN course_arrange AS T2 ON T1.Teacher_ID = T2.Teacher_ID"),
+    ("What are the IDs of the courses?", "SELECT Course_ID FROM course"),
+    # the question does not name what the id identifies
+    ("Which grades are taught by Anne?",
+     "SELECT T2.Grade, T2.Course_ID FROM teacher AS T1 JOIN course_arrange AS T2 ON T1.Teacher_ID = T2.Teacher_ID "
+     "WHERE T1.Name = 'Anne'"),
+    # the row is already named by a text column the query shows
+    ("Which staff have no manager?", "SELECT id, first_name, last_name FROM staff WHERE manager_id IS NULL"),
+    ("Show the courses with their names.", "SELECT Course_ID, Course FROM course"),
+    # no single name column (first or last name?)
+    ("List the staff.", "SELECT id FROM staff"),
+    # not a plain column, or not a plain SELECT
+    ("How many courses are there?", "SELECT count(Course_ID) FROM course"),
+    ("List the courses.", "SELECT Course_ID FROM course UNION SELECT Course_ID FROM course_arrange"),
+    ("List the courses.", "this is not SQL"),
+])
+def test_ids_stay_unless_the_question_asks_for_the_names(school, question, sql):
+    assert label_ids(sql, "sqlite", school.catalog(), question) is None

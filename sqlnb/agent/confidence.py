@@ -6,7 +6,7 @@ stored value had to be looked up for a filter, whether earlier queries of the tu
 Every answer with SQL gets one of three levels:
 
 - ``high``: at least two independent drafts of the question gave the same non-empty result
-  and no draft gave another one;
+  and no draft gave another one, asked back or wrote no query;
 - ``medium``: at least two drafts agree and more of them than on any other result (or a
   model that does not sample reviewed its own result), with nothing suspicious about it;
 - ``low``: no agreement, an empty result, repeated rows, or a filter value that had to be
@@ -45,10 +45,15 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
     best_rival = max((int(c.get("votes") or 0) for c in rivals), default=0)
     rows = attempt.get("row_count") or 0
     nothing = rows == 0 or bool(attempt.get("nothing_found"))
+    # drafts of the first round that asked back or wrote no query count against agreement
+    silent = max(0, int(attempt.get("draws") or 0) - draws) if attempt.get("first_round") else 0
+    draws += silent
     score = agree / draws if draws else 0.0
 
     if len(cands) > 1 or draws > 1:
         reasons.append(f"{agree} of {draws} drafts gave this result")
+        if silent:
+            reasons.append(f"{silent} draft{'s' if silent != 1 else ''} asked back or wrote no query")
         if rivals:
             others = len({c.get("group") for c in rivals})
             reasons.append(f"{others} other result{'s' if others != 1 else ''} came from the other drafts")
@@ -60,6 +65,8 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         reasons.append("rows of the result repeat")
     if attempt.get("repaired"):
         reasons.append(f"a filter value was replaced by the stored one ({attempt['repaired']})")
+    if attempt.get("named"):
+        reasons.append(f"names shown for the ids the query chose ({attempt['named']})")
     if earlier_failures:
         reasons.append(f"{earlier_failures} earlier quer{'ies' if earlier_failures != 1 else 'y'} "
                        "of this question failed")

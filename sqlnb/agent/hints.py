@@ -368,3 +368,173 @@ def value_repair(sql: str, dialect: str, catalog: Catalog | None,
     if not changes:
         return None
     return tree.sql(dialect=sqlglot_dialect(dialect)), ", ".join(changes)
+
+
+# ---------------------------------------------------------------------------
+# names for ids
+# ---------------------------------------------------------------------------
+
+_TEXT_TYPES = re.compile(r"char|text|string|clob", re.I)
+_ID_WORDS = {"id", "ids", "identifier", "identifiers"}
+
+
+def _roots(text: str) -> set[str]:
+    """Word roots that match a noun's singular and plural (course/courses, region/regions,
+    category/categories, class/classes)."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text or "")
+    out = set()
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        if len(w) > 4 and w.endswith("ies"):
+            w = w[:-3] + "y"
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        if len(w) > 3 and w.endswith("e"):
+            w = w[:-1]
+        out.add(w)
+    return out
+
+
+def label_column(table: Table) -> str | None:
+    """The column that names a row of ``table`` for a person: ``name``, ``<table>_name``,
+    a text column named like the table itself (``course.Course``), the one text column
+    whose name ends in "name", else ``title``; None when no single column is clear
+    (``first_name`` and ``last_name``: which one is unclear, and ``title`` is then more
+    likely a job's than the row's name)."""
+    texts = [c for c in table.columns if _TEXT_TYPES.search(c.type or "")]
+    roots = _roots(table.name)
+    stem = "".join(sorted(roots)) if len(roots) == 1 else _norm(table.name)
+    ranked = ({"name"}, {stem + "name", _norm(table.name) + "name"}, {stem, _norm(table.name)})
+    for names in ranked:
+        found = [c.name for c in texts if _norm(c.name) in names]
+        if len(found) == 1:
+            return found[0]
+    ending = [c.name for c in texts if _norm(c.name).endswith("name")]
+    if ending:
+        return ending[0] if len(ending) == 1 else None
+    titles = [c.name for c in texts if _norm(c.name) == "title"]
+    return titles[0] if len(titles) == 1 else None
+
+
+def _scope_tables(select: exp.Select, catalog: Catalog) -> dict[str, Table]:
+    """The catalog tables of one SELECT's own FROM and JOINs (not its subqueries), by
+    alias (or name) in lower case."""
+    out: dict[str, Table] = {}
+    sources = [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or [])
+    for src in sources:
+        t = src.this if src is not None else None
+        if not isinstance(t, exp.Table):
+            continue
+        found = catalog.find(f"{t.db}.{t.name}" if t.db else t.name)
+        if found is not None:
+            out[(t.alias or t.name).lower()] = found
+    return out
+
+
+def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) -> tuple[str, str] | None:
+    """A query that shows an id where the question asks for the thing it identifies
+    (``SELECT region_id, count(*) … GROUP BY region_id`` for "How many employees work in
+    each region?"): the same query with the referenced row's name shown instead (a LEFT
+    JOIN on the foreign key, so no row is lost; grouping by the id is kept), and what was
+    replaced (``employees.region_id → regions.name``).  Only when the question names the
+    thing (its table or the id column's other words) and never says "id", and the
+    referenced table has one clear name column that the query does not show already.
+    None otherwise."""
+    if catalog is None:
+        return None
+    from sqlnb.agent.context import words
+
+    qwords = _roots(question)
+    if set(words(question)) & _ID_WORDS:
+        return None
+    tree = _parse(sql, dialect)
+    if not isinstance(tree, exp.Select):
+        return None
+    scope = _scope_tables(tree, catalog)
+    if not scope:
+        return None
+    d = sqlglot_dialect(dialect)
+
+    def resolve(col: exp.Column) -> tuple[str, Table] | None:
+        if col.table:
+            t = scope.get(col.table.lower())
+            return (col.table, t) if t is not None and t.column(col.name) is not None else None
+        having = [(a, t) for a, t in scope.items() if t.column(col.name) is not None]
+        return having[0] if len(having) == 1 else None
+
+    items = [(i, item, item.this if isinstance(item, exp.Alias) else item)
+             for i, item in enumerate(tree.expressions)]
+    shown = {(id(r[1]), col.name.lower()) for _, _, col in items
+             if isinstance(col, exp.Column) and (r := resolve(col)) is not None
+             and _TEXT_TYPES.search((r[1].column(col.name).type or ""))}
+    used = set(scope) | {t.name.lower() for t in tree.find_all(exp.Table)}
+    changes: list[str] = []
+    joined = False
+    for i, item, col in items:
+        if not isinstance(col, exp.Column) or not col.name:
+            continue
+        found = resolve(col)
+        if found is None:
+            continue
+        source, owner = found
+        column = owner.column(col.name)
+        ref, key = _referenced(owner, column.name, catalog)
+        label = label_column(ref) if ref is not None else None
+        if ref is None or label is None or any(t == id(ref) for t, _ in shown):
+            continue  # no name to show, or the query shows a text column of that row
+        thing = (_roots(column.name) - _ID_WORDS) | _roots(ref.name)
+        if not thing & qwords:
+            continue  # the question does not name what the id identifies
+        if ref is owner:  # the table's own key: its name column is right there
+            new = exp.column(label, quoted=True)
+            if col.table or len(scope) > 1:
+                new.set("table", col.args["table"].copy() if col.table else exp.to_identifier(source))
+        else:
+            alias, n = ref.name.lower(), 2
+            while alias in used:
+                alias, n = f"{ref.name.lower()}_{n}", n + 1
+            used.add(alias)
+            if not joined:
+                # the new table may share column names: every column of this SELECT is
+                # qualified first
+                for c in list(tree.find_all(exp.Column)):
+                    if not c.table and c.find_ancestor(exp.Select) is tree and (r := resolve(c)):
+                        c.set("table", exp.to_identifier(r[0]))
+                joined = True
+            schema = ref.schema if ref.schema and ref.schema != catalog.default_schema else None
+            target = exp.Table(this=exp.to_identifier(ref.name, quoted=True),
+                               db=exp.to_identifier(schema, quoted=True) if schema else None)
+            tree.join(exp.alias_(target, exp.to_identifier(alias, quoted=True)),
+                      on=exp.EQ(this=exp.column(key, table=alias, quoted=True), expression=col.copy()),
+                      join_type="left", copy=False)
+            new = exp.column(label, table=alias, quoted=True)
+        shown.add((id(ref), label.lower()))
+        group = tree.args.get("group")
+        if group is not None and any(isinstance(g, exp.Column) and g.name.lower() == col.name.lower()
+                                     and resolve(g) == found for g in group.expressions):
+            group.append("expressions", new.copy())  # still grouped by the id: same groups
+        if isinstance(item, exp.Alias) and not set(words(item.alias)) & _ID_WORDS:
+            item.set("this", new)
+        else:
+            item.replace(new)
+        changes.append(f"{owner.name}.{column.name} → {ref.name}.{label}")
+    if not changes:
+        return None
+    try:
+        return tree.sql(dialect=d), ", ".join(changes)
+    except Exception:
+        return None
+
+
+def _referenced(table: Table, column: str, catalog: Catalog) -> tuple[Table | None, str]:
+    """The table a single-column key ``table.column`` identifies a row of, and its key
+    column: the foreign key's target, or ``table`` itself for its own one-column primary
+    key."""
+    low = column.lower()
+    for fk in table.foreign_keys:
+        if len(fk.columns) == 1 and fk.columns[0].lower() == low:
+            ref = catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
+            if ref is not None and len(fk.ref_columns) == 1 and ref is not table:
+                return ref, fk.ref_columns[0]
+    if len(table.primary_key) == 1 and table.primary_key[0].lower() == low:
+        return table, column
+    return None, ""

@@ -53,7 +53,7 @@ class AskMagic(Magics):
     first_drafts = Int(-1, help="Drafts of the first answer sampled beside the model's own "
                                 "reply, each run read-only, until two agree; the result most "
                                 "drafts gave is kept (0: the model's reply alone, reviewed by the "
-                                "model; -1: by the kind of model, 4 for a local one, 0 for a "
+                                "model; -1: by the kind of model, 3 for a local one, 0 for a "
                                 "hosted one, which pays for every draft).").tag(config=True)
     use_memory = Bool(True, help="Remember the answers you keep (a cell %%ask inserted that ran, "
                                  "the panel's thumbs-up, %sqlnb remember) per database, and show "
