@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from sqlnb.adapters import connect
-from sqlnb.agent.hints import alias_table, error_hint, label_column, label_ids, suggest_fix
+from sqlnb.agent.hints import alias_table, error_hint, label_column, label_columns, label_ids, suggest_fix
 from sqlnb.agent.prompts import format_attempt
 
 
@@ -181,6 +181,8 @@ def test_the_column_that_names_a_row(school):
     cat = school.catalog()
     assert [label_column(cat.find(t)) for t in ("regions", "teacher", "course", "staff", "books")] == \
         ["name", "Name", "Course", None, "title"]  # staff: first or last name? unclear
+    assert label_columns(cat.find("staff")) == ["first_name", "last_name"]
+    assert label_columns(cat.find("teacher")) == ["Name"] and label_columns(cat.find("course_arrange")) == []
 
 
 @pytest.mark.parametrize("question, sql, expected, replaced", [
@@ -200,6 +202,9 @@ def test_the_column_that_names_a_row(school):
     # the table's own key: its name column is right there
     ("List the courses.", "SELECT Course_ID FROM course", 'SELECT "Course" FROM course',
      "course.Course_ID → course.Course"),
+    # people: a first and a last name
+    ("Which staff have no manager?", "SELECT id FROM staff WHERE manager_id IS NULL",
+     'SELECT "first_name", "last_name" FROM staff WHERE manager_id IS NULL', "staff.id → staff.first_name, staff.last_name"),
     ("How many teachers are there in each region?",
      "SELECT region_id AS region, count(*) FROM teacher GROUP BY region_id",
      'SELECT "regions"."name" AS region, COUNT(*) FROM teacher LEFT JOIN "regions" AS "regions" ON '
@@ -225,8 +230,8 @@ def test_names_shown_for_the_ids_the_question_asks_about(school, question, sql, 
     # the row is already named by a text column the query shows
     ("Which staff have no manager?", "SELECT id, first_name, last_name FROM staff WHERE manager_id IS NULL"),
     ("Show the courses with their names.", "SELECT Course_ID, Course FROM course"),
-    # no single name column (first or last name?)
-    ("List the staff.", "SELECT id FROM staff"),
+    # no name column at all
+    ("List the books by pages.", "SELECT pages FROM books"),
     # not a plain column, or not a plain SELECT
     ("How many courses are there?", "SELECT count(Course_ID) FROM course"),
     ("List the courses.", "SELECT Course_ID FROM course UNION SELECT Course_ID FROM course_arrange"),

@@ -415,6 +415,22 @@ def label_column(table: Table) -> str | None:
     return titles[0] if len(titles) == 1 else None
 
 
+_FIRST_NAMES = {"firstname", "fname", "givenname", "forename"}
+_LAST_NAMES = {"lastname", "lname", "surname", "familyname"}
+
+
+def label_columns(table: Table) -> list[str]:
+    """The columns that name a row of ``table`` for a person: its :func:`label_column`, else
+    a first and a last name (``first_name``/``last_name``, ``Fname``/``LName``), else none."""
+    one = label_column(table)
+    if one is not None:
+        return [one]
+    texts = [c.name for c in table.columns if _TEXT_TYPES.search(c.type or "")]
+    first = [c for c in texts if _norm(c) in _FIRST_NAMES]
+    last = [c for c in texts if _norm(c) in _LAST_NAMES]
+    return [first[0], last[0]] if len(first) == 1 and len(last) == 1 else []
+
+
 def _scope_tables(select: exp.Select, catalog: Catalog) -> dict[str, Table]:
     """The catalog tables of one SELECT's own FROM and JOINs (not its subqueries), by
     alias (or name) in lower case."""
@@ -435,7 +451,8 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
     (``SELECT region_id, count(*) … GROUP BY region_id`` for "How many employees work in
     each region?"): the same query with the referenced row's name shown instead (a LEFT
     JOIN on the foreign key, so no row is lost; grouping by the id is kept), and what was
-    replaced (``employees.region_id → regions.name``).  Only when the question names the
+    replaced (``employees.region_id → regions.name``); a person's id shows their first
+    and last name.  Only when the question names the
     thing (its table or the id column's other words) and never says "id", and the
     referenced table has one clear name column that the query does not show already.
     None otherwise."""
@@ -468,6 +485,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
              and _TEXT_TYPES.search((r[1].column(col.name).type or ""))}
     used = set(scope) | {t.name.lower() for t in tree.find_all(exp.Table)}
     changes: list[str] = []
+    replaced: dict[int, list[exp.Expression]] = {}  # a projection's index -> what shows instead
     joined = False
     for i, item, col in items:
         if not isinstance(col, exp.Column) or not col.name:
@@ -478,16 +496,17 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         source, owner = found
         column = owner.column(col.name)
         ref, key = _referenced(owner, column.name, catalog)
-        label = label_column(ref) if ref is not None else None
-        if ref is None or label is None or any(t == id(ref) for t, _ in shown):
+        labels = label_columns(ref) if ref is not None else []
+        if ref is None or not labels or any(t == id(ref) for t, _ in shown):
             continue  # no name to show, or the query shows a text column of that row
         thing = (_roots(column.name) - _ID_WORDS) | _roots(ref.name)
         if not thing & qwords:
             continue  # the question does not name what the id identifies
-        if ref is owner:  # the table's own key: its name column is right there
-            new = exp.column(label, quoted=True)
-            if col.table or len(scope) > 1:
-                new.set("table", col.args["table"].copy() if col.table else exp.to_identifier(source))
+        if ref is owner:  # the table's own key: its name columns are right there
+            qualifier = (col.args["table"].copy() if col.table else exp.to_identifier(source)) \
+                if col.table or len(scope) > 1 else None
+            new = [exp.column(label, table=qualifier.copy() if qualifier else None, quoted=True)
+                   for label in labels]
         else:
             alias, n = ref.name.lower(), 2
             while alias in used:
@@ -506,19 +525,22 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
             tree.join(exp.alias_(target, exp.to_identifier(alias, quoted=True)),
                       on=exp.EQ(this=exp.column(key, table=alias, quoted=True), expression=col.copy()),
                       join_type="left", copy=False)
-            new = exp.column(label, table=alias, quoted=True)
-        shown.add((id(ref), label.lower()))
+            new = [exp.column(label, table=alias, quoted=True) for label in labels]
+        shown.add((id(ref), labels[0].lower()))
         group = tree.args.get("group")
         if group is not None and any(isinstance(g, exp.Column) and g.name.lower() == col.name.lower()
                                      and resolve(g) == found for g in group.expressions):
-            group.append("expressions", new.copy())  # still grouped by the id: same groups
-        if isinstance(item, exp.Alias) and not set(words(item.alias)) & _ID_WORDS:
-            item.set("this", new)
+            for n in new:  # still grouped by the id: the same groups
+                group.append("expressions", n.copy())
+        if len(new) == 1 and isinstance(item, exp.Alias) and not set(words(item.alias)) & _ID_WORDS:
+            item.set("this", new[0])
+            replaced[i] = [item]
         else:
-            item.replace(new)
-        changes.append(f"{owner.name}.{column.name} → {ref.name}.{label}")
+            replaced[i] = new
+        changes.append(f"{owner.name}.{column.name} → " + ", ".join(f"{ref.name}.{x}" for x in labels))
     if not changes:
         return None
+    tree.set("expressions", [e for i, item, _ in items for e in replaced.get(i, [item])])
     try:
         return tree.sql(dialect=d), ", ".join(changes)
     except Exception:
