@@ -457,7 +457,10 @@ def _names_for_ids(sql: str, result: Result, state: AgentState,
     """The query showing names where ``sql`` shows ids the question asks the names of
     (:func:`~sqlnb.agent.hints.label_ids`), its run and what it replaced, when it runs and
     returns as many rows; None otherwise."""
-    named = label_ids(sql, state.get("dialect", ""), ctx.catalog, state.get("question", ""))
+    try:
+        named = label_ids(sql, state.get("dialect", ""), ctx.catalog, state.get("question", ""))
+    except Exception:  # a query shape the rewrite does not know: the draft stands as it is
+        named = None
     if named is None:
         return None
     run = ctx.prerun.get(named[0]) or _run(named[0], ctx)
