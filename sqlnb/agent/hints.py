@@ -480,9 +480,10 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
 
     items = [(i, item, item.this if isinstance(item, exp.Alias) else item)
              for i, item in enumerate(tree.expressions)]
-    shown = {(id(r[1]), col.name.lower()) for _, _, col in items
-             if isinstance(col, exp.Column) and (r := resolve(col)) is not None
-             and _TEXT_TYPES.search((r[1].column(col.name).type or ""))}
+    # the tables whose rows the query already names (shows a text column of)
+    named_rows = {id(r[1]) for _, _, col in items
+                  if isinstance(col, exp.Column) and (r := resolve(col)) is not None
+                  and _TEXT_TYPES.search((r[1].column(col.name).type or ""))}
     used = set(scope) | {t.name.lower() for t in tree.find_all(exp.Table)}
     changes: list[str] = []
     replaced: dict[int, list[exp.Expression]] = {}  # a projection's index -> what shows instead
@@ -497,7 +498,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         column = owner.column(col.name)
         ref, key = _referenced(owner, column.name, catalog)
         labels = label_columns(ref) if ref is not None else []
-        if ref is None or not labels or any(t == id(ref) for t, _ in shown):
+        if ref is None or not labels or id(ref) in named_rows:
             continue  # no name to show, or the query shows a text column of that row
         thing = (_roots(column.name) - _ID_WORDS) | _roots(ref.name)
         if not thing & qwords:
@@ -526,7 +527,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
                       on=exp.EQ(this=exp.column(key, table=alias, quoted=True), expression=col.copy()),
                       join_type="left", copy=False)
             new = [exp.column(label, table=alias, quoted=True) for label in labels]
-        shown.add((id(ref), labels[0].lower()))
+        named_rows.add(id(ref))
         group = tree.args.get("group")
         if group is not None and any(isinstance(g, exp.Column) and g.name.lower() == col.name.lower()
                                      and resolve(g) == found for g in group.expressions):
