@@ -1512,6 +1512,39 @@ def test_a_draft_showing_ids_for_the_thing_asked_about_shows_its_name(engine, db
         assert run.result.rows() == [[1, 2]] and "named" not in run.result.attempts[0]
 
 
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_joined_on_columns_no_key_links_is_joined_along_the_key(engine, db):
+    # orders.id = customers.id pairs unrelated rows (order 10 with no one): no result
+    unlinked = ("SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON c.id = o.id "
+                "GROUP BY c.name ORDER BY n DESC")
+    question = "How many orders did each customer place?"
+    run = ask_voting(db, [sql(unlinked)], [sql(unlinked.replace("AS n", "AS orders_placed")), sql(unlinked)],
+                     question=question)
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert r.rows() == [["Ada", 2], ["Grace", 1]]
+    (a,) = r.attempts
+    assert a["linked"] == "c.id = o.id → customers.id = orders.customer_id"
+    assert "joined along the foreign keys (c.id = o.id → customers.id = orders.customer_id)" in \
+        r.confidence["reasons"]
+    # with the setting off the draft stands as written
+    run = ask_voting(db, [sql(unlinked)], [sql(unlinked), sql(unlinked)], question=question,
+                     settings=AgentSettings(link_joins=False))
+    assert run.result.rows() == [] and "linked" not in run.result.attempts[0]
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joined(engine, db):
+    # name is a column of customers, which orders links to by its one foreign key
+    missing = "SELECT DISTINCT name FROM orders WHERE status = 'paid' ORDER BY name"
+    run = ask_voting(db, [sql(missing)], [sql(missing), sql("SELECT 99")],
+                     question="Which customers have a paid order?")
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert r.rows() == [["Ada"], ["Grace"]] and r.usage["calls"] == 2  # no correction call
+    assert "JOIN" in r.sql and "customer_id" in r.sql
+
+
 @RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"

@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from sqlnb.adapters import connect
-from sqlnb.agent.hints import alias_table, error_hint, label_column, label_columns, label_ids, suggest_fix
+from sqlnb.agent.hints import (alias_table, error_hint, label_column, label_columns, label_ids, link_joins,
+                               suggest_fix)
 from sqlnb.agent.prompts import format_attempt
 
 
@@ -239,3 +240,107 @@ def test_names_shown_for_the_ids_the_question_asks_about(school, question, sql, 
 ])
 def test_ids_stay_unless_the_question_asks_for_the_names(school, question, sql):
     assert label_ids(sql, "sqlite", school.catalog(), question) is None
+
+
+# ---------------------------------------------------------------------------
+# joins along the foreign keys
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    conn = sqlite_catalog(tmp_path_factory, "shop", """
+        CREATE TABLE regions (id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE stores (id INTEGER PRIMARY KEY, name TEXT, region_id INTEGER REFERENCES regions(id));
+        CREATE TABLE products (id INTEGER PRIMARY KEY, title TEXT, price REAL);
+        CREATE TABLE sales (id INTEGER PRIMARY KEY, store_id INTEGER REFERENCES stores(id),
+                            product_id INTEGER REFERENCES products(id), qty INTEGER);
+        CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+        INSERT INTO regions VALUES (1, 'North'), (2, 'South');
+        INSERT INTO stores VALUES (10, 'Oslo', 1), (11, 'Bergen', 1), (12, 'Rome', 2);
+        INSERT INTO products VALUES (100, 'Tea', 3.5), (101, 'Jam', 5.0);
+        INSERT INTO sales VALUES (1, 10, 100, 2), (2, 12, 101, 1), (3, 12, 100, 4);
+    """)
+    yield conn
+    conn.close()
+
+
+def rows(conn, sql):
+    return sorted(tuple(r) for r in conn.execute(sql).rows)
+
+
+@pytest.mark.parametrize("sql, expected, changed", [
+    # the one key between the two tables, whichever way the condition is written
+    ("SELECT r.name, COUNT(*) FROM regions AS r JOIN stores AS s ON r.id = s.id GROUP BY r.name",
+     [("North", 2), ("South", 1)], "r.id = s.id → regions.id = stores.region_id"),
+    ("SELECT r.name, COUNT(*) FROM stores AS s JOIN regions AS r ON s.id = r.id GROUP BY r.name",
+     [("North", 2), ("South", 1)], "s.id = r.id → stores.region_id = regions.id"),
+    # no key between them: the one table that links them is joined in between
+    ("SELECT s.name, COUNT(*) FROM stores AS s JOIN products AS p ON s.id = p.id GROUP BY s.name",
+     [("Oslo", 1), ("Rome", 2)],
+     "s.id = p.id → stores.id = sales.store_id, sales.product_id = products.id"),
+    # both sides of the condition on the earlier table: nothing linked the joined one
+    ("SELECT name, qty FROM stores JOIN sales ON stores.id = stores.region_id",
+     [("Oslo", 2), ("Rome", 1), ("Rome", 4)], "stores.id = stores.region_id → stores.id = sales.store_id"),
+])
+def test_a_join_on_columns_no_key_links_follows_the_foreign_keys(shop, sql, expected, changed):
+    fixed, what = link_joins(sql, "sqlite", shop.catalog())
+    assert what == changed
+    assert rows(shop, fixed) == expected
+    assert rows(shop, sql) != expected
+
+
+@pytest.mark.parametrize("sql", [
+    # joined along the key already, either way round
+    "SELECT s.name FROM stores AS s JOIN regions AS r ON s.region_id = r.id",
+    "SELECT s.name FROM stores AS s JOIN regions AS r ON r.id = s.region_id",
+    # the same column name on both sides: a link the catalog may not declare
+    "SELECT s.name FROM stores AS s JOIN regions AS r ON s.name = r.name",
+    # a table without keys: nothing says what links it
+    "SELECT n.body FROM notes AS n JOIN stores AS s ON n.id = s.id",
+    # a condition that is more than one equality, or a filter on the joined table only
+    "SELECT s.name FROM stores AS s JOIN regions AS r ON s.id = r.id AND r.name = 'North'",
+    "SELECT s.name FROM stores AS s JOIN regions AS r ON r.id = r.id",
+    # the linking table is in the query already
+    "SELECT s.name FROM stores AS s JOIN sales AS x ON s.id = x.store_id JOIN products AS p ON s.id = p.id",
+    # not a query the rewrite reads
+    "SELECT 1",
+    "SELEC broken",
+])
+def test_joins_stay_unless_the_link_is_clear(shop, sql):
+    assert link_joins(sql, "sqlite", shop.catalog()) is None
+
+
+def test_a_join_in_a_subquery_is_linked_too(shop):
+    sql = ("SELECT name FROM regions WHERE id IN "
+           "(SELECT r.id FROM regions AS r JOIN stores AS s ON r.id = s.id WHERE s.name = 'Rome')")
+    fixed, what = link_joins(sql, "sqlite", shop.catalog())
+    assert what == "r.id = s.id → regions.id = stores.region_id"
+    assert rows(shop, fixed) == [("South",)]
+
+
+def test_a_column_of_a_table_the_query_does_not_read_joins_that_table(shop):
+    cat = shop.catalog()
+    # price is a column of products, which sales links to by its one key
+    sql = "SELECT AVG(price) FROM sales WHERE qty > 1"
+    fixed = suggest_fix("column_not_found", "no such column: price", sql, "sqlite", cat)
+    assert fixed == ('SELECT AVG(products.price) FROM sales JOIN "products" AS products '
+                     'ON sales."product_id" = products."id" WHERE sales.qty > 1')
+    assert rows(shop, fixed) == [(3.5,)]
+    # qualified with a table of the query that lacks it; every such column gets its table
+    sql = "SELECT s.name, s.title FROM stores AS s JOIN sales AS x ON s.id = x.store_id WHERE s.price > 4"
+    fixed = suggest_fix("column_not_found", "no such column: s.title", sql, "sqlite", cat)
+    assert rows(shop, fixed) == [("Rome", "Jam")]
+    # a name in a subquery: the subquery's own tables get the join
+    sql = "SELECT name FROM stores WHERE id IN (SELECT store_id FROM sales WHERE title = 'Tea')"
+    fixed = suggest_fix("column_not_found", "no such column: title", sql, "sqlite", cat)
+    assert rows(shop, fixed) == [("Oslo",), ("Rome",)]
+
+
+@pytest.mark.parametrize("sql, msg", [
+    # the owner is linked to no table of the query
+    ("SELECT body FROM sales", "no such column: body"),
+    # the owner is two links away from the query's tables
+    ("SELECT title FROM regions", "no such column: title"),
+])
+def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
+    assert suggest_fix("column_not_found", msg, sql, "sqlite", shop.catalog()) is None

@@ -65,6 +65,8 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         reasons.append("rows of the result repeat")
     if attempt.get("repaired"):
         reasons.append(f"a filter value was replaced by the stored one ({attempt['repaired']})")
+    if attempt.get("linked"):
+        reasons.append(f"joined along the foreign keys ({attempt['linked']})")
     if attempt.get("named"):
         reasons.append(f"names shown for the ids the query chose ({attempt['named']})")
     if earlier_failures:

@@ -306,13 +306,30 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
     table = missing_name(message, _MISSING_TABLE) if kind == "table_not_found" else None
     if column:
         qualifier, _, bare = column.rpartition(".")
-        changed = _fix_column(tree, qualifier, bare, aliases, spelled, misspelt=True)
+        # a column of a table the query does not use: that table joined along its foreign
+        # key; else a column taken from the wrong table of the query, or misspelt
+        joined = _join_owner(tree, bare, catalog)
+        changed = joined or _fix_column(tree, qualifier, bare, aliases, spelled, misspelt=True)
         # the engine names the first missing column only: others taken from the wrong
         # table of the query get the same fix
         for col in list(tree.find_all(exp.Column)):
             q = col.table.lower()
             if q and q in aliases and aliases[q].column(col.name) is None:
                 changed = _fix_column(tree, col.table, col.name, aliases, spelled, misspelt=False) or changed
+        # and columns of tables the query does not use yet, one owner joined for each;
+        # then the columns qualified with a table that lacks them go to the joined one
+        for other in _unresolved(tree, catalog):
+            joined = _join_owner(tree, other, catalog) or joined
+        if joined:
+            changed = True
+            refs = _table_refs(tree, catalog)
+            aliases = {alias.lower(): found for alias, _, found in refs}
+            spelled = {alias.lower(): alias for alias, _, _ in refs}
+            for col in list(tree.find_all(exp.Column)):
+                q = col.table.lower()
+                if q and q in aliases and aliases[q].column(col.name) is None \
+                        and col.find_ancestor(exp.Join) is None:  # not a link to a table joined later
+                    _fix_column(tree, col.table, col.name, aliases, spelled, misspelt=False)
     elif table:
         bare = table.split(".")[-1]
         fixed = _closest(bare, [t.name for t in catalog.tables])
@@ -561,3 +578,236 @@ def _referenced(table: Table, column: str, catalog: Catalog) -> tuple[Table | No
     if len(table.primary_key) == 1 and table.primary_key[0].lower() == low:
         return table, column
     return None, ""
+
+
+def _fk_links(a: Table, b: Table, catalog: Catalog) -> list[tuple[str, str]]:
+    """The single-column foreign keys between ``a`` and ``b`` (either direction), as
+    (column of ``a``, column of ``b``) pairs."""
+    out: list[tuple[str, str]] = []
+
+    def target(fk) -> Table | None:
+        return catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
+
+    def key(fk, ref: Table) -> str | None:
+        if len(fk.ref_columns) == 1 and fk.ref_columns[0]:
+            return fk.ref_columns[0]
+        return ref.primary_key[0] if len(ref.primary_key) == 1 else None
+
+    for src, dst, flip in ((a, b, False), (b, a, True)):
+        for fk in src.foreign_keys:
+            if len(fk.columns) != 1 or target(fk) is not dst or (ref := key(fk, dst)) is None:
+                continue
+            pair = (ref, fk.columns[0]) if flip else (fk.columns[0], ref)
+            if pair not in out:
+                out.append(pair)
+    return out
+
+
+def link_joins(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, str] | None:
+    """A query whose JOIN compares columns that no foreign key links, while the catalog
+    says how the two tables are linked: the same query joined along the foreign key
+    (``car_makers.Id = car_names.MakeId`` → the link through ``model_list``), and what
+    changed.  Small models join on any two columns whose names look alike; an unlinked
+    join either finds nothing or pairs unrelated rows.
+
+    Only a JOIN whose ON is one equality of two columns, only between tables the catalog
+    declares foreign keys for, and only when the link is clear: the one foreign key
+    between the two tables, or else the one table that links them (one key each way) and
+    that the query does not use yet.  Columns of the same name are taken as meant (a
+    natural link the catalog may not declare).  None otherwise."""
+    if catalog is None or not any(t.foreign_keys for t in catalog.tables):
+        return None
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    linked = {id(t) for t in catalog.tables if t.foreign_keys} | {
+        id(r) for t in catalog.tables for fk in t.foreign_keys
+        if (r := catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table))}
+    changes: list[str] = []
+    for select in list(tree.find_all(exp.Select)):
+        scope = _scope_tables(select, catalog)
+        used = {a for a in scope} | {t.name.lower() for t in select.find_all(exp.Table)}
+        spelled = _spelling(select)
+        joins = list(select.args.get("joins") or [])
+        for join in joins:
+            on = join.args.get("on")
+            right = join.this
+            if not isinstance(on, exp.EQ) or not isinstance(right, exp.Table) or join.args.get("using"):
+                continue
+            if not (isinstance(on.this, exp.Column) and isinstance(on.expression, exp.Column)):
+                continue
+            joined = (right.alias or right.name).lower()
+            if joined not in scope:
+                continue
+
+            def owner(col: exp.Column) -> str | None:
+                if col.table:
+                    q = col.table.lower()
+                    return q if q in scope and scope[q].column(col.name) is not None else None
+                having = [a for a, t in scope.items() if t.column(col.name) is not None]
+                return having[0] if len(having) == 1 else None
+
+            ends = [(owner(c), c) for c in (on.this, on.expression)]
+            owners = [o for o, _ in ends]
+            if None in owners:
+                continue
+            if joined in owners:
+                if owners.count(joined) == 2:
+                    continue  # compares two columns of one row: a filter, not a link
+                other = next(o for o in owners if o != joined)
+                mine = {o: c.name.lower() for o, c in ends}
+                if mine[other] == mine[joined] and not all(
+                        [k.lower() for k in scope[o].primary_key] == [mine[o]] for o in (other, joined)):
+                    # the same name on both sides: a link the catalog may not declare
+                    # (but two tables' own keys, ``a.id = b.id``, pair unrelated rows)
+                    continue
+            elif owners[0] == owners[1]:
+                # both sides on one earlier table (``JOIN b ON a.x = a.y``): nothing links
+                # the joined table yet
+                other, mine = owners[0], None
+            else:
+                continue
+            a, b = scope[other], scope[joined]
+            if id(a) not in linked or id(b) not in linked or a is b:
+                continue
+            links = _fk_links(a, b, catalog)
+            if mine and any((x.lower(), y.lower()) == (mine[other], mine[joined]) for x, y in links):
+                continue  # joined along the foreign key
+            qa, qb = spelled.get(other, other), spelled.get(joined, joined)
+            before = f"{on.this.sql(dialect=sqlglot_dialect(dialect))} = " \
+                     f"{on.expression.sql(dialect=sqlglot_dialect(dialect))}"
+            if len(links) == 1:
+                x, y = links[0]
+                join.set("on", exp.EQ(this=_qualified(x, qa), expression=_qualified(y, qb)))
+                changes.append(f"{before} → {a.name}.{x} = {b.name}.{y}")
+                continue
+            if links:
+                continue  # several keys between them: which one is meant is not clear
+            mids = [(t, first[0], second[0]) for t in catalog.tables
+                    if t is not a and t is not b
+                    and len(first := _fk_links(a, t, catalog)) == 1
+                    and len(second := _fk_links(t, b, catalog)) == 1]
+            if len(mids) != 1 or mids[0][0].name.lower() in used:
+                continue
+            mid, (x, m1), (m2, y) = mids[0]
+            used.add(mid.name.lower())
+            # the new table may share column names: this SELECT's own columns are qualified
+            _qualify_own(select, scope, spelled)
+            schema = mid.schema if mid.schema and mid.schema != catalog.default_schema else None
+            target = exp.Table(this=exp.to_identifier(mid.name, quoted=True),
+                               db=exp.to_identifier(schema, quoted=True) if schema else None)
+            step = exp.Join(this=target, on=exp.EQ(this=_qualified(x, qa),
+                                                   expression=_qualified(m1, mid.name, quoted=True)))
+            for arg in ("side", "kind"):
+                if join.args.get(arg):
+                    step.set(arg, join.args[arg])
+            join.set("on", exp.EQ(this=_qualified(m2, mid.name, quoted=True), expression=_qualified(y, qb)))
+            all_joins = select.args.get("joins") or []
+            at = next(i for i, j in enumerate(all_joins) if j is join)
+            select.set("joins", all_joins[:at] + [step] + all_joins[at:])
+            changes.append(f"{before} → {a.name}.{x} = {mid.name}.{m1}, {mid.name}.{m2} = {b.name}.{y}")
+    if not changes:
+        return None
+    try:
+        return tree.sql(dialect=sqlglot_dialect(dialect)), "; ".join(changes)
+    except Exception:
+        return None
+
+
+def _qualified(column: str, table: str, *, quoted: bool = False) -> exp.Column:
+    """``table.column``: the column as the catalog spells it (quoted), the table or alias
+    as the query does (``quoted``: as the catalog does)."""
+    return exp.Column(this=exp.to_identifier(column, quoted=True), table=exp.to_identifier(table, quoted=quoted))
+
+
+def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog) -> bool:
+    """Join the table that has column ``bare`` to each SELECT that names the column
+    although none of its tables has it (``SELECT AVG(edispl) FROM cars_data WHERE model =
+    'volvo'``, model being a column of car_names): the one owner of the column that one
+    foreign key links to a table of the SELECT, joined along that key, the column taken
+    from it.  Whether anything changed."""
+    owners = [t for t in catalog.tables if t.column(bare) is not None]
+    if not owners:
+        return False
+    changed = False
+    for select in list(tree.find_all(exp.Select)):
+        scope = _scope_tables(select, catalog)
+        if not scope:
+            continue
+        refs = [c for c in select.find_all(exp.Column) if c.name.lower() == bare.lower()
+                and c.find_ancestor(exp.Select) is select
+                and (not c.table or c.table.lower() in scope)]
+        if not refs or any(t.column(bare) is not None for t in scope.values()):
+            continue
+        if any(c.find_ancestor(exp.Join) is not None for c in refs):
+            continue  # a join condition on a column the table lacks: a wrong link, not a missing table
+        links = [(alias, owner, pair) for owner in owners if all(owner is not t for t in scope.values())
+                 for alias, t in scope.items() for pair in _fk_links(t, owner, catalog)]
+        if len({id(owner) for _, owner, _ in links}) != 1 or len(links) != 1:
+            continue  # no owner linked to the query's tables, or not one clear link
+        alias, owner, (x, y) = links[0]
+        spelled = _spelling(select)
+        used = set(scope) | {t.name.lower() for t in tree.find_all(exp.Table)}
+        name, n = owner.name.lower(), 2
+        while name in used:
+            name, n = f"{owner.name.lower()}_{n}", n + 1
+        # the new table may share column names: this SELECT's own columns are qualified
+        _qualify_own(select, scope, spelled)
+        for c in refs:
+            c.set("table", exp.to_identifier(name))
+        schema = owner.schema if owner.schema and owner.schema != catalog.default_schema else None
+        target = exp.Table(this=exp.to_identifier(owner.name, quoted=True),
+                           db=exp.to_identifier(schema, quoted=True) if schema else None)
+        select.join(exp.alias_(target, exp.to_identifier(name)),
+                    on=exp.EQ(this=_qualified(x, spelled.get(alias, alias)), expression=_qualified(y, name)),
+                    copy=False)
+        changed = True
+    return changed
+
+
+def _qualify_own(select: exp.Select, scope: dict[str, Table], spelled: dict[str, str]) -> None:
+    """Qualify the unqualified columns of ``select`` itself (not of its subqueries) that
+    one of its tables has, with that table's alias as the query spells it."""
+    for c in list(select.find_all(exp.Column)):
+        if c.table or c.find_ancestor(exp.Select) is not select:
+            continue
+        having = [a for a, t in scope.items() if t.column(c.name) is not None]
+        if len(having) == 1:
+            c.set("table", exp.to_identifier(spelled.get(having[0], having[0])))
+
+
+def _unresolved(tree: exp.Expression, catalog: Catalog) -> list[str]:
+    """The names of columns that no table of their SELECT (nor of an enclosing one) has,
+    other than the SELECT's own output names, first seen first."""
+    out: list[str] = []
+    for select in tree.find_all(exp.Select):
+        scopes = [_scope_tables(select, catalog)]
+        outer = select.parent
+        while outer is not None:
+            if isinstance(outer, exp.Select):
+                scopes.append(_scope_tables(outer, catalog))
+            outer = outer.parent
+        if not scopes[0]:
+            continue
+        names = {e.alias.lower() for e in select.expressions if isinstance(e, exp.Alias)}
+        for c in select.find_all(exp.Column):
+            if c.find_ancestor(exp.Select) is not select or c.name.lower() in names or not c.name:
+                continue
+            if c.table:
+                t = scopes[0].get(c.table.lower())
+                if t is None or t.column(c.name) is not None \
+                        or any(x.column(c.name) is not None for x in scopes[0].values()):
+                    continue
+            elif any(t.column(c.name) is not None for sc in scopes for t in sc.values()):
+                continue
+            if c.name.lower() not in (n.lower() for n in out):
+                out.append(c.name)
+    return out
+
+
+def _spelling(select: exp.Select) -> dict[str, str]:
+    """Each table alias (or name) of ``select``'s own FROM and JOINs, in lower case, as
+    the query spells it (an engine may fold case)."""
+    sources = [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or [])
+    return {(t.alias or t.name).lower(): (t.alias or t.name) for src in sources
+            if src is not None and isinstance(t := src.this, exp.Table)}

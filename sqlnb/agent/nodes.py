@@ -23,7 +23,8 @@ from langgraph.runtime import Runtime
 
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
-from sqlnb.agent.hints import empty_result_hint, error_hint, label_ids, suggest_fix, value_repair
+from sqlnb.agent.hints import (empty_result_hint, error_hint, label_ids, link_joins, suggest_fix,
+                               value_repair)
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import parse_reply, real_questions
 from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt
@@ -61,6 +62,10 @@ class AgentSettings:
     # ("How many employees work in each region?" answered with region_id) shows the
     # referenced row's name instead, when that runs and keeps every row (hints.label_ids).
     names_for_ids: bool = True
+    # A draft whose JOIN compares columns no foreign key links, where the catalog says
+    # how the two tables are linked, is joined along the foreign key instead (the one key
+    # between them, or the one table linking them), when that runs (hints.link_joins).
+    link_joins: bool = True
 
 
 # Retry drafts per kind of model, when not set.  Local models (llama.cpp in-process, Ollama,
@@ -194,6 +199,8 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             out["repairs"] = first["repairs"]
         if first.get("labels"):
             out["labels"] = first["labels"]
+        if first.get("links"):
+            out["links"] = first["links"]
         if reply.clarify is not None and first["clarify"] is None:
             out["clarify_overruled"] = True  # most drafts agreed on an answer instead
     said: list[Any] = [AIMessage(content=text)]
@@ -274,6 +281,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     asked: list[list[str]] = []  # the clarifying questions of drafts that asked back
     corrected: dict[str, str] = {}  # a draft's normalised SQL -> its corrected query's
     labelled: dict[str, str] = {}  # a query showing names for ids -> what it replaced
+    linked: dict[str, str] = {}  # a query joined along foreign keys -> what it replaced
     draws = 0
 
     def take(r: Any) -> None:
@@ -286,7 +294,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         if not r.sql:
             return
         key = normalize_sql(r.sql, dialect)
-        for _ in range(2):  # a name corrected, then names shown for ids
+        for _ in range(3):  # a name corrected, a join linked, then names shown for ids
             key = corrected.get(key, key)
         if key in weights:
             weights[key] += 1
@@ -304,6 +312,17 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                     weights[fix_key] += 1
                     return
                 key, sql, run = fix_key, fix, fix_run
+        if isinstance(run[1], Result) and s.link_joins \
+                and (joined := _linked_joins(sql, state, ctx)) is not None:
+            # the draft joins on columns no foreign key links: the query joined along the
+            # keys stands in for it, without a model call
+            link_key = normalize_sql(joined[0], dialect)
+            corrected[key] = link_key
+            linked[joined[0]] = joined[2]
+            if link_key in weights:
+                weights[link_key] += 1
+                return
+            key, sql, run = link_key, joined[0], joined[1]
         if isinstance(run[1], Result) and run[1].row_count and s.names_for_ids \
                 and (named := _names_for_ids(sql, run[1], state, ctx)) is not None:
             # the draft shows ids where the question asks for names: the query showing
@@ -311,6 +330,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             name_key = normalize_sql(named[0], dialect)
             corrected[key] = name_key
             labelled[named[0]] = named[2]
+            if sql in linked:
+                linked[named[0]] = linked[sql]
             if name_key in weights:
                 weights[name_key] += 1
                 return
@@ -389,7 +410,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                 if clarify is not None else None), usage
     return {"candidates": [sqls[k] for k in order], "weights": [weights[k] for k in order],
             "draws": draws, "clarify": clarify, "repairs": repairs,
-            "labels": {sqls[k]: labelled[sqls[k]] for k in order if sqls[k] in labelled}}, usage
+            "labels": {sqls[k]: labelled[sqls[k]] for k in order if sqls[k] in labelled},
+            "links": {sqls[k]: linked[sqls[k]] for k in order if sqls[k] in linked}}, usage
 
 
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -429,6 +451,9 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     named = (reply.get("labels") or {}).get(sql)
     if named:
         attempt["named"] = named  # type: ignore[typeddict-unknown-key]
+    joined = (reply.get("links") or {}).get(sql)
+    if joined:
+        attempt["linked"] = joined  # type: ignore[typeddict-unknown-key]
     failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
     return {
         "attempts": attempts + [attempt],
@@ -468,6 +493,24 @@ def _names_for_ids(sql: str, result: Result, state: AgentState,
         return None
     ctx.prerun[named[0]] = run
     return named[0], run, named[1]
+
+
+def _linked_joins(sql: str, state: AgentState,
+                  ctx: AgentContext) -> tuple[str, tuple[str, Any, float], str] | None:
+    """The query joined along the foreign keys where ``sql`` joins on columns no key links
+    (:func:`~sqlnb.agent.hints.link_joins`), its run and what changed, when it runs; None
+    otherwise."""
+    try:
+        fixed = link_joins(sql, state.get("dialect", ""), ctx.catalog)
+    except Exception:  # a query shape the rewrite does not know: the draft stands as it is
+        fixed = None
+    if fixed is None:
+        return None
+    run = ctx.prerun.get(fixed[0]) or _run(fixed[0], ctx)
+    if not isinstance(run[1], Result):
+        return None
+    ctx.prerun[fixed[0]] = run
+    return fixed[0], run, fixed[1]
 
 
 def _run(sql: str, ctx: AgentContext) -> tuple[str, Result | errors.SqlnbError, float]:
