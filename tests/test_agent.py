@@ -1546,6 +1546,21 @@ def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joi
 
 
 @RULE_ENGINES
+def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
+    top = "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON o.customer_id = c.id " \
+          "GROUP BY c.name ORDER BY n DESC LIMIT 1"
+    run = ask_voting(db, [sql(top)], [sql(top)], question="How many orders did each customer place?")
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted") and r.rows() == [["Ada", 2]]
+    assert r.confidence["level"] == "low"
+    assert 'the question asks about every group ("each"), the query keeps only one (LIMIT 1)' in \
+        r.confidence["reasons"]
+    # asked for the one group: trusted as before
+    run = ask_voting(db, [sql(top)], [sql(top)], question="Which customer placed the most orders?")
+    assert run.result.confidence["level"] == "high" and "doubts" not in run.result.attempts[0]
+
+
+@RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
     # one draft asks back, three found nothing: not an ambiguous question

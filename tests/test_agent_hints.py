@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from sqlnb.adapters import connect
-from sqlnb.agent.hints import (alias_table, error_hint, label_column, label_columns, label_ids, link_joins,
+from sqlnb.agent.hints import (alias_table, answer_doubts, error_hint, label_column, label_columns, label_ids, link_joins,
                                suggest_fix)
 from sqlnb.agent.prompts import format_attempt
 
@@ -255,6 +255,7 @@ def shop(tmp_path_factory):
         CREATE TABLE sales (id INTEGER PRIMARY KEY, store_id INTEGER REFERENCES stores(id),
                             product_id INTEGER REFERENCES products(id), qty INTEGER);
         CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+        CREATE TABLE shipments (id INTEGER PRIMARY KEY, ordered_on DATE, shipped_at TIMESTAMP, days INTEGER);
         INSERT INTO regions VALUES (1, 'North'), (2, 'South');
         INSERT INTO stores VALUES (10, 'Oslo', 1), (11, 'Bergen', 1), (12, 'Rome', 2);
         INSERT INTO products VALUES (100, 'Tea', 3.5), (101, 'Jam', 5.0);
@@ -344,3 +345,30 @@ def test_a_column_of_a_table_the_query_does_not_read_joins_that_table(shop):
 ])
 def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
     assert suggest_fix("column_not_found", msg, sql, "sqlite", shop.catalog()) is None
+
+
+@pytest.mark.parametrize("question, sql, rows, doubt", [
+    ("How many stores are there in each region?",
+     "SELECT region_id, COUNT(*) FROM stores GROUP BY region_id ORDER BY 2 DESC LIMIT 1", 1,
+     'the question asks about every group ("each"), the query keeps only one (LIMIT 1)'),
+    ("What is the average delay per shipment, in days?",
+     "SELECT AVG(s.shipped_at - s.ordered_on) FROM shipments AS s", 1,
+     "it subtracts one date from another (s.shipped_at - s.ordered_on): an interval, not a number of days"),
+])
+def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
+    assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == [doubt]
+
+
+@pytest.mark.parametrize("question, sql, rows", [
+    # the one group asked for
+    ("Which region has the most stores?",
+     "SELECT region_id, COUNT(*) FROM stores GROUP BY region_id ORDER BY 2 DESC LIMIT 1", 1),
+    # every group kept
+    ("How many stores are there in each region?", "SELECT region_id, COUNT(*) FROM stores GROUP BY region_id", 2),
+    # numbers, not dates
+    ("How many days on average?", "SELECT AVG(days - id) FROM shipments", 1),
+    ("How many days on average?", "SELECT AVG(julianday(shipped_at) - julianday(ordered_on)) FROM shipments", 1),
+    ("Broken?", "SELEC nothing", None),
+])
+def test_no_doubt_about_a_query_that_answers_what_was_asked(shop, question, sql, rows):
+    assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == []

@@ -9,8 +9,10 @@ Every answer with SQL gets one of three levels:
   and no draft gave another one, asked back or wrote no query;
 - ``medium``: at least two drafts agree and more of them than on any other result (or a
   model that does not sample reviewed its own result), with nothing suspicious about it;
-- ``low``: no agreement, an empty result, repeated rows, or a filter value that had to be
-  replaced by the one stored in the data.
+- ``low``: no agreement, an empty result, repeated rows, a filter value that had to be
+  replaced by the one stored in the data, or the query speaks against itself
+  (``hints.answer_doubts``: one row kept of the groups the question asks about each of,
+  one date subtracted from another).
 
 The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that
 "high" can be checked against what it promises.
@@ -65,6 +67,8 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         reasons.append("rows of the result repeat")
     if attempt.get("repaired"):
         reasons.append(f"a filter value was replaced by the stored one ({attempt['repaired']})")
+    for doubt in attempt.get("doubts") or []:
+        reasons.append(doubt)
     if attempt.get("linked"):
         reasons.append(f"joined along the foreign keys ({attempt['linked']})")
     if attempt.get("named"):
@@ -75,7 +79,8 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
     if attempt.get("reviewed"):
         reasons.append("the model checked the result and kept it")
 
-    doubts = nothing or bool(attempt.get("repeated_rows")) or bool(attempt.get("repaired"))
+    doubts = nothing or bool(attempt.get("repeated_rows")) or bool(attempt.get("repaired")) \
+        or bool(attempt.get("doubts"))
     if doubts:
         score = min(score, 0.3)
     if not doubts and agree >= 2 and not rivals and agree == draws:

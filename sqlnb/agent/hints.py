@@ -811,3 +811,47 @@ def _spelling(select: exp.Select) -> dict[str, str]:
     sources = [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or [])
     return {(t.alias or t.name).lower(): (t.alias or t.name) for src in sources
             if src is not None and isinstance(t := src.this, exp.Table)}
+
+
+_EACH = re.compile(r"\b(each|every|per)\b", re.I)
+_TEMPORAL_TYPES = re.compile(r"date|time", re.I)
+
+
+def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str,
+                  row_count: int | None) -> list[str]:
+    """What about a query that ran speaks against it as the answer to ``question``, from
+    the query, the catalog and the result's size (no data): the question asks for each of
+    something while the query keeps one row of its groups (``GROUP BY … LIMIT 1``), or the
+    query subtracts one date or time column from another (an interval, or in SQLite a
+    difference of the years only, where a number of days is usually meant)."""
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return []
+    out: list[str] = []
+    if _EACH.search(question or "") and row_count == 1:
+        for select in tree.find_all(exp.Select):
+            limit = select.args.get("limit")
+            if select.args.get("group") is not None and limit is not None \
+                    and limit.expression is not None and limit.expression.sql() == "1":
+                out.append(f'the question asks about every group ("{_EACH.search(question).group(1)}"), '
+                           "the query keeps only one (LIMIT 1)")
+                break
+    if catalog is not None:
+        scope: dict[str, Table] = {}
+        for select in tree.find_all(exp.Select):
+            scope.update(_scope_tables(select, catalog))
+
+        def temporal(e: exp.Expression) -> bool:
+            if not isinstance(e, exp.Column):
+                return False
+            owners = [scope[e.table.lower()]] if e.table and e.table.lower() in scope else \
+                [t for t in scope.values() if t.column(e.name) is not None]
+            col = owners[0].column(e.name) if len(owners) == 1 else None
+            return col is not None and bool(_TEMPORAL_TYPES.search(col.type or ""))
+
+        for sub in tree.find_all(exp.Sub):
+            if temporal(sub.this) and temporal(sub.expression):
+                out.append(f"it subtracts one date from another ({sub.sql(dialect=sqlglot_dialect(dialect))}): "
+                           "an interval, not a number of days")
+                break
+    return out

@@ -23,8 +23,8 @@ from langgraph.runtime import Runtime
 
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
-from sqlnb.agent.hints import (empty_result_hint, error_hint, label_ids, link_joins, suggest_fix,
-                               value_repair)
+from sqlnb.agent.hints import (answer_doubts, empty_result_hint, error_hint, label_ids, link_joins,
+                               suggest_fix, value_repair)
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import parse_reply, real_questions
 from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt
@@ -454,6 +454,13 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     joined = (reply.get("links") or {}).get(sql)
     if joined:
         attempt["linked"] = joined  # type: ignore[typeddict-unknown-key]
+    if attempt["ok"]:
+        try:
+            doubts = answer_doubts(sql, dialect, ctx.catalog, state.get("question", ""), attempt.get("row_count"))
+        except Exception:  # a query shape the checks do not know: no doubt raised
+            doubts = []
+        if doubts:
+            attempt["doubts"] = doubts  # type: ignore[typeddict-unknown-key]
     failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
     return {
         "attempts": attempts + [attempt],
