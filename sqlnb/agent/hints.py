@@ -537,9 +537,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
                     if not c.table and c.find_ancestor(exp.Select) is tree and (r := resolve(c)):
                         c.set("table", exp.to_identifier(r[0]))
                 joined = True
-            schema = ref.schema if ref.schema and ref.schema != catalog.default_schema else None
-            target = exp.Table(this=exp.to_identifier(ref.name, quoted=True),
-                               db=exp.to_identifier(schema, quoted=True) if schema else None)
+            target = _table_node(ref, catalog)
             tree.join(exp.alias_(target, exp.to_identifier(alias, quoted=True)),
                       on=exp.EQ(this=exp.column(key, table=alias, quoted=True), expression=col.copy()),
                       join_type="left", copy=False)
@@ -572,7 +570,7 @@ def _referenced(table: Table, column: str, catalog: Catalog) -> tuple[Table | No
     low = column.lower()
     for fk in table.foreign_keys:
         if len(fk.columns) == 1 and fk.columns[0].lower() == low:
-            ref = catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
+            ref = _fk_target(fk, catalog)
             if ref is not None and len(fk.ref_columns) == 1 and ref is not table:
                 return ref, fk.ref_columns[0]
     if len(table.primary_key) == 1 and table.primary_key[0].lower() == low:
@@ -585,9 +583,6 @@ def _fk_links(a: Table, b: Table, catalog: Catalog) -> list[tuple[str, str]]:
     (column of ``a``, column of ``b``) pairs."""
     out: list[tuple[str, str]] = []
 
-    def target(fk) -> Table | None:
-        return catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
-
     def key(fk, ref: Table) -> str | None:
         if len(fk.ref_columns) == 1 and fk.ref_columns[0]:
             return fk.ref_columns[0]
@@ -595,7 +590,7 @@ def _fk_links(a: Table, b: Table, catalog: Catalog) -> list[tuple[str, str]]:
 
     for src, dst, flip in ((a, b, False), (b, a, True)):
         for fk in src.foreign_keys:
-            if len(fk.columns) != 1 or target(fk) is not dst or (ref := key(fk, dst)) is None:
+            if len(fk.columns) != 1 or _fk_target(fk, catalog) is not dst or (ref := key(fk, dst)) is None:
                 continue
             pair = (ref, fk.columns[0]) if flip else (fk.columns[0], ref)
             if pair not in out:
@@ -614,15 +609,15 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, st
     declares foreign keys for, and only when the link is clear: the one foreign key
     between the two tables, or else the one table that links them (one key each way) and
     that the query does not use yet.  Columns of the same name are taken as meant (a
-    natural link the catalog may not declare).  None otherwise."""
+    natural link the catalog may not declare) unless both are their tables' own keys.
+    None otherwise."""
     if catalog is None or not any(t.foreign_keys for t in catalog.tables):
         return None
     tree = _parse(sql, dialect)
     if tree is None:
         return None
     linked = {id(t) for t in catalog.tables if t.foreign_keys} | {
-        id(r) for t in catalog.tables for fk in t.foreign_keys
-        if (r := catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table))}
+        id(r) for t in catalog.tables for fk in t.foreign_keys if (r := _fk_target(fk, catalog))}
     changes: list[str] = []
     for select in list(tree.find_all(exp.Select)):
         scope = _scope_tables(select, catalog)
@@ -693,10 +688,7 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, st
             used.add(mid.name.lower())
             # the new table may share column names: this SELECT's own columns are qualified
             _qualify_own(select, scope, spelled)
-            schema = mid.schema if mid.schema and mid.schema != catalog.default_schema else None
-            target = exp.Table(this=exp.to_identifier(mid.name, quoted=True),
-                               db=exp.to_identifier(schema, quoted=True) if schema else None)
-            step = exp.Join(this=target, on=exp.EQ(this=_qualified(x, qa),
+            step = exp.Join(this=_table_node(mid, catalog), on=exp.EQ(this=_qualified(x, qa),
                                                    expression=_qualified(m1, mid.name, quoted=True)))
             for arg in ("side", "kind"):
                 if join.args.get(arg):
@@ -755,10 +747,7 @@ def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog) -> bool:
         _qualify_own(select, scope, spelled)
         for c in refs:
             c.set("table", exp.to_identifier(name))
-        schema = owner.schema if owner.schema and owner.schema != catalog.default_schema else None
-        target = exp.Table(this=exp.to_identifier(owner.name, quoted=True),
-                           db=exp.to_identifier(schema, quoted=True) if schema else None)
-        select.join(exp.alias_(target, exp.to_identifier(name)),
+        select.join(exp.alias_(_table_node(owner, catalog), exp.to_identifier(name)),
                     on=exp.EQ(this=_qualified(x, spelled.get(alias, alias)), expression=_qualified(y, name)),
                     copy=False)
         changed = True
@@ -855,3 +844,15 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
                            "an interval, not a number of days")
                 break
     return out
+
+
+def _fk_target(fk, catalog: Catalog) -> Table | None:
+    """The catalog table foreign key ``fk`` references."""
+    return catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
+
+
+def _table_node(table: Table, catalog: Catalog) -> exp.Table:
+    """``table`` as a quoted table expression, its schema named unless it is the default."""
+    schema = table.schema if table.schema and table.schema != catalog.default_schema else None
+    return exp.Table(this=exp.to_identifier(table.name, quoted=True),
+                     db=exp.to_identifier(schema, quoted=True) if schema else None)
