@@ -55,10 +55,14 @@ def fake_llama_cpp(tmp_path, monkeypatch):
     root = tmp_path / "fake-site"
     (root / "llama_cpp").mkdir(parents=True)
     (root / "llama_cpp" / "__init__.py").write_text("__version__ = '0.0-test'\n")
-    monkeypatch.delitem(sys.modules, "llama_cpp", raising=False)
+    real = sys.modules.pop("llama_cpp", None)
     monkeypatch.syspath_prepend(str(root))
     importlib.invalidate_caches()
-    return root
+    yield root
+    # the stand-in never stays imported: later tests run the real runtime
+    sys.modules.pop("llama_cpp", None)
+    if real is not None:
+        sys.modules["llama_cpp"] = real
 
 
 @pytest.fixture

@@ -37,6 +37,9 @@ c.LabServerApp.extra_labextensions_path = [  # noqa: F821
 # The kernels' sqlnb home (the memory store of remembered answers): a fresh directory per
 # server, never the user's ~/.sqlnb. Kernels inherit the server's environment.
 os.environ["SQLNB_HOME"] = tempfile.mkdtemp(prefix="sqlnb-ui-home-")
+# ... and an empty offline-model folder: a model downloaded on this machine (llama.cpp is
+# installed with the test dependencies) never answers in place of a test's scripted one.
+os.environ["SQLNB_MODEL_DIR"] = tempfile.mkdtemp(prefix="sqlnb-ui-models-")
 # No terminals or news checks in tests.
 c.ServerApp.terminals_enabled = False  # noqa: F821
 c.LabApp.news_url = None  # noqa: F821
