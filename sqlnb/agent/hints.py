@@ -312,10 +312,7 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
         changed = joined or _fix_column(tree, qualifier, bare, aliases, spelled, misspelt=True)
         # the engine names the first missing column only: others taken from the wrong
         # table of the query get the same fix
-        for col in list(tree.find_all(exp.Column)):
-            q = col.table.lower()
-            if q and q in aliases and aliases[q].column(col.name) is None:
-                changed = _fix_column(tree, col.table, col.name, aliases, spelled, misspelt=False) or changed
+        changed = _requalify(tree, aliases, spelled) or changed
         # and columns of tables the query does not use yet, one owner joined for each;
         # then the columns qualified with a table that lacks them go to the joined one
         for other in _unresolved(tree, catalog):
@@ -325,11 +322,8 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
             refs = _table_refs(tree, catalog)
             aliases = {alias.lower(): found for alias, _, found in refs}
             spelled = {alias.lower(): alias for alias, _, _ in refs}
-            for col in list(tree.find_all(exp.Column)):
-                q = col.table.lower()
-                if q and q in aliases and aliases[q].column(col.name) is None \
-                        and col.find_ancestor(exp.Join) is None:  # not a link to a table joined later
-                    _fix_column(tree, col.table, col.name, aliases, spelled, misspelt=False)
+            # not the links to a table joined later (a JOIN condition)
+            _requalify(tree, aliases, spelled, outside_joins=True)
     elif table:
         bare = table.split(".")[-1]
         fixed = _closest(bare, [t.name for t in catalog.tables])
@@ -344,6 +338,20 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
         return tree.sql(dialect=d)
     except Exception:
         return None
+
+
+def _requalify(tree: exp.Expression, aliases: dict[str, Table], spelled: dict[str, str], *,
+               outside_joins: bool = False) -> bool:
+    """Columns qualified with a table of the query that lacks them, moved to the table of
+    the query that has them (``_fix_column``); ``outside_joins``: not those inside a JOIN
+    condition.  Whether any moved."""
+    changed = False
+    for col in list(tree.find_all(exp.Column)):
+        q = col.table.lower()
+        if q and q in aliases and aliases[q].column(col.name) is None \
+                and not (outside_joins and col.find_ancestor(exp.Join) is not None):
+            changed = _fix_column(tree, col.table, col.name, aliases, spelled, misspelt=False) or changed
+    return changed
 
 
 def _plain_text(value: str) -> str:
@@ -533,9 +541,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
             if not joined:
                 # the new table may share column names: every column of this SELECT is
                 # qualified first
-                for c in list(tree.find_all(exp.Column)):
-                    if not c.table and c.find_ancestor(exp.Select) is tree and (r := resolve(c)):
-                        c.set("table", exp.to_identifier(r[0]))
+                _qualify_own(tree, scope, {})
                 joined = True
             target = _table_node(ref, catalog)
             tree.join(exp.alias_(target, exp.to_identifier(alias, quoted=True)),
