@@ -314,7 +314,8 @@ def model_info(client: Any, spec: str | None = None) -> dict[str, Any]:
 
     chat = getattr(client, "model", client)
     info: dict[str, Any] = {"spec": spec, "name": describe_model(chat), "class": type(chat).__name__}
-    for attr in ("model_path", "n_ctx", "n_threads", "temperature", "max_tokens", "repeat_penalty"):
+    for attr in ("model_path", "n_ctx", "n_threads", "temperature", "max_tokens", "repeat_penalty",
+                 "parallel"):
         v = getattr(chat, attr, None)
         if isinstance(v, (str, int, float)):
             info[attr] = Path(v).name if attr == "model_path" else v

@@ -1643,3 +1643,70 @@ def test_default_first_drafts_by_kind_of_model():
     assert default_first_drafts(Client("llamacpp:qwen2.5-coder-1.5b")) == 3
     assert default_first_drafts(Client("scripted:replies.json")) == 3
     assert default_first_drafts(Client("anthropic:claude-sonnet-4-5")) == 0
+
+
+# ---------------------------------------------------------------------------
+# the first answer and its first drafts written side by side (llama.cpp in-process)
+# ---------------------------------------------------------------------------
+
+class TogetherClient(ModelClient):
+    """A scripted model that says it writes replies side by side: each batch is
+    recorded, its replies come from the script as separate calls would."""
+
+    def __init__(self, model: ScriptedChatModel):
+        super().__init__(model)
+        self.batches: list[list[dict[str, Any]]] = []
+
+    @property
+    def side_by_side(self) -> bool:
+        return True
+
+    def invoke_many(self, messages, specs, *, stop=None, draft=True):
+        self.batches.append([dict(s) for s in specs])
+        return [self.invoke(messages, temperature=s.get("temperature"), seed=s.get("seed"),
+                            stop=stop, draft=draft) for s in specs]
+
+
+def ask_together(adapter, replies, drafts, **options: Any) -> tuple[Run, TogetherClient]:
+    model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
+    client = TogetherClient(model)
+    result = Agent().ask(options.pop("question", "How many orders are paid?"), adapter,
+                         connection="shop", model=client, **options)
+    return Run(result, model, []), client
+
+
+@RULE_ENGINES
+def test_first_answer_and_two_drafts_are_written_together_and_all_count(engine, db):
+    from sqlnb.agent.nodes import TOGETHER_DRAFTS, _draft_seed
+
+    # the reply and the first draft agree: the second draft, written with them, still
+    # counts (it is paid for), and no draft is drawn after the batch
+    run, client = ask_together(db, [sql(PAID)], [sql(PAID), sql("SELECT 7"), sql(PAID)])
+    r = run.result
+    assert outcome(run) == ("success", "voted", PAID)
+    assert len(client.batches) == 1 and len(client.batches[0]) == 1 + TOGETHER_DRAFTS
+    reply, *drafts = client.batches[0]
+    assert reply["temperature"] is None
+    question = "How many orders are paid?"
+    assert [d["seed"] for d in drafts] == [_draft_seed({"question": question}, j) for j in (0, 1)]
+    assert run.model.draft_position == 2 and r.usage["calls"] == 3
+    (a,) = r.attempts
+    assert sorted(c["weight"] for c in a["candidates"]) == [1, 2]
+    # three different results: one more draft is drawn alone, as without the batch
+    run, client = ask_together(db, [sql(PAID)], [sql("SELECT 7"), sql("SELECT 8"), sql(PAID)])
+    assert outcome(run) == ("success", "voted", PAID)
+    assert len(client.batches) == 1 and run.model.draft_position == 3
+    assert run.result.usage["calls"] == 4
+
+
+@RULE_ENGINES
+def test_no_batch_after_the_first_call_or_without_drafts(engine, db):
+    # a failed first round: the correction is a call of its own
+    run, client = ask_together(db, [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
+                               [sql(BAD_COLUMN), sql(BAD_COLUMN_3), sql(COUNT_CUSTOMERS)],
+                               question="How many customers are there?")
+    assert run.result.sql == COUNT_CUSTOMERS and len(client.batches) == 1
+    # drafts of the first answer off: the reply alone, no batch
+    run, client = ask_together(db, [sql(PAID), "FINAL"], [],
+                               settings=AgentSettings(first_drafts=0))
+    assert outcome(run) == ("success", "finalized", PAID) and client.batches == []

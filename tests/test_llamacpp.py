@@ -100,3 +100,76 @@ def test_an_agent_turn_on_noise_ends_cleanly(tmp_path, tiny_model, loaded):
     assert res.usage["calls"] >= 2 and res.usage["input_tokens"] > 2000  # drafts were drawn
     for a in res.attempts:  # whatever ran went through the read-only guard and the engine
         assert a.get("ok") in (True, False)
+
+
+# --- replies written side by side (sqlnb.agent.parallel) ------------------------------------
+SPECS = [{"temperature": 0.0}, {"temperature": 0.9, "seed": 5}, {"temperature": 0.9, "seed": 6}]
+
+
+def test_side_by_side_replies_are_the_ones_separate_calls_give(tiny_model, loaded):
+    model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30)
+    one_by_one = [model.invoke(MESSAGES, temperature=s["temperature"],
+                               **({"seed": s["seed"]} if "seed" in s else {})).content
+                  for s in SPECS]
+    assert len(set(one_by_one)) == 3
+    together = model.replies(MESSAGES, SPECS)
+    assert [text for text, _ in together] == one_by_one
+    for text, usage in together:
+        # max_tokens, or a few more to finish a character split across tokens
+        assert usage["input_tokens"] > 10 and 0 < usage["output_tokens"] <= 30 + 3
+    # the model holds the prompt alone afterwards: the next call starts from it
+    llama, _ = models._get_llama(str(tiny_model), 1024, 1)
+    assert llama.n_tokens == together[0][1]["input_tokens"]
+    assert model.invoke(MESSAGES).content == one_by_one[0]
+
+
+def test_side_by_side_replies_stop_where_separate_calls_stop(tiny_model, loaded):
+    model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30)
+    full = [text for text, _ in model.replies(MESSAGES, SPECS)]
+    shortened = 0
+    for piece in ("count", "age", "WHERE", "j", "```\n\n"):
+        cut = [text for text, _ in model.replies(MESSAGES, SPECS, stop=[piece])]
+        one_by_one = [model.invoke(MESSAGES, temperature=s["temperature"], stop=[piece],
+                                   **({"seed": s["seed"]} if "seed" in s else {})).content
+                      for s in SPECS]
+        assert cut == one_by_one
+        assert all(whole.startswith(part) for whole, part in zip(full, cut))
+        shortened += sum(part != whole for whole, part in zip(full, cut))
+    assert cut == full  # the last stop string never occurs
+    assert shortened >= 3  # (a stop string is not looked for inside a split character)
+
+
+def test_invoke_many_side_by_side_and_one_by_one(tiny_model, loaded, monkeypatch):
+    model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30)
+    client = ModelClient(model)
+    assert client.side_by_side
+    specs = [{"temperature": None}, {"temperature": 0.9, "seed": 5}]
+    together = client.invoke_many(MESSAGES, specs, draft=False)
+    assert [u["calls"] for _, u in together] == [1, 1]
+    assert together[0][1]["seconds"] > 0 and together[1][1]["seconds"] == 0.0
+    monkeypatch.setenv(models.LLAMA_PARALLEL_ENV, "0")
+    apart = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1,
+                                          max_tokens=30))
+    assert not apart.side_by_side
+    assert [t for t, _ in apart.invoke_many(MESSAGES, specs, draft=False)] == \
+        [t for t, _ in together]
+
+
+def test_side_by_side_prompt_too_long_is_a_model_error(tiny_model, loaded):
+    client = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=256, n_threads=1))
+    with pytest.raises(errors.ModelError) as info:
+        client.invoke_many([("human", "count the rows " * 200)], SPECS)
+    assert "exceed context window of 256" in str(info.value) and "n_ctx=256" in info.value.hint
+
+
+def test_a_stopped_turn_asks_for_no_batch(tiny_model, loaded):
+    from sqlnb.agent.runner import _StoppableClient
+    from sqlnb.agent.stop import StopToken
+
+    token = StopToken()
+    client = _StoppableClient(ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024,
+                                                            n_threads=1, max_tokens=8)), token)
+    assert len(client.invoke_many(MESSAGES, SPECS)) == 3
+    token.stop()
+    with pytest.raises(errors.ModelError, match="stopped"):
+        client.invoke_many(MESSAGES, SPECS)

@@ -32,6 +32,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
+from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
 from sqlnb.errors import (
     ConfigurationError,
     MissingDriverError,
@@ -50,6 +51,7 @@ __all__ = [
 MODEL_ENV = "SQLNB_MODEL"
 DEFAULT_ANTHROPIC_MODEL = "anthropic:claude-sonnet-4-5"
 LLAMA_THREADS_ENV = "SQLNB_LLAMA_THREADS"
+LLAMA_PARALLEL_ENV = "SQLNB_LLAMA_PARALLEL"  # 0/off: replies of one prompt one after another
 
 # One line: what to do when no model is configured (the notebook's %%ask, the panel's
 # error, the CLI all show it after "no language model is configured").
@@ -252,6 +254,10 @@ def _default_threads() -> int:
     return min(4, os.cpu_count() or 1)
 
 
+def _default_parallel() -> bool:
+    return os.environ.get(LLAMA_PARALLEL_ENV, "").strip().lower() not in ("0", "off", "false", "no")
+
+
 _LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _LLAMAS_LOCK = threading.Lock()
 
@@ -279,8 +285,9 @@ def _get_llama(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, thread
         if entry is None:
             llama_cpp = _import_llama_cpp()
             try:
-                llama = llama_cpp.Llama(model_path=model_path, n_ctx=n_ctx,
-                                        n_threads=n_threads, verbose=False, seed=0)
+                # room for several sequences in one KV cache: replies decoded side by side
+                llama = load_llama(llama_cpp.Llama, llama_cpp.llama_cpp, model_path=model_path,
+                                   n_ctx=n_ctx, n_threads=n_threads, verbose=False, seed=0)
             except (ValueError, OSError, RuntimeError) as exc:
                 raise ConfigurationError(
                     f"llama.cpp could not load {model_path}: {exc}",
@@ -321,6 +328,8 @@ class LlamaCppChatModel(BaseChatModel):
 
     Instances with the same (model_path, n_ctx, n_threads) share one loaded model, so the
     prompt-prefix cache makes a repeated schema prefix cheap; calls are serialized.
+    :meth:`replies` writes several replies to one prompt side by side
+    (:mod:`sqlnb.agent.parallel`) unless ``parallel`` is off (``$SQLNB_LLAMA_PARALLEL=0``).
     """
 
     model_path: str
@@ -330,6 +339,7 @@ class LlamaCppChatModel(BaseChatModel):
     temperature: float = 0.0
     repeat_penalty: float = 1.0
     stop: list[str] | None = None
+    parallel: bool = Field(default_factory=_default_parallel)
     takes_seed: ClassVar[bool] = True  # ModelClient passes a seed with sampled calls
 
     @property
@@ -358,11 +368,7 @@ class LlamaCppChatModel(BaseChatModel):
                     **({"seed": int(kwargs["seed"])} if kwargs.get("seed") is not None else {}),
                 )
             except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
-                raise ModelError(
-                    f"llama.cpp refused the prompt: {exc}",
-                    hint=f"the prompt is too long for n_ctx={self.n_ctx}: ask about fewer "
-                         "tables or use a model with a larger context",
-                ) from exc
+                raise self._refused(exc) from exc
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         prompt_tokens = int(usage.get("prompt_tokens", 0))
@@ -375,6 +381,33 @@ class LlamaCppChatModel(BaseChatModel):
                                "model": Path(self.model_path).name},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+    def _refused(self, exc: ValueError) -> ModelError:
+        return ModelError(f"llama.cpp refused the prompt: {exc}",
+                          hint=f"the prompt is too long for n_ctx={self.n_ctx}: ask about fewer "
+                               "tables or use a model with a larger context")
+
+    def replies(self, messages: LanguageModelInput, specs: Sequence[dict[str, Any]], *,
+                max_tokens: int | None = None, stop: Sequence[str] | None = None,
+                ) -> list[tuple[str, dict[str, int]]]:
+        """One reply per spec (``temperature``, ``seed``) to ``messages``, decoded side by
+        side (one model pass per token for all of them): each reply's text and its token
+        usage (the prompt counted for each, as separate calls would).  Replies are the ones
+        separate calls would give, but for rounding differences of batched arithmetic."""
+        llama, lock = _get_llama(self.model_path, self.n_ctx, self.n_threads)
+        chat = [{"role": role, "content": content}
+                for role, content in _role_content(self._convert_input(messages).to_messages())]
+        stops = list(stop) if stop is not None else list(self.stop or [])
+        with lock:
+            try:
+                prompt, stops = chat_prompt(llama, chat, stops)
+                done = side_by_side(llama, prompt, specs, stop=stops,
+                                    max_tokens=max_tokens if max_tokens is not None else self.max_tokens)
+            except ValueError as exc:
+                raise self._refused(exc) from exc
+        return [(text, {"input_tokens": len(prompt), "output_tokens": n,
+                        "total_tokens": len(prompt) + n}) for text, n in done]
 
 
 def _llama_model_path(value: str) -> str:
@@ -693,6 +726,44 @@ class ModelClient:
             "seconds": seconds,
         }
 
+    @property
+    def side_by_side(self) -> bool:
+        """Whether several replies to one prompt are written together (llama.cpp in-process
+        with ``parallel`` on), so that they cost little more than one."""
+        return bool(getattr(self.model, "parallel", False)) and hasattr(self.model, "replies")
+
+    def invoke_many(self, messages: LanguageModelInput, specs: Sequence[dict[str, Any]], *,
+                    stop: Any = None, draft: bool = True) -> list[tuple[str, dict[str, Any]]]:
+        """Replies to one prompt, one per spec (``temperature``: None for the model's own,
+        ``seed``), each with its usage as :meth:`invoke` gives it.  Written side by side
+        where the model can (:attr:`side_by_side`: one call, its seconds on the first
+        reply), else one call each.  ``draft``: only their queries are used (as in
+        :meth:`invoke`)."""
+        if not self.side_by_side:
+            return [self.invoke(messages, temperature=sp.get("temperature"), seed=sp.get("seed"),
+                                stop=stop, draft=draft) for sp in specs]
+        wanted = [{"temperature": sp["temperature"] if sp.get("temperature") is not None
+                   else getattr(self.model, "temperature", 0.0), "seed": sp.get("seed")}
+                  for sp in specs]
+        options = {"max_tokens": DRAFT_MAX_TOKENS, "stop": list(DRAFT_STOP)} if draft else {}
+        start = time.perf_counter()
+        try:
+            done = self._run(lambda: self.model.replies(messages, wanted, **options), stop)
+        except SqlnbError:
+            raise
+        except _Stopped:
+            raise _stopped_error(self.name) from None
+        except _Deadline:
+            raise ModelError(f"{self.name} did not answer within {self.timeout:g} s",
+                             hint="try again, or allow more time (a larger timeout)") from None
+        except Exception as exc:
+            raise ModelError(f"{self.name} failed: {self._describe(exc)}",
+                             hint="try again; if it persists, turn side-by-side replies off "
+                                  f"({LLAMA_PARALLEL_ENV}=0)") from exc
+        seconds = time.perf_counter() - start
+        return [(text, {**usage, "calls": 1, "seconds": seconds if i == 0 else 0.0})
+                for i, (text, usage) in enumerate(done)]
+
     @staticmethod
     def _describe(exc: BaseException) -> str:
         return scrub_secrets(f"{type(exc).__name__}: {_first_line(exc)}")
@@ -700,15 +771,20 @@ class ModelClient:
     def _call(self, messages: LanguageModelInput, options: dict[str, Any] | None = None,
               stop: Any = None) -> Any:
         options = options or {}
+        return self._run(lambda: self.model.invoke(messages, **options), stop)
+
+    def _run(self, call: Callable[[], Any], stop: Any = None) -> Any:
+        """``call()`` within the timeout, abandoned when ``stop`` is stopped (a worker
+        thread then; in this thread when neither is set)."""
         if self.timeout is None and stop is None:
-            return self.model.invoke(messages, **options)
+            return call()
         box: dict[str, Any] = {}
         done = threading.Event()
 
         def work() -> None:
             _CURRENT_STOP.set(stop)
             try:
-                box["result"] = self.model.invoke(messages, **options)
+                box["result"] = call()
             except BaseException as exc:  # handed to the caller's thread
                 box["error"] = exc
             finally:

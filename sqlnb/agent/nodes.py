@@ -15,7 +15,7 @@ import time
 import uuid
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.graph import END
@@ -157,8 +157,20 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
     usage = state.get("usage") or {}
     try:
         messages = model_messages(state, s.rendering)
-        text, call_usage = ctx.model.invoke(messages)
-        usage = _add_usage(usage, call_usage)
+        drawn: list[str] = []
+        if _drafts_together(state, ctx, iteration):
+            # the first answer and its first drafts written side by side: about the time
+            # of one reply (the drafts are what the first round would draw next)
+            together = ctx.model.invoke_many(
+                messages, [{"temperature": None}] + [
+                    {"temperature": s.first_temperature, "seed": _draft_seed(state, j)}
+                    for j in range(TOGETHER_DRAFTS)])
+            (text, call_usage), drawn = together[0], [t for t, _ in together[1:]]
+            for _, u in together:
+                usage = _add_usage(usage, u)
+        else:
+            text, call_usage = ctx.model.invoke(messages)
+            usage = _add_usage(usage, call_usage)
         reply = parse_reply(text)
         not_a_question = None
         if reply.clarify is not None and drafted(state.get("attempts") or []):
@@ -175,7 +187,7 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         pool, usage = _retry_candidates(state, reply, ctx, iteration, usage)
         first = None
         if not state.get("attempts") and iteration == 1:
-            first, usage = _first_round(state, reply, messages, ctx, usage)
+            first, usage = _first_round(state, reply, messages, ctx, usage, drawn)
     except errors.SqlnbError as exc:
         return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate",
                 "usage": _add_usage(usage, {"failed_calls": 1})}
@@ -260,12 +272,35 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
     return pool, usage
 
 
+TOGETHER_DRAFTS = 2  # drafts written beside the first answer, where that costs little
+
+
+def _drafts_together(state: AgentState, ctx: AgentContext, iteration: int) -> bool:
+    """Whether the first answer is written together with its first drafts: a model that
+    writes replies side by side (llama.cpp in-process), a first round that will draw
+    drafts, and only the question's first call."""
+    s = ctx.settings
+    cap = s.first_drafts if s.first_drafts is not None else default_first_drafts(ctx.model)
+    return (iteration == 1 and not state.get("attempts") and cap >= TOGETHER_DRAFTS
+            and bool(getattr(ctx.model, "samples", False))
+            and getattr(ctx.model, "side_by_side", False) is True)
+
+
+def _draft_seed(state: AgentState, j: int) -> int:
+    """The seed of the question's ``j``-th draft: reproducible, yet not the same random
+    stream for every question (a fixed seed made one draft pick the same unlikely first
+    token)."""
+    return zlib.crc32(f"{state.get('question', '')}#{j}".encode("utf-8"))
+
+
 def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContext,
-                 usage: dict[str, float]) -> tuple[dict[str, Any] | None, dict[str, float]]:
+                 usage: dict[str, float], drawn: Sequence[str] = ()
+                 ) -> tuple[dict[str, Any] | None, dict[str, float]]:
     """The first answer as a vote of drafts (adaptive self-consistency): the model's own
     reply and up to ``first_drafts`` replies sampled from the same prompt, each query run
     read-only as it comes, drawing stops as soon as two drafts agree on a non-empty result
-    that leads every other result.  A clarification stands only when more drafts asked
+    that leads every other result.  ``drawn``: drafts already written (beside the reply),
+    all taken before any more is drawn.  A clarification stands only when more drafts asked
     back than agreed on an answer.  When every query ran but came back empty, a query with
     a filter value corrected to the stored one (case, spacing, one near match) joins the
     vote.  None when the model does not sample or no drafts are configured."""
@@ -355,7 +390,9 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         return top >= 2 and top > second and top > len(asked)
 
     take(reply)
-    for j in range(cap):
+    for text in drawn[:cap]:
+        take(parse_reply(text))
+    for j in range(len(drawn), cap):
         if settled():
             break
         if len(asked) * 2 > cap + 1:
@@ -370,9 +407,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             # correction, which sees the error or the empty result with the values there
             # are, goes on from here
             break
-        # a seed per question and draft: reproducible, yet not the same random stream for
-        # every question (a fixed seed made one draft pick the same unlikely first token)
-        seed = zlib.crc32(f"{state.get('question', '')}#{j}".encode("utf-8"))
+        seed = _draft_seed(state, j)
         text, call_usage = ctx.model.invoke(messages, temperature=s.first_temperature, seed=seed,
                                             draft=True)
         usage = _add_usage(usage, call_usage)

@@ -406,6 +406,11 @@ class _StoppableClient:
             return self._client.invoke(messages, stop=self._stop, **kwargs)
         return self._client.invoke(messages, **kwargs)
 
+    def invoke_many(self, messages: Any, specs: Any, **kwargs: Any):
+        if self._stop.stopped:
+            raise errors.ModelError("the model call was stopped")
+        return self._client.invoke_many(messages, specs, stop=self._stop, **kwargs)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
