@@ -1,11 +1,14 @@
 """accuracy: execution accuracy (EX) of the agent on a Spider-layout directory.
 
-The same model answers the same questions in three configurations, in one run:
+The same model answers the same questions in the configurations asked for, in one run:
 
 - ``agent``: ``Agent.ask`` as a user gets it (review on, ``max_iterations`` 5): the model
   sees each attempt's result or error and either says FINAL or corrects the SQL;
 - ``no-review``: ``Agent.ask(no_review=True)``: errors are fed back, but the first SQL
   that runs is the answer;
+- ``one-by-one``: the agent with the offline model's replies written one after another
+  (``LlamaCppChatModel.parallel`` off; the same as ``agent`` for other models), to
+  measure what writing the first answer and its drafts side by side saves;
 - ``single-shot``: one model call with the same system prompt and first user prompt as
   the agent's first generate call (same schema context, sample values included), its
   SQL taken with ``parse_reply``; no execution, no feedback.
@@ -43,11 +46,12 @@ from typing import Any, Callable, Iterable, Sequence
 import common as c
 import spider_eval
 
-CONFIGS = ("agent", "agent+memory", "no-review", "single-shot")
+CONFIGS = ("agent", "agent+memory", "no-review", "one-by-one", "single-shot")
 CONFIG_LABELS = {
     "agent": "agent (a vote of drafts, then corrections; max 5 iterations)",
     "agent+memory": "agent with memory (3 accepted answers of other questions as examples)",
     "no-review": "no-review (errors fed back; first SQL that runs)",
+    "one-by-one": "agent, the offline model's replies one after another (not side by side)",
     "single-shot": "single-shot (one call, no execution)",
 }
 # the Spider dev subset shipped with the repository (CC BY-SA 4.0, see its README.md)
@@ -565,9 +569,17 @@ def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, mod
             r = single_shot(q["question"], adapter, client, connection=q["db_id"],
                             max_iterations=max_iterations, settings=settings)
         else:
-            r = ask_agent(q["question"], adapter, client, connection=q["db_id"],
-                          no_review=config == "no-review", max_iterations=max_iterations,
-                          settings=settings, examples=examples)
+            chat = getattr(client, "model", client)
+            apart = config == "one-by-one" and getattr(chat, "parallel", False)
+            if apart:
+                chat.parallel = False
+            try:
+                r = ask_agent(q["question"], adapter, client, connection=q["db_id"],
+                              no_review=config == "no-review", max_iterations=max_iterations,
+                              settings=settings, examples=examples)
+            finally:
+                if apart:
+                    chat.parallel = True
         exception = None
     except Exception as exc:  # one broken question must not end an hour-long run
         r = {"pred_sql": None, "status": "error", "stop_reason": "exception", "attempts": 0,
@@ -649,7 +661,7 @@ def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> di
     by = {(r["index"], r["config"]): r["correct"] for r in records if not r.get("ambiguous")}
     out = {}
     for a, b in (("agent", "single-shot"), ("agent+memory", "single-shot"), ("agent+memory", "agent"),
-                 ("no-review", "single-shot"), ("agent", "no-review")):
+                 ("no-review", "single-shot"), ("agent", "no-review"), ("agent", "one-by-one")):
         if a not in configs or b not in configs:
             continue
         both = sorted({i for i, cf in by if cf == a} & {i for i, cf in by if cf == b})

@@ -181,11 +181,12 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
     data = accuracy.run_accuracy(questions, spider_dir, model, accuracy.CONFIGS, jsonl=jsonl,
                                  log=lambda msg: None)
     s = data["configs"]
-    assert set(s) == {"agent", "agent+memory", "no-review", "single-shot"}
+    assert set(s) == {"agent", "agent+memory", "no-review", "one-by-one", "single-shot"}
     for name, summary in s.items():
         assert (summary["n"], summary["correct"], summary["ex"]) == (3, 3, 100.0), (name, summary)
     assert s["agent"]["llm_calls_mean"] == 2 and s["agent"]["stop_reasons"] == {"finalized": 3}
     assert s["agent+memory"]["llm_calls_mean"] == 2
+    assert s["one-by-one"]["llm_calls_mean"] == 2  # a scripted model: the agent's own calls
     # confidence per band: a model that does not sample, reviewed: medium
     assert data["by_confidence"]["agent"]["medium"] == {"n": 3, "correct": 3, "ex": 100.0}
     assert s["no-review"]["llm_calls_mean"] == 1 and s["no-review"]["stop_reasons"] == {"executed": 3}
@@ -194,7 +195,7 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
     assert data["differences"]["agent − single-shot"]["points"] == 0
     assert set(data["by_db"]) == {"music", "zoo"}
     lines = [json.loads(x) for x in jsonl.read_text().splitlines()]
-    assert len(lines) == 12 and all(r["correct"] for r in lines)
+    assert len(lines) == 15 and all(r["correct"] for r in lines)
     # agent+memory: the other question of the same database as the example, none for zoo's
     # only question; the plain agent never sees one
     examples = {r["question"]: r["examples"] for r in lines if r["config"] == "agent+memory"}
@@ -211,7 +212,7 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
                  if f"Question: {q['question']}" in p[-1] and "Your attempts so far" not in p[-1]
                  and "answered before" not in p[-1]}
         assert len(first) == 1, q["question"]
-    assert len(model.prompts) == 3 * (2 + 2 + 1 + 1)
+    assert len(model.prompts) == 3 * (2 + 2 + 1 + 2 + 1)
 
 
 def test_memory_examples_leave_out_the_question_and_its_gold_query():
@@ -244,10 +245,10 @@ def test_accuracy_wrong_sql_scores_0_and_resumes(spider_dir, tmp_path):
     calls_before = len(wrong.prompts)
     logs: list[str] = []
     data = accuracy.run_accuracy(questions, spider_dir, wrong, jsonl=jsonl, resume=True, log=logs.append)
-    assert data["resumed_records"] == 8
-    assert len(wrong.prompts) - calls_before == 2 + 2 + 1 + 1
+    assert data["resumed_records"] == 10
+    assert len(wrong.prompts) - calls_before == 2 + 2 + 1 + 2 + 1
     assert all(s["n"] == 3 and s["ex"] == 0.0 for s in data["configs"].values())
-    assert len(jsonl.read_text().splitlines()) == 12
+    assert len(jsonl.read_text().splitlines()) == 15
     assert logs[-1].startswith("[3/3] zoo #2")
 
 
