@@ -173,3 +173,30 @@ def test_a_stopped_turn_asks_for_no_batch(tiny_model, loaded):
     token.stop()
     with pytest.raises(errors.ModelError, match="stopped"):
         client.invoke_many(MESSAGES, SPECS)
+
+
+def test_a_failure_while_writing_side_by_side_leaves_the_model_usable(tiny_model, loaded,
+                                                                       monkeypatch):
+    model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=12)
+    before = [text for text, _ in model.replies(MESSAGES, SPECS)]
+    llama, _ = models._get_llama(str(tiny_model), 1024, 1)
+    other = [("system", "You write SQL."), ("human", "Which singers are older than 40?")]
+
+    def broken(tokens):
+        raise RuntimeError("llama_decode returned -3")
+
+    monkeypatch.setattr(llama, "eval", broken)  # the prompt's evaluation fails
+    with pytest.raises(errors.ModelError, match="llama_decode returned -3"):
+        ModelClient(model).invoke_many(other, SPECS)
+    assert llama.n_tokens == 0  # nothing half evaluated is taken for a cached prefix
+    monkeypatch.undo()
+    assert [text for text, _ in model.replies(MESSAGES, SPECS)] == before
+    for seq in range(1, len(SPECS)):  # only sequence 0 holds anything between calls
+        assert llama_cpp_seq_empty(llama, seq)
+
+
+def llama_cpp_seq_empty(llama, seq: int) -> bool:
+    from llama_cpp import llama_cpp as low
+
+    mem = low.llama_get_memory(llama._ctx.ctx)
+    return low.llama_memory_seq_pos_max(mem, seq) == -1

@@ -110,18 +110,14 @@ def side_by_side(llama: Any, prompt: Sequence[int], specs: Sequence[Mapping[str,
     ctx.kv_cache_seq_rm(-1, same, -1)
     llama.n_tokens = same
     llama._requires_eval = True
-    llama.eval(prompt[same:])
+    try:
+        llama.eval(prompt[same:])
+    except BaseException:
+        # a prompt half evaluated: nothing of it is reused by the next call
+        ctx.kv_cache_seq_rm(-1, 0, -1)
+        llama.reset()
+        raise
     n_prompt = len(prompt)
-    for s in range(1, n):
-        ctx.kv_cache_seq_cp(0, s, 0, n_prompt)
-    samplers = []
-    for spec in specs:
-        temperature = float(spec.get("temperature") or 0.0)
-        if spec.get("seed") is not None:
-            llama.set_seed(int(spec["seed"]))
-        samplers.append(llama._init_sampler(top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0,
-                                            temp=temperature, repeat_penalty=1.0))
-    tokens = [smp.sample(ctx, -1) for smp in samplers]
     outs: list[list[int]] = [[] for _ in specs]
     texts: list[str | None] = [None] * n
     pending = [0] * n  # bytes still to come of a character split across tokens
@@ -129,6 +125,16 @@ def side_by_side(llama: Any, prompt: Sequence[int], specs: Sequence[Mapping[str,
     batch = _internals.LlamaBatch(n_tokens=n, embd=0, n_seq_max=n, verbose=False)
     vocab = llama._model.vocab
     try:
+        for s in range(1, n):
+            ctx.kv_cache_seq_cp(0, s, 0, n_prompt)
+        samplers = []
+        for spec in specs:
+            temperature = float(spec.get("temperature") or 0.0)
+            if spec.get("seed") is not None:
+                llama.set_seed(int(spec["seed"]))
+            samplers.append(llama._init_sampler(top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0,
+                                                temp=temperature, repeat_penalty=1.0))
+        tokens = [smp.sample(ctx, -1) for smp in samplers]
         step = 0
         while True:
             # each unfinished reply takes its sampled token, as create_completion does: the
