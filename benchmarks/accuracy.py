@@ -332,6 +332,8 @@ def model_info(client: Any, spec: str | None = None) -> dict[str, Any]:
 
 def _usage_fields(usage: dict[str, Any]) -> dict[str, Any]:
     return {"llm_calls": int(usage.get("calls", 0) or 0),
+            # replies written beside another in the same call (the offline model, side by side)
+            "replies_beside": int(usage.get("replies_beside", 0) or 0),
             "prompt_tokens": int(usage.get("input_tokens", 0) or 0),
             "completion_tokens": int(usage.get("output_tokens", 0) or 0),
             "model_seconds": round(float(usage.get("seconds", 0.0) or 0.0), 3)}
@@ -624,6 +626,7 @@ def summarize(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict
             "n": n, "correct": correct, "ex": round(100.0 * correct / n, 2) if n else 0.0,
             "ex_distinct_dropped": round(100.0 * sum(1 for r in rs if r.get("correct_distinct_dropped")) / n, 2) if n else 0.0,
             "llm_calls_mean": _mean([r["llm_calls"] for r in rs]),
+            "replies_mean": _mean([r["llm_calls"] + r.get("replies_beside", 0) for r in rs]),
             "prompt_tokens_mean": _mean([r["prompt_tokens"] for r in rs]),
             "completion_tokens_mean": _mean([r["completion_tokens"] for r in rs]),
             "seconds_mean": _mean([r["seconds"] for r in rs]),
@@ -802,9 +805,10 @@ def markdown(data: dict[str, Any]) -> str:
     for name, s in configs.items():
         stops = ", ".join(f"{k} {v}" for k, v in s["stop_reasons"].items())
         rows.append([CONFIG_LABELS.get(name, name), f"**{s['ex']:.1f}%**", f"{s['correct']}/{s['n']}",
-                     _num(s["llm_calls_mean"], 2), _num(s["prompt_tokens_mean"], 0),
+                     _num(s["llm_calls_mean"], 2), _num(s.get("replies_mean"), 2),
+                     _num(s["prompt_tokens_mean"], 0),
                      _num(s["completion_tokens_mean"], 0), _num(s["seconds_mean"], 1), stops])
-    lines.append(c.table(["Configuration", "EX", "Correct", "LLM calls / q", "Prompt tokens / q",
+    lines.append(c.table(["Configuration", "EX", "Correct", "LLM calls / q", "Replies / q", "Prompt tokens / q",
                           "Completion tokens / q", "Seconds / q", "Stop reasons"], rows))
     lines.append("")
     for name, d in data["differences"].items():

@@ -737,8 +737,8 @@ class ModelClient:
         """Replies to one prompt, one per spec (``temperature``: None for the model's own,
         ``seed``), each with its usage as :meth:`invoke` gives it.  Written side by side
         where the model can (:attr:`side_by_side`: one call, its seconds on the first
-        reply), else one call each.  ``draft``: only their queries are used (as in
-        :meth:`invoke`)."""
+        reply, ``calls`` 0 and ``replies_beside`` 1 on the others), else one call each.
+        ``draft``: only their queries are used (as in :meth:`invoke`)."""
         if not self.side_by_side:
             return [self.invoke(messages, temperature=sp.get("temperature"), seed=sp.get("seed"),
                                 stop=stop, draft=draft) for sp in specs]
@@ -761,7 +761,10 @@ class ModelClient:
                              hint="try again; if it persists, turn side-by-side replies off "
                                   f"({LLAMA_PARALLEL_ENV}=0)") from exc
         seconds = time.perf_counter() - start
-        return [(text, {**usage, "calls": 1, "seconds": seconds if i == 0 else 0.0})
+        # one call (the model was asked once, for the time of about one reply); the
+        # replies written beside the first are counted apart
+        return [(text, {**usage, "calls": 1, "seconds": seconds} if i == 0 else
+                 {**usage, "calls": 0, "seconds": 0.0, "replies_beside": 1})
                 for i, (text, usage) in enumerate(done)]
 
     @staticmethod
