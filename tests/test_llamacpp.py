@@ -89,7 +89,7 @@ def test_an_agent_turn_on_noise_ends_cleanly(tmp_path, tiny_model, loaded):
     adapter = connect(f"sqlite:///{db}")
     # the agent's prompt is long in this model's byte-sized tokens: a larger context
     client = ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=8192, n_threads=1,
-                                       max_tokens=24))
+                                       max_tokens=24, parallel=True))
     try:
         res = Agent(memory=False).ask("How many singers are there?", adapter,
                                       connection="shop", model=client)
@@ -142,7 +142,8 @@ def test_side_by_side_replies_stop_where_separate_calls_stop(tiny_model, loaded)
 
 
 def test_invoke_many_side_by_side_and_one_by_one(tiny_model, loaded, monkeypatch):
-    model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30)
+    model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30,
+                              parallel=True)
     client = ModelClient(model)
     assert client.side_by_side
     specs = [{"temperature": None}, {"temperature": 0.9, "seed": 5}]
@@ -151,16 +152,19 @@ def test_invoke_many_side_by_side_and_one_by_one(tiny_model, loaded, monkeypatch
     assert [u["calls"] for _, u in together] == [1, 0]
     assert [u.get("replies_beside", 0) for _, u in together] == [0, 1]
     assert together[0][1]["seconds"] > 0 and together[1][1]["seconds"] == 0.0
-    monkeypatch.setenv(models.LLAMA_PARALLEL_ENV, "0")
+    monkeypatch.delenv(models.LLAMA_PARALLEL_ENV, raising=False)
     apart = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1,
                                           max_tokens=30))
-    assert not apart.side_by_side
+    assert not apart.side_by_side  # off unless asked for
+    monkeypatch.setenv(models.LLAMA_PARALLEL_ENV, "1")
+    assert LlamaCppChatModel(model_path=str(tiny_model)).parallel
     assert [t for t, _ in apart.invoke_many(MESSAGES, specs, draft=False)] == \
         [t for t, _ in together]
 
 
 def test_side_by_side_prompt_too_long_is_a_model_error(tiny_model, loaded):
-    client = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=256, n_threads=1))
+    client = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=256, n_threads=1,
+                                           parallel=True))
     with pytest.raises(errors.ModelError) as info:
         client.invoke_many([("human", "count the rows " * 200)], SPECS)
     assert "exceed context window of 256" in str(info.value) and "n_ctx=256" in info.value.hint
@@ -172,7 +176,8 @@ def test_a_stopped_turn_asks_for_no_batch(tiny_model, loaded):
 
     token = StopToken()
     client = _StoppableClient(ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024,
-                                                            n_threads=1, max_tokens=8)), token)
+                                                            n_threads=1, max_tokens=8,
+                                                            parallel=True)), token)
     assert len(client.invoke_many(MESSAGES, SPECS)) == 3
     token.stop()
     with pytest.raises(errors.ModelError, match="stopped"):
@@ -191,7 +196,7 @@ def test_a_failure_while_writing_side_by_side_leaves_the_model_usable(tiny_model
 
     monkeypatch.setattr(llama, "eval", broken)  # the prompt's evaluation fails
     with pytest.raises(errors.ModelError, match="llama_decode returned -3"):
-        ModelClient(model).invoke_many(other, SPECS)
+        ModelClient(model.model_copy(update={"parallel": True})).invoke_many(other, SPECS)
     assert llama.n_tokens == 0  # nothing half evaluated is taken for a cached prefix
     monkeypatch.undo()
     assert [text for text, _ in model.replies(MESSAGES, SPECS)] == before

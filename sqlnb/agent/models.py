@@ -51,7 +51,7 @@ __all__ = [
 MODEL_ENV = "SQLNB_MODEL"
 DEFAULT_ANTHROPIC_MODEL = "anthropic:claude-sonnet-4-5"
 LLAMA_THREADS_ENV = "SQLNB_LLAMA_THREADS"
-LLAMA_PARALLEL_ENV = "SQLNB_LLAMA_PARALLEL"  # 0/off: replies of one prompt one after another
+LLAMA_PARALLEL_ENV = "SQLNB_LLAMA_PARALLEL"  # 1/on: replies of one prompt side by side
 
 # One line: what to do when no model is configured (the notebook's %%ask, the panel's
 # error, the CLI all show it after "no language model is configured").
@@ -255,7 +255,9 @@ def _default_threads() -> int:
 
 
 def _default_parallel() -> bool:
-    return os.environ.get(LLAMA_PARALLEL_ENV, "").strip().lower() not in ("0", "off", "false", "no")
+    # off unless asked for: on 24 car_1 questions it saved 7% of the time and its answers
+    # were not shown to be as good (benchmarks/results/accuracy_side_by_side.md)
+    return os.environ.get(LLAMA_PARALLEL_ENV, "").strip().lower() in ("1", "on", "true", "yes")
 
 
 _LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
@@ -329,7 +331,8 @@ class LlamaCppChatModel(BaseChatModel):
     Instances with the same (model_path, n_ctx, n_threads) share one loaded model, so the
     prompt-prefix cache makes a repeated schema prefix cheap; calls are serialized.
     :meth:`replies` writes several replies to one prompt side by side
-    (:mod:`sqlnb.agent.parallel`) unless ``parallel`` is off (``$SQLNB_LLAMA_PARALLEL=0``).
+    (:mod:`sqlnb.agent.parallel`); with ``parallel`` on (``$SQLNB_LLAMA_PARALLEL=1``) the
+    agent's first answer and its first drafts are written that way.
     """
 
     model_path: str
@@ -759,7 +762,7 @@ class ModelClient:
         except Exception as exc:
             raise ModelError(f"{self.name} failed: {self._describe(exc)}",
                              hint="try again; if it persists, turn side-by-side replies off "
-                                  f"({LLAMA_PARALLEL_ENV}=0)") from exc
+                                  f"(unset {LLAMA_PARALLEL_ENV})") from exc
         seconds = time.perf_counter() - start
         # one call (the model was asked once, for the time of about one reply); the
         # replies written beside the first are counted apart
