@@ -422,7 +422,7 @@ def memory_examples(q: dict[str, Any], pool: Sequence[dict[str, Any]], dialect: 
         except Exception:
             return " ".join(sql.lower().split())
 
-    own = norm(q["query"])
+    own = norm(q["query"]) if q.get("query") else None  # an ambiguous question has none
     pairs = [{"question": o["question"], "sql": o["query"], "index": o["index"]} for o in pool
              if o["db_id"] == q["db_id"] and o["index"] != q["index"] and not o.get("ambiguous")
              and o.get("query") and norm(o["query"]) != own]

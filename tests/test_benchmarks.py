@@ -230,6 +230,9 @@ def test_memory_examples_leave_out_the_question_and_its_gold_query():
              "ambiguous": True}]
     got = accuracy.memory_examples(pool[0], pool, "sqlite")
     assert [e["index"] for e in got] == [2]
+    # an ambiguous question (no gold query) gets the answerable ones of its database
+    got = accuracy.memory_examples(pool[4], pool, "sqlite")
+    assert sorted(e["index"] for e in got) == [0, 1, 2]
 
 
 def test_accuracy_wrong_sql_scores_0_and_resumes(spider_dir, tmp_path):
