@@ -385,7 +385,6 @@ class LlamaCppChatModel(BaseChatModel):
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
-
     def _refused(self, exc: ValueError) -> ModelError:
         return ModelError(f"llama.cpp refused the prompt: {exc}",
                           hint=f"the prompt is too long for n_ctx={self.n_ctx}: ask about fewer "

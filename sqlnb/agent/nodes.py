@@ -279,11 +279,15 @@ def _drafts_together(state: AgentState, ctx: AgentContext, iteration: int) -> bo
     """Whether the first answer is written together with its first drafts: a model that
     writes replies side by side (llama.cpp in-process), a first round that will draw
     drafts, and only the question's first call."""
-    s = ctx.settings
-    cap = s.first_drafts if s.first_drafts is not None else default_first_drafts(ctx.model)
-    return (iteration == 1 and not state.get("attempts") and cap >= TOGETHER_DRAFTS
+    return (iteration == 1 and not state.get("attempts") and _first_draft_cap(ctx) >= TOGETHER_DRAFTS
             and bool(getattr(ctx.model, "samples", False))
             and getattr(ctx.model, "side_by_side", False) is True)
+
+
+def _first_draft_cap(ctx: AgentContext) -> int:
+    """How many drafts the first round may draw: the setting, else by kind of model."""
+    s = ctx.settings
+    return s.first_drafts if s.first_drafts is not None else default_first_drafts(ctx.model)
 
 
 def _draft_seed(state: AgentState, j: int) -> int:
@@ -305,7 +309,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     a filter value corrected to the stored one (case, spacing, one near match) joins the
     vote.  None when the model does not sample or no drafts are configured."""
     s = ctx.settings
-    cap = s.first_drafts if s.first_drafts is not None else default_first_drafts(ctx.model)
+    cap = _first_draft_cap(ctx)
     if cap <= 0 or not getattr(ctx.model, "samples", False):
         return None, usage
     dialect = state.get("dialect", "")
