@@ -58,8 +58,11 @@ CONFIG_LABELS = {
 DEFAULT_SPIDER_DIR = c.REPO / "tests" / "data" / "spider-dev"
 DEFAULT_MODEL = "llamacpp:qwen2.5-coder-1.5b"
 DEFAULT_MAX_ITERATIONS = 5
-DATASETS = ("spider", "sample")
+DATASETS = ("spider", "sample", "unseen")
 SAMPLE_DIR = c.REPO / "benchmarks" / "sample"
+# three small SQLite databases and their questions, written for measuring the agent on
+# schemas it was never tuned on (benchmarks/unseen/README.md)
+UNSEEN_DIR = c.REPO / "benchmarks" / "unseen"
 SAMPLE_ENGINES = ("duckdb", "sqlite", "postgresql")
 # the PostgreSQL copy of the sample database (on the local server of scripts/services.sh)
 SAMPLE_PG_DB = "sqlnb_sample"
@@ -130,6 +133,29 @@ def prepare_sample_databases(data_dir: str | Path,
     if "postgresql" in engines:
         out["postgresql"] = sample_postgres_url()
         write_postgres(str(out["postgresql"]))
+    return out
+
+
+def build_unseen(data_dir: str | Path, source: str | Path = UNSEEN_DIR) -> Path:
+    """A Spider-layout directory under ``data_dir/unseen`` built from ``source``: each
+    ``<db_id>.sql`` there (schema and rows) becomes ``database/<db_id>/<db_id>.sqlite``,
+    rebuilt every time, and ``questions.json`` is copied beside them."""
+    import sqlite3
+
+    source, out = Path(source), Path(data_dir) / "unseen"
+    for script in sorted(source.glob("*.sql")):
+        db = out / "database" / script.stem / f"{script.stem}.sqlite"
+        db.parent.mkdir(parents=True, exist_ok=True)
+        tmp = db.with_name(db.name + ".tmp")
+        tmp.unlink(missing_ok=True)
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.executescript(script.read_text(encoding="utf-8"))
+            conn.commit()
+        finally:
+            conn.close()
+        tmp.replace(db)
+    shutil.copyfile(source / "questions.json", out / "questions.json")
     return out
 
 
@@ -780,6 +806,7 @@ def markdown(data: dict[str, Any]) -> str:
     lines = [
         f"# accuracy: execution accuracy on {data['spider_dir_name']}",
         "",
+        *([f"Note: {data['note']}", ""] if data.get("note") else []),
         intro,
         "",
         "- Model: " + ", ".join(model_bits),
@@ -871,13 +898,14 @@ def run(args, log=print) -> dict[str, Any]:
         log(f"accuracy: sample database built in {time.perf_counter() - t:.1f} s: "
             + ", ".join(str(p) for p in databases.values()))
     else:
-        spider_dir = Path(args.spider_dir).resolve()
+        spider_dir = (build_unseen(args.data_dir) if dataset == "unseen"
+                      else Path(args.spider_dir).resolve())
         db_ids = [d.strip() for d in (args.db_ids or "").split(",") if d.strip()] or None
         questions = load_questions(spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit)
     configs = args.configs
     out_name = args.out
-    if dataset == "sample" and out_name == "accuracy":
-        out_name = args.out = "accuracy_sample"  # never overwrite the Spider report
+    if dataset != "spider" and out_name == "accuracy":
+        out_name = args.out = f"accuracy_{dataset}"  # never overwrite the Spider report
     jsonl = Path(args.jsonl) if args.jsonl else Path(args.data_dir) / f"{out_name}.jsonl"
     if jsonl.exists() and not args.resume and jsonl.stat().st_size:
         prev = jsonl.with_name(jsonl.name + ".prev")
@@ -909,6 +937,7 @@ def run(args, log=print) -> dict[str, Any]:
         "benchmark": "accuracy", "spider_dir": str(spider_dir),
         "spider_dir_name": data.get("spider_dir_name") or spider_dir.name,
         "offset": args.offset, "limit": args.limit, "db_ids": db_ids, "jsonl": str(jsonl),
+        "note": getattr(args, "note", None),
         "commit": git_commit(), "machine": info, "load_after": c.load_average(),
         "threads_env": os.environ.get("SQLNB_LLAMA_THREADS"),
         "packages": c.package_versions(["sqlnb", "llama-cpp-python", "langgraph", "langchain-core",

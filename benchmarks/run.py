@@ -65,12 +65,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dataset", choices=acc.DATASETS, default="spider",
                    help="accuracy: spider (--spider-dir, SQLite) or sample (benchmarks/sample/questions.json "
                         "over the sqlnb demo database, on the duckdb, sqlite and postgresql of --engines; results "
-                        "accuracy_sample.* unless --out)")
+                        "accuracy_sample.* unless --out) or unseen (benchmarks/unseen: three SQLite databases "
+                        "written to measure schemas the agent was never tuned on; results accuracy_unseen.*)")
     p.add_argument("--ids", default=None, help="accuracy --dataset sample: these question ids only (comma-separated)")
     p.add_argument("--out", default="accuracy", help="accuracy: results file stem (default accuracy)")
     p.add_argument("--jsonl", type=Path, default=None,
                    help="accuracy: one line per (question, configuration), written as it goes "
                         "(default <data-dir>/<out>.jsonl)")
+    p.add_argument("--note", default=None,
+                   help="accuracy: a sentence put at the top of the report (what the run is, what it is not)")
     p.add_argument("--resume", action="store_true",
                    help="accuracy: keep the --jsonl file's results and ask only the rest")
     p.add_argument("--max-iterations", type=int, default=acc.DEFAULT_MAX_ITERATIONS,

@@ -262,7 +262,7 @@ def test_accuracy_cli(spider_dir, tmp_path):
     cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), "accuracy", "--spider-dir", str(spider_dir),
            "--model", f"scripted:{script}", "--configs", "single-shot", "--limit", "1",
            "--db-ids", "music", "--out", "acc-smoke", "--results-dir", str(results),
-           "--data-dir", str(tmp_path / "data")]
+           "--data-dir", str(tmp_path / "data"), "--note", "a smoke run"]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "[1/1] music #0" in proc.stdout
@@ -271,6 +271,7 @@ def test_accuracy_cli(spider_dir, tmp_path):
     assert (tmp_path / "data" / "acc-smoke.jsonl").is_file()
     text = (results / "acc-smoke.md").read_text()
     assert "| single-shot" in text and "100.0%" in text and "Machine:" in text
+    assert text.splitlines()[2] == "Note: a smoke run" and data["note"] == "a smoke run"
 
 
 @pytest.mark.timeout(300)
@@ -288,3 +289,31 @@ def test_overhead(tmp_path):
     assert set(r["breakdown_ms_per_ask"]) >= {"context", "execute", "graph"}
     text = (results / "overhead.md").read_text()
     assert "per iteration" in text and "Machine:" in text
+
+
+def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
+    """benchmarks/unseen: each database builds from its script (twice: a rebuild replaces
+    it), every question names a database there and its gold SQL returns rows; superlative
+    questions (LIMIT 1) have one answer, not a tie broken by row order."""
+    import accuracy
+
+    for _ in range(2):
+        root = accuracy.build_unseen(tmp_path)
+    questions = accuracy.load_questions(root)
+    db_ids = {p.name for p in (root / "database").iterdir()}
+    assert db_ids == {"library_loans", "city_clinic", "regional_league"}
+    assert len(questions) == 52 and {q["db_id"] for q in questions} == db_ids
+    assert len({q["question"] for q in questions}) == len(questions)
+    for q in questions:
+        con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))
+        try:
+            rows = con.execute(q["query"]).fetchall()
+            assert rows, q["question"]
+            if re.search(r"ORDER BY (.+?) LIMIT 1$", q["query"]):
+                key = re.search(r"ORDER BY (.+?) LIMIT 1$", q["query"]).group(1)
+                sql = re.sub(r"LIMIT 1$", "LIMIT 2", q["query"])
+                top = con.execute(re.sub(r"^SELECT .+? FROM", f"SELECT {key.split()[0]} FROM", sql, count=1)
+                                  ).fetchall()
+                assert len(top) == 1 or top[0] != top[1], f"a tie: {q['question']}"
+        finally:
+            con.close()
