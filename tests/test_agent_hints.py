@@ -354,6 +354,10 @@ def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
     ("What is the average delay per shipment, in days?",
      "SELECT AVG(s.shipped_at - s.ordered_on) FROM shipments AS s", 1,
      "it subtracts one date from another (s.shipped_at - s.ordered_on): an interval, not a number of days"),
+    ("List the names of the stores opened after 2015.",
+     "SELECT name FROM stores WHERE opened > 2015 LIMIT 1", 1,
+     "it keeps 1 row(s) (LIMIT) without an ORDER BY: which ones is up to the database, and the question "
+     "asks for no number of rows"),
 ])
 def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
     assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == [doubt]
@@ -369,6 +373,13 @@ def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
     ("How many days on average?", "SELECT AVG(days - id) FROM shipments", 1),
     ("How many days on average?", "SELECT AVG(julianday(shipped_at) - julianday(ordered_on)) FROM shipments", 1),
     ("Broken?", "SELEC nothing", None),
+    # rows kept in order, a number of rows asked for, any rows asked for, a LIMIT inside
+    ("Which store opened last?", "SELECT name FROM stores ORDER BY opened DESC LIMIT 1", 1),
+    ("Show 5 stores.", "SELECT name FROM stores LIMIT 5", 5),
+    ("Show me some stores", "SELECT name FROM stores LIMIT 10", 10),
+    ("Name one store in region 2.", "SELECT name FROM stores WHERE region_id = 2 LIMIT 1", 1),
+    ("Which stores are in the region with the fewest?",
+     "SELECT name FROM stores WHERE region_id = (SELECT region_id FROM regions LIMIT 1)", 2),
 ])
 def test_no_doubt_about_a_query_that_answers_what_was_asked(shop, question, sql, rows):
     assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == []

@@ -12,6 +12,7 @@ Every answer with SQL gets one of three levels:
 - ``low``: no agreement, an empty result, repeated rows, a filter value that had to be
   replaced by the one stored in the data, or the query speaks against itself
   (``hints.answer_doubts``: one row kept of the groups the question asks about each of,
+  rows kept by a LIMIT with no ORDER BY when the question asks for no number of rows,
   one date subtracted from another).
 
 The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that

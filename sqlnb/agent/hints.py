@@ -810,19 +810,38 @@ def _spelling(select: exp.Select) -> dict[str, str]:
 
 _EACH = re.compile(r"\b(each|every|per)\b", re.I)
 _TEMPORAL_TYPES = re.compile(r"date|time", re.I)
+# a question that asks for any rows at all (a sample), or for a number of them (below)
+_ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _asks_for_rows(question: str, n: str) -> bool:
+    """Whether ``question`` asks for ``n`` rows (the number as digits or a word) or for
+    any rows at all."""
+    if _ANY_ROWS.search(question):
+        return True
+    words = [n] + ([_NUMBER_WORDS[int(n)]] if n.isdigit() and int(n) < len(_NUMBER_WORDS) else [])
+    return any(re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", question, re.I) for w in words)
 
 
 def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str,
                   row_count: int | None) -> list[str]:
     """What about a query that ran speaks against it as the answer to ``question``, from
     the query, the catalog and the result's size (no data): the question asks for each of
-    something while the query keeps one row of its groups (``GROUP BY … LIMIT 1``), or the
-    query subtracts one date or time column from another (an interval, or in SQLite a
-    difference of the years only, where a number of days is usually meant)."""
+    something while the query keeps one row of its groups (``GROUP BY … LIMIT 1``), the
+    query keeps some rows (``LIMIT``) without ordering them first while the question asks
+    for no number of rows, or the query subtracts one date or time column from another (an
+    interval, or in SQLite a difference of the years only, where a number of days is
+    usually meant)."""
     tree = _parse(sql, dialect)
     if tree is None:
         return []
     out: list[str] = []
+    limit = tree.args.get("limit") if isinstance(tree, (exp.Select, exp.Union)) else None
+    if limit is not None and limit.expression is not None and tree.args.get("order") is None \
+            and not _asks_for_rows(question or "", limit.expression.sql()):
+        out.append(f"it keeps {limit.expression.sql()} row(s) (LIMIT) without an ORDER BY: which ones "
+                   "is up to the database, and the question asks for no number of rows")
     if _EACH.search(question or "") and row_count == 1:
         for select in tree.find_all(exp.Select):
             limit = select.args.get("limit")
