@@ -39,7 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
     s.add_argument("--connect-timeout", type=float, default=10.0)
     s.add_argument("--limit", type=int, default=None, help="fetch at most N rows")
-    s.add_argument("sql", nargs="+", help="the SQL (several statements run in order; the last is shown)")
+    s.add_argument("sql", nargs="+",
+                   help="the SQL: one quoted argument, or several quoted statements (run in order; "
+                        "the last is shown), or the words of one statement unquoted")
 
     a = sub.add_parser("ask", help="ask a question; print the SQL that answers it")
     a.add_argument("--db", required=True, help="connection URL or configured connection name")
@@ -123,12 +125,21 @@ def _one_line(exc: errors.SqlnbError) -> str:
     return " ".join(str(exc).split())
 
 
+def sql_text(parts: list[str]) -> str:
+    """The SQL of ``sqlnb sql``'s arguments: several arguments that each hold a space were
+    quoted one statement each (``"CREATE TABLE t (a)" "SELECT * FROM t"``), so they run as
+    statements in order; otherwise the arguments are the words of the SQL, unquoted."""
+    if len(parts) > 1 and all(len(p.split()) > 1 for p in parts):
+        return ";\n".join(p.strip().rstrip(";").strip() for p in parts)
+    return " ".join(parts)
+
+
 def cmd_sql(args) -> int:
     from sqlnb.adapters import ConnectOptions
     from sqlnb.display import result_json, result_table
     from sqlnb.session import ConnectionManager, run_statements
 
-    text = " ".join(args.sql)
+    text = sql_text(args.sql)
     if args.limit is not None and args.limit < 0:
         raise errors.UsageError("--limit must be 0 (no limit) or a positive number")
     manager = ConnectionManager()

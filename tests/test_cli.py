@@ -43,6 +43,26 @@ def test_json_output(sample):
     assert data["elapsed_ms"] > 0
 
 
+def test_several_quoted_statements_run_in_order(tmp_path):
+    db = f"sqlite:///{tmp_path / 't.db'}"
+    p = sqlnb("sql", "--db", db, "CREATE TABLE t (a INTEGER);", "INSERT INTO t VALUES (1), (2)",
+              "SELECT sum(a) AS total FROM t")
+    assert p.returncode == 0, p.stderr
+    assert "total" in p.stdout and "3" in p.stdout
+    # the words of one statement, unquoted, are one statement
+    p = sqlnb("sql", "--db", db, "SELECT", "count(*)", "AS", "n", "FROM", "t")
+    assert p.returncode == 0, p.stderr
+    assert "2" in p.stdout
+
+
+def test_sql_text_of_the_arguments():
+    from sqlnb.cli import sql_text
+
+    assert sql_text(["SELECT 1"]) == "SELECT 1"
+    assert sql_text(["SELECT", "*", "FROM", "t"]) == "SELECT * FROM t"
+    assert sql_text(["CREATE TABLE t (a)", "SELECT * FROM t;"]) == "CREATE TABLE t (a);\nSELECT * FROM t"
+
+
 def test_json_types(tmp_path):
     p = sqlnb("sql", "--db", "duckdb://", "--json",
               "SELECT DATE '2024-01-02' AS d, TIMESTAMP '2024-01-02 03:04:05' AS ts, NULL AS n, "
