@@ -246,6 +246,10 @@ def cmd_memory(args) -> int:
             first = (e["sql"].strip().splitlines() or [""])[0]
             print(f"{e['id']}\t{e['created_at'][:10]}\t{e['source']}\t{e['connection']}\t"
                   f"{e['question']}\t{first}")
+        if not entries and not args.json:
+            print(f"No remembered answers{' of this database' if fingerprint else ''} in {store.path}. "
+                  "An answer is remembered when its cell runs, with 👍 in the sidebar, or with "
+                  "%sqlnb remember on a %%sql cell.", file=sys.stderr)
         return 0
     if args.memory_command == "export":
         n = store.export(args.file, fingerprint)
@@ -257,6 +261,8 @@ def cmd_memory(args) -> int:
                                     hint="sqlnb memory list shows the ids")
         n = store.delete(args.ids or None, fingerprint=fingerprint)
         print(f"Deleted {n} remembered answer{'s' * (n != 1)}")
+        if args.ids and n < len(set(args.ids)):
+            print("Some ids were not found: sqlnb memory list shows the ids", file=sys.stderr)
         return 0
     raise errors.UsageError("sqlnb memory needs a command", hint="sqlnb memory list | export FILE | delete ID")
 

@@ -547,8 +547,16 @@ def test_cli_memory_list_export_delete(seeded, tmp_path, capsys):
     assert len(json.loads(target.read_text())["entries"]) == 1
     assert main(["memory", "delete", str(kept)]) == 0
     assert "Deleted 1" in capsys.readouterr().out
+    assert main(["memory", "delete", str(kept)]) == 0  # gone already: said so
+    got = capsys.readouterr()
+    assert "Deleted 0" in got.out and "not found" in got.err
     assert main(["memory", "delete"]) == 2
     assert [e["question"] for e in store.entries()] == ["elsewhere"]
+    # nothing remembered for this database: said how answers get remembered
+    assert main(["memory", "list", "--db", seeded.url()]) == 0
+    got = capsys.readouterr()
+    assert got.out == "" and "No remembered answers of this database" in got.err
+    assert "%sqlnb remember" in got.err
 
 
 @pytest.mark.engines(["sqlite"])
