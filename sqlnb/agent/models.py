@@ -692,10 +692,7 @@ class ModelClient:
             except _Stopped:
                 raise _stopped_error(self.name) from None
             except _Deadline:
-                raise ModelError(
-                    f"{self.name} did not answer within {self.timeout:g} s",
-                    hint="try again, or allow more time (a larger timeout)",
-                ) from None
+                raise self._deadline_error() from None
             except Exception as exc:
                 hint = _not_retried_hint(exc)
                 if hint is not None:
@@ -756,8 +753,7 @@ class ModelClient:
         except _Stopped:
             raise _stopped_error(self.name) from None
         except _Deadline:
-            raise ModelError(f"{self.name} did not answer within {self.timeout:g} s",
-                             hint="try again, or allow more time (a larger timeout)") from None
+            raise self._deadline_error() from None
         except Exception as exc:
             raise ModelError(f"{self.name} failed: {self._describe(exc)}",
                              hint="try again; if it persists, turn side-by-side replies off "
@@ -768,6 +764,10 @@ class ModelClient:
         return [(text, {**usage, "calls": 1, "seconds": seconds} if i == 0 else
                  {**usage, "calls": 0, "seconds": 0.0, "replies_beside": 1})
                 for i, (text, usage) in enumerate(done)]
+
+    def _deadline_error(self) -> ModelError:
+        return ModelError(f"{self.name} did not answer within {self.timeout:g} s",
+                          hint="try again, or allow more time (a larger timeout)")
 
     @staticmethod
     def _describe(exc: BaseException) -> str:
