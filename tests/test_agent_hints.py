@@ -358,6 +358,9 @@ def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
      "SELECT name FROM stores WHERE opened > 2015 LIMIT 1", 1,
      "it keeps 1 row(s) (LIMIT) without an ORDER BY: which ones is up to the database, and the question "
      "asks for no number of rows"),
+    ("What were the sales per store in 2024?",
+     "SELECT store_id, SUM(amount) FROM sales GROUP BY store_id", 3,
+     "the question names 2024, the query does not use it"),
 ])
 def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
     assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == [doubt]
@@ -378,6 +381,11 @@ def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
     ("Show 5 stores.", "SELECT name FROM stores LIMIT 5", 5),
     ("Show me some stores", "SELECT name FROM stores LIMIT 10", 10),
     ("Name one store in region 2.", "SELECT name FROM stores WHERE region_id = 2 LIMIT 1", 1),
+    # the numbers named are used: in a date, as a number, as a decimal, as the LIMIT
+    ("Sales on 2024-03-05 above 12.50, the top 3",
+     "SELECT id FROM sales WHERE day = '2024-03-05' AND amount > 12.5 ORDER BY amount DESC LIMIT 3", 3),
+    ("Which stores sold more than 1,000 in 2023?",
+     "SELECT store_id FROM sales WHERE day >= '2023-01-01' GROUP BY store_id HAVING SUM(amount) > 1000", 2),
     ("Which stores are in the region with the fewest?",
      "SELECT name FROM stores WHERE region_id = (SELECT region_id FROM regions LIMIT 1)", 2),
 ])

@@ -13,7 +13,8 @@ Every answer with SQL gets one of three levels:
   replaced by the one stored in the data, or the query speaks against itself
   (``hints.answer_doubts``: one row kept of the groups the question asks about each of,
   rows kept by a LIMIT with no ORDER BY when the question asks for no number of rows,
-  one date subtracted from another).
+  a number the question names that the query does not use, one date subtracted from
+  another).
 
 The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that
 "high" can be checked against what it promises.

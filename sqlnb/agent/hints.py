@@ -815,6 +815,25 @@ _ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
+
+
+def _numbers_left_out(question: str, sql: str) -> list[str]:
+    """The numbers ``question`` names (a year, a threshold, a count) that appear nowhere in
+    ``sql``: not as a number, not inside a string (a date)."""
+    asked = dict.fromkeys(_NUMBER.findall(question.replace(",", "")))
+    if not asked:
+        return []
+    used = set(_NUMBER.findall(re.sub(r"[-/:']", " ", sql)))
+    strings = re.findall(r"'[^']*'", sql)
+    out = []
+    for n in asked:
+        forms = {n, n.lstrip("0") or "0"} | ({str(float(n))} if "." in n else set())
+        if not forms & used and not any(n in s for s in strings):
+            out.append(n)
+    return out
+
+
 def _asks_for_rows(question: str, n: str) -> bool:
     """Whether ``question`` asks for ``n`` rows (the number as digits or a word) or for
     any rows at all."""
@@ -830,7 +849,8 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
     the query, the catalog and the result's size (no data): the question asks for each of
     something while the query keeps one row of its groups (``GROUP BY … LIMIT 1``), the
     query keeps some rows (``LIMIT``) without ordering them first while the question asks
-    for no number of rows, or the query subtracts one date or time column from another (an
+    for no number of rows, the question names a number (a year, a threshold) the query
+    does not use, or the query subtracts one date or time column from another (an
     interval, or in SQLite a difference of the years only, where a number of days is
     usually meant)."""
     tree = _parse(sql, dialect)
@@ -842,6 +862,10 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
             and not _asks_for_rows(question or "", limit.expression.sql()):
         out.append(f"it keeps {limit.expression.sql()} row(s) (LIMIT) without an ORDER BY: which ones "
                    "is up to the database, and the question asks for no number of rows")
+    left_out = _numbers_left_out(question or "", sql)
+    if left_out:
+        out.append(f"the question names {', '.join(left_out)}, the query does not use "
+                   f"{'it' if len(left_out) == 1 else 'them'}")
     if _EACH.search(question or "") and row_count == 1:
         for select in tree.find_all(exp.Select):
             limit = select.args.get("limit")
