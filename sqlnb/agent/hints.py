@@ -813,8 +813,6 @@ _TEMPORAL_TYPES = re.compile(r"date|time", re.I)
 # a question that asks for any rows at all (a sample), or for a number of them (below)
 _ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
 
 
@@ -839,8 +837,10 @@ def _asks_for_rows(question: str, n: str) -> bool:
     any rows at all."""
     if _ANY_ROWS.search(question):
         return True
-    words = [n] + ([_NUMBER_WORDS[int(n)]] if n.isdigit() and int(n) < len(_NUMBER_WORDS) else [])
-    return any(re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", question, re.I) for w in words)
+    if n in _NUMBER.findall(question):
+        return True
+    word = _NUMBER_WORDS[int(n)] if n.isdigit() and int(n) < len(_NUMBER_WORDS) else None
+    return word is not None and re.search(rf"(?<![\w.]){word}(?![\w.])", question, re.I) is not None
 
 
 def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str,
