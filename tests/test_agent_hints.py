@@ -361,6 +361,10 @@ def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
     ("What were the sales per store in 2024?",
      "SELECT store_id, SUM(amount) FROM sales GROUP BY store_id", 3,
      "the question names 2024, the query does not use it"),
+    # a number that ends the sentence
+    ("List the sales per store of 2024.",
+     "SELECT store_id, SUM(amount) FROM sales GROUP BY store_id", 3,
+     "the question names 2024, the query does not use it"),
 ])
 def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
     assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == [doubt]
@@ -379,6 +383,10 @@ def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
     # rows kept in order, a number of rows asked for, any rows asked for, a LIMIT inside
     ("Which store opened last?", "SELECT name FROM stores ORDER BY opened DESC LIMIT 1", 1),
     ("Show 5 stores.", "SELECT name FROM stores LIMIT 5", 5),
+    # a number at the end of a sentence is named too
+    ("List the stores, show 5.", "SELECT name FROM stores LIMIT 5", 5),
+    ("Stores of region 2.", "SELECT name FROM stores WHERE region_id = 2", 2),
+    ("Which stores are in region 2? Show three.", "SELECT name FROM stores WHERE region_id = 2 LIMIT 3", 3),
     ("Show me some stores", "SELECT name FROM stores LIMIT 10", 10),
     ("Name one store in region 2.", "SELECT name FROM stores WHERE region_id = 2 LIMIT 1", 1),
     # the numbers named are used: in a date, as a number, as a decimal, as the LIMIT

@@ -813,7 +813,9 @@ _TEMPORAL_TYPES = re.compile(r"date|time", re.I)
 # a question that asks for any rows at all (a sample), or for a number of them (below)
 _ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
+# a number standing alone: not part of a word or of a longer number, a full stop after it
+# ends the sentence ("Show 5.")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")
 
 
 def _numbers_left_out(question: str, sql: str) -> list[str]:
@@ -840,7 +842,7 @@ def _asks_for_rows(question: str, n: str) -> bool:
     if n in _NUMBER.findall(question):
         return True
     word = _NUMBER_WORDS[int(n)] if n.isdigit() and int(n) < len(_NUMBER_WORDS) else None
-    return word is not None and re.search(rf"(?<![\w.]){word}(?![\w.])", question, re.I) is not None
+    return word is not None and re.search(rf"(?<![\w.]){word}\b", question, re.I) is not None
 
 
 def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str,
