@@ -1560,6 +1560,33 @@ def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
     assert run.result.confidence["level"] == "high" and "doubts" not in run.result.attempts[0]
 
 
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_are_not_trusted(
+        engine, db, monkeypatch):
+    every = "SELECT count(*) AS n FROM orders"
+    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?")
+    r = run.result
+    assert (r.status, r.stop_reason, r.sql) == ("success", "voted", every)
+    assert r.confidence["level"] == "low"
+    assert "the question names 'paid' (a value of orders.status), the query does not use it" in \
+        r.confidence["reasons"]
+    # the answer itself is the model's: the doubt changes how far it is trusted, not what it is
+    assert r.usage["calls"] == 2
+    # the value used (in any case): trusted as before
+    run = ask_voting(db, [sql(PAID)], [sql(PAID)], question="How many PAID orders are there?")
+    assert run.result.confidence["level"] == "high"
+    # value lookups off: no doubt from the data
+    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
+                     settings=AgentSettings(value_hints=False))
+    assert run.result.confidence["level"] == "high"
+    # no time left for the lookups (a large database): no doubt from the data either
+    import sqlnb.agent.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "VALUE_DOUBT_SECONDS", 0)
+    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?")
+    assert run.result.confidence["level"] == "high"
+
+
 @RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"

@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from sqlnb.adapters import connect
-from sqlnb.agent.hints import (alias_table, answer_doubts, error_hint, label_column, label_columns, label_ids, link_joins,
+from sqlnb.agent.doubts import answer_doubts, values_left_out
+from sqlnb.agent.hints import (alias_table, error_hint, label_column, label_columns, label_ids, link_joins,
                                suggest_fix)
 from sqlnb.agent.prompts import format_attempt
 
@@ -399,3 +400,41 @@ def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
 ])
 def test_no_doubt_about_a_query_that_answers_what_was_asked(shop, question, sql, rows):
     assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == []
+
+
+def _stored(conn):
+    return lambda table, column: [r[0] for r in conn.execute(
+        f'SELECT DISTINCT "{column}" FROM "{table.name}"').rows]
+
+
+@pytest.mark.parametrize("question, sql, doubts", [
+    # a region the question names, left out of the query that reads its table
+    ("How many stores are in the North region?",
+     "SELECT COUNT(*) FROM stores JOIN regions ON regions.id = stores.region_id",
+     ["the question names 'North' (a value of regions.name), the query does not use it"]),
+    # a plural of the stored value; only the values of the query's tables are looked at
+    ("Which stores sold teas?",
+     "SELECT DISTINCT s.name FROM stores AS s JOIN sales ON sales.store_id = s.id "
+     "JOIN products AS p ON p.id = sales.product_id",
+     ["the question names 'Tea' (a value of products.title), the query does not use it"]),
+    # used, in another case or inside a pattern
+    ("How many stores are in the North region?",
+     "SELECT COUNT(*) FROM stores JOIN regions ON regions.id = stores.region_id WHERE regions.name = 'north'", []),
+    ("Stores of the north?",
+     "SELECT s.name FROM stores AS s JOIN regions AS r ON r.id = s.region_id WHERE r.name LIKE '%north%'", []),
+    # named only inside another word ("Romeo"), or not at all
+    ("Which store did Romeo visit?", "SELECT name FROM stores", []),
+    ("How many stores are there?", "SELECT name FROM stores", []),
+])
+def test_a_stored_value_the_question_names_and_the_query_leaves_out_is_a_doubt(shop, question, sql, doubts):
+    assert values_left_out(sql, "sqlite", shop.catalog(), question, _stored(shop)) == doubts
+
+
+def test_values_left_out_says_nothing_it_cannot_look_up(shop):
+    def refused(table, column):
+        raise RuntimeError("permission denied")
+
+    q, sql = "How many stores are in the North region?", "SELECT COUNT(*) FROM stores JOIN regions ON regions.id = stores.region_id"
+    assert values_left_out(sql, "sqlite", shop.catalog(), q, refused) == []
+    assert values_left_out("SELEC nothing", "sqlite", shop.catalog(), q, _stored(shop)) == []
+    assert values_left_out(sql, "sqlite", None, q, _stored(shop)) == []

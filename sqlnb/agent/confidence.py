@@ -11,10 +11,11 @@ Every answer with SQL gets one of three levels:
   model that does not sample reviewed its own result), with nothing suspicious about it;
 - ``low``: no agreement, an empty result, repeated rows, a filter value that had to be
   replaced by the one stored in the data, or the query speaks against itself
-  (``hints.answer_doubts``: one row kept of the groups the question asks about each of,
+  (``doubts.answer_doubts``: one row kept of the groups the question asks about each of,
   rows kept by a LIMIT with no ORDER BY when the question asks for no number of rows,
   a number the question names that the query does not use, one date subtracted from
-  another).
+  another; and, from the data, a stored value the question names that the query does not
+  use: ``doubts.values_left_out``, looked up for the kept query when value hints are on).
 
 The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that
 "high" can be checked against what it promises.

@@ -23,8 +23,8 @@ from langgraph.runtime import Runtime
 
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
-from sqlnb.agent.hints import (answer_doubts, empty_result_hint, error_hint, label_ids, link_joins,
-                               suggest_fix, value_repair)
+from sqlnb.agent.doubts import answer_doubts
+from sqlnb.agent.hints import empty_result_hint, error_hint, label_ids, link_joins, suggest_fix, value_repair
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import parse_reply, real_questions
 from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt

@@ -19,6 +19,7 @@ from sqlnb.adapters.base import Adapter, Result, Table
 from sqlnb.agent.confidence import assess
 from sqlnb.agent.context import SchemaContext, build_context
 from sqlnb.agent.graph import build_graph, recursion_limit
+from sqlnb.agent.doubts import values_left_out
 from sqlnb.agent.nodes import AgentContext, AgentSettings, preview_rows
 from sqlnb.agent.state import new_turn
 from sqlnb.sql.quoting import qualified, quote_identifier
@@ -279,9 +280,16 @@ class Agent:
         if stop is not None:
             client, run_adapter = _StoppableClient(client, stop), _StoppableAdapter(adapter, stop)
         ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
+        looked_up: dict[tuple[str, str], list] = {}  # this turn's stored values, by column
+
+        def distinct(t: Table, c: str, timeout: float = 5) -> list:
+            key = (t.qualified_name, c)
+            if key not in looked_up:
+                looked_up[key] = self._distinct(run_adapter, t, c, timeout=timeout)
+            return looked_up[key]
+
         context = AgentContext(model=client, adapter=run_adapter, catalog=catalog, settings=s,
-                               distinct_values=lambda t, c: self._distinct(run_adapter, t, c),
-                               stop=stop)
+                               distinct_values=distinct, stop=stop)
         inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
                           schema_context=ctx_text.text, max_iterations=max_iterations,
                           failure_cutoff=failure_cutoff, no_review=no_review,
@@ -298,7 +306,9 @@ class Agent:
             n = max(a["n"] for a in attempts if a.get("ok") and a["sql"] == final_sql)
             result = context.results.get(n)
             kept = next(a for a in attempts if a["n"] == n)
-            confidence = assess({**kept, "reviewed": values.get("stop_reason") == "finalized"},
+            doubts = list(kept.get("doubts") or []) + self._values_left_out(final_sql, question, context)
+            confidence = assess({**kept, "doubts": doubts,
+                                 "reviewed": values.get("stop_reason") == "finalized"},
                                 earlier_failures=sum(1 for a in attempts if a["n"] < n and not a.get("ok")))
         from sqlnb.agent.models import describe_model
 
@@ -314,6 +324,28 @@ class Agent:
             examples=[{"id": e.get("id"), "question": e["question"]} for e in examples or []])
         emit({"type": "done", "result": out})
         return out
+
+    def _values_left_out(self, sql: str, question: str, context: AgentContext) -> list[str]:
+        """Stored values the question names that the kept query does not use (a doubt for
+        its confidence, never shown to the model; :func:`~sqlnb.agent.doubts.values_left_out`),
+        looked up for at most :data:`VALUE_DOUBT_SECONDS`; none when value lookups are off."""
+        if not context.settings.value_hints or context.distinct_values is None:
+            return []
+        lookup, deadline = context.distinct_values, time.monotonic() + VALUE_DOUBT_SECONDS
+
+        def within_budget(table: Table, column: str) -> list:
+            left = deadline - time.monotonic()
+            if left <= 0:  # a large database: the columns not looked up yet raise no doubt
+                raise TimeoutError("no time left for value lookups")
+            return lookup(table, column, timeout=max(0.5, left))
+
+        try:
+            return values_left_out(sql, context.adapter.dialect, context.catalog, question,
+                                   within_budget)
+        except errors.QueryCancelled:
+            return []  # the turn was stopped: its answer keeps the doubts it has
+        except Exception:  # a lookup the database refused or a query shape not known
+            return []
 
     # ---- the memory of accepted answers -------------------------------------------------
     def recall(self, adapter: Adapter, question: str, k: int = 3) -> list[dict[str, Any]]:
@@ -380,13 +412,18 @@ class Agent:
         self._samples[key] = values
         return values
 
-    def _distinct(self, adapter: Adapter, table: Table, column: str) -> list:
+    def _distinct(self, adapter: Adapter, table: Table, column: str, timeout: float = 5) -> list:
         d = adapter.dialect
         name = qualified(table.schema, table.name, d)
         col = quote_identifier(column, d)
         res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT 500",
-                              max_rows=500, timeout=5, readonly=True)
+                              max_rows=500, timeout=timeout, readonly=True)
         return [r[0] for r in res.rows]
+
+
+# the most time the stored-value doubt of an answer (``doubts.values_left_out``) may spend
+# looking values up; on a large database the columns not reached raise no doubt
+VALUE_DOUBT_SECONDS = 2.0
 
 
 class _StoppableClient:

@@ -1,0 +1,154 @@
+"""What speaks against a query that ran, as the answer to its question: the doubts that
+lower an answer's confidence (:mod:`sqlnb.agent.confidence`) without changing it.
+
+From the query and the catalog alone (:func:`answer_doubts`): one row kept of the groups
+the question asks about each of, rows kept by a LIMIT with no ORDER BY, a number the
+question names that the query does not use, one date subtracted from another.  From the
+data (:func:`values_left_out`): a stored value the question names that the query does not
+use."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+from sqlglot import exp
+
+from sqlnb.adapters.base import Catalog, Table
+from sqlnb.agent.hints import _TEXT_TYPES, _parse, _plain_text, _roots, _scope_tables, query_tables
+from sqlnb.sql.dialects import sqlglot_dialect
+
+_EACH = re.compile(r"\b(each|every|per)\b", re.I)
+_TEMPORAL_TYPES = re.compile(r"date|time", re.I)
+# a question that asks for any rows at all (a sample), or for a number of them (below)
+_ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+# a number standing alone: not part of a word or of a longer number, a full stop after it
+# ends the sentence ("Show 5.")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")
+
+
+def _numbers_left_out(question: str, sql: str) -> list[str]:
+    """The numbers ``question`` names (a year, a threshold, a count) that appear nowhere in
+    ``sql``: not as a number, not inside a string (a date)."""
+    asked = dict.fromkeys(_NUMBER.findall(question.replace(",", "")))
+    if not asked:
+        return []
+    used = set(_NUMBER.findall(re.sub(r"[-/:']", " ", sql)))
+    strings = re.findall(r"'[^']*'", sql)
+    out = []
+    for n in asked:
+        forms = {n, n.lstrip("0") or "0"} | ({str(float(n))} if "." in n else set())
+        if not forms & used and not any(n in s for s in strings):
+            out.append(n)
+    return out
+
+
+def _asks_for_rows(question: str, n: str) -> bool:
+    """Whether ``question`` asks for ``n`` rows (the number as digits or a word) or for
+    any rows at all."""
+    if _ANY_ROWS.search(question):
+        return True
+    if n in _NUMBER.findall(question):
+        return True
+    word = _NUMBER_WORDS[int(n)] if n.isdigit() and int(n) < len(_NUMBER_WORDS) else None
+    return word is not None and re.search(rf"(?<![\w.]){word}\b", question, re.I) is not None
+
+
+def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str,
+                  row_count: int | None) -> list[str]:
+    """What about a query that ran speaks against it as the answer to ``question``, from
+    the query, the catalog and the result's size (no data): the question asks for each of
+    something while the query keeps one row of its groups (``GROUP BY … LIMIT 1``), the
+    query keeps some rows (``LIMIT``) without ordering them first while the question asks
+    for no number of rows, the question names a number (a year, a threshold) the query
+    does not use, or the query subtracts one date or time column from another (an
+    interval, or in SQLite a difference of the years only, where a number of days is
+    usually meant)."""
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return []
+    out: list[str] = []
+    limit = tree.args.get("limit") if isinstance(tree, (exp.Select, exp.Union)) else None
+    if limit is not None and limit.expression is not None and tree.args.get("order") is None \
+            and not _asks_for_rows(question or "", limit.expression.sql()):
+        out.append(f"it keeps {limit.expression.sql()} row(s) (LIMIT) without an ORDER BY: which ones "
+                   "is up to the database, and the question asks for no number of rows")
+    left_out = _numbers_left_out(question or "", sql)
+    if left_out:
+        out.append(f"the question names {', '.join(left_out)}, the query does not use "
+                   f"{'it' if len(left_out) == 1 else 'them'}")
+    if _EACH.search(question or "") and row_count == 1:
+        for select in tree.find_all(exp.Select):
+            limit = select.args.get("limit")
+            if select.args.get("group") is not None and limit is not None \
+                    and limit.expression is not None and limit.expression.sql() == "1":
+                out.append(f'the question asks about every group ("{_EACH.search(question).group(1)}"), '
+                           "the query keeps only one (LIMIT 1)")
+                break
+    if catalog is not None:
+        scope: dict[str, Table] = {}
+        for select in tree.find_all(exp.Select):
+            scope.update(_scope_tables(select, catalog))
+
+        def temporal(e: exp.Expression) -> bool:
+            if not isinstance(e, exp.Column):
+                return False
+            owners = [scope[e.table.lower()]] if e.table and e.table.lower() in scope else \
+                [t for t in scope.values() if t.column(e.name) is not None]
+            col = owners[0].column(e.name) if len(owners) == 1 else None
+            return col is not None and bool(_TEMPORAL_TYPES.search(col.type or ""))
+
+        for sub in tree.find_all(exp.Sub):
+            if temporal(sub.this) and temporal(sub.expression):
+                out.append(f"it subtracts one date from another ({sub.sql(dialect=sqlglot_dialect(dialect))}): "
+                           "an interval, not a number of days")
+                break
+    return out
+
+
+def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: str,
+                    distinct_values: Callable[[Table, str], Sequence[object]],
+                    max_columns: int = 12) -> list[str]:
+    """Doubts from the data: the stored values of the query's text columns (``distinct_values``,
+    at most ``max_columns`` columns a table) that the question names and the query does not
+    use, e.g. "How many sales representatives are there?" answered without a filter on the
+    title 'Sales Representative'.  A value counts as named when the question holds it as
+    whole words, in any case, a plural ending allowed; values shorter than three letters,
+    numbers (see :func:`_numbers_left_out`) and values whose every word is a word of a
+    table or column name of the query ("active" beside ``is_active``) are not looked for.
+    A value counts as used when the query holds it, or each of its words, anywhere."""
+    if catalog is None or not question:
+        return []
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return []
+    tables = query_tables(sql, dialect, catalog)
+    named_words: set[str] = set()
+    for t in tables:
+        named_words |= _roots(t.name) | {r for c in t.columns for r in _roots(c.name)}
+    asked = _plain_text(question)
+    used = _plain_text(sql).replace("''", "'")
+    out: list[str] = []
+    seen: set[str] = set()
+    for table in tables:
+        for col in [c for c in table.columns if _TEXT_TYPES.search(c.type or "")][:max_columns]:
+            try:
+                values = distinct_values(table, col.name)
+            except Exception:  # a column the database cannot list: nothing to say about it
+                continue
+            for v in values:
+                if not isinstance(v, str):
+                    continue
+                plain = _plain_text(v)
+                words = re.findall(r"[a-z]+", plain)
+                if len(plain) < 3 or not words or plain in seen or _roots(plain) <= named_words:
+                    continue
+                if not re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked):
+                    continue
+                seen.add(plain)
+                if plain in used or all(w in used for w in words if len(w) > 2):
+                    continue
+                out.append(f"the question names '{v}' (a value of {table.name}.{col.name}), "
+                           "the query does not use it")
+    return out
