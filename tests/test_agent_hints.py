@@ -338,11 +338,28 @@ def test_a_column_of_a_table_the_query_does_not_read_joins_that_table(shop):
     assert rows(shop, fixed) == [("Oslo",), ("Rome",)]
 
 
+@pytest.mark.parametrize("sql, msg, expected", [
+    # <table>_<column>: the table joined along its key, the column taken from it
+    ("SELECT name, region_name FROM stores", "no such column: region_name",
+     [("Bergen", "North"), ("Oslo", "North"), ("Rome", "South")]),
+    ("SELECT COUNT(*) FROM stores AS s WHERE s.regions_name = 'South'", "no such column: s.regions_name", [(1,)]),
+    # the table read already: the column taken from it
+    ("SELECT s.name FROM stores AS s JOIN regions AS r ON r.id = s.region_id WHERE region_name = 'North'",
+     "no such column: region_name", [("Bergen",), ("Oslo",)]),
+])
+def test_a_column_named_after_a_table_and_its_column_is_taken_from_that_table(shop, sql, msg, expected):
+    fixed = suggest_fix("column_not_found", msg, sql, "sqlite", shop.catalog())
+    assert fixed is not None and "region" not in fixed.lower().replace("region_id", "").replace("regions", "")
+    assert rows(shop, fixed) == expected
+
+
 @pytest.mark.parametrize("sql, msg", [
     # the owner is linked to no table of the query
     ("SELECT body FROM sales", "no such column: body"),
     # the owner is two links away from the query's tables
     ("SELECT title FROM regions", "no such column: title"),
+    # a table and a column of it, but two links away
+    ("SELECT product_title FROM regions", "no such column: product_title"),
 ])
 def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
     assert suggest_fix("column_not_found", msg, sql, "sqlite", shop.catalog()) is None
@@ -362,6 +379,13 @@ def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
     ("What were the sales per store in 2024?",
      "SELECT store_id, SUM(amount) FROM sales GROUP BY store_id", 3,
      "the question names 2024, the query does not use it"),
+    # a filter value the question does not name
+    ("How many stores are in the north?",
+     "SELECT COUNT(*) FROM stores JOIN regions ON regions.id = stores.region_id WHERE regions.name = 'South'", 1,
+     "it filters on 'South', which the question does not name"),
+    ("Which products sold, apart from jam?",
+     "SELECT title FROM products WHERE title NOT IN ('Jam', 'Tea') AND title <> 'Coffee'", 0,
+     "it filters on 'Coffee', 'Tea', which the question does not name"),
     # a number that ends the sentence
     ("List the sales per store of 2024.",
      "SELECT store_id, SUM(amount) FROM sales GROUP BY store_id", 3,
@@ -390,6 +414,14 @@ def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
     ("Which stores are in region 2? Show three.", "SELECT name FROM stores WHERE region_id = 2 LIMIT 3", 3),
     ("Show me some stores", "SELECT name FROM stores LIMIT 10", 10),
     ("Name one store in region 2.", "SELECT name FROM stores WHERE region_id = 2 LIMIT 1", 1),
+    # filter values the question names: in another case, plural, abbreviated, with an
+    # underscore for a space; values of short words or digits only are not judged
+    ("How many stores are in the north region?",
+     "SELECT COUNT(*) FROM stores JOIN regions ON regions.id = stores.region_id WHERE regions.name = 'North'", 1),
+    ("Which stores sold teas?", "SELECT name FROM stores WHERE name LIKE '%Tea%'", 1),
+    ("How many furniture products in progress?",
+     "SELECT COUNT(*) FROM products WHERE title IN ('FURN', 'IN_PROGRESS')", 1),
+    ("How many stores?", "SELECT COUNT(*) FROM stores WHERE name <> 'NA' AND name <> 'x1'", 1),
     # the numbers named are used: in a date, as a number, as a decimal, as the LIMIT
     ("Sales on 2024-03-05 above 12.50, the top 3",
      "SELECT id FROM sales WHERE day = '2024-03-05' AND amount > 12.5 ORDER BY amount DESC LIMIT 3", 3),

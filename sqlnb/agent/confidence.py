@@ -13,8 +13,8 @@ Every answer with SQL gets one of three levels:
   replaced by the one stored in the data, or the query speaks against itself
   (``doubts.answer_doubts``: one row kept of the groups the question asks about each of,
   rows kept by a LIMIT with no ORDER BY when the question asks for no number of rows,
-  a number the question names that the query does not use, one date subtracted from
-  another; and, from the data, a stored value the question names that the query does not
+  a number the question names that the query does not use, a value the query filters on
+  that the question does not name, one date subtracted from another; and, from the data, a stored value the question names that the query does not
   use: ``doubts.values_left_out``, looked up for the kept query when value hints are on).
 
 The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that

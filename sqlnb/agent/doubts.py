@@ -3,7 +3,8 @@ lower an answer's confidence (:mod:`sqlnb.agent.confidence`) without changing it
 
 From the query and the catalog alone (:func:`answer_doubts`): one row kept of the groups
 the question asks about each of, rows kept by a LIMIT with no ORDER BY, a number the
-question names that the query does not use, one date subtracted from another.  From the
+question names that the query does not use, a value the query filters on that the
+question does not name, one date subtracted from another.  From the
 data (:func:`values_left_out`): a stored value the question names that the query does not
 use."""
 
@@ -55,6 +56,35 @@ def _asks_for_rows(question: str, n: str) -> bool:
     return word is not None and re.search(rf"(?<![\w.]){word}\b", question, re.I) is not None
 
 
+_SHORT_WORDS = {"the", "and", "for", "with", "from", "not", "all", "any", "per"}
+
+
+def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
+    """The string values the query compares a column with (``=``, ``<>``, ``IN``,
+    ``LIKE``) that the question names in no way: none of the value's words (of three
+    letters or more) is a word of the question, the start of one ('FURN' for
+    "furniture", 'IN_PROGRESS' for "in progress") or begins with one ("house" for
+    'houses').  Values of only short words or digits (a code like 'F', a date) are not
+    judged."""
+    asked = set(re.findall(r"[a-z0-9]+", (question or "").lower()))
+    roots = _roots(question or "")
+
+    def named(word: str) -> bool:
+        return word in asked or bool(_roots(word) & roots) or any(
+            q.startswith(word) or (len(q) >= 4 and word.startswith(q)) for q in asked if len(q) >= 3)
+
+    out: list[str] = []
+    for node in tree.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike):
+        values = node.expressions if isinstance(node, exp.In) else [node.expression]
+        for lit in values:
+            if not (isinstance(lit, exp.Literal) and lit.is_string) or lit.this in out:
+                continue
+            words = [w for w in re.findall(r"[a-z]+", lit.this.lower()) if len(w) >= 3 and w not in _SHORT_WORDS]
+            if words and not any(named(w) for w in words):
+                out.append(lit.this)
+    return out
+
+
 def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str,
                   row_count: int | None) -> list[str]:
     """What about a query that ran speaks against it as the answer to ``question``, from
@@ -62,7 +92,8 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
     something while the query keeps one row of its groups (``GROUP BY … LIMIT 1``), the
     query keeps some rows (``LIMIT``) without ordering them first while the question asks
     for no number of rows, the question names a number (a year, a threshold) the query
-    does not use, or the query subtracts one date or time column from another (an
+    does not use, the query filters on a value the question does not name
+    (:func:`_filters_not_asked`), or it subtracts one date or time column from another (an
     interval, or in SQLite a difference of the years only, where a number of days is
     usually meant)."""
     tree = _parse(sql, dialect)
@@ -78,6 +109,10 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
     if left_out:
         out.append(f"the question names {', '.join(left_out)}, the query does not use "
                    f"{'it' if len(left_out) == 1 else 'them'}")
+    not_asked = _filters_not_asked(tree, question)
+    if not_asked:
+        out.append(f"it filters on {', '.join(repr(v) for v in not_asked)}, which the question "
+                   "does not name")
     if _EACH.search(question or "") and row_count == 1:
         for select in tree.find_all(exp.Select):
             limit = select.args.get("limit")

@@ -309,6 +309,10 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
         # a column of a table the query does not use: that table joined along its foreign
         # key; else a column taken from the wrong table of the query, or misspelt
         joined = _join_owner(tree, bare, catalog)
+        if not joined and not any(t.column(bare) is not None for t in catalog.tables) \
+                and (spelt := _split_name(bare, catalog)) is not None:
+            # a name no table has that spells a table and its column (property_type)
+            joined = _join_owner(tree, bare, catalog, spelt=spelt)
         changed = joined or _fix_column(tree, qualifier, bare, aliases, spelled, misspelt=True)
         # the engine names the first missing column only: others taken from the wrong
         # table of the query get the same fix
@@ -718,13 +722,31 @@ def _qualified(column: str, table: str, *, quoted: bool = False) -> exp.Column:
     return exp.Column(this=exp.to_identifier(column, quoted=True), table=exp.to_identifier(table, quoted=quoted))
 
 
-def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog) -> bool:
+def _split_name(bare: str, catalog: Catalog) -> tuple[Table, str] | None:
+    """The one table and column a missing column's name spells as ``<table>_<column>``
+    (``property_type`` for ``property.type``, ``customer_city`` for ``Customer.City``),
+    the table's name in singular or plural; None when no single pair is clear."""
+    found = []
+    parts = bare.split("_")
+    for i in range(1, len(parts)):
+        prefix, suffix = "_".join(parts[:i]), "_".join(parts[i:])
+        for t in catalog.tables:
+            col = t.column(suffix)
+            if col is not None and _roots(t.name) == _roots(prefix):
+                found.append((t, col.name))
+    return found[0] if len(found) == 1 else None
+
+
+def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog, *,
+                spelt: tuple[Table, str] | None = None) -> bool:
     """Join the table that has column ``bare`` to each SELECT that names the column
     although none of its tables has it (``SELECT AVG(edispl) FROM cars_data WHERE model =
     'volvo'``, model being a column of car_names): the one owner of the column that one
     foreign key links to a table of the SELECT, joined along that key, the column taken
-    from it.  Whether anything changed."""
-    owners = [t for t in catalog.tables if t.column(bare) is not None]
+    from it.  ``spelt``: the owner and column a name no table has stands for
+    (:func:`_split_name`): the column renamed, taken from the owner, which is joined
+    unless the SELECT reads it already.  Whether anything changed."""
+    owners = [spelt[0]] if spelt else [t for t in catalog.tables if t.column(bare) is not None]
     if not owners:
         return False
     changed = False
@@ -739,6 +761,14 @@ def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog) -> bool:
             continue
         if any(c.find_ancestor(exp.Join) is not None for c in refs):
             continue  # a join condition on a column the table lacks: a wrong link, not a missing table
+        if spelt and (read := [a for a, t in scope.items() if t is spelt[0]]):
+            if len(read) == 1:  # the owner is read already: the column taken from it
+                spelled = _spelling(select)
+                for c in refs:
+                    c.set("table", exp.to_identifier(spelled.get(read[0], read[0])))
+                    c.set("this", exp.to_identifier(spelt[1], quoted=True))
+                changed = True
+            continue
         links = [(alias, owner, pair) for owner in owners if all(owner is not t for t in scope.values())
                  for alias, t in scope.items() for pair in _fk_links(t, owner, catalog)]
         if len({id(owner) for _, owner, _ in links}) != 1 or len(links) != 1:
@@ -753,6 +783,8 @@ def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog) -> bool:
         _qualify_own(select, scope, spelled)
         for c in refs:
             c.set("table", exp.to_identifier(name))
+            if spelt:
+                c.set("this", exp.to_identifier(spelt[1], quoted=True))
         select.join(exp.alias_(_table_node(owner, catalog), exp.to_identifier(name)),
                     on=exp.EQ(this=_qualified(x, spelled.get(alias, alias)), expression=_qualified(y, name)),
                     copy=False)
