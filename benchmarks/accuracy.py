@@ -380,6 +380,9 @@ def ask_agent(question: str, adapter, client, *, connection: str, no_review: boo
     return {"pred_sql": res.sql, "status": res.status, "stop_reason": res.stop_reason,
             "confidence": conf.get("level"), "confidence_score": conf.get("score"),
             "examples": [e.get("index") for e in examples or []],
+            # the examples the answer was written with (none when the answer without them
+            # was rated high: see AgentSettings.memory_when_unsure)
+            "examples_used": len(res.examples or []),
             "attempts": len(res.attempts), "attempts_ok": sum(1 for a in res.attempts if a.get("ok")),
             "model_error": res.model_error, **_usage_fields(res.usage),
             "attempt_log": [{k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")}
@@ -741,7 +744,7 @@ def by_db(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str
 # ---------------------------------------------------------------------------
 
 SHOWN_SETTINGS = ("rendering", "sample_values", "value_hints", "preview_rows", "retry_drafts",
-                  "retry_temperature", "first_drafts", "first_temperature")
+                  "retry_temperature", "first_drafts", "first_temperature", "memory_when_unsure")
 
 
 def agent_settings() -> dict[str, Any]:

@@ -233,6 +233,10 @@ def ask_progress_line(event: dict) -> str | None:
             n = a.get("row_count") or 0
             return f"{head}\n  ✓ {n:,}{more} row{'s' if n != 1 else ''} · {format_elapsed(a.get('elapsed') or 0)}"
         return f"{head}\n  ✗ {a.get('error_kind')}: {a.get('error')}"
+    if kind == "memory":
+        n = event.get("examples") or 0
+        return (f"Not sure of that answer ({event.get('level') or 'no query'} confidence): asking again "
+                f"with {n} remembered answer{'s' if n != 1 else ''} of this database as examples…")
     return None
 
 

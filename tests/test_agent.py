@@ -1588,6 +1588,48 @@ def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_a
 
 
 @RULE_ENGINES
+def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_not_trusted(engine, db):
+    every = "SELECT count(*) AS n FROM orders"
+    remembered = [{"id": 7, "question": "Which orders are paid?", "sql": "SELECT id FROM orders WHERE status = 'paid'"}]
+
+    def shown(prompts) -> bool:
+        return any("answered before" in content for p in prompts for _, content in p)
+
+    # the drafts without the examples agree, but leave out the value the question names
+    # (low): the turn starts over with the examples, and that answer is the one given
+    run = ask_voting(db, [sql(every), sql(PAID)], [sql(every), sql(PAID)],
+                     question="How many paid orders are there?", examples=remembered)
+    r = run.result
+    assert (r.status, r.sql, r.confidence["level"]) == ("success", PAID, "high")
+    assert r.usage["calls"] == 4 and r.examples == [{"id": 7, "question": "Which orders are paid?"}]
+    assert not shown(run.model.prompts[:1] + run.model.draft_prompts[:1])
+    assert shown(run.model.prompts[1:]) and shown(run.model.draft_prompts[1:])
+    assert [e for e in run.events if e["type"] == "memory"] == [{"type": "memory", "examples": 1, "level": "low"}]
+    assert ("Not sure of that answer (low confidence): asking again with 1 remembered answer of this "
+            "database as examples…") in [ask_progress_line(e) for e in run.events]
+    # the conversation holds the question once, with the answer given
+    agent = Agent()
+    for question, replies, drafts in (("How many orders are there?", [sql(every)], [sql(every)]),
+                                      ("And how many paid ones?", [sql(every), sql(PAID)], [sql(every), sql(PAID)])):
+        model = ScriptedChatModel(replies=replies, drafts=drafts)
+        r = agent.ask(question, db, connection="shop", model=ModelClient(model), examples=remembered)
+    assert r.sql == PAID and r.usage["calls"] == 4
+    assert [(t["question"], t["sql"]) for t in agent.history("shop")] == [
+        ("How many orders are there?", every), ("And how many paid ones?", PAID)]
+    assert "How many orders are there?" in str(model.prompts[1])  # the second pass sees the first turn
+
+    # trusted without them: one pass, the examples never shown
+    run = ask_voting(db, [sql(PAID)], [sql(PAID)], question="How many paid orders are there?",
+                     examples=remembered)
+    assert run.result.confidence["level"] == "high" and run.result.examples == []
+    assert run.result.usage["calls"] == 2 and not shown(run.model.prompts + run.model.draft_prompts)
+    # the setting off: shown from the first call on, one pass
+    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
+                     examples=remembered, settings=AgentSettings(memory_when_unsure=False))
+    assert run.result.sql == every and run.result.usage["calls"] == 2 and shown(run.model.prompts[:1])
+
+
+@RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
     # one draft asks back, three found nothing: not an ambiguous question

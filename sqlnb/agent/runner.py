@@ -18,9 +18,9 @@ from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Result, Table
 from sqlnb.agent.confidence import assess
 from sqlnb.agent.context import SchemaContext, build_context
-from sqlnb.agent.graph import build_graph, recursion_limit
 from sqlnb.agent.doubts import values_left_out
-from sqlnb.agent.nodes import AgentContext, AgentSettings, preview_rows
+from sqlnb.agent.graph import build_graph, recursion_limit
+from sqlnb.agent.nodes import AgentContext, AgentSettings, default_first_drafts, preview_rows
 from sqlnb.agent.state import new_turn
 from sqlnb.sql.quoting import qualified, quote_identifier
 
@@ -280,6 +280,53 @@ class Agent:
         if stop is not None:
             client, run_adapter = _StoppableClient(client, stop), _StoppableAdapter(adapter, stop)
         ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
+        shown = [dict(e) for e in examples or []]
+        # the accepted answers only when the model's own answer is not trusted: a second
+        # pass of the turn, on the conversation as it was before the first
+        drafts = s.first_drafts if s.first_drafts is not None else default_first_drafts(client)
+        unsure_only = bool(shown) and s.memory_when_unsure and drafts > 0 and bool(getattr(client, "samples", False))
+        base = self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id") \
+            if unsure_only else None
+        turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
+                          config, max_iterations, failure_cutoff, no_review,
+                          [] if unsure_only else shown, stop, emit)
+        used = [] if unsure_only else shown
+        if unsure_only and (turn.confidence or {}).get("level") != "high" \
+                and turn.values.get("status") != "stopped" and not (stop is not None and stop.stopped):
+            emit({"type": "memory", "examples": len(shown),
+                  "level": (turn.confidence or {}).get("level")})
+            if base is None:  # nothing before this turn: the second pass on a fresh thread
+                self._generation[connection] = self._generation.get(connection, 0) + 1
+            fork = {"configurable": {"thread_id": self.thread_id(connection),
+                                     **({"checkpoint_id": base} if base else {})},
+                    "recursion_limit": recursion_limit(max_iterations)}
+            first = turn
+            turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
+                              fork, max_iterations, failure_cutoff, no_review, shown, stop, emit)
+            turn.values["usage"] = _sum_usage(first.values.get("usage") or {}, turn.values.get("usage") or {})
+            used = shown
+        values, attempts, final_sql = turn.values, turn.attempts, turn.final_sql
+        result, confidence = turn.result, turn.confidence
+        from sqlnb.agent.models import describe_model
+
+        out = AskResult(
+            question=question, connection=connection, dialect=adapter.dialect,
+            model=describe_model(getattr(client, "model", client)),
+            status=values.get("status", "failed"), stop_reason=values.get("stop_reason"),
+            sql=final_sql, iterations=values.get("iteration", 0), attempts=attempts,
+            questions=list(values.get("questions") or []), usage=dict(values.get("usage") or {}),
+            result=result, elapsed=time.perf_counter() - start,
+            model_error=values.get("model_error"), context=ctx_text,
+            confidence=dict(confidence) if confidence else None, asked_before=asked_before,
+            examples=[{"id": e.get("id"), "question": e["question"]} for e in used])
+        emit({"type": "done", "result": out})
+        return out
+
+    def _turn(self, question: str, connection: str, adapter: Adapter, run_adapter: Any, client: Any,
+              catalog: Any, s: AgentSettings, ctx_text: SchemaContext, config: dict,
+              max_iterations: int, failure_cutoff: int, no_review: bool,
+              examples: list[dict[str, Any]], stop: Any, emit: Callable[[Event], None]) -> "_Turn":
+        """Run one turn of the graph on ``config``'s thread and judge its answer."""
         looked_up: dict[tuple[str, str], list] = {}  # this turn's stored values, by column
 
         def distinct(t: Table, c: str, timeout: float = 5) -> list:
@@ -292,12 +339,12 @@ class Agent:
                                distinct_values=distinct, stop=stop)
         inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
                           schema_context=ctx_text.text, max_iterations=max_iterations,
-                          failure_cutoff=failure_cutoff, no_review=no_review,
-                          examples=[dict(e) for e in examples or []])
+                          failure_cutoff=failure_cutoff, no_review=no_review, examples=examples)
         for update in self.graph.stream(inputs, config, context=context, stream_mode="updates"):
             for node, delta in update.items():
                 _progress(node, delta or {}, max_iterations, emit)
-        values = self.graph.get_state(config).values
+        # the thread's latest state: a pass forked from an earlier checkpoint ends there
+        values = dict(self.graph.get_state({"configurable": {"thread_id": config["configurable"]["thread_id"]}}).values)
         attempts = list(values.get("attempts") or [])
         final_sql = values.get("final_sql")
         result = None
@@ -310,20 +357,7 @@ class Agent:
             confidence = assess({**kept, "doubts": doubts,
                                  "reviewed": values.get("stop_reason") == "finalized"},
                                 earlier_failures=sum(1 for a in attempts if a["n"] < n and not a.get("ok")))
-        from sqlnb.agent.models import describe_model
-
-        out = AskResult(
-            question=question, connection=connection, dialect=adapter.dialect,
-            model=describe_model(getattr(client, "model", client)),
-            status=values.get("status", "failed"), stop_reason=values.get("stop_reason"),
-            sql=final_sql, iterations=values.get("iteration", 0), attempts=attempts,
-            questions=list(values.get("questions") or []), usage=dict(values.get("usage") or {}),
-            result=result, elapsed=time.perf_counter() - start,
-            model_error=values.get("model_error"), context=ctx_text,
-            confidence=dict(confidence) if confidence else None, asked_before=asked_before,
-            examples=[{"id": e.get("id"), "question": e["question"]} for e in examples or []])
-        emit({"type": "done", "result": out})
-        return out
+        return _Turn(values, attempts, final_sql, result, confidence)
 
     def _values_left_out(self, sql: str, question: str, context: AgentContext) -> list[str]:
         """Stored values the question names that the kept query does not use (a doubt for
@@ -419,6 +453,28 @@ class Agent:
         res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT 500",
                               max_rows=500, timeout=timeout, readonly=True)
         return [r[0] for r in res.rows]
+
+
+@dataclass
+class _Turn:
+    """One pass of a turn through the graph: its final state and its judged answer."""
+
+    values: dict[str, Any]
+    attempts: list[dict[str, Any]]
+    final_sql: str | None
+    result: Result | None
+    confidence: Any
+
+
+def _sum_usage(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """Two passes' usage added up (numbers summed, anything else from the later pass)."""
+    out = dict(b)
+    for k, v in a.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(out.get(k, 0), (int, float)):
+            out[k] = out.get(k, 0) + v
+        else:
+            out.setdefault(k, v)
+    return out
 
 
 # the most time the stored-value doubt of an answer (``doubts.values_left_out``) may spend
