@@ -1623,6 +1623,9 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_not_t
                      examples=remembered)
     assert run.result.confidence["level"] == "high" and run.result.examples == []
     assert run.result.usage["calls"] == 2 and not shown(run.model.prompts + run.model.draft_prompts)
+    # the model failing: no second pass (it would fail again, after another wait)
+    run = ask_voting(db, [], [], question="How many paid orders are there?", examples=remembered)
+    assert run.result.stop_reason == "model_error" and not any(e["type"] == "memory" for e in run.events)
     # the setting off: shown from the first call on, one pass
     run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
                      examples=remembered, settings=AgentSettings(memory_when_unsure=False))

@@ -292,7 +292,8 @@ class Agent:
                           [] if unsure_only else shown, stop, emit)
         used = [] if unsure_only else shown
         if unsure_only and (turn.confidence or {}).get("level") != "high" \
-                and turn.values.get("status") != "stopped" and not (stop is not None and stop.stopped):
+                and turn.values.get("status") != "stopped" and not (stop is not None and stop.stopped) \
+                and turn.values.get("stop_reason") != "model_error":  # a failing model fails once
             emit({"type": "memory", "examples": len(shown),
                   "level": (turn.confidence or {}).get("level")})
             if base is None:  # nothing before this turn: the second pass on a fresh thread
