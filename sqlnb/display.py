@@ -235,7 +235,8 @@ def ask_progress_line(event: dict) -> str | None:
         return f"{head}\n  ✗ {a.get('error_kind')}: {a.get('error')}"
     if kind == "memory":
         n = event.get("examples") or 0
-        return (f"Not sure of that answer ({event.get('level') or 'no query'} confidence): asking again "
+        why = f"{event['level']} confidence" if event.get("level") else "no query found"
+        return (f"Not sure of that answer ({why}): asking again "
                 f"with {n} remembered answer{'s' if n != 1 else ''} of this database as examples…")
     return None
 

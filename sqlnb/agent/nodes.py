@@ -291,10 +291,13 @@ def _drafts_together(state: AgentState, ctx: AgentContext, iteration: int) -> bo
             and getattr(ctx.model, "side_by_side", False) is True)
 
 
-def _first_draft_cap(ctx: AgentContext) -> int:
+def first_draft_cap(settings: AgentSettings, client: Any) -> int:
     """How many drafts the first round may draw: the setting, else by kind of model."""
-    s = ctx.settings
-    return s.first_drafts if s.first_drafts is not None else default_first_drafts(ctx.model)
+    return settings.first_drafts if settings.first_drafts is not None else default_first_drafts(client)
+
+
+def _first_draft_cap(ctx: AgentContext) -> int:
+    return first_draft_cap(ctx.settings, ctx.model)
 
 
 def _draft_seed(state: AgentState, j: int) -> int:

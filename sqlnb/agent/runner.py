@@ -20,7 +20,7 @@ from sqlnb.agent.confidence import assess
 from sqlnb.agent.context import SchemaContext, build_context
 from sqlnb.agent.doubts import values_left_out
 from sqlnb.agent.graph import build_graph, recursion_limit
-from sqlnb.agent.nodes import AgentContext, AgentSettings, default_first_drafts, preview_rows
+from sqlnb.agent.nodes import AgentContext, AgentSettings, _add_usage, first_draft_cap, preview_rows
 from sqlnb.agent.state import new_turn
 from sqlnb.sql.quoting import qualified, quote_identifier
 
@@ -283,8 +283,8 @@ class Agent:
         shown = [dict(e) for e in examples or []]
         # the accepted answers only when the model's own answer is not trusted: a second
         # pass of the turn, on the conversation as it was before the first
-        drafts = s.first_drafts if s.first_drafts is not None else default_first_drafts(client)
-        unsure_only = bool(shown) and s.memory_when_unsure and drafts > 0 and bool(getattr(client, "samples", False))
+        unsure_only = bool(shown) and s.memory_when_unsure and first_draft_cap(s, client) > 0 \
+            and bool(getattr(client, "samples", False))
         base = self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id") \
             if unsure_only else None
         turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
@@ -304,7 +304,7 @@ class Agent:
             first = turn
             turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
                               fork, max_iterations, failure_cutoff, no_review, shown, stop, emit)
-            turn.values["usage"] = _sum_usage(first.values.get("usage") or {}, turn.values.get("usage") or {})
+            turn.values["usage"] = _add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
             used = shown
         values, attempts, final_sql = turn.values, turn.attempts, turn.final_sql
         result, confidence = turn.result, turn.confidence
@@ -465,17 +465,6 @@ class _Turn:
     final_sql: str | None
     result: Result | None
     confidence: Any
-
-
-def _sum_usage(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """Two passes' usage added up (numbers summed, anything else from the later pass)."""
-    out = dict(b)
-    for k, v in a.items():
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(out.get(k, 0), (int, float)):
-            out[k] = out.get(k, 0) + v
-        else:
-            out.setdefault(k, v)
-    return out
 
 
 # the most time the stored-value doubt of an answer (``doubts.values_left_out``) may spend
