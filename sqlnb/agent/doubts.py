@@ -155,10 +155,7 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
     A value counts as used when the query holds it, or each of its words, anywhere."""
     if catalog is None or not question:
         return []
-    tree = _parse(sql, dialect)
-    if tree is None:
-        return []
-    tables = query_tables(sql, dialect, catalog)
+    tables = query_tables(sql, dialect, catalog)  # none for a query that does not parse
     named_words: set[str] = set()
     for t in tables:
         named_words |= _roots(t.name) | {r for c in t.columns for r in _roots(c.name)}
