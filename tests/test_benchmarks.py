@@ -302,8 +302,9 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
     questions = accuracy.load_questions(root)
     db_ids = {p.name for p in (root / "database").iterdir()}
     assert db_ids == {"library_loans", "city_clinic", "regional_league", "transit_network",
-                      "research_grants", "rental_agency", "film_festival", "warehouse_supply"}
-    assert len(questions) == 122 and {q["db_id"] for q in questions} == db_ids
+                      "research_grants", "rental_agency", "film_festival", "warehouse_supply",
+                      "airline_ops", "school_district", "museum_collection"}
+    assert len(questions) == 164 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
         con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))
