@@ -1588,7 +1588,7 @@ def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_a
 
 
 @RULE_ENGINES
-def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_not_trusted(engine, db):
+def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated_low(engine, db):
     every = "SELECT count(*) AS n FROM orders"
     remembered = [{"id": 7, "question": "Which orders are paid?", "sql": "SELECT id FROM orders WHERE status = 'paid'"}]
 
@@ -1623,6 +1623,12 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_not_t
                      examples=remembered)
     assert run.result.confidence["level"] == "high" and run.result.examples == []
     assert run.result.usage["calls"] == 2 and not shown(run.model.prompts + run.model.draft_prompts)
+    # rated medium (as many drafts ask back as agree on it): kept, no second pass
+    run = ask_voting(db, ["CLARIFY: Which status do you mean?"],
+                     [sql(PAID), "CLARIFY: Paid when?", sql(PAID)], examples=remembered)
+    assert (run.result.sql, run.result.confidence["level"], run.result.examples) == (PAID, "medium", [])
+    assert not any(e["type"] == "memory" for e in run.events)
+    assert not shown(run.model.prompts + run.model.draft_prompts)
     # the model failing: no second pass (it would fail again, after another wait)
     run = ask_voting(db, [], [], question="How many paid orders are there?", examples=remembered)
     assert run.result.stop_reason == "model_error" and not any(e["type"] == "memory" for e in run.events)

@@ -785,6 +785,37 @@ def test_remember_stores_the_runs_question_sql_and_connection(shell, panel, engi
     assert "Which orders are paid?" in prompt and PAID in prompt
 
 
+@pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
+def test_a_second_pass_with_remembered_answers_is_announced_between_the_attempts(
+        shell, panel, engine, seeded, tmp_path):
+    every = "SELECT count(*) AS n FROM orders"
+    paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
+    connect(shell, seeded.url(), "shop")
+    assert panel.request("remember", question="Which orders are paid?", sql=PAID, connection="shop")["ok"]
+    # the drafts agree on a count that leaves out the value the question names (low): the
+    # turn starts over with the remembered answer, and its answer is the one given
+    model = script(tmp_path, sql_block(every), sql_block(paid), drafts=[sql_block(every), sql_block(paid)])
+    run = ask(panel, "How many paid orders are there?", model=model)
+    done = panel.wait_done(run)
+    assert (done["status"], done["sql"], done["confidence"]["level"]) == ("success", paid, "high")
+    events = [m["event"] for m in panel.sent if m.get("type") == "event" and m.get("run") == run]
+    kinds = [e["type"] for e in events]
+    assert kinds.count("memory") == 1 and kinds[0] == "started" and kinds[-1] == "done"
+    (memory,) = [e for e in events if e["type"] == "memory"]
+    assert memory == {"type": "memory", "examples": 1, "level": "low",
+                      "text": "Not sure of that answer (low confidence): asking again with 1 remembered "
+                              "answer of this database as examples…"}
+    # an attempt before it and one after it, each numbered from 1
+    at = kinds.index("memory")
+    before = [e for e in events[:at] if e["type"] == "attempt"]
+    after = [e for e in events[at:] if e["type"] == "attempt"]
+    assert [(e["n"], e["sql"]) for e in before] == [(1, every)]
+    assert [(e["n"], e["sql"]) for e in after] == [(1, paid)]
+    assert done["usage"]["calls"] == 4
+    assert "memory_event" in panel.request("hello", client={"name": "t", "version": "0"}, protocol=1,
+                                           notebook="t.ipynb")["data"]["features"]
+
+
 @pytest.mark.engines(["duckdb"])
 def test_remembering_an_answer_to_a_clarification_keeps_the_whole_question(shell, panel, engine,
                                                                           seeded, tmp_path):

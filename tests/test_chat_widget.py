@@ -194,6 +194,29 @@ def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, se
     assert chat.status.value == ""
 
 
+@pytest.mark.engines(["sqlite", "duckdb"])
+def test_a_second_pass_with_remembered_answers_shows_why_between_the_attempts(shell, seeded, tmp_path):
+    every = "SELECT count(*) AS n FROM orders"
+    paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    entry = shell._sqlnb_magics.manager.get_entry("shop")
+    shell._sqlnb_ask.agent.remember(entry.adapter, "Which orders are paid?",
+                                    "SELECT id FROM orders WHERE status = 'paid'",
+                                    connection="shop", source="thumbs_up")
+    path = tmp_path / "drafts.json"  # drafts that agree on a count leaving out 'paid' (low)
+    path.write_text(json.dumps({"replies": [sql_block(every), sql_block(paid)],
+                                "drafts": [sql_block(every), sql_block(paid)]}))
+    chat = sqlnb.chat(model=f"scripted:{path}")
+    turn = ask(chat, "How many paid orders are there?")
+    assert turn.done["status"] == "success" and turn.done["sql"] == paid
+    steps = turn.steps_view.value
+    line = ("Not sure of that answer (low confidence): asking again with 1 remembered answer of "
+            "this database as examples…")
+    assert steps.count(line) == 1
+    first, second = steps.index("Attempt 1 of 5"), steps.rindex("Attempt 1 of 5")
+    assert first < steps.index(line) < second, steps
+
+
 @pytest.mark.engines(["duckdb"])
 def test_a_clarification_with_a_best_query_offers_insert_copy_and_remember(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")

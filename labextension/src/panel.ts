@@ -6,7 +6,7 @@
 import { Clipboard, Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 import { NotebookChat, SqlnbModel } from './model';
-import { answerSql, Step, stepLabel, Turn, turnErrorText } from './core/conversation';
+import { answerSql, Step, stepLabel, stepsSummary, Turn, turnErrorText } from './core/conversation';
 import {
   confidenceAriaLabel,
   confidenceLabel,
@@ -487,11 +487,7 @@ export class ChatPanel extends Widget {
     // the steps fold away once the answer is there
     if (turn.status !== 'running' && turn.steps.length) {
       const det = el('details', 'sqlnb-steps-box');
-      const attempts = turn.steps.filter(s => s.kind === 'attempt').length;
-      const summary = attempts
-        ? `${attempts} attempt${attempts === 1 ? '' : 's'}`
-        : `${turn.steps.length} step${turn.steps.length === 1 ? '' : 's'}`;
-      det.appendChild(el('summary', 'sqlnb-muted', summary));
+      det.appendChild(el('summary', 'sqlnb-muted', stepsSummary(turn)));
       det.appendChild(steps);
       node.appendChild(det);
     } else {

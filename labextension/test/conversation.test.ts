@@ -8,6 +8,7 @@ import {
   selectHistory,
   serializeChat,
   stepLabel,
+  stepsSummary,
   Turn,
   turnErrorText
 } from '../src/core/conversation';
@@ -48,6 +49,24 @@ test('reply steps say what the model did; a failed model call is shortened', () 
   assert.equal(stepLabel(t.steps[1]), 'The model accepts the result');
   assert.equal(t.steps[1].sql, null);
   assert.equal(stepLabel(t.steps[2]), `The model call failed: ${'x'.repeat(120)}…`);
+});
+
+test('a memory event is a note between the passes, in the kernel\'s words', () => {
+  let t = newTurn('How many paid orders?', 'db');
+  t = applyEvent(t, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select count(*) from orders', ok: true, row_count: 1 }, 10);
+  t = applyEvent(t, {
+    type: 'memory', examples: 3, level: 'low',
+    text: 'Not sure of that answer (low confidence): asking again with 3 remembered answers of this database as examples…'
+  }, 10);
+  t = applyEvent(t, { type: 'attempt', n: 1, max_iterations: 5, sql: "select count(*) from orders where status = 'paid'", ok: true, row_count: 1 }, 10);
+  assert.deepEqual(t.steps.map(s => s.kind), ['attempt', 'note', 'attempt']);
+  assert.equal(stepLabel(t.steps[1]), 'Not sure of that answer (low confidence): asking again with 3 remembered answers of this database as examples…');
+  assert.equal(t.sql, "select count(*) from orders where status = 'paid'");
+  assert.equal(stepsSummary(t), '2 attempts · asked again with 3 remembered answers');
+  assert.equal(stepsSummary(deserializeChat(serializeChat([t], 10))[0]), '2 attempts · asked again with 3 remembered answers');
+  // without the kernel's text (fields only): a line of the panel's own
+  const u = applyEvent(newTurn('q', 'db'), { type: 'memory', examples: 1 }, 10);
+  assert.equal(stepLabel(u.steps[0]), 'Not sure of that answer: asking again with 1 remembered answer of this database as examples…');
 });
 
 test('applyEvent does not modify the turn it is given', () => {

@@ -65,6 +65,7 @@ test('parseKernelMessage accepts the protocol messages and reports the rest', ()
   assert.equal(!bad.ok && bad.mismatch, true);
   assert.equal(parseKernelMessage('nope').ok, false);
   assert.equal(parseKernelMessage({ v: 1, type: 'event', run: 'r', event: { type: 'weird' } }).ok, false);
+  assert.equal(parseKernelMessage({ v: 1, type: 'event', run: 'r', event: { type: 'memory', examples: 2 } }).ok, true);
   assert.equal(parseKernelMessage({ v: 1, type: 'reply', ok: true }).ok, false);
 });
 

@@ -60,10 +60,11 @@ class AgentSettings:
     first_temperature: float = 0.7
     # The memory's accepted answers of this database (examples), for a model that drafts
     # its first answer (first_drafts, a local one by default): shown only when its own
-    # answer is not rated high, in a second pass of the turn that starts over from the
-    # conversation as it was (a similar earlier answer can lead a small model to copy its
-    # shape).  False, or a model without drafts (it cannot be rated high): shown from the
-    # first call on.
+    # answer is rated low (or none is found), in a second pass of the turn that starts over
+    # from the conversation as it was (a similar earlier answer can lead a small model to
+    # copy its shape; on every stored benchmark answer, starting over beat the first answer
+    # where it was rated low and lost to it where it was rated medium or high).  False, or
+    # a model without drafts (it cannot be rated): shown from the first call on.
     memory_when_unsure: bool = True
     # A draft that shows an id where the question asks for the thing it identifies
     # ("How many employees work in each region?" answered with region_id) shows the

@@ -281,8 +281,8 @@ class Agent:
             client, run_adapter = _StoppableClient(client, stop), _StoppableAdapter(adapter, stop)
         ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
         shown = [dict(e) for e in examples or []]
-        # the accepted answers only when the model's own answer is not trusted: a second
-        # pass of the turn, on the conversation as it was before the first
+        # the accepted answers only when the model's own answer is not trusted (rated low, or
+        # none found): a second pass of the turn, on the conversation as it was before the first
         unsure_only = bool(shown) and s.memory_when_unsure and first_draft_cap(s, client) > 0 \
             and bool(getattr(client, "samples", False))
         base = self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id") \
@@ -291,7 +291,7 @@ class Agent:
                           config, max_iterations, failure_cutoff, no_review,
                           [] if unsure_only else shown, stop, emit)
         used = [] if unsure_only else shown
-        if unsure_only and (turn.confidence or {}).get("level") != "high" \
+        if unsure_only and (turn.confidence or {}).get("level") not in ("high", "medium") \
                 and turn.values.get("status") != "stopped" and not (stop is not None and stop.stopped) \
                 and turn.values.get("stop_reason") != "model_error":  # a failing model fails once
             emit({"type": "memory", "examples": len(shown),

@@ -29,7 +29,7 @@ __all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "ProtocolMismatch", "Busy
 PROTOCOL = 1
 # what this kernel side does beyond the first version of protocol 1 (the hello reply's
 # `features`; docs/protocol.md "Changes")
-FEATURES = ("confidence", "remember")
+FEATURES = ("confidence", "remember", "memory_event")
 TARGET = "sqlnb"
 _KEEP_RUNS = 20  # finished runs remembered for a late `stop`
 

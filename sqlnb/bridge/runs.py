@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from sqlnb import errors
 from sqlnb.agent.stop import StopToken
+from sqlnb.display import ask_progress_line
 
 __all__ = ["AskRun", "Busy", "confidence_info", "error_info", "json_rows", "protocol_event",
            "running"]
@@ -184,7 +185,7 @@ class AskRun:
 
 def protocol_event(event: Mapping[str, Any]) -> Event | None:
     """The protocol form of one of :meth:`Agent.ask`'s progress events (``reply``,
-    ``attempt``); None for the others (the run sends ``started`` and ``done`` itself)."""
+    ``attempt``, ``memory``); None for the others (the run sends ``started`` and ``done`` itself)."""
     kind = event.get("type")
     if kind == "reply":
         clarify = event.get("clarify")
@@ -200,6 +201,11 @@ def protocol_event(event: Mapping[str, Any]) -> Event | None:
                 "truncated": bool(a.get("truncated")), "error_kind": a.get("error_kind"),
                 "error": a.get("error"), "elapsed": a.get("elapsed"),
                 "candidates": len(a.get("candidates") or []) or 1}
+    if kind == "memory":
+        # the answer was not trusted: the turn starts over with remembered answers as
+        # examples (its attempts are numbered from 1 again)
+        return {"type": "memory", "examples": int(event.get("examples") or 0),
+                "level": event.get("level"), "text": ask_progress_line(dict(event))}
     return None
 
 

@@ -118,6 +118,8 @@ def step_html(event: dict) -> str | None:
             outcome = (f'<span style="{_BAD}">✗ {_esc(event.get("error_kind"))}: '
                        f"{_esc(event.get('error'))}</span>")
         return f'<div>{head}<pre style="{_PRE}">{_esc(event.get("sql"))}</pre>{outcome}</div>'
+    if kind == "memory" and event.get("text"):
+        return f'<div style="{_MUTED}">{_esc(event["text"])}</div>'
     return None
 
 

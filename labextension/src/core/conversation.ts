@@ -36,6 +36,8 @@ export interface Step {
   error?: string | null;
   candidates?: number | null;
   text?: string;
+  /** a note that the turn started over with this many remembered answers as examples */
+  examples?: number;
 }
 
 export interface Turn {
@@ -199,6 +201,17 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       }
       break;
     }
+    case 'memory': {
+      const n = num(event.examples) ?? 0;
+      t.steps.push({
+        kind: 'note',
+        examples: n,
+        text:
+          str(event.text) ??
+          `Not sure of that answer: asking again with ${n} remembered answer${n === 1 ? '' : 's'} of this database as examples…`
+      });
+      break;
+    }
     case 'done': {
       t.status = DONE_STATUSES.includes(event.status) ? event.status : 'error';
       t.sql = str(event.sql) ?? (t.status === 'success' ? t.sql : t.sql);
@@ -275,7 +288,7 @@ function clip(s: string | null | undefined): string | null {
 
 function compactStep(s: Step): Step {
   const out: Step = { kind: s.kind };
-  for (const key of ['n', 'max', 'ok', 'rowCount', 'truncated', 'errorKind', 'candidates', 'text'] as const) {
+  for (const key of ['n', 'max', 'ok', 'rowCount', 'truncated', 'errorKind', 'candidates', 'text', 'examples'] as const) {
     if (s[key] !== undefined && s[key] !== null) {
       (out as any)[key] = s[key];
     }
@@ -423,6 +436,23 @@ export function rememberFields(turn: Turn): Record<string, unknown> | null {
     sql,
     ...(turn.connection ? { connection: turn.connection } : {})
   };
+}
+
+/**
+ * The line a finished turn's folded steps show: how many attempts ("3 attempts"), and
+ * whether the turn started over with remembered answers.
+ */
+export function stepsSummary(turn: Turn): string {
+  const attempts = turn.steps.filter(s => s.kind === 'attempt').length;
+  let text = attempts
+    ? `${attempts} attempt${attempts === 1 ? '' : 's'}`
+    : `${turn.steps.length} step${turn.steps.length === 1 ? '' : 's'}`;
+  const memory = turn.steps.find(s => s.kind === 'note' && typeof s.examples === 'number');
+  if (memory) {
+    const n = memory.examples ?? 0;
+    text += ` · asked again with ${n} remembered answer${n === 1 ? '' : 's'}`;
+  }
+  return text;
 }
 
 /** Short text of an attempt / reply / note step, as the panel shows it. */

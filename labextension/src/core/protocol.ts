@@ -127,6 +127,17 @@ export interface AttemptEvent {
   candidates?: number | null;
 }
 
+/**
+ * The answer found so far was not trusted: the turn starts over with remembered
+ * answers of this database as examples (its attempts are numbered from 1 again).
+ */
+export interface MemoryEvent {
+  type: 'memory';
+  examples?: number;
+  level?: string | null;
+  text?: string | null;
+}
+
 export interface DoneEvent {
   type: 'done';
   status: DoneStatus;
@@ -145,7 +156,7 @@ export interface DoneEvent {
   error?: ErrorInfo | null;
 }
 
-export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | DoneEvent;
+export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | MemoryEvent | DoneEvent;
 
 export interface ReplyMessage {
   v: number;
@@ -219,7 +230,7 @@ export function parseKernelMessage(data: unknown): ParseResult {
       ) {
         return { ok: false, reason: 'an event without run or event type' };
       }
-      if (!['started', 'reply', 'attempt', 'done'].includes(data.event.type)) {
+      if (!['started', 'reply', 'attempt', 'memory', 'done'].includes(data.event.type)) {
         return {
           ok: false,
           reason: `an event of unknown type ${data.event.type}`

@@ -2,7 +2,8 @@
  * An answer's confidence badge and the thumbs-up: the badge shows the level with its
  * reasons (on hover and on expand), the thumbs-up stores the question and its SQL in the
  * kernel's memory store once, and the remembered state survives a page reload (it is
- * saved with the chat in the notebook's metadata).
+ * saved with the chat in the notebook's metadata). A later answer that is not trusted
+ * starts over with the remembered answers, and the panel says so.
  */
 import {
   appendCell,
@@ -167,4 +168,53 @@ test('a clarification with a best query offers it, and a failed remember says wh
   await expect(error).toHaveText(/memory of accepted answers is off.*use_memory = True/);
   await expect(error).toHaveAttribute('role', 'alert');
   await expect(t.locator('.sqlnb-remember')).toHaveAttribute('aria-pressed', 'false');
+});
+
+test('a turn that starts over with remembered answers says so between its attempts', async ({
+  page,
+  tmpPath
+}, testInfo) => {
+  const duck = dbCopy('duckdb', 'remember-again');
+  const ada = "SELECT country FROM customers WHERE name = 'Ada'";
+  const every = 'SELECT country FROM customers';
+  const linus = "SELECT country FROM customers WHERE name = 'Linus'";
+  // each question: the model's reply and one draft that agrees with it; the second
+  // question's first answer leaves out the name it asks about (rated low)
+  const model = scriptedModel('remember-again', {
+    replies: [sqlReply(ada), sqlReply(every), sqlReply(linus)],
+    drafts: [sqlReply(ada), sqlReply(every), sqlReply(linus)]
+  });
+  await openNotebook(
+    page,
+    tmpPath,
+    'remember-again.ipynb',
+    setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model })
+  );
+  const panel = await openPanel(page);
+  const q1 = 'Which country is Ada from?';
+  await ask(panel, q1);
+  const t1 = turn(panel, q1);
+  expect(await finalStatus(t1)).toBe('success');
+  await t1.getByRole('button', { name: 'Remember this answer' }).click();
+  await expect(t1.locator('.sqlnb-remember')).toHaveAttribute('aria-pressed', 'true');
+
+  const q2 = 'Which country is Linus from?';
+  await ask(panel, q2);
+  const t2 = turn(panel, q2);
+  expect(await finalStatus(t2)).toBe('success');
+  await expect(t2.locator('.sqlnb-answer .sqlnb-sql')).toContainText("name = 'Linus'");
+  const summary = t2.locator('.sqlnb-steps-box > summary');
+  await expect(summary).toHaveText('2 attempts · asked again with 1 remembered answer');
+  await summary.click();
+  const steps = t2.locator('.sqlnb-step');
+  const labels = await steps.evaluateAll(nodes =>
+    nodes.map(n => `${(n as HTMLElement).dataset.kind}: ${n.querySelector('.sqlnb-step-label')?.textContent}`)
+  );
+  const note =
+    'note: Not sure of that answer (low confidence): asking again with 1 remembered answer of this database as examples…';
+  const at = labels.indexOf(note);
+  expect(at).toBeGreaterThan(0);
+  expect(labels.slice(0, at).filter(l => l.startsWith('attempt: Attempt 1 of'))).toHaveLength(1);
+  expect(labels.slice(at).filter(l => l.startsWith('attempt: Attempt 1 of'))).toHaveLength(1);
+  await screenshot(page, 'remember-again.png', n => testInfo.outputPath(n));
 });
