@@ -1440,6 +1440,50 @@ def test_an_empty_result_from_a_value_in_the_wrong_case_is_repaired(engine, db):
 
 
 @RULE_ENGINES
+def test_an_empty_not_in_over_a_list_with_nulls_is_repaired(engine, db):
+    # customers.email holds a NULL (Linus): NOT IN over it matches no row, whatever the data
+    naive = "SELECT name FROM customers WHERE email NOT IN (SELECT email FROM customers WHERE id > 1)"
+    question = "Which customers have an email no customer after the first one has?"
+    run = ask_voting(db, [sql(naive)], [sql(naive), sql(naive + " ")],
+                     question=question, settings=AgentSettings(first_drafts=2))
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted") and r.rows() == [["Ada"]]
+    assert "IS NOT NULL" in r.sql.upper() and r.usage["calls"] == 3  # no model call for the repair
+    assert "NULLs left out of NOT IN (email): a NOT IN list that holds a NULL matches no row" in \
+        r.confidence["reasons"]
+    assert r.confidence["level"] == "medium"  # what NOT IN means; the drafts as written found nothing
+    # without drafts (a hosted model): the model is told why, and corrects it
+    safe = "SELECT name FROM customers WHERE email NOT IN (SELECT email FROM customers WHERE id > 1 " \
+           "AND email IS NOT NULL)"
+    run = ask(db, sql(naive), sql(safe), "FINAL", question=question)
+    assert run.result.sql == safe and run.result.rows() == [["Ada"]]
+    assert "NOT IN matches no row once its list holds a NULL: add IS NOT NULL to the subquery (email)" \
+        in run.user(1)
+
+
+@RULE_ENGINES
+def test_a_filter_on_a_value_the_question_does_not_name_takes_the_one_it_names(engine, db):
+    paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
+    new = "SELECT count(*) AS n FROM orders WHERE status = 'new'"
+    question = "How many new orders are there?"
+    run = ask_voting(db, [sql(paid)], [sql(paid)], question=question)
+    r = run.result
+    assert (r.status, r.stop_reason, r.sql.lower()) == ("success", "voted", new.lower()) and r.rows() == [[1]]
+    assert r.usage["calls"] == 2 and r.confidence["level"] == "high"
+    assert "a filter value the question does not name was replaced by the one it names ('paid' → 'new')" \
+        in r.confidence["reasons"]
+    # the question names the value used, or names two: the draft stands
+    run = ask_voting(db, [sql(paid)], [sql(paid)], question="How many paid orders are there?")
+    assert run.result.sql == paid
+    run = ask_voting(db, [sql(paid)], [sql(paid)], question="How many orders are new or paid?")
+    assert run.result.sql == paid
+    # off by the setting, and without value lookups
+    for settings in (AgentSettings(named_values=False), AgentSettings(value_hints=False)):
+        run = ask_voting(db, [sql(paid)], [sql(paid)], question=question, settings=settings)
+        assert run.result.sql == paid
+
+
+@RULE_ENGINES
 def test_empty_results_without_a_repair_go_back_to_the_model_with_the_stored_values(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"  # 1 row: 0
     run = ask_voting(db, [sql(none), sql(PAID), "FINAL"], [sql(none), sql(none)],

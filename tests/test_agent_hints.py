@@ -130,6 +130,58 @@ def test_empty_result_tells_the_model_to_check_filters():
     assert "No rows matched" in text and "check the filters" in text
 
 
+def test_null_safe_not_in_leaves_the_nulls_out_of_each_not_in_subquery():
+    from sqlnb.agent.hints import null_safe_not_in
+
+    assert null_safe_not_in("SELECT Fname FROM Student WHERE StuID NOT IN (SELECT StuID FROM Has_Pet)", "sqlite") \
+        == ("SELECT Fname FROM Student WHERE StuID NOT IN (SELECT StuID FROM Has_Pet WHERE StuID IS NOT NULL)",
+            "NULLs left out of NOT IN (StuID)")
+    # the subquery's own filter kept, an alias on its column, two of them, another dialect
+    sql = ("SELECT T1.Fname FROM Student AS T1 WHERE T1.StuID NOT IN (SELECT H.StuID AS s FROM Has_Pet AS H "
+           "WHERE H.PetID > 1) AND T1.Age NOT IN (SELECT pet_age FROM Pets)")
+    fixed, what = null_safe_not_in(sql, "postgresql")
+    assert "WHERE H.PetID > 1 AND H.StuID IS NOT NULL)" in fixed and "FROM Pets WHERE pet_age IS NOT NULL)" in fixed
+    assert "T1.StuID NOT IN (" in fixed and what == "NULLs left out of NOT IN (H.StuID, pet_age)"
+    # nothing to leave out: a list of values, IN, NOT EXISTS, a subquery of two columns
+    for sql in ("SELECT Fname FROM Student WHERE StuID NOT IN (1, 2)",
+                "SELECT Fname FROM Student WHERE StuID IN (SELECT StuID FROM Has_Pet)",
+                "SELECT Fname FROM Student AS S WHERE NOT EXISTS (SELECT 1 FROM Has_Pet AS H WHERE H.StuID = S.StuID)",
+                "SELECT Fname FROM Student WHERE (StuID, Age) NOT IN (SELECT StuID, PetID FROM Has_Pet)",
+                "not sql at all ("):
+        assert null_safe_not_in(sql, "sqlite") is None, sql
+
+
+def test_named_value_swap_takes_the_value_the_question_names(catalog):
+    from sqlnb.agent.hints import named_value_swap
+
+    stored = {("Pets", "PetType"): ["dog", "cat", "guinea pig"], ("Student", "Fname"): ["Ada", "Bo", "Grace"]}
+
+    def values(table, column):
+        return stored[(table.name, column)]
+
+    sql = "SELECT avg(weight) FROM Pets WHERE PetType = 'cat'"
+    assert named_value_swap(sql, "sqlite", catalog, "What is the average weight of the dogs?", values) == \
+        ("SELECT AVG(weight) FROM Pets WHERE PetType = 'dog'", "'cat' → 'dog'")
+    # a value of several words, in another case and spacing
+    assert named_value_swap(sql, "sqlite", catalog, "How heavy are Guinea Pigs on average?", values)[1] == \
+        "'cat' → 'guinea pig'"
+    for question in ("What is the average weight of the cats?",  # the value used is named
+                     "What is the average weight of cats and dogs?",  # so is it here
+                     "What is the average weight of dogs or guinea pigs?",  # two others named
+                     "What is the average weight of the pets?"):  # none named
+        assert named_value_swap(sql, "sqlite", catalog, question, values) is None, question
+    # the other branch of an INTERSECT has the named value already
+    both = ("SELECT StuID FROM Has_Pet AS H JOIN Pets AS P ON H.PetID = P.PetID WHERE P.PetType = 'cat' "
+            "INTERSECT SELECT StuID FROM Has_Pet AS H JOIN Pets AS P ON H.PetID = P.PetID WHERE P.PetType = 'dog'")
+    assert named_value_swap(both, "sqlite", catalog, "Which students have both a feline and a dog?", values) is None
+    # values shorter than three letters are not judged; a value the column does not hold is
+    # value_repair's (an empty result), not this
+    assert named_value_swap("SELECT Age FROM Student WHERE Fname = 'Bo'", "sqlite", catalog,
+                            "How old is Ada?", values) is None
+    assert named_value_swap("SELECT count(*) FROM Pets WHERE PetType = 'hamster'", "sqlite", catalog,
+                            "How many dogs are there?", values) is None
+
+
 def test_value_repair_puts_in_the_stored_value_when_exactly_one_fits(catalog):
     from sqlnb.agent.hints import value_repair
 

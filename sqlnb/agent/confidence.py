@@ -72,6 +72,11 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         reasons.append(f"a filter value was replaced by the stored one ({attempt['repaired']})")
     for doubt in attempt.get("doubts") or []:
         reasons.append(doubt)
+    if attempt.get("null_safe"):
+        reasons.append(f"{attempt['null_safe']}: a NOT IN list that holds a NULL matches no row")
+    if attempt.get("swapped"):
+        reasons.append(f"a filter value the question does not name was replaced by the one it names "
+                       f"({attempt['swapped']})")
     if attempt.get("linked"):
         reasons.append(f"joined along the foreign keys ({attempt['linked']})")
     if attempt.get("named"):

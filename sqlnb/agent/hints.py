@@ -396,7 +396,92 @@ def value_repair(sql: str, dialect: str, catalog: Catalog | None,
                 changes.append(f"'{wanted}' → '{same[0]}'")
     if not changes:
         return None
-    return tree.sql(dialect=sqlglot_dialect(dialect)), ", ".join(changes)
+    return _readable(tree.sql(dialect=sqlglot_dialect(dialect))), ", ".join(changes)
+
+
+_NAME = r'(?:"[^"]+"|`[^`]+`|\w+)(?:\.(?:"[^"]+"|`[^`]+`|\w+))*'
+
+
+def _readable(sql: str) -> str:
+    """sqlglot's ``NOT x IN (…)`` and ``NOT x IS NULL`` as people write them (``x NOT IN``,
+    ``x IS NOT NULL``) for a column ``x``: the same query."""
+    sql = re.sub(rf"\bNOT ({_NAME}) IN \(", r"\1 NOT IN (", sql)
+    return re.sub(rf"\bNOT ({_NAME}) IS NULL\b", r"\1 IS NOT NULL", sql)
+
+
+def null_safe_not_in(sql: str, dialect: str) -> tuple[str, str] | None:
+    """``x NOT IN (SELECT c FROM …)`` is never true once ``c`` holds a NULL, so such a
+    query comes back empty however the data looks: the query with ``c IS NOT NULL`` added
+    to each such subquery (what "x is not among the c's" means), and what changed.  None
+    when the query has no ``NOT IN`` over a one-column subquery."""
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    changed: list[str] = []
+    for node in list(tree.find_all(exp.Not)):
+        inner = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
+        if not isinstance(inner, exp.In) or not isinstance(inner.args.get("query"), exp.Subquery):
+            continue
+        select = inner.args["query"].this
+        if not isinstance(select, exp.Select) or len(select.expressions) != 1:
+            continue
+        col = select.expressions[0].unalias()
+        if not isinstance(col, exp.Column):
+            continue
+        select.where(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())), copy=False)
+        changed.append(col.sql(dialect=sqlglot_dialect(dialect)))
+    if not changed:
+        return None
+    return (_readable(tree.sql(dialect=sqlglot_dialect(dialect))),
+            f"NULLs left out of NOT IN ({', '.join(changed)})")
+
+
+def value_named(question: str) -> Callable[[str], bool]:
+    """Whether ``question`` names a stored value: the value, in any case and spacing, as
+    whole words of the question (a plural ending allowed)."""
+    asked = _plain_text(question or "")
+
+    def named(value: str) -> bool:
+        plain = _plain_text(value)
+        return bool(plain) and re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked) is not None
+
+    return named
+
+
+def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: str,
+                     distinct_values: Callable[[Table, str], Sequence[object]]) -> tuple[str, str] | None:
+    """A filter on a stored value the question does not name (``Type = 'STUDENT'`` for
+    "the average price of senior tickets") where the question names exactly one other
+    value of that column ('SENIOR'): the query with that value put in, and what was
+    replaced (``'STUDENT' → 'SENIOR'``).  Values shorter than three letters are not
+    judged; None when nothing is replaced."""
+    if catalog is None or not question:
+        return None
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    named = value_named(question)
+    changes: list[str] = []
+    # every string of the query counts as used (the other branch of an INTERSECT has it)
+    used = {_plain_text(str(lit.this)) for lit in tree.find_all(exp.Literal) if lit.is_string}
+    for _node, col, table, literals in _string_filters(tree, catalog, (exp.EQ, exp.NEQ, exp.In),
+                                                       unique_owner=True):
+        try:
+            values = [v for v in distinct_values(table, table.column(col.name).name) if isinstance(v, str)]
+        except Exception:  # a column the database cannot list: nothing to replace
+            continue
+        for lit in literals:
+            wanted = str(lit.this)
+            if wanted not in values or len(_plain_text(wanted)) < 3 or named(wanted):
+                continue
+            others = [v for v in values if _plain_text(v) not in used and len(_plain_text(v)) >= 3 and named(v)]
+            if len(others) == 1:
+                lit.replace(exp.Literal.string(others[0]))
+                used.add(_plain_text(others[0]))
+                changes.append(f"'{wanted}' → '{others[0]}'")
+    if not changes:
+        return None
+    return _readable(tree.sql(dialect=sqlglot_dialect(dialect))), ", ".join(changes)
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,8 @@ from langgraph.runtime import Runtime
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
 from sqlnb.agent.doubts import answer_doubts
-from sqlnb.agent.hints import empty_result_hint, error_hint, label_ids, link_joins, suggest_fix, value_repair
+from sqlnb.agent.hints import (empty_result_hint, error_hint, label_ids, link_joins, named_value_swap,
+                               null_safe_not_in, suggest_fix, value_repair)
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import parse_reply, real_questions
 from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt
@@ -74,6 +75,11 @@ class AgentSettings:
     # how the two tables are linked, is joined along the foreign key instead (the one key
     # between them, or the one table linking them), when that runs (hints.link_joins).
     link_joins: bool = True
+    # A draft filtering on a stored value the question does not name, where the question
+    # names exactly one other value of that column (Type = 'STUDENT' for "senior tickets",
+    # 'SENIOR' stored), filters on the named one instead, when that finds rows
+    # (hints.named_value_swap; needs value_hints and share_data: it reads stored values).
+    named_values: bool = True
 
 
 # Retry drafts per kind of model, when not set.  Local models (llama.cpp in-process, Ollama,
@@ -215,12 +221,9 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         out.update(sql=(first["candidates"] or [None])[0], final=False, candidates=first["candidates"],
                    weights=first["weights"], first_round=True, draws=first["draws"],
                    clarify=first["clarify"])
-        if first.get("repairs"):
-            out["repairs"] = first["repairs"]
-        if first.get("labels"):
-            out["labels"] = first["labels"]
-        if first.get("links"):
-            out["links"] = first["links"]
+        for part in ("repairs", "nulls", "labels", "links", "swaps"):
+            if first.get(part):
+                out[part] = first[part]
         if reply.clarify is not None and first["clarify"] is None:
             out["clarify_overruled"] = True  # most drafts agreed on an answer instead
     said: list[Any] = [AIMessage(content=text)]
@@ -317,8 +320,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     that leads every other result.  ``drawn``: drafts already written (beside the reply),
     all taken before any more is drawn.  A clarification stands only when more drafts asked
     back than agreed on an answer.  When every query ran but came back empty, a query with
-    a filter value corrected to the stored one (case, spacing, one near match) joins the
-    vote.  None when the model does not sample or no drafts are configured."""
+    a filter value corrected to the stored one (case, spacing, one near match), or with the
+    NULLs left out of its ``NOT IN`` lists, joins the vote.  None when the model does not sample or no drafts are configured."""
     s = ctx.settings
     cap = _first_draft_cap(ctx)
     if cap <= 0 or not getattr(ctx.model, "samples", False):
@@ -332,6 +335,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     corrected: dict[str, str] = {}  # a draft's normalised SQL -> its corrected query's
     labelled: dict[str, str] = {}  # a query showing names for ids -> what it replaced
     linked: dict[str, str] = {}  # a query joined along foreign keys -> what it replaced
+    swapped: dict[str, str] = {}  # a query filtering on the value the question names -> what it replaced
+    lookups = ctx.distinct_values is not None and s.share_data and s.value_hints
     draws = 0
 
     def take(r: Any) -> None:
@@ -344,7 +349,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         if not r.sql:
             return
         key = normalize_sql(r.sql, dialect)
-        for _ in range(3):  # a name corrected, a join linked, then names shown for ids
+        for _ in range(4):  # a name corrected, a join linked, a value swapped, then names shown for ids
             key = corrected.get(key, key)
         if key in weights:
             weights[key] += 1
@@ -373,6 +378,19 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                 weights[link_key] += 1
                 return
             key, sql, run = link_key, joined[0], joined[1]
+        if isinstance(run[1], Result) and s.named_values and lookups \
+                and (named_value := _named_values(sql, state, ctx)) is not None:
+            # the draft filters on a value the question does not name, the question names
+            # another value of that column: the query filtering on it stands in for it
+            swap_key = normalize_sql(named_value[0], dialect)
+            corrected[key] = swap_key
+            swapped[named_value[0]] = named_value[2]
+            if sql in linked:
+                linked[named_value[0]] = linked[sql]
+            if swap_key in weights:
+                weights[swap_key] += 1
+                return
+            key, sql, run = swap_key, named_value[0], named_value[1]
         if isinstance(run[1], Result) and run[1].row_count and s.names_for_ids \
                 and (named := _names_for_ids(sql, run[1], state, ctx)) is not None:
             # the draft shows ids where the question asks for names: the query showing
@@ -382,6 +400,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             labelled[named[0]] = named[2]
             if sql in linked:
                 linked[named[0]] = linked[sql]
+            if sql in swapped:
+                swapped[named[0]] = swapped[sql]
             if name_key in weights:
                 weights[name_key] += 1
                 return
@@ -427,23 +447,32 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                                             draft=True)
         usage = _add_usage(usage, call_usage)
         take(parse_reply(text))
-    repairs: dict[str, str] = {}
-    if order and all(prints[k] is None for k in order) and ctx.distinct_values is not None \
-            and s.share_data and s.value_hints:
+    repairs: dict[str, str] = {}  # a query with stored filter values put in -> what was replaced
+    nulls: dict[str, str] = {}  # a query with NULLs left out of its NOT IN lists -> which
+    if order and all(prints[k] is None for k in order):
+        # every query failed or found nothing: the ones that ran with a filter value
+        # corrected to the stored one, or with the NULLs left out of a NOT IN list (which
+        # matches nothing once it holds a NULL), join the vote
         ran = [k for k in order if isinstance(ctx.prerun[sqls[k]][1], Result)]
         for key in ran[:2]:
-            fixed = value_repair(sqls[key], dialect, ctx.catalog, ctx.distinct_values)
-            if fixed is None:
-                continue
-            new_key = normalize_sql(fixed[0], dialect)
+            fixed_sql, by_value, by_nulls = sqls[key], None, None
+            if lookups:
+                if (fixed := value_repair(fixed_sql, dialect, ctx.catalog, ctx.distinct_values)) is not None:
+                    fixed_sql, by_value = fixed
+            if (fixed := null_safe_not_in(fixed_sql, dialect)) is not None:
+                fixed_sql, by_nulls = fixed
+            new_key = normalize_sql(fixed_sql, dialect)
             if new_key in weights:
                 continue
             order.append(new_key)
-            sqls[new_key], weights[new_key] = fixed[0], weights[key]
-            run = _run(fixed[0], ctx)
-            ctx.prerun[fixed[0]] = run
+            sqls[new_key], weights[new_key] = fixed_sql, weights[key]
+            run = _run(fixed_sql, ctx)
+            ctx.prerun[fixed_sql] = run
             prints[new_key] = _fingerprint(run[1]) if isinstance(run[1], Result) else None
-            repairs[fixed[0]] = fixed[1]
+            if by_value:
+                repairs[fixed_sql] = by_value
+            if by_nulls:
+                nulls[fixed_sql] = by_nulls
     top = (tally() or [0])[0]
     # drafts that answered but found nothing (their query failed or came back empty):
     # they took the question as answerable, so asking back must outweigh them too (an
@@ -459,9 +488,10 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         return ({"candidates": [], "weights": [], "draws": draws, "clarify": clarify}
                 if clarify is not None else None), usage
     return {"candidates": [sqls[k] for k in order], "weights": [weights[k] for k in order],
-            "draws": draws, "clarify": clarify, "repairs": repairs,
+            "draws": draws, "clarify": clarify, "repairs": repairs, "nulls": nulls,
             "labels": {sqls[k]: labelled[sqls[k]] for k in order if sqls[k] in labelled},
-            "links": {sqls[k]: linked[sqls[k]] for k in order if sqls[k] in linked}}, usage
+            "links": {sqls[k]: linked[sqls[k]] for k in order if sqls[k] in linked},
+            "swaps": {sqls[k]: swapped[sqls[k]] for k in order if sqls[k] in swapped}}, usage
 
 
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -504,6 +534,9 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     joined = (reply.get("links") or {}).get(sql)
     if joined:
         attempt["linked"] = joined  # type: ignore[typeddict-unknown-key]
+    for part, field in (("nulls", "null_safe"), ("swaps", "swapped")):
+        if (done := (reply.get(part) or {}).get(sql)):
+            attempt[field] = done  # type: ignore[literal-required]
     if attempt["ok"]:
         try:
             doubts = answer_doubts(sql, dialect, ctx.catalog, state.get("question", ""), attempt.get("row_count"))
@@ -550,6 +583,25 @@ def _names_for_ids(sql: str, result: Result, state: AgentState,
         return None
     ctx.prerun[named[0]] = run
     return named[0], run, named[1]
+
+
+def _named_values(sql: str, state: AgentState,
+                  ctx: AgentContext) -> tuple[str, tuple[str, Any, float], str] | None:
+    """The query filtering on the value the question names where ``sql`` filters on one it
+    does not name (:func:`~sqlnb.agent.hints.named_value_swap`), its run and what it
+    replaced, when it finds rows; None otherwise."""
+    try:
+        fixed = named_value_swap(sql, state.get("dialect", ""), ctx.catalog, state.get("question", ""),
+                                 ctx.distinct_values)
+    except Exception:  # a query shape the rewrite does not know: the draft stands as it is
+        fixed = None
+    if fixed is None:
+        return None
+    run = ctx.prerun.get(fixed[0]) or _run(fixed[0], ctx)
+    if not isinstance(run[1], Result) or not run[1].row_count:
+        return None
+    ctx.prerun[fixed[0]] = run
+    return fixed[0], run, fixed[1]
 
 
 def _linked_joins(sql: str, state: AgentState,
@@ -687,8 +739,16 @@ def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: flo
             attempt["data_shared"] = False  # type: ignore[typeddict-unknown-key]
         if _nothing_found(result):
             attempt["nothing_found"] = True  # type: ignore[typeddict-unknown-key]
-        if attempt.get("nothing_found") and s.share_data and s.value_hints and ctx.distinct_values:
-            attempt["hint"] = empty_result_hint(sql, dialect, ctx.catalog, ctx.distinct_values)
+        if attempt.get("nothing_found"):
+            hints = []
+            if s.share_data and s.value_hints and ctx.distinct_values:
+                hints.append(empty_result_hint(sql, dialect, ctx.catalog, ctx.distinct_values))
+            if (null_safe := null_safe_not_in(sql, dialect)) is not None:
+                # from the query alone: NOT IN over a list that holds a NULL matches nothing
+                cols = null_safe[1].removeprefix("NULLs left out of NOT IN (").removesuffix(")")
+                hints.append(f"NOT IN matches no row once its list holds a NULL: add IS NOT NULL "
+                             f"to the subquery ({cols})")
+            attempt["hint"] = "; ".join(h for h in hints if h) or None
         elif attempt["row_count"] and attempt["row_count"] > 1:
             attempt["hint"] = repeated_rows_hint(result)
             if attempt["hint"]:
