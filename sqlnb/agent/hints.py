@@ -409,10 +409,10 @@ def _readable(sql: str) -> str:
     return re.sub(rf"\bNOT ({_NAME}) IS NULL\b", r"\1 IS NOT NULL", sql)
 
 
-def null_safe_not_in(sql: str, dialect: str) -> tuple[str, str] | None:
+def null_safe_not_in(sql: str, dialect: str) -> tuple[str, list[str]] | None:
     """``x NOT IN (SELECT c FROM …)`` is never true once ``c`` holds a NULL, so such a
     query comes back empty however the data looks: the query with ``c IS NOT NULL`` added
-    to each such subquery (what "x is not among the c's" means), and what changed.  None
+    to each such subquery (what "x is not among the c's" means), and those columns.  None
     when the query has no ``NOT IN`` over a one-column subquery."""
     tree = _parse(sql, dialect)
     if tree is None:
@@ -432,8 +432,7 @@ def null_safe_not_in(sql: str, dialect: str) -> tuple[str, str] | None:
         changed.append(col.sql(dialect=sqlglot_dialect(dialect)))
     if not changed:
         return None
-    return (_readable(tree.sql(dialect=sqlglot_dialect(dialect))),
-            f"NULLs left out of NOT IN ({', '.join(changed)})")
+    return _readable(tree.sql(dialect=sqlglot_dialect(dialect))), changed
 
 
 def value_named(question: str) -> Callable[[str], bool]:
@@ -466,13 +465,16 @@ def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: 
     used = {_plain_text(str(lit.this)) for lit in tree.find_all(exp.Literal) if lit.is_string}
     for _node, col, table, literals in _string_filters(tree, catalog, (exp.EQ, exp.NEQ, exp.In),
                                                        unique_owner=True):
+        unnamed = [lit for lit in literals if len(_plain_text(str(lit.this))) >= 3 and not named(str(lit.this))]
+        if not unnamed:
+            continue  # no stored values looked up for a filter the question names
         try:
             values = [v for v in distinct_values(table, table.column(col.name).name) if isinstance(v, str)]
         except Exception:  # a column the database cannot list: nothing to replace
             continue
-        for lit in literals:
+        for lit in unnamed:
             wanted = str(lit.this)
-            if wanted not in values or len(_plain_text(wanted)) < 3 or named(wanted):
+            if wanted not in values:
                 continue
             others = [v for v in values if _plain_text(v) not in used and len(_plain_text(v)) >= 3 and named(v)]
             if len(others) == 1:

@@ -321,7 +321,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     all taken before any more is drawn.  A clarification stands only when more drafts asked
     back than agreed on an answer.  When every query ran but came back empty, a query with
     a filter value corrected to the stored one (case, spacing, one near match), or with the
-    NULLs left out of its ``NOT IN`` lists, joins the vote.  None when the model does not sample or no drafts are configured."""
+    NULLs left out of its ``NOT IN`` lists, joins the vote.  None when the model does not
+    sample or no drafts are configured."""
     s = ctx.settings
     cap = _first_draft_cap(ctx)
     if cap <= 0 or not getattr(ctx.model, "samples", False):
@@ -455,12 +456,14 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         # matches nothing once it holds a NULL), join the vote
         ran = [k for k in order if isinstance(ctx.prerun[sqls[k]][1], Result)]
         for key in ran[:2]:
-            fixed_sql, by_value, by_nulls = sqls[key], None, None
+            fixed_sql = sqls[key]
+            by_value: str | None = None
+            by_nulls: str | None = None
             if lookups:
                 if (fixed := value_repair(fixed_sql, dialect, ctx.catalog, ctx.distinct_values)) is not None:
                     fixed_sql, by_value = fixed
-            if (fixed := null_safe_not_in(fixed_sql, dialect)) is not None:
-                fixed_sql, by_nulls = fixed
+            if (null_safe := null_safe_not_in(fixed_sql, dialect)) is not None:
+                fixed_sql, by_nulls = null_safe[0], f"NULLs left out of NOT IN ({', '.join(null_safe[1])})"
             new_key = normalize_sql(fixed_sql, dialect)
             if new_key in weights:
                 continue
@@ -745,9 +748,8 @@ def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: flo
                 hints.append(empty_result_hint(sql, dialect, ctx.catalog, ctx.distinct_values))
             if (null_safe := null_safe_not_in(sql, dialect)) is not None:
                 # from the query alone: NOT IN over a list that holds a NULL matches nothing
-                cols = null_safe[1].removeprefix("NULLs left out of NOT IN (").removesuffix(")")
                 hints.append(f"NOT IN matches no row once its list holds a NULL: add IS NOT NULL "
-                             f"to the subquery ({cols})")
+                             f"to the subquery ({', '.join(null_safe[1])})")
             attempt["hint"] = "; ".join(h for h in hints if h) or None
         elif attempt["row_count"] and attempt["row_count"] > 1:
             attempt["hint"] = repeated_rows_hint(result)
