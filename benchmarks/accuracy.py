@@ -60,7 +60,7 @@ DEFAULT_MODEL = "llamacpp:qwen2.5-coder-1.5b"
 DEFAULT_MAX_ITERATIONS = 5
 DATASETS = ("spider", "sample", "unseen")
 SAMPLE_DIR = c.REPO / "benchmarks" / "sample"
-# five small SQLite databases and their questions, written for measuring the agent on
+# small SQLite databases and their questions (six batches), written for measuring the agent on
 # schemas it was never tuned on (benchmarks/unseen/README.md)
 UNSEEN_DIR = c.REPO / "benchmarks" / "unseen"
 SAMPLE_ENGINES = ("duckdb", "sqlite", "postgresql")
