@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from sqlglot import exp
 
 from sqlnb.adapters.base import Catalog, Table
-from sqlnb.agent.hints import _TEXT_TYPES, _parse, _plain_text, _roots, _scope_tables, query_tables
+from sqlnb.agent.hints import _TEXT_TYPES, _parse, _plain_text, _roots, _scope_tables, query_tables, value_named
 from sqlnb.sql.dialects import sqlglot_dialect
 
 _EACH = re.compile(r"\b(each|every|per)\b", re.I)
@@ -159,7 +159,7 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
     named_words: set[str] = set()
     for t in tables:
         named_words |= _roots(t.name) | {r for c in t.columns for r in _roots(c.name)}
-    asked = _plain_text(question)
+    named = value_named(question)
     used = _plain_text(sql).replace("''", "'")
     out: list[str] = []
     seen: set[str] = set()
@@ -176,7 +176,7 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
                 words = re.findall(r"[a-z]+", plain)
                 if len(plain) < 3 or not words or plain in seen or _roots(plain) <= named_words:
                     continue
-                if not re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked):
+                if not named(v):
                     continue
                 seen.add(plain)
                 if plain in used or all(w in used for w in words if len(w) > 2):

@@ -368,45 +368,36 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                     weights[fix_key] += 1
                     return
                 key, sql, run = fix_key, fix, fix_run
-        if isinstance(run[1], Result) and s.link_joins \
-                and (joined := _linked_joins(sql, state, ctx)) is not None:
-            # the draft joins on columns no foreign key links: the query joined along the
-            # keys stands in for it, without a model call
-            link_key = normalize_sql(joined[0], dialect)
-            corrected[key] = link_key
-            linked[joined[0]] = joined[2]
-            if link_key in weights:
-                weights[link_key] += 1
+        # rewrites that stand in for a draft that ran, without a model call, each when its
+        # own query runs: joined along the foreign keys where it joins on columns no key
+        # links; filtering on the value the question names where it filters on one the
+        # question does not name; showing names where it shows ids the question asks the
+        # names of (the same rows).  Each keeps what it changed, and what the ones before it did.
+        question = state.get("question", "")
+        rewrites = (
+            # hints.link_joins: when it runs
+            (linked, s.link_joins, lambda: link_joins(sql, dialect, ctx.catalog), lambda r: True),
+            # hints.named_value_swap: when it finds rows
+            (swapped, s.named_values and lookups,
+             lambda: named_value_swap(sql, dialect, ctx.catalog, question, ctx.distinct_values),
+             lambda r: bool(r.row_count)),
+            # hints.label_ids, for a draft with rows: when it returns as many
+            (labelled, s.names_for_ids,
+             lambda: label_ids(sql, dialect, ctx.catalog, question) if run[1].row_count else None,
+             lambda r: r.row_count == run[1].row_count))
+        for notes, on, rewrite, keeps in rewrites:
+            if not on or not isinstance(run[1], Result) or not (new := _stand_in(rewrite, ctx, keeps)):
+                continue
+            new_key = normalize_sql(new[0], dialect)
+            corrected[key] = new_key
+            for earlier in (linked, swapped):
+                if sql in earlier:
+                    earlier[new[0]] = earlier[sql]
+            notes[new[0]] = new[2]
+            if new_key in weights:
+                weights[new_key] += 1
                 return
-            key, sql, run = link_key, joined[0], joined[1]
-        if isinstance(run[1], Result) and s.named_values and lookups \
-                and (named_value := _named_values(sql, state, ctx)) is not None:
-            # the draft filters on a value the question does not name, the question names
-            # another value of that column: the query filtering on it stands in for it
-            swap_key = normalize_sql(named_value[0], dialect)
-            corrected[key] = swap_key
-            swapped[named_value[0]] = named_value[2]
-            if sql in linked:
-                linked[named_value[0]] = linked[sql]
-            if swap_key in weights:
-                weights[swap_key] += 1
-                return
-            key, sql, run = swap_key, named_value[0], named_value[1]
-        if isinstance(run[1], Result) and run[1].row_count and s.names_for_ids \
-                and (named := _names_for_ids(sql, run[1], state, ctx)) is not None:
-            # the draft shows ids where the question asks for names: the query showing
-            # the names stands in for it (the same rows), without a model call
-            name_key = normalize_sql(named[0], dialect)
-            corrected[key] = name_key
-            labelled[named[0]] = named[2]
-            if sql in linked:
-                linked[named[0]] = linked[sql]
-            if sql in swapped:
-                swapped[named[0]] = swapped[sql]
-            if name_key in weights:
-                weights[name_key] += 1
-                return
-            key, sql, run = name_key, named[0], named[1]
+            key, sql, run = new_key, new[0], new[1]
         order.append(key)
         sqls[key], weights[key] = sql, 1
         ctx.prerun[sql] = run
@@ -528,16 +519,9 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     if reply.get("first_round"):
         attempt["first_round"] = True  # type: ignore[typeddict-unknown-key]
         attempt["draws"] = reply.get("draws") or sum(weights)  # type: ignore[typeddict-unknown-key]
-    repaired = (reply.get("repairs") or {}).get(sql)
-    if repaired:
-        attempt["repaired"] = repaired  # type: ignore[typeddict-unknown-key]
-    named = (reply.get("labels") or {}).get(sql)
-    if named:
-        attempt["named"] = named  # type: ignore[typeddict-unknown-key]
-    joined = (reply.get("links") or {}).get(sql)
-    if joined:
-        attempt["linked"] = joined  # type: ignore[typeddict-unknown-key]
-    for part, field in (("nulls", "null_safe"), ("swaps", "swapped")):
+    # what the first round changed in the chosen query (its confidence reasons say so)
+    for part, field in (("repairs", "repaired"), ("labels", "named"), ("links", "linked"),
+                        ("nulls", "null_safe"), ("swaps", "swapped")):
         if (done := (reply.get(part) or {}).get(sql)):
             attempt[field] = done  # type: ignore[literal-required]
     if attempt["ok"]:
@@ -570,56 +554,19 @@ def _name_fix(sql: str, exc: errors.SqlnbError, dialect: str, ctx: AgentContext)
     return suggest_fix(exc.kind, f"{exc.message} {exc.engine_message or ''}", sql, dialect, ctx.catalog)
 
 
-def _names_for_ids(sql: str, result: Result, state: AgentState,
-                   ctx: AgentContext) -> tuple[str, tuple[str, Any, float], str] | None:
-    """The query showing names where ``sql`` shows ids the question asks the names of
-    (:func:`~sqlnb.agent.hints.label_ids`), its run and what it replaced, when it runs and
-    returns as many rows; None otherwise."""
+def _stand_in(rewrite: Callable[[], tuple[str, str] | None], ctx: AgentContext,
+              keeps: Callable[[Result], bool]) -> tuple[str, tuple[str, Any, float], str] | None:
+    """A draft's rewrite (a hints function: the new query and what it changed, or None),
+    its run and what it changed, when the rewrite runs and its result ``keeps`` what it
+    must; None otherwise (the draft stands as it is)."""
     try:
-        named = label_ids(sql, state.get("dialect", ""), ctx.catalog, state.get("question", ""))
-    except Exception:  # a query shape the rewrite does not know: the draft stands as it is
-        named = None
-    if named is None:
-        return None
-    run = ctx.prerun.get(named[0]) or _run(named[0], ctx)
-    if not isinstance(run[1], Result) or run[1].row_count != result.row_count:
-        return None
-    ctx.prerun[named[0]] = run
-    return named[0], run, named[1]
-
-
-def _named_values(sql: str, state: AgentState,
-                  ctx: AgentContext) -> tuple[str, tuple[str, Any, float], str] | None:
-    """The query filtering on the value the question names where ``sql`` filters on one it
-    does not name (:func:`~sqlnb.agent.hints.named_value_swap`), its run and what it
-    replaced, when it finds rows; None otherwise."""
-    try:
-        fixed = named_value_swap(sql, state.get("dialect", ""), ctx.catalog, state.get("question", ""),
-                                 ctx.distinct_values)
-    except Exception:  # a query shape the rewrite does not know: the draft stands as it is
+        fixed = rewrite()
+    except Exception:  # a query shape the rewrite does not know
         fixed = None
     if fixed is None:
         return None
     run = ctx.prerun.get(fixed[0]) or _run(fixed[0], ctx)
-    if not isinstance(run[1], Result) or not run[1].row_count:
-        return None
-    ctx.prerun[fixed[0]] = run
-    return fixed[0], run, fixed[1]
-
-
-def _linked_joins(sql: str, state: AgentState,
-                  ctx: AgentContext) -> tuple[str, tuple[str, Any, float], str] | None:
-    """The query joined along the foreign keys where ``sql`` joins on columns no key links
-    (:func:`~sqlnb.agent.hints.link_joins`), its run and what changed, when it runs; None
-    otherwise."""
-    try:
-        fixed = link_joins(sql, state.get("dialect", ""), ctx.catalog)
-    except Exception:  # a query shape the rewrite does not know: the draft stands as it is
-        fixed = None
-    if fixed is None:
-        return None
-    run = ctx.prerun.get(fixed[0]) or _run(fixed[0], ctx)
-    if not isinstance(run[1], Result):
+    if not isinstance(run[1], Result) or not keeps(run[1]):
         return None
     ctx.prerun[fixed[0]] = run
     return fixed[0], run, fixed[1]
