@@ -233,6 +233,9 @@ def ask_progress_line(event: dict) -> str | None:
             n = a.get("row_count") or 0
             return f"{head}\n  ✓ {n:,}{more} row{'s' if n != 1 else ''} · {format_elapsed(a.get('elapsed') or 0)}"
         return f"{head}\n  ✗ {a.get('error_kind')}: {a.get('error')}"
+    if kind == "memory" and event.get("kept_first"):
+        return ("No answer found with the remembered answers: the first answer stands"
+                + (f" ({event['level']} confidence)." if event.get("level") else "."))
     if kind == "memory":
         n = event.get("examples") or 0
         why = f"{event['level']} confidence" if event.get("level") else "no query found"

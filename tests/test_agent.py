@@ -1683,6 +1683,41 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated
 
 
 @RULE_ENGINES
+def test_a_second_pass_that_finds_no_answer_leaves_the_first_answer(engine, db):
+    every = "SELECT count(*) AS n FROM orders"
+    remembered = [{"id": 7, "question": "Which orders are paid?", "sql": "SELECT id FROM orders WHERE status = 'paid'"}]
+    bad = [sql(f"SELECT count(*) FROM payments_{i}") for i in range(12)]  # no such tables
+    agent = Agent()
+    # the first question on the connection (the second pass runs on a fresh thread), then
+    # a follow-up (the second pass forks from the conversation before it)
+    for question in ("How many paid orders are there?", "And how many paid ones in all?"):
+        model = ScriptedChatModel(replies=[sql(every)] + bad, drafts=[sql(every)] + bad)
+        events: list[dict[str, Any]] = []
+        r = agent.ask(question, db, connection="shop", model=ModelClient(model), examples=remembered,
+                      on_event=events.append)
+        # the answer without the examples, rated low, is better than none
+        assert (r.status, r.sql, r.confidence["level"]) == ("success", every, "low")
+        assert r.examples == [] and r.usage["calls"] > 4  # both passes' calls are counted
+        assert [e for e in events if e["type"] == "memory"] == [
+            {"type": "memory", "examples": 1, "level": "low"},
+            {"type": "memory", "kept_first": True, "examples": 1, "level": "low"}]
+        assert [ask_progress_line(e) for e in events if e["type"] == "memory"][1] == (
+            "No answer found with the remembered answers: the first answer stands (low confidence).")
+        # the second pass ran, with the examples, and tried the failing queries
+        assert any("answered before" in content for p in model.prompts[1:] for _, content in p)
+        assert any(e["type"] == "attempt" and "payments_" in (e["attempt"]["sql"] or "") for e in events)
+    # the conversation goes on from the answers given, each question once
+    assert [(t["question"], t["sql"], t["status"]) for t in agent.history("shop")] == [
+        ("How many paid orders are there?", every, "success"),
+        ("And how many paid ones in all?", every, "success")]
+    model = ScriptedChatModel(replies=[sql(PAID)], drafts=[sql(PAID)])
+    r = agent.ask("Only the paid ones?", db, connection="shop", model=ModelClient(model))
+    assert r.sql == PAID and len(agent.history("shop")) == 3
+    prompt = str(model.prompts[0])
+    assert "How many paid orders are there?" in prompt and "payments_" not in prompt
+
+
+@RULE_ENGINES
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
     # one draft asks back, three found nothing: not an ambiguous question

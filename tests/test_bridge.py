@@ -802,7 +802,7 @@ def test_a_second_pass_with_remembered_answers_is_announced_between_the_attempts
     kinds = [e["type"] for e in events]
     assert kinds.count("memory") == 1 and kinds[0] == "started" and kinds[-1] == "done"
     (memory,) = [e for e in events if e["type"] == "memory"]
-    assert memory == {"type": "memory", "examples": 1, "level": "low",
+    assert memory == {"type": "memory", "examples": 1, "level": "low", "kept_first": False,
                       "text": "Not sure of that answer (low confidence): asking again with 1 remembered "
                               "answer of this database as examples…"}
     # an attempt before it and one after it, each numbered from 1
@@ -812,6 +812,17 @@ def test_a_second_pass_with_remembered_answers_is_announced_between_the_attempts
     assert [(e["n"], e["sql"]) for e in before] == [(1, every)]
     assert [(e["n"], e["sql"]) for e in after] == [(1, paid)]
     assert done["usage"]["calls"] == 4
+    # a second pass whose queries all fail: announced, and the first answer is the one given
+    bad = [sql_block(f"SELECT count(*) FROM payments_{i}") for i in range(12)]
+    model = script(tmp_path, sql_block(every), *bad, drafts=[sql_block(every), *bad])
+    run = ask(panel, "How many paid orders are there by now?", model=model)
+    done = panel.wait_done(run)
+    assert (done["status"], done["sql"], done["confidence"]["level"]) == ("success", every, "low")
+    memory = [m["event"] for m in panel.sent
+              if m.get("type") == "event" and m.get("run") == run and m["event"]["type"] == "memory"]
+    assert memory[1] == {"type": "memory", "examples": 1, "level": "low", "kept_first": True,
+                         "text": "No answer found with the remembered answers: the first answer "
+                                 "stands (low confidence)."}
     assert "memory_event" in panel.request("hello", client={"name": "t", "version": "0"}, protocol=1,
                                            notebook="t.ipynb")["data"]["features"]
 

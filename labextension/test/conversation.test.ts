@@ -67,6 +67,17 @@ test('a memory event is a note between the passes, in the kernel\'s words', () =
   // without the kernel's text (fields only): a line of the panel's own
   const u = applyEvent(newTurn('q', 'db'), { type: 'memory', examples: 1 }, 10);
   assert.equal(stepLabel(u.steps[0]), 'Not sure of that answer: asking again with 1 remembered answer of this database as examples…');
+  // the second pass found no answer: a second note, and the first answer stands
+  let v = applyEvent(newTurn('q', 'db'), { type: 'attempt', n: 1, max_iterations: 5, sql: 'select 1', ok: true, row_count: 1 }, 10);
+  v = applyEvent(v, { type: 'memory', examples: 2, level: 'low' }, 10);
+  v = applyEvent(v, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select nope', ok: false, error_kind: 'syntax' }, 10);
+  v = applyEvent(v, { type: 'memory', examples: 2, level: 'low', kept_first: true }, 10);
+  v = applyEvent(v, { type: 'done', status: 'success', sql: 'select 1', rows: [[1]], columns: ['1'] }, 10);
+  assert.deepEqual(v.steps.map(s => s.kind), ['attempt', 'note', 'attempt', 'note']);
+  assert.equal(stepLabel(v.steps[3]), 'No answer found with the remembered answers: the first answer stands.');
+  assert.equal(v.sql, 'select 1');
+  assert.equal(stepsSummary(v), '2 attempts · asked again with 2 remembered answers, first answer kept');
+  assert.equal(stepsSummary(deserializeChat(serializeChat([v], 10))[0]), '2 attempts · asked again with 2 remembered answers, first answer kept');
 });
 
 test('applyEvent does not modify the turn it is given', () => {

@@ -301,11 +301,20 @@ class Agent:
             fork = {"configurable": {"thread_id": self.thread_id(connection),
                                      **({"checkpoint_id": base} if base else {})},
                     "recursion_limit": recursion_limit(max_iterations)}
-            first = turn
+            first, first_end = turn, self.graph.get_state(config).config
             turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
                               fork, max_iterations, failure_cutoff, no_review, shown, stop, emit)
-            turn.values["usage"] = _add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
+            usage = _add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
             used = shown
+            if first.final_sql and not turn.final_sql and turn.values.get("status") != "stopped":
+                # the second pass found no answer (its drafts failed, or it ended on repeated
+                # SQL): the first one, rated low, is still better than none; the
+                # conversation goes on from it
+                self._restore(connection, first_end, fresh=base is None)
+                emit({"type": "memory", "kept_first": True, "examples": len(shown),
+                      "level": (first.confidence or {}).get("level")})
+                turn, used = first, []
+            turn.values["usage"] = usage
         values, attempts, final_sql = turn.values, turn.attempts, turn.final_sql
         result, confidence = turn.result, turn.confidence
         from sqlnb.agent.models import describe_model
@@ -322,6 +331,15 @@ class Agent:
             examples=[{"id": e.get("id"), "question": e["question"]} for e in used])
         emit({"type": "done", "result": out})
         return out
+
+    def _restore(self, connection: str, end: dict, *, fresh: bool) -> None:
+        """Make the checkpoint ``end`` (a first pass's last) where ``connection``'s conversation
+        goes on from, after a second pass that is not kept: on a fresh thread, the thread
+        before it; else a copy of ``end`` written on top of the second pass's checkpoints."""
+        if fresh:
+            self._generation[connection] -= 1
+        else:
+            self.graph.update_state(end, None, as_node="__copy__")
 
     def _turn(self, question: str, connection: str, adapter: Adapter, run_adapter: Any, client: Any,
               catalog: Any, s: AgentSettings, ctx_text: SchemaContext, config: dict,

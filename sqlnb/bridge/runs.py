@@ -204,8 +204,10 @@ def protocol_event(event: Mapping[str, Any]) -> Event | None:
     if kind == "memory":
         # the answer was not trusted: the turn starts over with remembered answers as
         # examples (its attempts are numbered from 1 again)
+        # or, after that second pass found no answer, the first answer stands (kept_first)
         return {"type": "memory", "examples": int(event.get("examples") or 0),
-                "level": event.get("level"), "text": ask_progress_line(dict(event))}
+                "level": event.get("level"), "kept_first": bool(event.get("kept_first")),
+                "text": ask_progress_line(dict(event))}
     return None
 
 

@@ -38,6 +38,8 @@ export interface Step {
   text?: string;
   /** a note that the turn started over with this many remembered answers as examples */
   examples?: number;
+  /** a note that the start over found no answer, so the first answer stands */
+  keptFirst?: boolean;
 }
 
 export interface Turn {
@@ -203,6 +205,17 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
     }
     case 'memory': {
       const n = num(event.examples) ?? 0;
+      if (event.kept_first) {
+        // the second pass found no answer: the first one stands
+        t.steps.push({
+          kind: 'note',
+          keptFirst: true,
+          text:
+            str(event.text) ??
+            'No answer found with the remembered answers: the first answer stands.'
+        });
+        break;
+      }
       t.steps.push({
         kind: 'note',
         examples: n,
@@ -288,7 +301,7 @@ function clip(s: string | null | undefined): string | null {
 
 function compactStep(s: Step): Step {
   const out: Step = { kind: s.kind };
-  for (const key of ['n', 'max', 'ok', 'rowCount', 'truncated', 'errorKind', 'candidates', 'text', 'examples'] as const) {
+  for (const key of ['n', 'max', 'ok', 'rowCount', 'truncated', 'errorKind', 'candidates', 'text', 'examples', 'keptFirst'] as const) {
     if (s[key] !== undefined && s[key] !== null) {
       (out as any)[key] = s[key];
     }
@@ -451,6 +464,9 @@ export function stepsSummary(turn: Turn): string {
   if (memory) {
     const n = memory.examples ?? 0;
     text += ` · asked again with ${n} remembered answer${n === 1 ? '' : 's'}`;
+    if (turn.steps.some(s => s.kind === 'note' && s.keptFirst)) {
+      text += ', first answer kept';
+    }
   }
   return text;
 }

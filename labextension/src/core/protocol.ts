@@ -135,6 +135,8 @@ export interface MemoryEvent {
   type: 'memory';
   examples?: number;
   level?: string | null;
+  /** that second pass found no answer: the first answer stands (this event ends it) */
+  kept_first?: boolean;
   text?: string | null;
 }
 
