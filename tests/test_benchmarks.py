@@ -305,8 +305,9 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
                       "research_grants", "rental_agency", "film_festival", "warehouse_supply",
                       "airline_ops", "school_district", "museum_collection",
                       "hotel_chain", "bike_share", "music_label",
-                      "restaurant_group", "veterinary", "software_releases"}
-    assert len(questions) == 248 and {q["db_id"] for q in questions} == db_ids
+                      "restaurant_group", "veterinary", "software_releases",
+                      "auction_house", "community_garden", "podcast_network"}
+    assert len(questions) == 290 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
         con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))
