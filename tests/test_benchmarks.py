@@ -306,8 +306,9 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
                       "airline_ops", "school_district", "museum_collection",
                       "hotel_chain", "bike_share", "music_label",
                       "restaurant_group", "veterinary", "software_releases",
-                      "auction_house", "community_garden", "podcast_network"}
-    assert len(questions) == 290 and {q["db_id"] for q in questions} == db_ids
+                      "auction_house", "community_garden", "podcast_network",
+                      "ski_resort", "shipping_port", "theatre_company"}
+    assert len(questions) == 332 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
         con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))
