@@ -1578,6 +1578,28 @@ def test_a_draft_joined_on_columns_no_key_links_is_joined_along_the_key(engine, 
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_filtering_the_joined_rows_for_things_that_have_none_asks_for_their_keys_not_in(engine, db):
+    # Ada has a new order and a paid one: "<> 'new'" keeps her for her paid one
+    joined = "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id WHERE o.status <> 'new'"
+    question = "Which customers have never had a new order?"
+    run = ask_voting(db, [sql(joined)], [sql(joined), sql("SELECT 99")], question=question)
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert sorted(r.rows()) == [["Grace"], ["Linus"]] and r.usage["calls"] == 2
+    assert "NOT IN (SELECT" in r.sql and "JOIN" in r.sql.split("NOT IN")[1]
+    (a,) = r.attempts
+    assert a["negated"] == 'o.status <> \'new\' → c."id" NOT IN (… WHERE o.status = \'new\')'
+    assert f"asks for the ones that have none instead of filtering their rows ({a['negated']})" in \
+        r.confidence["reasons"]
+    # a question about the rows themselves, or the setting off: the draft stands as written
+    for q, settings in (("Which customers have orders that are not new?", None),
+                        (question, AgentSettings(negations=False))):
+        run = ask_voting(db, [sql(joined)], [sql(joined)], question=q,
+                         **({"settings": settings} if settings else {}))
+        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "negated" not in run.result.attempts[0]
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joined(engine, db):
     # name is a column of customers, which orders links to by its one foreign key
     missing = "SELECT DISTINCT name FROM orders WHERE status = 'paid' ORDER BY name"

@@ -522,3 +522,82 @@ def test_values_left_out_says_nothing_it_cannot_look_up(shop):
     assert values_left_out(sql, "sqlite", shop.catalog(), q, refused) == []
     assert values_left_out("SELEC nothing", "sqlite", shop.catalog(), q, _stored(shop)) == []
     assert values_left_out(sql, "sqlite", None, q, _stored(shop)) == []
+
+
+@pytest.fixture(scope="module")
+def makers(tmp_path_factory):
+    conn = sqlite_catalog(tmp_path_factory, "makers", """
+        CREATE TABLE maker (id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE model (id INTEGER PRIMARY KEY, maker_id INTEGER REFERENCES maker(id), name TEXT);
+    """)
+    yield conn.catalog()
+    conn.close()
+
+
+def test_negated_join_asks_for_the_things_that_have_none(tmp_path, catalog, makers):
+    from sqlnb.agent.hints import negated_join
+
+    joined = ("SELECT T1.Fname FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID "
+              "JOIN Pets AS T3 ON T3.PetID = T2.PetID")
+    cat = 'SELECT T1."StuID" FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID ' \
+          "JOIN Pets AS T3 ON T3.PetID = T2.PetID WHERE T3.PetType = 'cat'"
+    # the joins served the negated filter alone: the students, each once
+    assert negated_join(f"{joined} WHERE T3.PetType <> 'cat'", "sqlite", catalog,
+                        "Which students do not have a cat?") == (
+        f'SELECT T1.Fname FROM Student AS T1 WHERE T1."StuID" NOT IN ({cat})',
+        "T3.PetType <> 'cat' → T1.\"StuID\" NOT IN (… WHERE T3.PetType = 'cat')")
+    # a filter the rest of the query keeps (a dog) keeps the joins; NOT … IN (…) and NOT … = …
+    # are negated filters too, and so is every way of saying "has none"
+    for where, question in (("T3.PetType = 'dog' AND T3.PetType != 'cat'",
+                             "Which students have a dog but don't have a cat?"),
+                            ("T3.PetType = 'dog' AND NOT T3.PetType IN ('cat')",
+                             "Which students have a dog but never had a cat?"),
+                            ("T3.PetType = 'dog' AND NOT T3.PetType = 'cat'",
+                             "Which students with a dog have no cats?")):
+        sql, changed = negated_join(f"{joined} WHERE {where}", "sqlite", catalog, question)
+        assert sql.startswith(f"{joined} WHERE T3.PetType = 'dog' AND T1.\"StuID\" NOT IN (SELECT"), question
+        assert "PetType IN ('cat')" in sql or "PetType = 'cat'" in sql
+    for sql, question in (
+            # the question asks about a property of the rows, not about having none
+            (f"{joined} WHERE T3.PetType <> 'cat'", "Which students have pets that are not cats?"),
+            (f"{joined} WHERE T3.PetType <> 'cat'", "Which students have a cat?"),
+            # counting or grouping the joined rows: the filter is on what is counted
+            ("SELECT T1.Fname, count(*) FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID "
+             "JOIN Pets AS T3 ON T3.PetID = T2.PetID WHERE T3.PetType <> 'cat' GROUP BY T1.Fname",
+             "How many pets that are not cats does each student have, for those who never had a cat?"),
+            # two negated filters, columns of two tables listed, or the filter on the listed table
+            (f"{joined} WHERE T3.PetType <> 'cat' AND T3.PetType <> 'dog'", "Which students have no cat or dog?"),
+            (f"SELECT T1.Fname, T3.PetType FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID "
+             "JOIN Pets AS T3 ON T3.PetID = T2.PetID WHERE T3.PetType <> 'cat'", "Which students do not have a cat?"),
+            (f"{joined} WHERE T1.Fname <> 'Ada'", "Which students do not have a cat?")):
+        assert negated_join(sql, "sqlite", catalog, question) is None, (sql, question)
+    # a table the listed one's own keys lead to holds one row per thing: its filter is right
+    assert negated_join("SELECT m.name FROM model AS m JOIN maker AS k ON m.maker_id = k.id WHERE k.name <> 'Ford'",
+                        "sqlite", makers, "Which models do not have Ford as their maker?") is None
+    # …and the other way round, a maker's models are many: rewritten
+    assert negated_join("SELECT k.name FROM maker AS k JOIN model AS m ON m.maker_id = k.id WHERE m.name <> 'T'",
+                        "sqlite", makers, "Which makers have never built a model called T?")[0] == (
+        'SELECT k.name FROM maker AS k WHERE k."id" NOT IN (SELECT k."id" FROM maker AS k '
+        "JOIN model AS m ON m.maker_id = k.id WHERE m.name = 'T')")
+
+
+def test_negated_join_finds_the_things_without_one_on_data(tmp_path):
+    from sqlnb.agent.hints import negated_join
+
+    path = tmp_path / "shop.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE customer (cust_id INTEGER PRIMARY KEY, nm TEXT);
+        CREATE TABLE ord (ord_id INTEGER PRIMARY KEY, cust_id INTEGER REFERENCES customer(cust_id), st TEXT);
+        INSERT INTO customer VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
+        INSERT INTO ord VALUES (10, 1, 'CXL'), (11, 1, 'OK'), (12, 2, 'OK'), (13, 2, 'OK');
+    """)
+    con.close()
+    conn = connect(f"sqlite:///{path}", readonly=True)
+    try:
+        draft = "SELECT c.nm FROM customer AS c JOIN ord AS o ON o.cust_id = c.cust_id WHERE o.st != 'CXL'"
+        assert sorted(map(list, conn.execute(draft).rows)) == [["Ada"], ["Grace"], ["Grace"]]  # Ada had one cancelled
+        sql, _ = negated_join(draft, "sqlite", conn.catalog(), "Which customers have never cancelled an order?")
+        assert sorted(map(list, conn.execute(sql).rows)) == [["Grace"], ["Linus"]]
+    finally:
+        conn.close()

@@ -154,6 +154,31 @@ def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
 
 
 @pytest.mark.engines(["sqlite"])
+def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_config(shell, seeded, tmp_path):
+    run(shell, f"%sqlnb connect {seeded.url()}")
+    names = ("names_for_ids", "link_joins", "named_values", "negations", "memory_when_unsure")
+    settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
+    assert [getattr(settings, n) for n in names] == [True] * 5
+    by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
+    question = "Which customer placed the most orders, and how many?"
+
+    def ask():
+        path = tmp_path / f"drafting-{len(list(tmp_path.glob('drafting-*')))}.json"
+        path.write_text(json.dumps({"replies": [sql_block(by_id)], "drafts": [sql_block(by_id)]}))
+        res, out, _ = run(shell, f"%%ask --model scripted:{path} --new --no-insert\n{question}")
+        assert res.result.status == "success", out
+        return res.result
+
+    # on (the default): the draft's ids shown as the customers' names
+    assert ask().rows() == [["Ada", 2]]
+    for name in names:
+        shell.run_line_magic("config", f"AskMagic.{name} = False")
+    settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
+    assert [getattr(settings, n) for n in names] == [False] * 5
+    assert ask().rows() == [[1, 2]]  # off: the id stays
+
+
+@pytest.mark.engines(["sqlite"])
 def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()}")
     model = script(tmp_path, sql_block("SELECT name, email FROM customers"), "FINAL")

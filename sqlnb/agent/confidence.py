@@ -77,6 +77,8 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
     if attempt.get("swapped"):
         reasons.append(f"a filter value the question does not name was replaced by the one it names "
                        f"({attempt['swapped']})")
+    if attempt.get("negated"):
+        reasons.append(f"asks for the ones that have none instead of filtering their rows ({attempt['negated']})")
     if attempt.get("linked"):
         reasons.append(f"joined along the foreign keys ({attempt['linked']})")
     if attempt.get("named"):

@@ -25,6 +25,7 @@ from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
 from sqlnb.agent.doubts import answer_doubts
 from sqlnb.agent.hints import (empty_result_hint, error_hint, label_ids, link_joins, named_value_swap,
+                               negated_join,
                                null_safe_not_in, suggest_fix, value_repair)
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import parse_reply, real_questions
@@ -80,6 +81,11 @@ class AgentSettings:
     # 'SENIOR' stored), filters on the named one instead, when that finds rows
     # (hints.named_value_swap; needs value_hints and share_data: it reads stored values).
     named_values: bool = True
+    # A draft answering a question about things that have none of something ("students
+    # who do not have a cat") by joining their rows and filtering them on the other value
+    # (pettype <> 'cat': every student with any other pet) asks for the things' keys
+    # NOT IN those that do have one instead, when that runs (hints.negated_join).
+    negations: bool = True
 
 
 # Retry drafts per kind of model, when not set.  Local models (llama.cpp in-process, Ollama,
@@ -181,10 +187,10 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
                     for j in range(TOGETHER_DRAFTS)])
             (text, call_usage), drawn = together[0], [t for t, _ in together[1:]]
             for _, u in together:
-                usage = _add_usage(usage, u)
+                usage = add_usage(usage, u)
         else:
             text, call_usage = ctx.model.invoke(messages)
-            usage = _add_usage(usage, call_usage)
+            usage = add_usage(usage, call_usage)
         reply = parse_reply(text)
         not_a_question = None
         if reply.clarify is not None and drafted(state.get("attempts") or []):
@@ -204,11 +210,11 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             first, usage = _first_round(state, reply, messages, ctx, usage, drawn)
     except errors.SqlnbError as exc:
         return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate",
-                "usage": _add_usage(usage, {"failed_calls": 1})}
+                "usage": add_usage(usage, {"failed_calls": 1})}
     except Exception as exc:  # a provider's own exception that escaped the client
         return {"iteration": iteration, "model_error": f"{type(exc).__name__}: {exc}",
                 "reply": None, "last_step": "generate",
-                "usage": _add_usage(usage, {"failed_calls": 1})}
+                "usage": add_usage(usage, {"failed_calls": 1})}
     out = {"text": text, "sql": reply.sql, "final": reply.final, "clarify": reply.clarify}
     if not_a_question:
         out["not_a_question"] = not_a_question  # the next prompt says so (prompts.py)
@@ -221,7 +227,7 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         out.update(sql=(first["candidates"] or [None])[0], final=False, candidates=first["candidates"],
                    weights=first["weights"], first_round=True, draws=first["draws"],
                    clarify=first["clarify"])
-        for part in ("repairs", "nulls", "labels", "links", "swaps"):
+        for part in ("repairs", "nulls", "labels", "links", "swaps", "negations"):
             if first.get(part):
                 out[part] = first[part]
         if reply.clarify is not None and first["clarify"] is None:
@@ -276,9 +282,9 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
             text, call_usage = ctx.model.invoke(first, temperature=s.retry_temperature,
                                                 seed=iteration * 1000 + j, draft=True)
         except Exception:
-            usage = _add_usage(usage, {"failed_calls": 1, "calls": 0})
+            usage = add_usage(usage, {"failed_calls": 1, "calls": 0})
             break
-        usage = _add_usage(usage, call_usage)
+        usage = add_usage(usage, call_usage)
         add(parse_reply(text).sql)
     return pool, usage
 
@@ -337,6 +343,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     labelled: dict[str, str] = {}  # a query showing names for ids -> what it replaced
     linked: dict[str, str] = {}  # a query joined along foreign keys -> what it replaced
     swapped: dict[str, str] = {}  # a query filtering on the value the question names -> what it replaced
+    negated: dict[str, str] = {}  # a query asking for keys NOT IN those that have one -> what it replaced
     lookups = ctx.distinct_values is not None and s.share_data and s.value_hints
     draws = 0
 
@@ -350,7 +357,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         if not r.sql:
             return
         key = normalize_sql(r.sql, dialect)
-        for _ in range(4):  # a name corrected, a join linked, a value swapped, then names shown for ids
+        for _ in range(5):  # a name corrected, a join linked, a value swapped, a negation, names for ids
             key = corrected.get(key, key)
         if key in weights:
             weights[key] += 1
@@ -381,6 +388,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             (swapped, s.named_values and lookups,
              lambda: named_value_swap(sql, dialect, ctx.catalog, question, ctx.distinct_values),
              lambda r: bool(r.row_count)),
+            # hints.negated_join: when it runs
+            (negated, s.negations, lambda: negated_join(sql, dialect, ctx.catalog, question), lambda r: True),
             # hints.label_ids, for a draft with rows: when it returns as many
             (labelled, s.names_for_ids,
              lambda: label_ids(sql, dialect, ctx.catalog, question) if run[1].row_count else None,
@@ -390,7 +399,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                 continue
             new_key = normalize_sql(new[0], dialect)
             corrected[key] = new_key
-            for earlier in (linked, swapped):
+            for earlier in (linked, swapped, negated):
                 if sql in earlier:
                     earlier[new[0]] = earlier[sql]
             notes[new[0]] = new[2]
@@ -437,7 +446,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         seed = _draft_seed(state, j)
         text, call_usage = ctx.model.invoke(messages, temperature=s.first_temperature, seed=seed,
                                             draft=True)
-        usage = _add_usage(usage, call_usage)
+        usage = add_usage(usage, call_usage)
         take(parse_reply(text))
     repairs: dict[str, str] = {}  # a query with stored filter values put in -> what was replaced
     nulls: dict[str, str] = {}  # a query with NULLs left out of its NOT IN lists -> which
@@ -485,7 +494,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             "draws": draws, "clarify": clarify, "repairs": repairs, "nulls": nulls,
             "labels": {sqls[k]: labelled[sqls[k]] for k in order if sqls[k] in labelled},
             "links": {sqls[k]: linked[sqls[k]] for k in order if sqls[k] in linked},
-            "swaps": {sqls[k]: swapped[sqls[k]] for k in order if sqls[k] in swapped}}, usage
+            "swaps": {sqls[k]: swapped[sqls[k]] for k in order if sqls[k] in swapped},
+            "negations": {sqls[k]: negated[sqls[k]] for k in order if sqls[k] in negated}}, usage
 
 
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -521,7 +531,7 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
         attempt["draws"] = reply.get("draws") or sum(weights)  # type: ignore[typeddict-unknown-key]
     # what the first round changed in the chosen query (its confidence reasons say so)
     for part, field in (("repairs", "repaired"), ("labels", "named"), ("links", "linked"),
-                        ("nulls", "null_safe"), ("swaps", "swapped")):
+                        ("nulls", "null_safe"), ("swaps", "swapped"), ("negations", "negated")):
         if (done := (reply.get(part) or {}).get(sql)):
             attempt[field] = done  # type: ignore[literal-required]
     if attempt["ok"]:
@@ -807,7 +817,9 @@ def _same_sql(a: str, b: str, dialect: str) -> bool:
     return normalize_sql(a, dialect) == normalize_sql(b, dialect)
 
 
-def _add_usage(total: dict[str, float], usage: dict[str, Any] | None) -> dict[str, float]:
+def add_usage(total: dict[str, float], usage: dict[str, Any] | None) -> dict[str, float]:
+    """``total`` with one call's (or one pass's) token and call counts added: a usage
+    without its own ``calls`` count is one call."""
     out = dict(total)
     for k, v in (usage or {}).items():
         if isinstance(v, (int, float)):

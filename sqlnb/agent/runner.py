@@ -20,7 +20,7 @@ from sqlnb.agent.confidence import assess
 from sqlnb.agent.context import SchemaContext, build_context
 from sqlnb.agent.doubts import values_left_out
 from sqlnb.agent.graph import build_graph, recursion_limit
-from sqlnb.agent.nodes import AgentContext, AgentSettings, _add_usage, first_draft_cap, preview_rows
+from sqlnb.agent.nodes import AgentContext, AgentSettings, add_usage, first_draft_cap, preview_rows
 from sqlnb.agent.state import new_turn
 from sqlnb.sql.quoting import qualified, quote_identifier
 
@@ -304,7 +304,7 @@ class Agent:
             first, first_end = turn, self.graph.get_state(config).config
             turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
                               fork, max_iterations, failure_cutoff, no_review, shown, stop, emit)
-            usage = _add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
+            usage = add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
             used = shown
             if first.final_sql and not turn.final_sql and turn.values.get("status") != "stopped":
                 # the second pass found no answer (its drafts failed, or it ended on repeated

@@ -55,6 +55,24 @@ class AskMagic(Magics):
                                 "drafts gave is kept (0: the model's reply alone, reviewed by the "
                                 "model; -1: by the kind of model, 3 for a local one, 0 for a "
                                 "hosted one, which pays for every draft).").tag(config=True)
+    names_for_ids = Bool(True, help="A draft that shows an id where the question asks for the "
+                                    "thing it identifies shows the referenced row's name instead, "
+                                    "when that runs and keeps every row.").tag(config=True)
+    link_joins = Bool(True, help="A draft whose JOIN compares columns no foreign key links is "
+                                 "joined along the foreign key between the two tables instead, "
+                                 "when that runs.").tag(config=True)
+    named_values = Bool(True, help="A draft filtering on a stored value the question does not "
+                                   "name, where the question names one other value of that "
+                                   "column, filters on the named one instead, when that finds "
+                                   "rows (needs the data shared).").tag(config=True)
+    negations = Bool(True, help="A draft answering a question about things that have none of "
+                                "something (\"students who do not have a cat\") by filtering "
+                                "their joined rows on the other value asks for their keys NOT IN "
+                                "those that have one instead, when that runs.").tag(config=True)
+    memory_when_unsure = Bool(True, help="With a model that drafts its first answer, show the "
+                                         "remembered answers only when the answer without them is "
+                                         "rated low (a second pass); off: from the first call "
+                                         "on.").tag(config=True)
     use_memory = Bool(True, help="Remember the answers you keep (a cell %%ask inserted that ran, "
                                  "the panel's thumbs-up, %sqlnb remember) per database, and show "
                                  "the model the most similar ones as examples (off: nothing is "
@@ -106,7 +124,10 @@ class AskMagic(Magics):
                              row_cap=max(1, self.row_cap), rendering=self.rendering,
                              statement_timeout=self.statement_timeout or None,
                              retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts,
-                             first_drafts=None if self.first_drafts < 0 else self.first_drafts)
+                             first_drafts=None if self.first_drafts < 0 else self.first_drafts,
+                             names_for_ids=self.names_for_ids, link_joins=self.link_joins,
+                             named_values=self.named_values, negations=self.negations,
+                             memory_when_unsure=self.memory_when_unsure)
 
     @cell_magic("ask")
     @_people_errors
