@@ -1600,6 +1600,22 @@ def test_a_draft_filtering_the_joined_rows_for_things_that_have_none_asks_for_th
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_joining_on_a_column_its_table_lacks_is_joined_along_the_key(engine, db):
+    # customers has no order_id: every draft fails on it, the one key joins them instead
+    missing = ("SELECT c.name FROM customers AS c JOIN orders AS o ON c.order_id = o.id "
+               "WHERE o.status = 'paid' ORDER BY c.name")
+    run = ask_voting(db, [sql(missing)], [sql(missing), sql("SELECT 99")], question="Who has a paid order?")
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert r.rows() == [["Ada"], ["Grace"]] and r.usage["calls"] == 2  # no correction call
+    assert "customer_id" in r.sql and "order_id" not in r.sql
+    # with the setting off the draft fails as written
+    run = ask_voting(db, [sql(missing), sql(missing)], [sql(missing), sql(missing), sql(missing)],
+                     question="Who has a paid order?", settings=AgentSettings(link_joins=False))
+    assert run.result.sql is None and run.result.attempts[0]["error_kind"] == "column_not_found"
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joined(engine, db):
     # name is a column of customers, which orders links to by its one foreign key
     missing = "SELECT DISTINCT name FROM orders WHERE status = 'paid' ORDER BY name"

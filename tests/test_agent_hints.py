@@ -364,6 +364,24 @@ def test_joins_stay_unless_the_link_is_clear(shop, sql):
     assert link_joins(sql, "sqlite", shop.catalog()) is None
 
 
+def test_a_join_on_a_column_its_table_lacks_follows_the_foreign_keys_when_allowed(shop):
+    # stores has no product_id (the query fails on it): the one table linking the two
+    sql = "SELECT p.title FROM stores AS s JOIN products AS p ON s.product_id = p.id WHERE s.name = 'Rome'"
+    assert link_joins(sql, "sqlite", shop.catalog()) is None  # a draft that ran is left alone
+    fixed, what = link_joins(sql, "sqlite", shop.catalog(), allow_missing=True)
+    assert what == "s.product_id = p.id → stores.id = sales.store_id, sales.product_id = products.id"
+    assert rows(shop, fixed) == [("Jam",), ("Tea",)]
+    # the same name on both sides, neither table having it, and one key between them
+    fixed, what = link_joins("SELECT s.name FROM stores AS s JOIN regions AS r ON s.reg_no = r.reg_no "
+                             "WHERE r.name = 'North'", "sqlite", shop.catalog(), allow_missing=True)
+    assert what == "s.reg_no = r.reg_no → stores.region_id = regions.id"
+    assert rows(shop, fixed) == [("Bergen",), ("Oslo",)]
+    # an alias the query does not have, or no link: nothing
+    for bad in ("SELECT s.name FROM stores AS s JOIN regions AS r ON x.region_id = r.id",
+                "SELECT n.body FROM notes AS n JOIN stores AS s ON n.store_id = s.id"):
+        assert link_joins(bad, "sqlite", shop.catalog(), allow_missing=True) is None, bad
+
+
 def test_a_join_in_a_subquery_is_linked_too(shop):
     sql = ("SELECT name FROM regions WHERE id IN "
            "(SELECT r.id FROM regions AS r JOIN stores AS s ON r.id = s.id WHERE s.name = 'Rome')")

@@ -695,7 +695,8 @@ def _fk_links(a: Table, b: Table, catalog: Catalog) -> list[tuple[str, str]]:
     return out
 
 
-def link_joins(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, str] | None:
+def link_joins(sql: str, dialect: str, catalog: Catalog | None, *,
+               allow_missing: bool = False) -> tuple[str, str] | None:
     """A query whose JOIN compares columns that no foreign key links, while the catalog
     says how the two tables are linked: the same query joined along the foreign key
     (``car_makers.Id = car_names.MakeId`` → the link through ``model_list``), and what
@@ -707,6 +708,8 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, st
     between the two tables, or else the one table that links them (one key each way) and
     that the query does not use yet.  Columns of the same name are taken as meant (a
     natural link the catalog may not declare) unless both are their tables' own keys.
+    ``allow_missing``: also a JOIN whose ON names a column its table does not have
+    (``vessel v JOIN berth b ON v.car_id = b.car_id``, a query that failed on it).
     None otherwise."""
     if catalog is None or not any(t.foreign_keys for t in catalog.tables):
         return None
@@ -732,23 +735,28 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, st
             if joined not in scope:
                 continue
 
+            missing: list[str] = []  # qualifiers of columns their table does not have
+
             def owner(col: exp.Column) -> str | None:
                 if col.table:
                     q = col.table.lower()
-                    return q if q in scope and scope[q].column(col.name) is not None else None
+                    if q in scope and scope[q].column(col.name) is None:
+                        missing.append(q)  # ``b.car_id`` where b has none: b is what it joins
+                        return q
+                    return q if q in scope else None
                 having = [a for a, t in scope.items() if t.column(col.name) is not None]
                 return having[0] if len(having) == 1 else None
 
             ends = [(owner(c), c) for c in (on.this, on.expression)]
             owners = [o for o, _ in ends]
-            if None in owners:
+            if None in owners or (missing and not allow_missing):
                 continue
             if joined in owners:
                 if owners.count(joined) == 2:
                     continue  # compares two columns of one row: a filter, not a link
                 other = next(o for o in owners if o != joined)
                 mine = {o: c.name.lower() for o, c in ends}
-                if mine[other] == mine[joined] and not all(
+                if mine[other] == mine[joined] and not missing and not all(
                         [k.lower() for k in scope[o].primary_key] == [mine[o]] for o in (other, joined)):
                     # the same name on both sides: a link the catalog may not declare
                     # (but two tables' own keys, ``a.id = b.id``, pair unrelated rows)

@@ -558,10 +558,15 @@ def drafted(attempts: list[Attempt]) -> bool:
 
 def _name_fix(sql: str, exc: errors.SqlnbError, dialect: str, ctx: AgentContext) -> str | None:
     """The failed query with the names clearly meant (:func:`~sqlnb.agent.hints.suggest_fix`),
-    or None."""
+    or, for a JOIN on a column its table does not have, joined along the foreign keys
+    (:func:`~sqlnb.agent.hints.link_joins`, with ``link_joins`` on); None otherwise."""
     if exc.kind not in ("column_not_found", "table_not_found"):
         return None
-    return suggest_fix(exc.kind, f"{exc.message} {exc.engine_message or ''}", sql, dialect, ctx.catalog)
+    fixed = suggest_fix(exc.kind, f"{exc.message} {exc.engine_message or ''}", sql, dialect, ctx.catalog)
+    if fixed is None and exc.kind == "column_not_found" and ctx.settings.link_joins:
+        linked = link_joins(sql, dialect, ctx.catalog, allow_missing=True)
+        fixed = linked[0] if linked else None
+    return fixed
 
 
 def _stand_in(rewrite: Callable[[], tuple[str, str] | None], ctx: AgentContext,
