@@ -307,8 +307,9 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
                       "hotel_chain", "bike_share", "music_label",
                       "restaurant_group", "veterinary", "software_releases",
                       "auction_house", "community_garden", "podcast_network",
-                      "ski_resort", "shipping_port", "theatre_company"}
-    assert len(questions) == 332 and {q["db_id"] for q in questions} == db_ids
+                      "ski_resort", "shipping_port", "theatre_company",
+                      "wine_cellar", "coworking_space", "marathon_event"}
+    assert len(questions) == 374 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
         con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))

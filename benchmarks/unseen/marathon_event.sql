@@ -1,0 +1,207 @@
+CREATE TABLE Club (
+  ClubId INTEGER PRIMARY KEY,
+  ClubName TEXT,
+  City TEXT,
+  FoundedYear INTEGER
+);
+CREATE TABLE Runner (
+  RunnerId INTEGER PRIMARY KEY,
+  FullName TEXT,
+  Gender TEXT,
+  BirthYear INTEGER,
+  Country TEXT,
+  ClubId INTEGER,
+  FOREIGN KEY (ClubId) REFERENCES Club(ClubId)
+);
+CREATE TABLE Race (
+  RaceId INTEGER PRIMARY KEY,
+  RaceName TEXT,
+  City TEXT,
+  RaceDate TEXT,
+  DistanceKm REAL,
+  CourseType TEXT,
+  CutoffHours INTEGER
+);
+CREATE TABLE Entry (
+  EntryId INTEGER PRIMARY KEY,
+  RaceId INTEGER,
+  RunnerId INTEGER,
+  BibNumber INTEGER,
+  Status TEXT,
+  FinishTimeSec INTEGER,
+  FOREIGN KEY (RaceId) REFERENCES Race(RaceId),
+  FOREIGN KEY (RunnerId) REFERENCES Runner(RunnerId)
+);
+CREATE TABLE Sponsor (
+  SponsorId INTEGER PRIMARY KEY,
+  SponsorName TEXT,
+  Industry TEXT,
+  Country TEXT
+);
+CREATE TABLE RaceSponsor (
+  RaceId INTEGER,
+  SponsorId INTEGER,
+  Tier TEXT,
+  AmountGbp INTEGER,
+  PRIMARY KEY (RaceId, SponsorId),
+  FOREIGN KEY (RaceId) REFERENCES Race(RaceId),
+  FOREIGN KEY (SponsorId) REFERENCES Sponsor(SponsorId)
+);
+CREATE TABLE Volunteer (
+  VolunteerId INTEGER PRIMARY KEY,
+  FullName TEXT,
+  Phone TEXT,
+  ClubId INTEGER,
+  FOREIGN KEY (ClubId) REFERENCES Club(ClubId)
+);
+CREATE TABLE AidStation (
+  StationId INTEGER PRIMARY KEY,
+  RaceId INTEGER,
+  KmMark REAL,
+  LeadVolunteerId INTEGER,
+  HasMedic TEXT,
+  FOREIGN KEY (RaceId) REFERENCES Race(RaceId),
+  FOREIGN KEY (LeadVolunteerId) REFERENCES Volunteer(VolunteerId)
+);
+INSERT INTO Club VALUES
+  (1, 'Harbour Harriers', 'Portsmouth', 1962),
+  (2, 'Fell Striders', 'Kendal', 1978),
+  (3, 'City Road Runners', 'London', 1985),
+  (4, 'Thames Valley AC', 'Reading', 1950),
+  (5, 'Northern Lights RC', 'Edinburgh', 1991),
+  (6, 'Peak Pacers', 'Sheffield', 2003),
+  (7, 'Riverside Joggers', 'London', 2010),
+  (8, 'Coastline Tri Club', 'Brighton', 2015),
+  (9, 'Highland Hill Runners', 'Inverness', 1999),
+  (10, 'Valley Trail Collective', 'Cardiff', 2018);
+INSERT INTO Runner VALUES
+  (1, 'Amelia Stone', 'F', 1990, 'England', 3),
+  (2, 'Ben Carter', 'M', 1985, 'England', 3),
+  (3, 'Chiara Lombardi', 'F', 1993, 'Italy', NULL),
+  (4, 'David Mwangi', 'M', 1988, 'Kenya', 1),
+  (5, 'Erin MacLeod', 'F', 1997, 'Scotland', 5),
+  (6, 'Finn Gallagher', 'M', 1992, 'Ireland', NULL),
+  (7, 'Grace Owusu', 'F', 1995, 'England', 4),
+  (8, 'Hamish Reid', 'M', 1980, 'Scotland', 9),
+  (9, 'Isabel Santos', 'F', 1999, 'Portugal', NULL),
+  (10, 'Jack Thornton', 'M', 1996, 'England', 2),
+  (11, 'Kofi Mensah', 'M', 1991, 'England', 1),
+  (12, 'Laura Evans', 'F', 1987, 'Wales', 10),
+  (13, 'Mohamed Hassan', 'M', 1994, 'Kenya', NULL),
+  (14, 'Nora Lindgren', 'F', 1989, 'Sweden', 7),
+  (15, 'Owen Price', 'M', 2000, 'Wales', 10),
+  (16, 'Priya Nair', 'F', 1998, 'England', 7),
+  (17, 'Rory Fraser', 'M', 1983, 'Scotland', 5),
+  (18, 'Sophie Turner', 'F', 2001, 'England', 6),
+  (19, 'Tom Hughes', 'M', 1979, 'Wales', 6),
+  (20, 'Una Byrne', 'F', 1993, 'Ireland', 8),
+  (21, 'Victor Kiprop', 'M', 1990, 'Kenya', 1),
+  (22, 'Wendy Clarke', 'F', 1986, 'England', 4),
+  (23, 'Yusuf Demir', 'M', 1997, 'Turkey', NULL),
+  (24, 'Zara Whitmore', 'F', 2002, 'England', 2);
+INSERT INTO Race VALUES
+  (1, 'Harbour City Marathon', 'Portsmouth', '2023-04-16', 42.2, 'ROAD', 6),
+  (2, 'Capital Half', 'London', '2023-03-05', 21.1, 'ROAD', 3),
+  (3, 'Lakeland Fell Ultra', 'Kendal', '2023-06-24', 55.0, 'TRAIL', 14),
+  (4, 'Old Town 10K', 'Edinburgh', '2023-05-14', 10.0, 'ROAD', 2),
+  (5, 'Peak District Trail 30', 'Sheffield', '2023-07-09', 30.0, 'TRAIL', 8),
+  (6, 'Thames Riverside Marathon', 'Reading', '2023-10-01', 42.2, 'ROAD', 6),
+  (7, 'Brecon Beacons Trail Half', 'Cardiff', '2023-09-10', 21.1, 'TRAIL', 5),
+  (8, 'Highland Skyline 50', 'Inverness', '2023-08-19', 50.0, 'TRAIL', 13),
+  (9, 'Seafront 10K', 'Brighton', '2023-11-12', 10.0, 'ROAD', 2),
+  (10, 'London Winter Marathon', 'London', '2024-01-21', 42.2, 'ROAD', 6);
+INSERT INTO Entry VALUES
+  (1, 1, 4, 101, 'FIN', 8050),
+  (2, 1, 21, 102, 'FIN', 7995),
+  (3, 1, 11, 145, 'FIN', 9420),
+  (4, 1, 2, 210, 'FIN', 9900),
+  (5, 1, 13, 103, 'DNF', NULL),
+  (6, 1, 7, 305, 'FIN', 11630),
+  (7, 1, 22, 318, 'DNS', NULL),
+  (8, 2, 1, 11, 'FIN', 4980),
+  (9, 2, 16, 12, 'FIN', 5230),
+  (10, 2, 14, 13, 'FIN', 5610),
+  (11, 2, 2, 14, 'FIN', 4720),
+  (12, 2, 3, 15, 'FIN', 4400),
+  (13, 3, 10, 1, 'FIN', 24800),
+  (14, 3, 4, 2, 'DNF', NULL),
+  (15, 3, 17, 3, 'FIN', 27100),
+  (16, 3, 6, 4, 'FIN', 26050),
+  (17, 4, 5, 21, 'FIN', 2290),
+  (18, 4, 17, 22, 'FIN', 2410),
+  (19, 4, 8, 23, 'FIN', 2650),
+  (20, 5, 18, 31, 'FIN', 11200),
+  (21, 5, 19, 32, 'FIN', 12500),
+  (22, 5, 1, 33, 'FIN', 10950),
+  (23, 5, 9, 34, 'DNS', NULL),
+  (24, 6, 7, 41, 'FIN', 11100),
+  (25, 6, 22, 42, 'FIN', 12240),
+  (26, 6, 13, 43, 'FIN', 8300),
+  (27, 6, 11, 44, 'DNF', NULL),
+  (28, 7, 12, 51, 'FIN', 7300),
+  (29, 7, 15, 52, 'FIN', 6900),
+  (30, 7, 2, 53, 'DNF', NULL),
+  (31, 8, 8, 61, 'FIN', 23400),
+  (32, 8, 5, 62, 'FIN', 22800),
+  (33, 8, 21, 63, 'DNS', NULL),
+  (34, 9, 20, 71, 'FIN', 2480),
+  (35, 9, 16, 72, 'FIN', 2330),
+  (36, 9, 6, 73, 'FIN', 2390),
+  (37, 10, 1, 81, 'FIN', 10600),
+  (38, 10, 14, 82, 'FIN', 11900),
+  (39, 10, 11, 83, 'DNF', NULL),
+  (40, 10, 3, 84, 'FIN', 9300);
+INSERT INTO Sponsor VALUES
+  (1, 'Stridewell Shoes', 'Sportswear', 'USA'),
+  (2, 'Bluepeak Water', 'Beverage', 'England'),
+  (3, 'Kaito Watches', 'Electronics', 'Japan'),
+  (4, 'Harbour Bank', 'Finance', 'England'),
+  (5, 'Fjord Energy Gels', 'Nutrition', 'Norway'),
+  (6, 'Trailhead Outfitters', 'Sportswear', 'Scotland'),
+  (7, 'Sakura Physio', 'Health', 'Japan'),
+  (8, 'Greenline Buses', 'Transport', 'England'),
+  (9, 'Celtic Oats', 'Nutrition', 'Ireland'),
+  (10, 'Northstar Insurance', 'Finance', 'Wales'),
+  (11, 'Morrow Coffee', 'Beverage', 'Italy'),
+  (12, 'Pennant Tyres', 'Automotive', 'Germany');
+INSERT INTO RaceSponsor VALUES
+  (1, 4, 'TITLE', 50000), (1, 1, 'GOLD', 20000), (1, 2, 'SILV', 5000),
+  (2, 1, 'TITLE', 60000), (2, 8, 'GOLD', 15000), (2, 2, 'SILV', 6000),
+  (3, 6, 'TITLE', 12000), (3, 5, 'SILV', 3000),
+  (4, 2, 'GOLD', 8000), (4, 9, 'SILV', 2500),
+  (5, 6, 'GOLD', 9000), (5, 3, 'SILV', 4000),
+  (6, 10, 'TITLE', 30000), (6, 5, 'GOLD', 7000),
+  (7, 6, 'GOLD', 6500),
+  (8, 3, 'TITLE', 25000), (8, 5, 'SILV', 3500),
+  (9, 8, 'SILV', 4500),
+  (10, 1, 'TITLE', 55000), (10, 7, 'GOLD', 18000), (10, 4, 'SILV', 7500);
+INSERT INTO Volunteer VALUES
+  (1, 'Alan Pryce', '07700 900101', 3),
+  (2, 'Beth Collins', NULL, 1),
+  (3, 'Callum Ross', '07700 900103', 5),
+  (4, 'Dee Patel', '07700 900104', NULL),
+  (5, 'Eamon Doyle', NULL, NULL),
+  (6, 'Fiona Grant', '07700 900106', 9),
+  (7, 'Gareth Jones', '07700 900107', 10),
+  (8, 'Hazel Moore', '07700 900108', 6),
+  (9, 'Ivan Petrov', NULL, 4),
+  (10, 'Jess Wright', '07700 900110', 7),
+  (11, 'Kim Sato', '07700 900111', NULL),
+  (12, 'Liam Boyle', '07700 900112', 2);
+INSERT INTO AidStation VALUES
+  (1, 1, 10.0, 2, 'Y'),
+  (2, 1, 21.1, 4, 'N'),
+  (3, 1, 32.0, NULL, 'Y'),
+  (4, 2, 10.0, 1, 'N'),
+  (5, 3, 18.0, 12, 'Y'),
+  (6, 3, 37.0, 12, 'Y'),
+  (7, 5, 15.0, 8, 'Y'),
+  (8, 6, 14.0, 9, 'N'),
+  (9, 6, 28.0, 9, 'Y'),
+  (10, 7, 11.0, 7, 'Y'),
+  (11, 8, 17.0, 6, 'Y'),
+  (12, 8, 34.0, NULL, 'Y'),
+  (13, 10, 10.0, 10, 'N'),
+  (14, 10, 21.1, 1, 'Y'),
+  (15, 10, 32.0, 11, 'N'),
+  (16, 4, 5.0, 3, 'N');
