@@ -76,16 +76,23 @@ GOLD_KEYS = {"duckdb": "query", "sqlite": "query_sqlite", "postgresql": "query_p
 # ---------------------------------------------------------------------------
 
 def load_questions(spider_dir: str | Path, *, db_ids: Iterable[str] | None = None,
-                   offset: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+                   offset: int = 0, limit: int | None = None,
+                   indexes: Iterable[int] | None = None) -> list[dict[str, Any]]:
     """The questions of ``spider_dir/questions.json`` (each with its position there as
-    ``index``), those of ``db_ids`` only, from ``offset``, at most ``limit``."""
+    ``index``, the ``#N`` of the reports), those of ``db_ids`` only (and of ``indexes``
+    only, when given), from ``offset``, at most ``limit``."""
     spider_dir = Path(spider_dir)
     data = json.loads((spider_dir / "questions.json").read_text(encoding="utf-8"))
     wanted = set(db_ids or ())
-    out = [dict(q, index=i) for i, q in enumerate(data) if not wanted or q["db_id"] in wanted]
+    chosen = set(indexes or ())
+    out = [dict(q, index=i) for i, q in enumerate(data)
+           if (not wanted or q["db_id"] in wanted) and (not chosen or i in chosen)]
     if wanted - {q["db_id"] for q in data}:
         raise ValueError(f"no questions for database(s) {', '.join(sorted(wanted - {q['db_id'] for q in data}))}"
                          f" in {spider_dir / 'questions.json'}")
+    if chosen - set(range(len(data))):
+        raise ValueError(f"no question #{', #'.join(str(i) for i in sorted(chosen - set(range(len(data)))))}"
+                         f" in {spider_dir / 'questions.json'} ({len(data)} questions, #0–#{len(data) - 1})")
     out = out[max(0, offset):]
     return out if limit is None else out[:max(0, limit)]
 
@@ -904,7 +911,8 @@ def run(args, log=print) -> dict[str, Any]:
         spider_dir = (build_unseen(args.data_dir) if dataset == "unseen"
                       else Path(args.spider_dir).resolve())
         db_ids = [d.strip() for d in (args.db_ids or "").split(",") if d.strip()] or None
-        questions = load_questions(spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit)
+        questions = load_questions(spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit,
+                                   indexes=ids)
     configs = args.configs
     out_name = args.out
     if dataset != "spider" and out_name == "accuracy":

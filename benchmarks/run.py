@@ -67,7 +67,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "over the sqlnb demo database, on the duckdb, sqlite and postgresql of --engines; results "
                         "accuracy_sample.* unless --out) or unseen (benchmarks/unseen: twenty-six SQLite databases "
                         "written to measure schemas the agent was never tuned on; results accuracy_unseen.*)")
-    p.add_argument("--ids", default=None, help="accuracy --dataset sample: these question ids only (comma-separated)")
+    p.add_argument("--ids", default=None, help="accuracy: these questions only (comma-separated): the sample "
+                                               "set's ids, or for spider and unseen the #N of the reports "
+                                               "(a question's position in questions.json)")
     p.add_argument("--out", default="accuracy", help="accuracy: results file stem (default accuracy)")
     p.add_argument("--jsonl", type=Path, default=None,
                    help="accuracy: one line per (question, configuration), written as it goes "

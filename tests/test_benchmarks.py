@@ -172,6 +172,22 @@ class QuestionOracle(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply, usage_metadata=usage))])
 
 
+def test_accuracy_questions_by_position(spider_dir):
+    """--ids for spider and unseen: the questions at those positions (the reports' #N),
+    with the other filters; a position past the end is an error, not an empty run."""
+    import accuracy
+
+    every = accuracy.load_questions(spider_dir)
+    picked = accuracy.load_questions(spider_dir, indexes=[2, 0])
+    assert [q["index"] for q in picked] == [0, 2]
+    assert [q["question"] for q in picked] == [every[0]["question"], every[2]["question"]]
+    db = every[2]["db_id"]
+    assert [q["index"] for q in accuracy.load_questions(spider_dir, indexes=[0, 2], db_ids=[db])] == \
+        [q["index"] for q in every if q["db_id"] == db and q["index"] in (0, 2)]
+    with pytest.raises(ValueError, match=r"no question #7"):
+        accuracy.load_questions(spider_dir, indexes=[1, 7])
+
+
 def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
     import accuracy
 
