@@ -553,6 +553,35 @@ def test_no_data_reaches_the_model_when_sharing_is_off(engine, db):
         assert "Ada" in shared.attempts[3]["error"]
 
 
+ANALYZE = {"sqlite": "ANALYZE", "postgresql": "ANALYZE tickets", "duckdb": "ANALYZE"}
+
+
+@pytest.mark.engines(["sqlite", "duckdb", "postgresql"])
+def test_a_column_of_codes_shows_every_value_in_the_schema(engine, fresh, connect_to):
+    """A column that repeats a few short values (codes, categories) shows them all, so that
+    a code the question names in words is in the context even when the first rows lack it;
+    a table larger than the rows read is looked up with one DISTINCT query when the
+    catalog counts it small, and a column with many values keeps three examples."""
+    rows = [f"({i}, '{'STD' if i % 2 else 'VIP'}', 'note {i}', '{'FT' if i % 3 else 'PT'}')"
+            for i in range(1, 231)]
+    rows += ["(231, 'CMP', 'note 231', 'FT')", "(232, 'CMP', 'note 232', 'FT')"]  # past the rows read
+    fresh.admin(["CREATE TABLE tickets (id INTEGER PRIMARY KEY, kind VARCHAR(10), note VARCHAR(40), "
+                 "shift VARCHAR(2))",
+                 f"INSERT INTO tickets VALUES {', '.join(rows)}", ANALYZE[engine]])
+    conn = connect_to(fresh)
+    agent = Agent()
+    if conn.catalog().find("tickets").row_count is None:
+        pytest.fail(f"{engine}: the catalog counts no rows after {ANALYZE[engine]}")
+    text = agent.schema_context("How many complimentary tickets?", conn).text
+    assert "values: 'STD', 'VIP', 'CMP'" in text  # CMP only past the first 200 rows
+    assert "values: 'FT', 'PT'" in text
+    assert re.search(r"note .*e\.g\. 'note 1', 'note 2', 'note 3'", text)
+    # the customers' statuses: three orders, two values, not repeated enough to be codes
+    assert "values: 'paid'" not in text and "e.g. " in text
+    # without data sharing, no values at all
+    assert "values:" not in agent.schema_context("x", conn, AgentSettings(share_data=False)).text
+
+
 @RULE_ENGINES
 def test_preview_rows_and_row_cap(engine, db):
     every_pair = "SELECT c.name, o.id FROM customers c CROSS JOIN orders o ORDER BY c.id, o.id"

@@ -182,6 +182,97 @@ def test_named_value_swap_takes_the_value_the_question_names(catalog):
                             "How many dogs are there?", values) is None
 
 
+@pytest.mark.parametrize("code, word", [
+    ("MUS", "musicals"), ("SEAS", "season"), ("TNK", "tankers"), ("MTG", "meeting"),
+    ("SOFT", "software"), ("STE", "suites"), ("DRM", "dramas"), ("PHN", "phone"), ("IMP", "imported"),
+])
+def test_a_code_reads_as_a_short_form_of_a_word(code, word):
+    from sqlnb.agent.hints import abbreviates
+
+    assert abbreviates(code, word)
+
+
+@pytest.mark.parametrize("code, word", [
+    ("MUS", "mus"),  # not longer than the code
+    ("TNK", "stank"),  # another first letter
+    ("MTG", "magnet"),  # the letters out of order
+    ("DES", "desk"),  # the start of a word only one letter longer
+    ("SW", "software"),  # two-letter codes are read only as initials: 'CS' in "cheapest"
+    ("CS", "cheapest"),
+    ("CXL", "cancelled"),  # no x: not read
+])
+def test_a_code_does_not_read_as_any_word_with_its_letters(code, word):
+    from sqlnb.agent.hints import abbreviates
+
+    assert not abbreviates(code, word)
+
+
+def test_value_named_reads_codes_only_when_asked_and_not_in_asking_words_or_names():
+    from sqlnb.agent.hints import value_named
+
+    q = "What are the names of the software companies?"
+    assert not value_named(q)("SOFT")  # whole words only, by default
+    assert value_named(q, codes=True)("SOFT")
+    assert not value_named(q, codes=True)("soft")  # a code is capital letters
+    assert value_named(q, codes=True)("COMP")  # "companies" starts with it…
+    assert not value_named(q, codes=True, names=["company", "ind"])("COMP")  # …but names a table
+    assert value_named("Show the titles of the comedies", codes=True)("COM")
+    assert not value_named("Show the total of each, ordered by name", codes=True)("ORD")  # asking words
+    # two-letter codes: the initials of two words in a row
+    assert value_named("How many full-time staff?", codes=True)("FT")
+    assert value_named("How many part time staff?", codes=True)("PT")
+    assert value_named("Which grants has the principal investigator?", codes=True)("PI")
+    assert not value_named("What is the cheapest red wine?", codes=True)("CS")
+    assert not value_named("Show the total of each", codes=True)("ST")  # asking words
+
+
+@pytest.fixture(scope="module")
+def port(tmp_path_factory):
+    conn = sqlite_catalog(tmp_path_factory, "port", """
+        CREATE TABLE vessel (ves_id INTEGER PRIMARY KEY, ves_nm TEXT, ves_typ TEXT, built INTEGER);
+        CREATE TABLE company (co_id INTEGER PRIMARY KEY, co_nm TEXT, ind TEXT);
+        CREATE TABLE staff (stf_id INTEGER PRIMARY KEY, stf_nm TEXT, ctr TEXT);
+        INSERT INTO vessel VALUES (1, 'Aurora', 'CNT', 2001), (2, 'Borealis', 'GEN', 2010),
+            (3, 'Cygnus', 'TNK', 2015), (4, 'Draco', 'TNK', 2018), (5, 'Eos', 'BLK', 2003);
+        INSERT INTO company VALUES (1, 'Bytecraft', 'SOFT'), (2, 'Ledger & Co', 'FIN'),
+            (3, 'Pixel Works', 'SOFT'), (4, 'Studio Nine', 'DES');
+        INSERT INTO staff VALUES (1, 'Ann', 'FT'), (2, 'Ben', 'PT'), (3, 'Cai', 'FT');
+    """)
+    yield conn
+    conn.close()
+
+
+def test_named_value_swap_takes_the_code_the_question_spells_out(port):
+    from sqlnb.agent.hints import named_value_swap
+
+    cat = port.catalog()
+    assert named_value_swap("SELECT COUNT(*) FROM vessel WHERE ves_typ = 'GEN'", "sqlite", cat,
+                            "How many vessels are tankers?", _stored(port)) == \
+        ("SELECT COUNT(*) FROM vessel WHERE ves_typ = 'TNK'", "'GEN' → 'TNK'")
+    # a two-letter code too
+    assert named_value_swap("SELECT stf_nm FROM staff WHERE ctr = 'FT'", "sqlite", cat,
+                            "Who works part-time?", _stored(port))[1] == "'FT' → 'PT'"
+    # the code used is the one spelled out, or the question spells out none
+    assert named_value_swap("SELECT COUNT(*) FROM vessel WHERE ves_typ = 'TNK'", "sqlite", cat,
+                            "How many vessels are tankers?", _stored(port)) is None
+    assert named_value_swap("SELECT COUNT(*) FROM vessel WHERE ves_typ = 'GEN'", "sqlite", cat,
+                            "How many vessels were built after 2005?", _stored(port)) is None
+
+
+def test_a_code_the_question_spells_out_and_the_query_leaves_out_is_a_doubt(port):
+    cat = port.catalog()
+    q = "What are the names of the software companies?"
+    assert values_left_out("SELECT co_nm FROM company", "sqlite", cat, q, _stored(port)) == \
+        ["the question names 'SOFT' (a value of company.ind), the query does not use it"]
+    for used in ("ind = 'SOFT'", "ind IN ('SOFT', 'DES')", 'ind = "SOFT"'):
+        assert values_left_out(f"SELECT co_nm FROM company WHERE {used}", "sqlite", cat, q, _stored(port)) == []
+    # the letters of the code inside an unquoted name of the query do not count as using it
+    assert values_left_out("SELECT co_nm AS soft_name FROM company", "sqlite", cat, q, _stored(port)) != []
+    assert values_left_out("SELECT COUNT(*) FROM vessel", "sqlite", cat, "How many tankers are there?",
+                           _stored(port)) == \
+        ["the question names 'TNK' (a value of vessel.ves_typ), the query does not use it"]
+
+
 def test_value_repair_puts_in_the_stored_value_when_exactly_one_fits(catalog):
     from sqlnb.agent.hints import value_repair
 
@@ -456,6 +547,9 @@ def test_no_join_for_a_column_unless_one_link_is_clear(shop, sql, msg):
     ("Which products sold, apart from jam?",
      "SELECT title FROM products WHERE title NOT IN ('Jam', 'Tea') AND title <> 'Coffee'", 0,
      "it filters on 'Coffee', 'Tea', which the question does not name"),
+    # a code the question does not spell out
+    ("How many stores sell tea?", "SELECT COUNT(*) FROM stores WHERE name = 'CFE'", 1,
+     "it filters on 'CFE', which the question does not name"),
     # a number that ends the sentence
     ("List the sales per store of 2024.",
      "SELECT store_id, SUM(amount) FROM sales GROUP BY store_id", 3,
@@ -501,6 +595,15 @@ def test_doubts_a_query_raises_about_itself(shop, question, sql, rows, doubt):
      "SELECT name FROM stores WHERE region_id = (SELECT region_id FROM regions LIMIT 1)", 2),
 ])
 def test_no_doubt_about_a_query_that_answers_what_was_asked(shop, question, sql, rows):
+    assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == []
+
+
+@pytest.mark.parametrize("question, sql", [
+    ("How many stores sell coffee?", "SELECT COUNT(*) FROM stores WHERE name = 'CFE'"),
+    ("How many tankers?", "SELECT COUNT(*) FROM stores WHERE name IN ('TNK')"),
+])
+def test_no_doubt_about_a_code_the_question_spells_out(shop, question, sql):
+    rows = 1
     assert answer_doubts(sql, "sqlite", shop.catalog(), question, rows) == []
 
 

@@ -91,6 +91,11 @@ def relevance(table: Table, question_words: set[str]) -> float:
     return score
 
 
+class AllValues(tuple):
+    """Every value a column holds (a short list of codes or categories such as 'TNK' or
+    'FT'), shown as ``values: …`` rather than as examples."""
+
+
 def render_table(table: Table, catalog: Catalog, dialect: str,
                  samples: Mapping[str, Sequence[str]] | None = None) -> str:
     """One table as a compact CREATE TABLE statement with keys, comments and samples."""
@@ -115,7 +120,8 @@ def render_table(table: Table, catalog: Catalog, dialect: str,
             notes.append(_one_line(c.comment))
         values = (samples or {}).get(c.name)
         if values:
-            notes.append("e.g. " + ", ".join(_literal(v) for v in values))
+            lead = "values: " if isinstance(values, AllValues) else "e.g. "
+            notes.append(lead + ", ".join(_literal(v) for v in values))
         body.append(("".join(parts), "; ".join(notes)))
     if len(pk) > 1:
         body.append((f"  PRIMARY KEY ({', '.join(quote_identifier(c, dialect, always=False) for c in table.primary_key)})", ""))

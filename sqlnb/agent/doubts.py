@@ -16,7 +16,8 @@ from typing import Callable, Sequence
 from sqlglot import exp
 
 from sqlnb.adapters.base import Catalog, Table
-from sqlnb.agent.hints import _TEXT_TYPES, _parse, _plain_text, _roots, _scope_tables, query_tables, value_named
+from sqlnb.agent.hints import (_TEXT_TYPES, _parse, _plain_text, _roots, _scope_tables, is_code, query_tables,
+                               table_names, value_named)
 from sqlnb.sql.dialects import sqlglot_dialect
 
 _EACH = re.compile(r"\b(each|every|per)\b", re.I)
@@ -64,10 +65,12 @@ def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
     ``LIKE``) that the question names in no way: none of the value's words (of three
     letters or more) is a word of the question, the start of one ('FURN' for
     "furniture", 'IN_PROGRESS' for "in progress") or begins with one ("house" for
-    'houses').  Values of only short words or digits (a code like 'F', a date) are not
-    judged."""
+    'houses'), and that is not a code the question spells out ('TNK' for "tankers";
+    :func:`~sqlnb.agent.hints.value_named` with ``codes``).  Values of only short words or
+    digits (a code like 'F', a date) are not judged."""
     asked = set(re.findall(r"[a-z0-9]+", (question or "").lower()))
     roots = _roots(question or "")
+    spelled = value_named(question or "", codes=True)
 
     def named(word: str) -> bool:
         return word in asked or bool(_roots(word) & roots) or any(
@@ -80,7 +83,7 @@ def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
             if not (isinstance(lit, exp.Literal) and lit.is_string) or lit.this in out:
                 continue
             words = [w for w in re.findall(r"[a-z]+", lit.this.lower()) if len(w) >= 3 and w not in _SHORT_WORDS]
-            if words and not any(named(w) for w in words):
+            if words and not any(named(w) for w in words) and not (is_code(lit.this) and spelled(lit.this)):
                 out.append(lit.this)
     return out
 
@@ -149,17 +152,19 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
     at most ``max_columns`` columns a table) that the question names and the query does not
     use, e.g. "How many sales representatives are there?" answered without a filter on the
     title 'Sales Representative'.  A value counts as named when the question holds it as
-    whole words, in any case, a plural ending allowed; values shorter than three letters,
-    numbers (see :func:`_numbers_left_out`) and values whose every word is a word of a
-    table or column name of the query ("active" beside ``is_active``) are not looked for.
-    A value counts as used when the query holds it, or each of its words, anywhere."""
+    whole words, in any case, a plural ending allowed, and a code when a word of the
+    question spells it out ('SW' for "software companies"; :func:`~sqlnb.agent.hints.value_named`
+    with ``codes``); other values shorter than three letters, numbers (see
+    :func:`_numbers_left_out`) and values whose every word is a word of a table or column
+    name of the query ("active" beside ``is_active``) are not looked for.  A value counts
+    as used when the query holds it, or each of its words, anywhere (a code: quoted)."""
     if catalog is None or not question:
         return []
     tables = query_tables(sql, dialect, catalog)  # none for a query that does not parse
     named_words: set[str] = set()
     for t in tables:
         named_words |= _roots(t.name) | {r for c in t.columns for r in _roots(c.name)}
-    named = value_named(question)
+    named = value_named(question, codes=True, names=table_names(tables))
     used = _plain_text(sql).replace("''", "'")
     out: list[str] = []
     seen: set[str] = set()
@@ -174,12 +179,14 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
                     continue
                 plain = _plain_text(v)
                 words = re.findall(r"[a-z]+", plain)
-                if len(plain) < 3 or not words or plain in seen or _roots(plain) <= named_words:
+                code = is_code(v)
+                if (len(plain) < 3 and not code) or not words or plain in seen or _roots(plain) <= named_words:
                     continue
                 if not named(v):
                     continue
                 seen.add(plain)
-                if plain in used or all(w in used for w in words if len(w) > 2):
+                if (f"'{plain}'" in used or f'"{plain}"' in used) if code \
+                        else (plain in used or all(w in used for w in words if len(w) > 2)):
                     continue
                 out.append(f"the question names '{v}' (a value of {table.name}.{col.name}), "
                            "the query does not use it")

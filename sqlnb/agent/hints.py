@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 import logging
 import re
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -435,16 +435,70 @@ def null_safe_not_in(sql: str, dialect: str) -> tuple[str, list[str]] | None:
     return _readable(tree.sql(dialect=sqlglot_dialect(dialect))), changed
 
 
-def value_named(question: str) -> Callable[[str], bool]:
+# a stored code: two to five capital letters ('SW', 'MTG', 'TNK', 'SEAS')
+_CODE = re.compile(r"[A-Z]{2,5}")
+# words of a question that say what to do, not which rows: never read as a code's long form
+_ASKING_WORDS = frozenset("""
+    show list give find return display tell name names what which whose where when who how
+    many much number numbers count total totals average sum first last least most more less
+    than each every their there these those with without from that have been does done
+    highest lowest largest smallest longest shortest fewest greatest order ordered sorted
+    descending ascending rank ranked group grouped listed given shown different distinct
+    all both either also only other others same per along
+""".split())
+
+
+def is_code(value: object) -> bool:
+    """Whether a stored value looks like a code: two to five capital letters."""
+    return isinstance(value, str) and _CODE.fullmatch(value) is not None
+
+
+def abbreviates(code: str, word: str) -> bool:
+    """Whether the stored code ``code`` (three letters or more) reads as a short form of
+    the question's ``word``: the word is at least two letters longer and starts with the
+    code ('MUS' for "musicals", 'SEAS' for "season"; not 'DES' for "desk"), or begins with
+    the code's first letter and holds the rest of it in order ('TNK' for "tankers", 'MTG'
+    for "meeting", 'STE' for "suite").  Two-letter codes are read only as initials (see
+    :func:`value_named`): as short forms they fit too many words ('CS' in "cheapest")."""
+    c, w = code.lower(), word.lower()
+    if len(c) < 3 or len(w) <= len(c) or w[0] != c[0]:
+        return False
+    if w.startswith(c):
+        return len(w) >= len(c) + 2
+    rest = iter(w[1:])
+    return all(ch in rest for ch in c[1:])
+
+
+def value_named(question: str, *, codes: bool = False,
+                names: Iterable[str] = ()) -> Callable[[str], bool]:
     """Whether ``question`` names a stored value: the value, in any case and spacing, as
-    whole words of the question (a plural ending allowed)."""
+    whole words of the question (a plural ending allowed).  With ``codes``, also a code
+    (:func:`is_code`) that a word of the question spells out (:func:`abbreviates`), words
+    that ask rather than name (``_ASKING_WORDS``) and words whose root is one of
+    ``names`` (the tables and columns of the query: "company" is a table, not 'COM') left
+    out; and a two-letter code made of the initials of two words in a row ('FT' for
+    "full-time", 'PI' for "principal investigator")."""
     asked = _plain_text(question or "")
+    taken = {r for n in names for r in _roots(n)}
+    words = [w for w in re.findall(r"[a-z]+", asked)]
+    longs = [w for w in words if len(w) >= 3 and w not in _ASKING_WORDS and not (_roots(w) & taken)]
+    initials = {a[0] + b[0] for a, b in zip(words, words[1:])
+                if len(a) >= 3 and len(b) >= 3 and a not in _ASKING_WORDS and b not in _ASKING_WORDS}
 
     def named(value: str) -> bool:
         plain = _plain_text(value)
-        return bool(plain) and re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked) is not None
+        if plain and re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked) is not None:
+            return True
+        if not codes or not is_code(value):
+            return False
+        return plain in initials if len(plain) == 2 else any(abbreviates(value, w) for w in longs)
 
     return named
+
+
+def table_names(tables: Iterable[Table]) -> list[str]:
+    """The names of ``tables`` and of their columns."""
+    return [n for t in tables for n in (t.name, *(c.name for c in t.columns))]
 
 
 def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: str,
@@ -452,20 +506,26 @@ def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: 
     """A filter on a stored value the question does not name (``Type = 'STUDENT'`` for
     "the average price of senior tickets") where the question names exactly one other
     value of that column ('SENIOR'): the query with that value put in, and what was
-    replaced (``'STUDENT' → 'SENIOR'``).  Values shorter than three letters are not
-    judged; None when nothing is replaced."""
+    replaced (``'STUDENT' → 'SENIOR'``).  A code the question spells out counts as named
+    (``Genre = 'DRM'`` for "the musicals", 'MUS' stored; :func:`value_named` with
+    ``codes``).  Other values shorter than three letters are not judged; None when nothing
+    is replaced."""
     if catalog is None or not question:
         return None
     tree = _parse(sql, dialect)
     if tree is None:
         return None
-    named = value_named(question)
+    named = value_named(question, codes=True, names=table_names(query_tables(sql, dialect, catalog)))
+
+    def judged(value: str) -> bool:
+        return len(_plain_text(value)) >= 3 or is_code(value)
+
     changes: list[str] = []
     # every string of the query counts as used (the other branch of an INTERSECT has it)
     used = {_plain_text(str(lit.this)) for lit in tree.find_all(exp.Literal) if lit.is_string}
     for _node, col, table, literals in _string_filters(tree, catalog, (exp.EQ, exp.NEQ, exp.In),
                                                        unique_owner=True):
-        unnamed = [lit for lit in literals if len(_plain_text(str(lit.this))) >= 3 and not named(str(lit.this))]
+        unnamed = [lit for lit in literals if judged(str(lit.this)) and not named(str(lit.this))]
         if not unnamed:
             continue  # no stored values looked up for a filter the question names
         try:
@@ -476,7 +536,7 @@ def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: 
             wanted = str(lit.this)
             if wanted not in values:
                 continue
-            others = [v for v in values if _plain_text(v) not in used and len(_plain_text(v)) >= 3 and named(v)]
+            others = [v for v in values if _plain_text(v) not in used and judged(v) and named(v)]
             if len(others) == 1:
                 lit.replace(exp.Literal.string(others[0]))
                 used.add(_plain_text(others[0]))

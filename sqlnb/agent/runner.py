@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Result, Table
 from sqlnb.agent.confidence import assess
-from sqlnb.agent.context import SchemaContext, build_context
+from sqlnb.agent.context import AllValues, SchemaContext, build_context
 from sqlnb.agent.doubts import values_left_out
 from sqlnb.agent.graph import build_graph, recursion_limit
 from sqlnb.agent.nodes import AgentContext, AgentSettings, add_usage, first_draft_cap, preview_rows
@@ -26,6 +26,28 @@ from sqlnb.sql.quoting import qualified, quote_identifier
 
 Event = dict[str, Any]
 _TEXT_TYPE = re.compile(r"char|text|string|clob|enum|varchar|name|citext", re.I)
+# rows read of a table for the values of its text columns in the schema context
+SAMPLE_ROWS = 200
+# a column of codes or categories has every value in the context, up to this many
+# (measured on the unseen batches: a code such as 'TNK' for "tankers" or 'MUS' for
+# "musicals" was never among the three examples shown, and the model made one up)
+ALL_VALUES = 10
+# the longest value of such a column, and the most rows of a table whose columns are
+# looked up with a DISTINCT query when the rows read do not hold the whole table
+ALL_VALUES_LENGTH = 24
+DISTINCT_ROWS = 100_000
+
+
+def _all_values(stored: Sequence[str], distinct: Sequence[str]) -> list[str] | None:
+    """The values of a column of codes or categories, from ``stored`` (the non-empty
+    values of the rows read) and ``distinct`` (the same, each once): at most
+    ``ALL_VALUES`` short ones, each stored twice on average (a name or a title seldom
+    repeats); None for any other column."""
+    if not distinct or len(distinct) > ALL_VALUES or len(stored) < 2 * len(distinct):
+        return None
+    if any(len(v) > ALL_VALUES_LENGTH for v in distinct):
+        return None
+    return list(distinct)
 
 
 @dataclass
@@ -435,42 +457,72 @@ class Agent:
                              samples=samples, with_join_paths=s.join_paths)
 
     # ---- data for the context (read-only, capped, only when sharing is on) -----------
-    def _sample_values(self, adapter: Adapter, table: Table, n: int = 3) -> dict[str, list[str]]:
+    def _sample_values(self, adapter: Adapter, table: Table, n: int = 3) -> dict[str, Sequence[str]]:
+        """Values of the table's text columns for the schema context: ``n`` examples each,
+        or every value (:class:`~sqlnb.agent.context.AllValues`) of a column of codes or
+        categories, one that repeats a few short values (:func:`_all_values`), so that a
+        stored code the question names in words ('TNK' for "tankers") is in the context
+        even when no example shows it."""
         key = (id(getattr(adapter, "_adapter", adapter)), adapter.catalog().loaded_at, table.qualified_name)
         if key in self._samples:
             return self._samples[key]
         cols = [c for c in table.columns if _TEXT_TYPE.search(c.type or "")][:12]
-        values: dict[str, list[str]] = {}
+        values: dict[str, Sequence[str]] = {}
         if cols:
             d = adapter.dialect
             name = qualified(table.schema, table.name, d)
-            sql = f"SELECT {', '.join(quote_identifier(c.name, d) for c in cols)} FROM {name} LIMIT 200"
+            sql = f"SELECT {', '.join(quote_identifier(c.name, d) for c in cols)} FROM {name} LIMIT {SAMPLE_ROWS}"
             try:
-                res = adapter.execute(sql, max_rows=200, timeout=5, readonly=True)
+                res = adapter.execute(sql, max_rows=SAMPLE_ROWS, timeout=5, readonly=True)
             except errors.QueryCancelled:
                 return values  # stopped or interrupted: not cached, the next question tries again
             except errors.SqlnbError:
                 res = None
             if res is not None and res.arrow is not None:
+                whole = res.arrow.num_rows < SAMPLE_ROWS  # every row of the table was read
+                lookups = 6  # DISTINCT queries at most for a table too large to read whole
                 for c, col in zip(cols, res.arrow.columns):
-                    seen: list[str] = []
-                    for v in col.to_pylist():
-                        if v is None or v == "" or str(v) in seen:
-                            continue
-                        seen.append(str(v))
-                        if len(seen) >= n:
-                            break
-                    if seen:
-                        values[c.name] = seen
+                    stored = [str(v) for v in col.to_pylist() if v is not None and v != ""]
+                    seen = list(dict.fromkeys(stored))
+                    every = _all_values(stored, seen)
+                    if every and not whole:
+                        try:
+                            every = self._every_value(adapter, table, c.name, every) if lookups > 0 else None
+                        except errors.QueryCancelled:
+                            return values  # not cached: the next question looks again
+                        lookups -= 1
+                    if every:
+                        values[c.name] = AllValues(every)
+                    elif seen:
+                        values[c.name] = seen[:n]
         self._samples[key] = values
         return values
 
-    def _distinct(self, adapter: Adapter, table: Table, column: str, timeout: float = 5) -> list:
+    def _every_value(self, adapter: Adapter, table: Table, column: str, seen: list[str]) -> list[str] | None:
+        """Every value of a column of a table too large to read whole, when it has at most
+        ``ALL_VALUES`` (one DISTINCT query, read-only, 2 s at most, only on a table of at
+        most ``DISTINCT_ROWS`` rows by the catalog's count): None when it has more, the
+        table is larger or its size unknown, or the query fails."""
+        if table.row_count is None or not 0 <= table.row_count <= DISTINCT_ROWS:
+            return None
+        try:
+            stored = self._distinct(adapter, table, column, timeout=2, limit=ALL_VALUES + 1)
+        except errors.QueryCancelled:
+            raise  # stopped by the user: the caller gives up on the table's values
+        except errors.SqlnbError:
+            return None
+        stored = [str(v) for v in stored if v is not None and v != ""]
+        if len(stored) > ALL_VALUES:
+            return None
+        return list(dict.fromkeys(seen + sorted(set(stored) - set(seen))))
+
+    def _distinct(self, adapter: Adapter, table: Table, column: str, timeout: float = 5,
+                  limit: int = 500) -> list:
         d = adapter.dialect
         name = qualified(table.schema, table.name, d)
         col = quote_identifier(column, d)
-        res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT 500",
-                              max_rows=500, timeout=timeout, readonly=True)
+        res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT {limit}",
+                              max_rows=limit, timeout=timeout, readonly=True)
         return [r[0] for r in res.rows]
 
 
