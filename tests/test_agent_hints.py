@@ -350,6 +350,16 @@ def test_the_column_that_names_a_row(school):
     # people: a first and a last name
     ("Which staff have no manager?", "SELECT id FROM staff WHERE manager_id IS NULL",
      'SELECT "first_name", "last_name" FROM staff WHERE manager_id IS NULL', "staff.id → staff.first_name, staff.last_name"),
+    # a key to another row of the same table: that row's name, not the row's own
+    ("Give each staff member's first name and the name of their manager.",
+     "SELECT first_name, manager_id FROM staff",
+     'SELECT staff.first_name, "staff_2"."first_name", "staff_2"."last_name" FROM staff LEFT JOIN "staff" '
+     'AS "staff_2" ON "staff_2"."id" = staff.manager_id', "staff.manager_id → staff.first_name, staff.last_name"),
+    ("For each staff member with a manager, give the first name and the name of the manager.",
+     "SELECT M.first_name, M.manager_id FROM staff AS M JOIN staff AS B ON M.manager_id = B.id",
+     'SELECT M.first_name, "staff_2"."first_name", "staff_2"."last_name" FROM staff AS M JOIN staff AS B '
+     'ON M.manager_id = B.id LEFT JOIN "staff" AS "staff_2" ON "staff_2"."id" = M.manager_id',
+     "staff.manager_id → staff.first_name, staff.last_name"),
     ("How many teachers are there in each region?",
      "SELECT region_id AS region, count(*) FROM teacher GROUP BY region_id",
      'SELECT "regions"."name" AS region, COUNT(*) FROM teacher LEFT JOIN "regions" AS "regions" ON '
@@ -375,6 +385,8 @@ def test_names_shown_for_the_ids_the_question_asks_about(school, question, sql, 
     # the row is already named by a text column the query shows
     ("Which staff have no manager?", "SELECT id, first_name, last_name FROM staff WHERE manager_id IS NULL"),
     ("Show the courses with their names.", "SELECT Course_ID, Course FROM course"),
+    ("For each staff member, give the first name and the manager.",
+     "SELECT M.first_name, M.manager_id, B.first_name FROM staff AS M JOIN staff AS B ON M.manager_id = B.id"),
     # no name column at all
     ("List the books by pages.", "SELECT pages FROM books"),
     # not a plain column, or not a plain SELECT

@@ -628,7 +628,8 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
     each region?"): the same query with the referenced row's name shown instead (a LEFT
     JOIN on the foreign key, so no row is lost; grouping by the id is kept), and what was
     replaced (``employees.region_id → regions.name``); a person's id shows their first
-    and last name.  Only when the question names the
+    and last name; a key to another row of the same table (``manager_id``) shows that
+    row's name, joined once more.  Only when the question names the
     thing (its table or the id column's other words) and never says "id", and the
     referenced table has one clear name column that the query does not show already.
     None otherwise."""
@@ -656,8 +657,8 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
 
     items = [(i, item, item.this if isinstance(item, exp.Alias) else item)
              for i, item in enumerate(tree.expressions)]
-    # the tables whose rows the query already names (shows a text column of)
-    named_rows = {id(r[1]) for _, _, col in items
+    # the rows the query already names (shows a text column of): (alias, table)
+    named_rows = {(r[0].lower(), id(r[1])) for _, _, col in items
                   if isinstance(col, exp.Column) and (r := resolve(col)) is not None
                   and _TEXT_TYPES.search((r[1].column(col.name).type or ""))}
     used = set(scope) | {t.name.lower() for t in tree.find_all(exp.Table)}
@@ -674,12 +675,16 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         column = owner.column(col.name)
         ref, key = _referenced(owner, column.name, catalog)
         labels = label_columns(ref) if ref is not None else []
-        if ref is None or not labels or id(ref) in named_rows:
+        # a key to another row of the same table (a mentor, a manager): the name the
+        # query shows of the row itself is not that row's
+        other_row = ref is owner and key.lower() != column.name.lower()
+        if ref is None or not labels or any(t == id(ref) and not (other_row and a == source.lower())
+                                            for a, t in named_rows):
             continue  # no name to show, or the query shows a text column of that row
-        thing = (_roots(column.name) - _ID_WORDS) | _roots(ref.name)
+        thing = (_roots(column.name) - _ID_WORDS) | (set() if other_row else _roots(ref.name))
         if not thing & qwords:
             continue  # the question does not name what the id identifies
-        if ref is owner:  # the table's own key: its name columns are right there
+        if ref is owner and not other_row:  # the table's own key: its name columns are right there
             qualifier = (col.args["table"].copy() if col.table else exp.to_identifier(source)) \
                 if col.table or len(scope) > 1 else None
             new = [exp.column(label, table=qualifier.copy() if qualifier else None, quoted=True)
@@ -699,7 +704,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
                       on=exp.EQ(this=exp.column(key, table=alias, quoted=True), expression=col.copy()),
                       join_type="left", copy=False)
             new = [exp.column(label, table=alias, quoted=True) for label in labels]
-        named_rows.add(id(ref))
+        named_rows.add((source.lower() if ref is owner and not other_row else alias, id(ref)))
         group = tree.args.get("group")
         if group is not None and any(isinstance(g, exp.Column) and g.name.lower() == col.name.lower()
                                      and resolve(g) == found for g in group.expressions):
@@ -722,13 +727,14 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
 
 def _referenced(table: Table, column: str, catalog: Catalog) -> tuple[Table | None, str]:
     """The table a single-column key ``table.column`` identifies a row of, and its key
-    column: the foreign key's target, or ``table`` itself for its own one-column primary
-    key."""
+    column: the foreign key's target (``table`` itself for a key to another of its rows,
+    such as a manager's id), or ``table`` itself for its own one-column primary key."""
     low = column.lower()
     for fk in table.foreign_keys:
         if len(fk.columns) == 1 and fk.columns[0].lower() == low:
             ref = _fk_target(fk, catalog)
-            if ref is not None and len(fk.ref_columns) == 1 and ref is not table:
+            if ref is not None and len(fk.ref_columns) == 1 \
+                    and not (ref is table and fk.ref_columns[0].lower() == low):
                 return ref, fk.ref_columns[0]
     if len(table.primary_key) == 1 and table.primary_key[0].lower() == low:
         return table, column
