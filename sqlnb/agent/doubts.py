@@ -153,7 +153,7 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
     use, e.g. "How many sales representatives are there?" answered without a filter on the
     title 'Sales Representative'.  A value counts as named when the question holds it as
     whole words, in any case, a plural ending allowed, and a code when a word of the
-    question spells it out ('SW' for "software companies"; :func:`~sqlnb.agent.hints.value_named`
+    question spells it out ('TNK' for "tankers"; :func:`~sqlnb.agent.hints.value_named`
     with ``codes``); other values shorter than three letters, numbers (see
     :func:`_numbers_left_out`) and values whose every word is a word of a table or column
     name of the query ("active" beside ``is_active``) are not looked for.  A value counts

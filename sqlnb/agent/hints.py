@@ -435,7 +435,7 @@ def null_safe_not_in(sql: str, dialect: str) -> tuple[str, list[str]] | None:
     return _readable(tree.sql(dialect=sqlglot_dialect(dialect))), changed
 
 
-# a stored code: two to five capital letters ('SW', 'MTG', 'TNK', 'SEAS')
+# a stored code: two to five capital letters ('FT', 'MTG', 'TNK', 'SEAS')
 _CODE = re.compile(r"[A-Z]{2,5}")
 # words of a question that say what to do, not which rows: never read as a code's long form
 _ASKING_WORDS = frozenset("""
@@ -480,7 +480,7 @@ def value_named(question: str, *, codes: bool = False,
     "full-time", 'PI' for "principal investigator")."""
     asked = _plain_text(question or "")
     taken = {r for n in names for r in _roots(n)}
-    words = [w for w in re.findall(r"[a-z]+", asked)]
+    words = re.findall(r"[a-z]+", asked)
     longs = [w for w in words if len(w) >= 3 and w not in _ASKING_WORDS and not (_roots(w) & taken)]
     initials = {a[0] + b[0] for a, b in zip(words, words[1:])
                 if len(a) >= 3 and len(b) >= 3 and a not in _ASKING_WORDS and b not in _ASKING_WORDS}
