@@ -161,10 +161,9 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
     if catalog is None or not question:
         return []
     tables = query_tables(sql, dialect, catalog)  # none for a query that does not parse
-    named_words: set[str] = set()
-    for t in tables:
-        named_words |= _roots(t.name) | {r for c in t.columns for r in _roots(c.name)}
-    named = value_named(question, codes=True, names=table_names(tables))
+    names = table_names(tables)
+    named_words = {r for n in names for r in _roots(n)}
+    named = value_named(question, codes=True, names=names)
     used = _plain_text(sql).replace("''", "'")
     out: list[str] = []
     seen: set[str] = set()

@@ -38,16 +38,12 @@ ALL_VALUES_LENGTH = 24
 DISTINCT_ROWS = 100_000
 
 
-def _all_values(stored: Sequence[str], distinct: Sequence[str]) -> list[str] | None:
-    """The values of a column of codes or categories, from ``stored`` (the non-empty
-    values of the rows read) and ``distinct`` (the same, each once): at most
-    ``ALL_VALUES`` short ones, each stored twice on average (a name or a title seldom
-    repeats); None for any other column."""
-    if not distinct or len(distinct) > ALL_VALUES or len(stored) < 2 * len(distinct):
-        return None
-    if any(len(v) > ALL_VALUES_LENGTH for v in distinct):
-        return None
-    return list(distinct)
+def _codes_or_categories(stored: Sequence[str], distinct: Sequence[str]) -> bool:
+    """Whether a column holds codes or categories, from ``stored`` (the non-empty values of
+    the rows read) and ``distinct`` (the same, each once): at most ``ALL_VALUES`` short
+    ones, each stored twice on average (a name or a title seldom repeats)."""
+    return 0 < len(distinct) <= ALL_VALUES and len(stored) >= 2 * len(distinct) \
+        and all(len(v) <= ALL_VALUES_LENGTH for v in distinct)
 
 
 @dataclass
@@ -460,7 +456,7 @@ class Agent:
     def _sample_values(self, adapter: Adapter, table: Table, n: int = 3) -> dict[str, Sequence[str]]:
         """Values of the table's text columns for the schema context: ``n`` examples each,
         or every value (:class:`~sqlnb.agent.context.AllValues`) of a column of codes or
-        categories, one that repeats a few short values (:func:`_all_values`), so that a
+        categories, one that repeats a few short values (:func:`_codes_or_categories`), so that a
         stored code the question names in words ('TNK' for "tankers") is in the context
         even when no example shows it."""
         key = (id(getattr(adapter, "_adapter", adapter)), adapter.catalog().loaded_at, table.qualified_name)
@@ -484,7 +480,7 @@ class Agent:
                 for c, col in zip(cols, res.arrow.columns):
                     stored = [str(v) for v in col.to_pylist() if v is not None and v != ""]
                     seen = list(dict.fromkeys(stored))
-                    every = _all_values(stored, seen)
+                    every = seen if _codes_or_categories(stored, seen) else None
                     if every and not whole:
                         try:
                             every = self._every_value(adapter, table, c.name, every) if lookups > 0 else None
@@ -514,7 +510,7 @@ class Agent:
         stored = [str(v) for v in stored if v is not None and v != ""]
         if len(stored) > ALL_VALUES:
             return None
-        return list(dict.fromkeys(seen + sorted(set(stored) - set(seen))))
+        return seen + sorted(set(stored) - set(seen))
 
     def _distinct(self, adapter: Adapter, table: Table, column: str, timeout: float = 5,
                   limit: int = 500) -> list:
