@@ -326,8 +326,9 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
                       "ski_resort", "shipping_port", "theatre_company",
                       "wine_cellar", "coworking_space", "marathon_event",
                       "dental_practice", "craft_brewery", "orchestra_season",
-                      "auto_garage", "fitness_gym", "university_labs"}
-    assert len(questions) == 458 and {q["db_id"] for q in questions} == db_ids
+                      "auto_garage", "fitness_gym", "university_labs",
+                      "zoo_keeping", "insurance_claims", "video_game_studio"}
+    assert len(questions) == 500 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
         con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))

@@ -1,0 +1,205 @@
+CREATE TABLE Studio (
+  StudioId INTEGER PRIMARY KEY,
+  Name TEXT,
+  City TEXT,
+  Country TEXT,
+  FoundedYear INTEGER
+);
+CREATE TABLE Publisher (
+  PublisherId INTEGER PRIMARY KEY,
+  Name TEXT,
+  City TEXT,
+  Country TEXT
+);
+CREATE TABLE Developer (
+  DeveloperId INTEGER PRIMARY KEY,
+  FullName TEXT,
+  StudioId INTEGER,
+  Role TEXT,
+  Salary INTEGER,
+  HireDate TEXT,
+  Status TEXT,
+  LeadId INTEGER,
+  FOREIGN KEY (StudioId) REFERENCES Studio(StudioId),
+  FOREIGN KEY (LeadId) REFERENCES Developer(DeveloperId)
+);
+CREATE TABLE Platform (
+  PlatformCode TEXT PRIMARY KEY,
+  PlatformName TEXT,
+  Maker TEXT
+);
+CREATE TABLE Game (
+  GameId INTEGER PRIMARY KEY,
+  Title TEXT,
+  StudioId INTEGER,
+  PublisherId INTEGER,
+  Genre TEXT,
+  Status TEXT,
+  ReleaseDate TEXT,
+  Budget INTEGER,
+  FOREIGN KEY (StudioId) REFERENCES Studio(StudioId),
+  FOREIGN KEY (PublisherId) REFERENCES Publisher(PublisherId)
+);
+CREATE TABLE GameCredit (
+  GameId INTEGER,
+  DeveloperId INTEGER,
+  Months INTEGER,
+  PRIMARY KEY (GameId, DeveloperId),
+  FOREIGN KEY (GameId) REFERENCES Game(GameId),
+  FOREIGN KEY (DeveloperId) REFERENCES Developer(DeveloperId)
+);
+CREATE TABLE Sale (
+  SaleId INTEGER PRIMARY KEY,
+  GameId INTEGER,
+  PlatformCode TEXT,
+  Year INTEGER,
+  Region TEXT,
+  UnitsSold INTEGER,
+  FOREIGN KEY (GameId) REFERENCES Game(GameId),
+  FOREIGN KEY (PlatformCode) REFERENCES Platform(PlatformCode)
+);
+CREATE TABLE Review (
+  ReviewId INTEGER PRIMARY KEY,
+  GameId INTEGER,
+  Outlet TEXT,
+  Score INTEGER,
+  Date TEXT,
+  FOREIGN KEY (GameId) REFERENCES Game(GameId)
+);
+INSERT INTO Studio VALUES
+  (1, 'Northlight Games', 'Montreal', 'Canada', 2006),
+  (2, 'Pixel Forge', 'Guildford', 'UK', 2011),
+  (3, 'Red Maple Interactive', 'Vancouver', 'Canada', 2014),
+  (4, 'Kitsune Works', 'Osaka', 'Japan', 2002),
+  (5, 'Bytewave', 'Stockholm', 'Sweden', 2016),
+  (6, 'Loop Logic', 'Guildford', 'UK', 2019);
+INSERT INTO Publisher VALUES
+  (1, 'Atlas Digital', 'Seattle', 'USA'),
+  (2, 'Greenfield Publishing', 'London', 'UK'),
+  (3, 'Hoshi Entertainment', 'Tokyo', 'Japan'),
+  (4, 'Nordic Play', 'Stockholm', 'Sweden');
+INSERT INTO Developer VALUES
+  (1, 'Claire Dubois', 1, 'PROD', 98000, '2007-02-12', 'ACTV', NULL),
+  (2, 'Marc Gagnon', 1, 'PROG', 86000, '2010-05-03', 'ACTV', 1),
+  (3, 'Aiko Tanaka', 1, 'ART', 72000, '2015-09-21', 'ACTV', 1),
+  (4, 'Ben Leclerc', 1, 'QA', 48000, '2020-01-13', 'LEFT', 2),
+  (5, 'Harriet Cole', 2, 'PROD', 91000, '2011-03-01', 'ACTV', NULL),
+  (6, 'Sam Whitlock', 2, 'PROG', 78000, '2013-07-15', 'ACTV', 5),
+  (7, 'Olu Adeyemi', 2, 'DSGN', 69000, '2018-04-09', 'ACTV', 5),
+  (8, 'Megan Price', 2, 'AUD', 61000, '2019-10-28', 'ACTV', 6),
+  (9, 'Ryan Chu', 3, 'PROD', 88000, '2014-06-02', 'ACTV', NULL),
+  (10, 'Isabel Ortiz', 3, 'ART', 70000, '2016-11-14', 'ACTV', 9),
+  (11, 'Kevin Park', 3, 'PROG', 82000, '2017-02-20', 'LEFT', 9),
+  (12, 'Haruto Sato', 4, 'PROD', 93000, '2002-04-01', 'ACTV', NULL),
+  (13, 'Yui Mori', 4, 'DSGN', 74000, '2008-08-18', 'ACTV', 12),
+  (14, 'Kenji Ito', 4, 'PROG', 80000, '2012-01-10', 'ACTV', 12),
+  (15, 'Sora Kimura', 4, 'QA', 45000, '2021-05-24', 'ACTV', 14),
+  (16, 'Elsa Lind', 5, 'PROD', 90000, '2016-03-07', 'ACTV', NULL),
+  (17, 'Nils Berg', 5, 'PROG', 84000, '2016-09-12', 'ACTV', 16),
+  (18, 'Freja Holm', 5, 'ART', 68000, '2019-02-04', 'ACTV', 16),
+  (19, 'Tom Avery', 6, 'PROG', 76000, '2019-06-17', 'ACTV', NULL),
+  (20, 'Lily Shaw', 6, 'ART', 64000, '2021-08-30', 'ACTV', 19),
+  (21, 'Jon Pratt', NULL, 'AUD', 55000, '2022-03-14', 'ACTV', NULL);
+INSERT INTO Platform VALUES
+  ('PC', 'PC', 'Various'),
+  ('PS4', 'PlayStation 4', 'Sony'),
+  ('PS5', 'PlayStation 5', 'Sony'),
+  ('XSX', 'Xbox Series X', 'Microsoft'),
+  ('NSW', 'Nintendo Switch', 'Nintendo'),
+  ('MOB', 'Mobile', 'Various');
+INSERT INTO Game VALUES
+  (1, 'Frostbound', 1, 1, 'RPG', 'REL', '2015-10-20', 24000000),
+  (2, 'Frostbound II', 1, 1, 'RPG', 'REL', '2020-11-12', 38000000),
+  (3, 'Iron Vanguard', 1, 1, 'FPS', 'CXL', NULL, 12000000),
+  (4, 'Tiny Tinkerers', 2, 2, 'PUZ', 'REL', '2014-05-08', 1500000),
+  (5, 'Tiny Tinkerers Deluxe', 2, 2, 'PUZ', 'REL', '2019-02-21', 2200000),
+  (6, 'Skyline Rally', 2, NULL, 'RACE', 'REL', '2022-06-09', 6500000),
+  (7, 'Ember Keep', 3, 1, 'STRAT', 'REL', '2018-03-27', 9000000),
+  (8, 'Ember Keep: Sieges', 3, 1, 'STRAT', 'DEV', NULL, 11000000),
+  (9, 'Moon Rabbit', 4, 3, 'PLAT', 'REL', '2005-12-01', 3000000),
+  (10, 'Moon Rabbit Returns', 4, 3, 'PLAT', 'REL', '2017-03-03', 8500000),
+  (11, 'Samurai Circuit', 4, 3, 'RACE', 'REL', '2021-09-16', 14000000),
+  (12, 'Lantern Road', 4, NULL, 'RPG', 'EA', '2023-11-30', 5000000),
+  (13, 'Polar Drift', 5, 4, 'RACE', 'REL', '2019-11-05', 7000000),
+  (14, 'Fjord Farmer', 5, 4, 'SIM', 'REL', '2021-04-22', 4000000),
+  (15, 'Hollow Signal', 5, NULL, 'FPS', 'DEV', NULL, 16000000),
+  (16, 'Quiet Orbit', 6, 2, 'PUZ', 'REL', '2022-10-13', 900000),
+  (17, 'Patchwork Town', 6, NULL, 'SIM', 'EA', '2024-02-06', 1200000),
+  (18, 'Stormhold', 3, NULL, 'RPG', 'CXL', NULL, 7500000);
+INSERT INTO GameCredit VALUES
+  (1, 1, 30), (1, 2, 28), (1, 3, 20),
+  (2, 1, 36), (2, 2, 34), (2, 3, 30), (2, 4, 12),
+  (3, 2, 10), (3, 4, 8),
+  (4, 5, 18), (4, 6, 16),
+  (5, 6, 10), (5, 7, 12),
+  (6, 5, 24), (6, 6, 22), (6, 7, 20), (6, 8, 14), (6, 21, 6),
+  (7, 9, 26), (7, 10, 24), (7, 11, 20),
+  (8, 9, 12), (8, 10, 10),
+  (9, 12, 20), (9, 13, 18),
+  (10, 12, 24), (10, 13, 22), (10, 14, 26),
+  (11, 12, 30), (11, 13, 8), (11, 14, 28), (11, 15, 10),
+  (12, 13, 14), (12, 15, 6),
+  (13, 16, 22), (13, 17, 24),
+  (14, 17, 18), (14, 18, 20),
+  (15, 17, 10), (15, 18, 8),
+  (16, 19, 14), (16, 20, 12),
+  (17, 19, 10), (17, 20, 8), (17, 21, 4),
+  (18, 10, 6), (18, 11, 9);
+INSERT INTO Sale VALUES
+  (1, 1, 'PC', 2015, 'NA', 420000),
+  (2, 1, 'PC', 2015, 'EU', 380000),
+  (3, 1, 'PS4', 2016, 'NA', 510000),
+  (4, 1, 'PS4', 2016, 'EU', 450000),
+  (5, 2, 'PC', 2020, 'NA', 610000),
+  (6, 2, 'PS5', 2020, 'NA', 700000),
+  (7, 2, 'PS5', 2021, 'EU', 540000),
+  (8, 2, 'XSX', 2021, 'NA', 330000),
+  (9, 4, 'MOB', 2014, 'EU', 900000),
+  (10, 4, 'NSW', 2018, 'EU', 150000),
+  (11, 5, 'NSW', 2019, 'NA', 260000),
+  (12, 5, 'NSW', 2019, 'JP', 140000),
+  (13, 6, 'PC', 2022, 'EU', 210000),
+  (14, 6, 'XSX', 2022, 'NA', 180000),
+  (15, 7, 'PC', 2018, 'NA', 350000),
+  (16, 7, 'PC', 2019, 'EU', 290000),
+  (17, 9, 'NSW', 2018, 'JP', 120000),
+  (18, 10, 'NSW', 2017, 'JP', 480000),
+  (19, 10, 'NSW', 2017, 'NA', 390000),
+  (20, 10, 'NSW', 2018, 'EU', 310000),
+  (21, 11, 'PS5', 2021, 'JP', 260000),
+  (22, 11, 'PS5', 2021, 'NA', 300000),
+  (23, 11, 'PC', 2022, 'EU', 150000),
+  (24, 13, 'PC', 2019, 'EU', 220000),
+  (25, 13, 'XSX', 2020, 'NA', 170000),
+  (26, 14, 'PC', 2021, 'EU', 340000),
+  (27, 14, 'NSW', 2022, 'EU', 200000),
+  (28, 14, 'MOB', 2023, 'NA', 450000),
+  (29, 16, 'MOB', 2022, 'NA', 310000),
+  (30, 16, 'NSW', 2023, 'JP', 90000),
+  (31, 12, 'PC', 2024, 'NA', 60000),
+  (32, 17, 'PC', 2024, 'EU', 40000),
+  (33, 2, 'PC', 2021, 'EU', 480000),
+  (34, 11, 'PS5', 2022, 'EU', 210000);
+INSERT INTO Review VALUES
+  (1, 1, 'GameSphere', 88, '2015-10-19'),
+  (2, 1, 'PixelPress', 85, '2015-10-22'),
+  (3, 2, 'GameSphere', 91, '2020-11-10'),
+  (4, 2, 'PlayCritic', 93, '2020-11-11'),
+  (5, 4, 'PocketPlay', 80, '2014-05-10'),
+  (6, 5, 'PocketPlay', 78, '2019-02-25'),
+  (7, 6, 'PlayCritic', 74, '2022-06-10'),
+  (8, 6, 'GameSphere', 70, '2022-06-12'),
+  (9, 7, 'PixelPress', 84, '2018-03-28'),
+  (10, 7, 'PlayCritic', 82, '2018-04-02'),
+  (11, 9, 'GameSphere', 76, '2005-12-10'),
+  (12, 10, 'GameSphere', 89, '2017-03-04'),
+  (13, 10, 'PocketPlay', 90, '2017-03-06'),
+  (14, 11, 'PlayCritic', 81, '2021-09-15'),
+  (15, 11, 'PixelPress', 79, '2021-09-20'),
+  (16, 13, 'GameSphere', 72, '2019-11-06'),
+  (17, 14, 'PocketPlay', 86, '2021-04-23'),
+  (18, 14, 'PixelPress', 83, '2021-05-01'),
+  (19, 16, 'PixelPress', 87, '2022-10-14'),
+  (20, 12, 'PlayCritic', 68, '2023-12-05'),
+  (21, 17, 'GameSphere', 71, '2024-02-10'),
+  (22, 13, 'PlayCritic', 75, '2019-11-08');
