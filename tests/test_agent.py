@@ -1372,6 +1372,9 @@ def test_drafts_take_the_question_first_prompt_in_chat_rendering_too(engine, db)
 # ---------------------------------------------------------------------------
 
 PAID = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
+# the draft rewrites but the filter on a value the question names: the tests below that stand
+# for a draft leaving that value out (a doubt, a second pass with the memory) keep it out
+UNFILTERED = AgentSettings(named_filters=False)
 
 
 def ask_voting(adapter, replies, drafts, **options: Any) -> Run:
@@ -1413,7 +1416,7 @@ def test_two_drafts_that_agree_are_the_answer_without_a_review_call(engine, db):
 @RULE_ENGINES
 def test_drafts_go_on_until_two_agree_and_outvote_the_reply(engine, db):
     other = "SELECT count(*) AS n FROM orders"
-    run = ask_voting(db, [sql(other)], [sql(PAID), sql("SELECT 7"), sql(PAID + " ")])
+    run = ask_voting(db, [sql(other)], [sql(PAID), sql("SELECT 7"), sql(PAID + " ")], settings=UNFILTERED)
     r = run.result
     # reply 3 rows, draft 1 2 rows, draft 2 a third result, draft 3 repeats draft 1: 2 of 4
     assert outcome(run) == ("success", "voted", PAID) and r.usage["calls"] == 4
@@ -1645,6 +1648,58 @@ def test_a_draft_joining_on_a_column_its_table_lacks_is_joined_along_the_key(eng
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_failing_on_two_names_is_corrected_step_by_step(engine, db):
+    # a join on a column customers lacks and a misspelt column: whichever the engine names
+    # first is corrected, the corrected query fails on the other, which is corrected next
+    two = ("SELECT c.nam FROM customers AS c JOIN orders AS o ON c.order_id = o.id "
+           "WHERE o.status = 'paid' ORDER BY c.nam")
+    run = ask_voting(db, [sql(two)], [sql(two), sql("SELECT 99")], question="Who has a paid order?")
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert r.rows() == [["Ada"], ["Grace"]] and r.usage["calls"] == 2  # no correction call
+    assert "customer_id" in r.sql and "order_id" not in r.sql and "c.nam " not in r.sql
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_leaving_out_a_category_the_question_names_filters_on_it(engine, db):
+    every = "SELECT count(*) AS n FROM orders"
+    run = ask_voting(db, [sql(every)], [sql(every), sql("SELECT 99")], question="How many paid orders are there?")
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert r.rows() == [[2]] and r.usage["calls"] == 2  # no correction call
+    (a,) = r.attempts
+    assert a["filtered"] == "orders.status = 'paid' added"
+    assert f"a filter on the value the question names was added ({a['filtered']})" in r.confidence["reasons"]
+    # a question that names no value, one that excludes, or the setting off: as written
+    for question, settings in (("How many orders are there?", None),
+                               ("How many orders are not paid?", None),
+                               ("How many paid orders are there?", UNFILTERED)):
+        run = ask_voting(db, [sql(every)], [sql(every)], question=question,
+                         **({"settings": settings} if settings else {}))
+        assert run.result.rows() == [[3]] and "filtered" not in run.result.attempts[0], question
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_rows_compared_with_a_subsets_average_are_not_limited_to_that_subset(engine, db):
+    # paid orders average 8.75: orders 10 (12.50) and 11 (99.99, new) are above it
+    both = ("SELECT id FROM orders WHERE status = 'paid' AND amount > "
+            "(SELECT AVG(amount) FROM orders WHERE status = 'paid') ORDER BY id")
+    question = "Which orders have an amount above the average amount of paid orders?"
+    run = ask_voting(db, [sql(both)], [sql(both), sql("SELECT 99")], question=question)
+    r = run.result
+    assert r.rows() == [[10], [11]] and r.usage["calls"] == 2
+    (a,) = r.attempts
+    assert a["averaged"] == "status = 'paid' left to the average"
+    assert any(reason.startswith("the rows compared with a subset's average are no longer limited")
+               for reason in r.confidence["reasons"])
+    # the question limits the compared rows too, or the setting off: as written
+    for q, settings in (("Which paid orders have an amount above the average amount of paid orders?", None),
+                        (question, AgentSettings(subset_averages=False))):
+        run = ask_voting(db, [sql(both)], [sql(both)], question=q, **({"settings": settings} if settings else {}))
+        assert run.result.rows() == [[10]] and "averaged" not in run.result.attempts[0], q
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joined(engine, db):
     # name is a column of customers, which orders links to by its one foreign key
     missing = "SELECT DISTINCT name FROM orders WHERE status = 'paid' ORDER BY name"
@@ -1675,7 +1730,8 @@ def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
 def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_are_not_trusted(
         engine, db, monkeypatch):
     every = "SELECT count(*) AS n FROM orders"
-    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?")
+    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
+                     settings=UNFILTERED)
     r = run.result
     assert (r.status, r.stop_reason, r.sql) == ("success", "voted", every)
     assert r.confidence["level"] == "low"
@@ -1694,7 +1750,8 @@ def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_a
     import sqlnb.agent.runner as runner_module
 
     monkeypatch.setattr(runner_module, "VALUE_DOUBT_SECONDS", 0)
-    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?")
+    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
+                     settings=UNFILTERED)
     assert run.result.confidence["level"] == "high"
 
 
@@ -1709,7 +1766,7 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated
     # the drafts without the examples agree, but leave out the value the question names
     # (low): the turn starts over with the examples, and that answer is the one given
     run = ask_voting(db, [sql(every), sql(PAID)], [sql(every), sql(PAID)],
-                     question="How many paid orders are there?", examples=remembered)
+                     question="How many paid orders are there?", examples=remembered, settings=UNFILTERED)
     r = run.result
     assert (r.status, r.sql, r.confidence["level"]) == ("success", PAID, "high")
     assert r.usage["calls"] == 4 and r.examples == [{"id": 7, "question": "Which orders are paid?"}]
@@ -1723,7 +1780,8 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated
     for question, replies, drafts in (("How many orders are there?", [sql(every)], [sql(every)]),
                                       ("And how many paid ones?", [sql(every), sql(PAID)], [sql(every), sql(PAID)])):
         model = ScriptedChatModel(replies=replies, drafts=drafts)
-        r = agent.ask(question, db, connection="shop", model=ModelClient(model), examples=remembered)
+        r = agent.ask(question, db, connection="shop", model=ModelClient(model), examples=remembered,
+                      settings=UNFILTERED)
     assert r.sql == PAID and r.usage["calls"] == 4
     assert [(t["question"], t["sql"]) for t in agent.history("shop")] == [
         ("How many orders are there?", every), ("And how many paid ones?", PAID)]
@@ -1745,7 +1803,7 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated
     assert run.result.stop_reason == "model_error" and not any(e["type"] == "memory" for e in run.events)
     # the setting off: shown from the first call on, one pass
     run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
-                     examples=remembered, settings=AgentSettings(memory_when_unsure=False))
+                     examples=remembered, settings=AgentSettings(memory_when_unsure=False, named_filters=False))
     assert run.result.sql == every and run.result.usage["calls"] == 2 and shown(run.model.prompts[:1])
 
 
@@ -1761,7 +1819,7 @@ def test_a_second_pass_that_finds_no_answer_leaves_the_first_answer(engine, db):
         model = ScriptedChatModel(replies=[sql(every)] + bad, drafts=[sql(every)] + bad)
         events: list[dict[str, Any]] = []
         r = agent.ask(question, db, connection="shop", model=ModelClient(model), examples=remembered,
-                      on_event=events.append)
+                      on_event=events.append, settings=UNFILTERED)
         # the answer without the examples, rated low, is better than none
         assert (r.status, r.sql, r.confidence["level"]) == ("success", every, "low")
         assert r.examples == [] and r.usage["calls"] > 4  # both passes' calls are counted

@@ -734,3 +734,159 @@ def test_negated_join_finds_the_things_without_one_on_data(tmp_path):
         assert sorted(map(list, conn.execute(sql).rows)) == [["Grace"], ["Linus"]]
     finally:
         conn.close()
+
+
+# ---------------------------------------------------------------------------
+# filters the question names, averages over a subset, corrections of names
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory):
+    conn = sqlite_catalog(tmp_path_factory, "club", """
+        CREATE TABLE site (site_id INTEGER PRIMARY KEY, site_nm TEXT, city TEXT);
+        CREATE TABLE member (mem_id INTEGER PRIMARY KEY, mem_nm TEXT, city TEXT, status TEXT,
+                             mentor_id INTEGER REFERENCES member(mem_id),
+                             home_site INTEGER REFERENCES site(site_id));
+        CREATE TABLE event (evt_id INTEGER PRIMARY KEY, title TEXT, site_id INTEGER REFERENCES site(site_id),
+                            kind TEXT, fee REAL);
+        CREATE TABLE evt_reg (mem_id INTEGER REFERENCES member(mem_id), evt_id INTEGER REFERENCES event(evt_id),
+                              stat TEXT);
+        CREATE TABLE composer (composer_id INTEGER PRIMARY KEY, full_name TEXT);
+        CREATE TABLE work (work_id INTEGER PRIMARY KEY, title TEXT, form TEXT, minutes INTEGER,
+                           composer_id INTEGER REFERENCES composer(composer_id));
+        INSERT INTO site VALUES (1, 'Confluence', 'Berlin'), (2, 'Loft', 'Oslo');
+        INSERT INTO member VALUES (1, 'Ann', 'Berlin', 'ACT', NULL, 2), (2, 'Ben', 'Berlin', 'ACT', 1, 1),
+            (3, 'Cai', 'Oslo', 'LAPS', 1, 1), (4, 'Dee', 'Berlin', 'LAPS', NULL, NULL);
+        INSERT INTO event VALUES (1, 'Talk', 1, 'MTG', 10), (2, 'Demo', 2, 'WKSP', 30), (3, 'Chat', 1, 'MTG', 5);
+        INSERT INTO evt_reg VALUES (1, 1, 'CONF'), (3, 2, 'CXL'), (2, 3, 'CONF');
+        INSERT INTO composer VALUES (1, 'Clara'), (2, 'Amy');
+        INSERT INTO work VALUES (1, 'First', 'SYM', 40, 1), (2, 'Song', 'SNG', 5, 2), (3, 'Second', 'SYM', 20, 2);
+    """)
+    yield conn
+    conn.close()
+
+
+@pytest.mark.parametrize("question, sql, expected, added", [
+    # a status the question names as a word that spells the code
+    ("Which cities have more than one active member?",
+     "SELECT city FROM member GROUP BY city HAVING COUNT(*) > 1",
+     "SELECT city FROM member WHERE member.\"status\" = 'ACT' GROUP BY city HAVING COUNT(*) > 1",
+     "member.status = 'ACT' added"),
+    # on the table read, as the query spells its alias
+    ("What is the title of the meeting with the highest fee?",
+     "SELECT e.title FROM event AS e ORDER BY e.fee DESC LIMIT 1",
+     "SELECT e.title FROM event AS e WHERE e.\"kind\" = 'MTG' ORDER BY e.fee DESC LIMIT 1",
+     "event.kind = 'MTG' added"),
+    # each branch of an INTERSECT alike
+    ("Which members have active registrations in both Berlin and Oslo?",  # 'ACT' is member.status
+     "SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = s.site_id WHERE s.city = 'Berlin' "
+     "INTERSECT SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = s.site_id WHERE s.city = 'Oslo'",
+     "SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = s.site_id WHERE s.city = 'Berlin' "
+     "AND m.\"status\" = 'ACT' INTERSECT SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = "
+     "s.site_id WHERE s.city = 'Oslo' AND m.\"status\" = 'ACT'",
+     "member.status = 'ACT' added"),
+])
+def test_a_category_the_question_names_and_the_query_leaves_out_is_filtered_on(club, question, sql, expected,
+                                                                                added):
+    from sqlnb.agent.hints import named_value_filter
+
+    assert named_value_filter(sql, "sqlite", club.catalog(), question, _stored(club)) == (expected, added)
+
+
+@pytest.mark.parametrize("question, sql", [
+    ("How many members are there?", "SELECT COUNT(*) FROM member"),  # no value named
+    ("How many members are not active?", "SELECT COUNT(*) FROM member"),  # it may be the one left out
+    ("Which members have never been active?", "SELECT mem_nm FROM member"),
+    ("How many active members are there?", "SELECT COUNT(*) FROM member WHERE status = 'LAPS'"),  # used
+    ("Which active members live in Berlin?", "SELECT mem_nm FROM member WHERE city = 'Berlin'"
+                                            " AND status = 'ACT'"),
+    # the word names a value the query uses already ("Confluence" for the site), not 'CONF'
+    ("Which members registered for events at the Confluence site?",
+     "SELECT m.mem_nm FROM member AS m JOIN evt_reg AS r ON r.mem_id = m.mem_id JOIN event AS e "
+     "ON e.evt_id = r.evt_id JOIN site AS s ON s.site_id = e.site_id WHERE s.site_nm = 'Confluence'"),
+    # two values of the column named: which is meant is not clear
+    ("How many meetings and workshops are there?", "SELECT COUNT(*) FROM event"),
+    # a self-join: which of its rows the status is of is not clear
+    ("Which active members have a mentor?",
+     "SELECT a.mem_nm FROM member AS a JOIN member AS b ON a.mentor_id = b.mem_id"),
+    # the table read by the query and by its subquery: where the filter goes is not clear
+    ("Which meetings cost more than the average fee?",
+     "SELECT title FROM event WHERE fee > (SELECT AVG(fee) FROM event)"),
+])
+def test_no_category_filter_unless_one_value_is_clearly_named_and_left_out(club, question, sql):
+    from sqlnb.agent.hints import named_value_filter
+
+    assert named_value_filter(sql, "sqlite", club.catalog(), question, _stored(club)) is None
+
+
+def test_a_category_filter_needs_a_column_of_few_values_and_stored_values_to_read(club):
+    from sqlnb.agent.hints import named_value_filter
+
+    q, sql = "Which cities have more than one active member?", "SELECT city FROM member GROUP BY city"
+
+    def refused(table, column):
+        raise RuntimeError("permission denied")
+
+    assert named_value_filter(sql, "sqlite", club.catalog(), q, refused) is None
+    assert named_value_filter(sql, "sqlite", club.catalog(), q, _stored(club), max_values=1) is None
+    assert named_value_filter(sql, "sqlite", None, q, _stored(club)) is None
+    assert named_value_filter("SELEC nothing", "sqlite", club.catalog(), q, _stored(club)) is None
+
+
+def test_rows_compared_with_the_average_of_a_subset_are_not_limited_to_it(club):
+    from sqlnb.agent.hints import average_subset_filter
+
+    cat = club.catalog()
+    both = ("SELECT title FROM work WHERE form = 'SYM' AND minutes > "
+            "(SELECT AVG(minutes) FROM work WHERE form = 'SYM')")
+    q = "What are the titles of the works that are longer than the average length of symphonies?"
+    assert average_subset_filter(both, "sqlite", cat, q) == (
+        "SELECT title FROM work WHERE minutes > (SELECT AVG(minutes) FROM work WHERE form = 'SYM')",
+        "form = 'SYM' left to the average")
+    # a value as a whole word, and another filter kept
+    kept = ("SELECT e.title FROM event AS e WHERE e.kind = 'MTG' AND e.site_id = 1 AND e.fee < "
+            "(SELECT AVG(fee) FROM event WHERE kind = 'MTG')")
+    assert average_subset_filter(kept, "sqlite", cat, "Which events at site 1 cost less than the mean fee of "
+                                 "meetings?")[0] == \
+        "SELECT e.title FROM event AS e WHERE e.site_id = 1 AND e.fee < (SELECT AVG(fee) FROM event WHERE kind = 'MTG')"
+    for question, sql in (
+            # the question limits the compared rows too
+            ("Which symphonies are longer than the average length of symphonies?", both),
+            # no average asked about, or the subset named by no word of the question
+            ("Which symphonies are long?", both),
+            ("What are the titles of the works longer than the average?", both),
+            # the subquery filters on something else
+            ("Which works are longer than the average length of songs?",
+             "SELECT title FROM work WHERE form = 'SYM' AND minutes > (SELECT AVG(minutes) FROM work "
+             "WHERE form = 'SNG')"),
+            # a join: what the filter was for is not clear
+            ("Which works are longer than the average length of symphonies?",
+             "SELECT w.title FROM work AS w JOIN composer AS c ON c.composer_id = w.composer_id WHERE "
+             "w.form = 'SYM' AND w.minutes > (SELECT AVG(minutes) FROM work WHERE form = 'SYM')")):
+        assert average_subset_filter(sql, "sqlite", cat, question) is None, question
+
+
+def test_a_column_taken_from_the_wrong_table_of_its_own_select(club):
+    # T2.form: composer has none; work is read by T1 and by the subquery, T1 is the one here
+    sql = ("SELECT T1.title FROM work AS T1 JOIN composer AS T2 ON T1.composer_id = T2.composer_id "
+           "WHERE T2.form = 'SYM' AND T1.minutes > (SELECT AVG(minutes) FROM work WHERE form = 'SYM')")
+    fixed = suggest_fix("column_not_found", "no such column: T2.form", sql, "sqlite", club.catalog())
+    assert "T1.form = 'SYM'" in fixed and "T2.form" not in fixed
+    assert rows(club, fixed) == [("First",)]
+
+
+def test_a_join_is_linked_through_a_table_the_query_does_not_read_yet(club):
+    # member links to site by its home site too, but member is read already: the event
+    # registered for is the one link left
+    sql = ("SELECT T1.mem_nm FROM member AS T1 JOIN evt_reg AS T2 ON T1.mem_id = T2.mem_id "
+           "JOIN site AS T3 ON T2.site_id = T3.site_id WHERE T3.city = 'Oslo'")
+    fixed, changed = link_joins(sql, "sqlite", club.catalog(), allow_missing=True)
+    assert changed == "T2.site_id = T3.site_id → evt_reg.evt_id = event.evt_id, event.site_id = site.site_id"
+    assert rows(club, fixed) == [("Cai",)]
+
+
+def test_the_missing_column_of_a_duckdb_error_is_read_with_its_table():
+    from sqlnb.agent.hints import _MISSING_COLUMN, missing_name
+
+    assert missing_name('Binder Error: Table "c" does not have a column named "nam"', _MISSING_COLUMN) == "c.nam"
+    assert missing_name("no such column: T2.site_id", _MISSING_COLUMN) == "T2.site_id"

@@ -77,6 +77,11 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
     if attempt.get("swapped"):
         reasons.append(f"a filter value the question does not name was replaced by the one it names "
                        f"({attempt['swapped']})")
+    if attempt.get("filtered"):
+        reasons.append(f"a filter on the value the question names was added ({attempt['filtered']})")
+    if attempt.get("averaged"):
+        reasons.append(f"the rows compared with a subset's average are no longer limited to that subset "
+                       f"({attempt['averaged']})")
     if attempt.get("negated"):
         reasons.append(f"asks for the ones that have none instead of filtering their rows ({attempt['negated']})")
     if attempt.get("linked"):

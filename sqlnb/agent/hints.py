@@ -25,6 +25,7 @@ _MISSING_COLUMN = [
     re.compile(r"invalid identifier\s+'([^']+)'", re.I),  # Snowflake
     re.compile(r'column\s+"([^"]+)"\s+not found', re.I),
     re.compile(r'column "([^"]+)" must appear in the group by', re.I),
+    re.compile(r'table "([^"]+)" does not have a column named "([^"]+)"', re.I),  # DuckDB, qualified
 ]
 _MISSING_TABLE = [
     re.compile(r"no such table:\s*([\w.\"`$]+)", re.I),
@@ -43,7 +44,8 @@ def missing_name(message: str, patterns) -> str | None:
     for p in patterns:
         m = p.search(message or "")
         if m:
-            return _unquote(m.group(1))
+            # a pattern naming the table apart: ``table.column``
+            return ".".join(_unquote(g) for g in m.groups())
     return None
 
 
@@ -262,8 +264,13 @@ def _fix_column(tree: exp.Expression, qualifier: str, bare: str, aliases: dict[s
     for col in list(tree.find_all(exp.Column)):
         if col.name.lower() != bare.lower() or (qualifier and col.table.lower() != qualifier.lower()):
             continue
-        if qualifier and len(owners) == 1:  # taken from the wrong table of the query
-            owner = next(iter(owners))
+        # the tables of the column's own SELECT first (``T2.Form`` beside ``Work AS T1``,
+        # while a subquery reads Work too), else of the whole query
+        select = col.find_ancestor(exp.Select)
+        local = {a: t for a, t in owners.items() if select is not None and a in _spelling(select)}
+        mine = local if len(local) == 1 else owners
+        if qualifier and len(mine) == 1:  # taken from the wrong table of the query
+            owner = next(iter(mine))
             other = _compared_with(col)
             if other is not None and other.table.lower() == owner and other.name.lower() == bare.lower():
                 # a join condition: moving the column would compare it with itself;
@@ -849,11 +856,13 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None, *,
                 continue
             if links:
                 continue  # several keys between them: which one is meant is not clear
+            # a table the query reads already links them another way (a member's home
+            # site beside the site of the event they registered for): not this link
             mids = [(t, first[0], second[0]) for t in catalog.tables
-                    if t is not a and t is not b
+                    if t is not a and t is not b and t.name.lower() not in used
                     and len(first := _fk_links(a, t, catalog)) == 1
                     and len(second := _fk_links(t, b, catalog)) == 1]
-            if len(mids) != 1 or mids[0][0].name.lower() in used:
+            if len(mids) != 1:
                 continue
             mid, (x, m1), (m2, y) = mids[0]
             used.add(mid.name.lower())
@@ -1125,3 +1134,177 @@ def negated_join(sql: str, dialect: str, catalog: Catalog | None, question: str)
     outer.set("where", exp.Where(this=where))
     before = terms[at].sql(dialect=d)
     return _readable(outer.sql(dialect=d)), f"{before} → {key.sql(dialect=d)} NOT IN (… WHERE {positive.sql(dialect=d)})"
+
+
+# ---------------------------------------------------------------------------
+# filters the question names
+# ---------------------------------------------------------------------------
+
+# a question that excludes or negates something: a value it names may be one to leave out
+_EXCLUDING = re.compile(r"\b(?:not|never|no|non|nor|without|except|excluding|exclude|other than|apart from)\b"
+                        r"|n't\b", re.I)
+# where a question starts naming what it compares with ("… than the average price of red wines")
+_AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
+
+
+def _column_owner(col: exp.Column, scope: dict[str, Table]) -> str | None:
+    """The alias of ``scope`` a column belongs to: its qualifier, or the one table there
+    that has it."""
+    if col.table:
+        return col.table.lower() if col.table.lower() in scope else None
+    having = [a for a, t in scope.items() if t.column(col.name) is not None]
+    return having[0] if len(having) == 1 else None
+
+
+def _same_filter(a: exp.Expression, b: exp.Expression) -> bool:
+    """Whether two ``column = 'value'`` terms compare the same column (by name) with the
+    same string."""
+    def parts(term: exp.Expression):
+        if isinstance(term, exp.EQ):
+            for col, lit in ((term.this, term.expression), (term.expression, term.this)):
+                if isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and lit.is_string:
+                    return col.name.lower(), str(lit.this)
+        return None
+    pa = parts(a)
+    return pa is not None and pa == parts(b)
+
+
+def average_subset_filter(sql: str, dialect: str, catalog: Catalog | None,
+                          question: str) -> tuple[str, str] | None:
+    """A question comparing rows with the average of a subset of them ("the wines that cost
+    more than the average price of red wines") answered with the subset's filter on the
+    compared rows as well (``WHERE Style = 'RED' AND Price > (SELECT AVG(Price) FROM Wine
+    WHERE Style = 'RED')``: only red wines listed): the query without that outer filter,
+    and what was dropped.
+
+    Only when one SELECT over one catalog table compares a column of it with a subquery
+    that averages over the same table, both filter on the same ``column = 'value'``, and
+    the question names that value (as a word, or a code it spells out) only after its
+    "average" and not before it ("Which red wines cost more than the average price of red
+    wines?" keeps it).  None otherwise."""
+    if catalog is None or not question:
+        return None
+    where_avg = _AVERAGE_WORD.search(question)
+    if where_avg is None:
+        return None
+    tree = _parse(sql, dialect)
+    if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.args.get("where") is None:
+        return None
+    scope = _scope_tables(tree, catalog)
+    if len(scope) != 1:
+        return None
+    table = next(iter(scope.values()))
+    names = table_names([table])
+    before = value_named(question[:where_avg.start()], codes=True, names=names)
+    after = value_named(question[where_avg.start():], codes=True, names=names)
+    terms = _and_terms(tree.args["where"].this)
+    d = sqlglot_dialect(dialect)
+    for cmp in terms:
+        if not isinstance(cmp, (exp.GT, exp.GTE, exp.LT, exp.LTE)):
+            continue
+        sub = next((s for s in (cmp.this, cmp.expression) if isinstance(s, exp.Subquery)), None)
+        inner = sub.this if sub is not None else None
+        if not isinstance(inner, exp.Select) or len(inner.expressions) != 1 \
+                or not isinstance(inner.expressions[0].unalias(), exp.Avg) or inner.args.get("joins"):
+            continue
+        inner_scope = _scope_tables(inner, catalog)
+        if list(inner_scope.values()) != [table] or inner.args.get("where") is None:
+            continue
+        inner_terms = _and_terms(inner.args["where"].this)
+        for term in terms:
+            if term is cmp or not any(_same_filter(term, t) for t in inner_terms):
+                continue
+            value = str(next(lit for lit in term.find_all(exp.Literal)).this)
+            if not after(value) or before(value):
+                continue
+            rest = [t for t in terms if t is not term]
+            tree.set("where", exp.Where(this=exp.and_(*[t.copy() for t in rest])))
+            return _readable(tree.sql(dialect=d)), f"{term.sql(dialect=d)} left to the average"
+    return None
+
+
+def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question: str,
+                       distinct_values: Callable[[Table, str], Sequence[object]],
+                       max_values: int = 10) -> tuple[str, str] | None:
+    """A question naming a stored category of the rows it asks about ("Which cities have
+    more than three active members?", "the meeting room with the most seats", 'ACT' and
+    'MTG' stored) answered without any filter on that column: the query with ``column =
+    'value'`` added to the SELECT reading the table, and what was added.
+
+    Only for a column of at most ``max_values`` distinct values that the query does not
+    use at all, when the question names exactly one of them (as words, or a code it
+    spells out: :func:`value_named` with ``codes``), the value appears nowhere in the
+    query and not as another column's value there, its words are not only words of the
+    query's table and column names ("members" beside a table ``member``), and the
+    question excludes nothing ("not", "never", "without", "except", …: the value might be
+    the one to leave out).  The table must be read by one SELECT, or by each branch of a
+    set operation (``INTERSECT``, ``EXCEPT``, ``UNION``) alike, and once in it.  None
+    otherwise."""
+    if catalog is None or not question or _EXCLUDING.search(question):
+        return None
+    tree = _parse(sql, dialect)
+    if tree is None:
+        return None
+    tables = query_tables(sql, dialect, catalog)
+    names = table_names(tables)
+    named_words = {r for n in names for r in _roots(n)}
+    # the question's words that name a value the query uses already ("Portland" for
+    # city = 'Portland', "maintainers" for role = 'MAINT') name nothing else
+    used = [str(lit.this) for lit in tree.find_all(exp.Literal) if lit.is_string]
+    free = " ".join(w for w in re.findall(r"[\w'-]+", question)
+                    if not any(value_named(w, codes=True)(v) for v in used))
+    named = value_named(free, codes=True, names=names)
+    text = _plain_text(sql).replace("''", "'")
+    selects = list(tree.find_all(exp.Select))
+    scopes = {id(s): _scope_tables(s, catalog) for s in selects}
+    found: list[tuple[list[exp.Select], Table, str, str]] = []
+    for table in tables:
+        places = [s for s in selects if any(t is table for t in scopes[id(s)].values())]
+        if any(sum(t is table for t in scopes[id(s)].values()) != 1 for s in places):
+            continue  # a self-join: which of its rows is meant is not clear
+        if len(places) > 1 and not (isinstance(tree, exp.SetOperation)
+                                    and all(s.find_ancestor(exp.Select) is None for s in places)):
+            continue
+        aliases = {a for s in places for a, t in scopes[id(s)].items() if t is table}
+        for col in table.columns:
+            if not _TEXT_TYPES.search(col.type or ""):
+                continue
+            if any(c.name.lower() == col.name.lower() and (not c.table or c.table.lower() in aliases)
+                   for c in tree.find_all(exp.Column)):
+                continue  # the query uses the column: another rewrite's business
+            try:
+                values = [v for v in distinct_values(table, col.name) if isinstance(v, str)]
+            except Exception:  # a column the database cannot list: nothing to add
+                continue
+            if not 2 <= len(values) <= max_values:
+                continue
+            hits = []
+            for v in values:
+                plain = _plain_text(v)
+                words = re.findall(r"[a-z]+", plain)
+                code = is_code(v)
+                if (len(plain) < 3 and not code) or not words or _roots(plain) <= named_words:
+                    continue
+                if (f"'{plain}'" in text or f'"{plain}"' in text) if code else plain in text:
+                    continue
+                if named(v):
+                    hits.append(v)
+            if len(hits) == 1:
+                found.append((places, table, col.name, hits[0]))
+    # one value named for one column: a value two columns hold is not clearly either's
+    counts: dict[str, int] = {}
+    for _, _, _, v in found:
+        counts[v] = counts.get(v, 0) + 1
+    found = [f for f in found if counts[f[3]] == 1]
+    if not found:
+        return None
+    d = sqlglot_dialect(dialect)
+    changes = []
+    for places, table, column, value in found:
+        for select in places:
+            alias = next(a for a, t in scopes[id(select)].items() if t is table)
+            qualifier = _spelling(select).get(alias, alias)
+            select.where(exp.EQ(this=_qualified(column, qualifier), expression=exp.Literal.string(value)),
+                         copy=False)
+        changes.append(f"{table.name}.{column} = '{value}'")
+    return _readable(tree.sql(dialect=d)), ", ".join(changes) + " added"

@@ -24,9 +24,9 @@ from langgraph.runtime import Runtime
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
 from sqlnb.agent.doubts import answer_doubts
-from sqlnb.agent.hints import (empty_result_hint, error_hint, label_ids, link_joins, named_value_swap,
-                               negated_join,
-                               null_safe_not_in, suggest_fix, value_repair)
+from sqlnb.agent.hints import (average_subset_filter, empty_result_hint, error_hint, label_ids, link_joins,
+                               named_value_filter, named_value_swap, negated_join, null_safe_not_in,
+                               suggest_fix, value_repair)
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import parse_reply, real_questions
 from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt
@@ -86,6 +86,14 @@ class AgentSettings:
     # (pettype <> 'cat': every student with any other pet) asks for the things' keys
     # NOT IN those that do have one instead, when that runs (hints.negated_join).
     negations: bool = True
+    # A draft that leaves out a category the question names ("Which cities have more than
+    # three active members?" counted over every member, status 'ACT' stored) filters on it,
+    # when that finds rows (hints.named_value_filter; needs value_hints and share_data).
+    named_filters: bool = True
+    # A draft comparing rows with the average of a subset of them ("wines that cost more
+    # than the average price of red wines") that filters the compared rows on the subset
+    # too lists them all, when that finds rows (hints.average_subset_filter).
+    subset_averages: bool = True
 
 
 # Retry drafts per kind of model, when not set.  Local models (llama.cpp in-process, Ollama,
@@ -227,7 +235,7 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         out.update(sql=(first["candidates"] or [None])[0], final=False, candidates=first["candidates"],
                    weights=first["weights"], first_round=True, draws=first["draws"],
                    clarify=first["clarify"])
-        for part in ("repairs", "nulls", "labels", "links", "swaps", "negations"):
+        for part in ("repairs", "nulls", "labels", "links", "swaps", "filters", "averages", "negations"):
             if first.get(part):
                 out[part] = first[part]
         if reply.clarify is not None and first["clarify"] is None:
@@ -344,6 +352,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     linked: dict[str, str] = {}  # a query joined along foreign keys -> what it replaced
     swapped: dict[str, str] = {}  # a query filtering on the value the question names -> what it replaced
     negated: dict[str, str] = {}  # a query asking for keys NOT IN those that have one -> what it replaced
+    filtered: dict[str, str] = {}  # a query filtering on the category the question names -> what it added
+    averaged: dict[str, str] = {}  # a query leaving a subset's filter to its average -> what it dropped
     lookups = ctx.distinct_values is not None and s.share_data and s.value_hints
     draws = 0
 
@@ -357,18 +367,20 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         if not r.sql:
             return
         key = normalize_sql(r.sql, dialect)
-        for _ in range(5):  # a name corrected, a join linked, a value swapped, a negation, names for ids
+        for _ in range(7):  # a name corrected, a join linked, a value swapped or added, an average's
+            # filter left to it, a negation, names for ids
             key = corrected.get(key, key)
         if key in weights:
             weights[key] += 1
             return
         sql, run = r.sql, _run(r.sql, ctx)
-        if isinstance(run[1], errors.SqlnbError) and (fix := _name_fix(sql, run[1], dialect, ctx)):
+        if isinstance(run[1], errors.SqlnbError) and (fixed := _name_fixes(sql, run[1], dialect, ctx)):
             # a draft that failed on a name the hints can correct (a column taken from
-            # the wrong table of the query, a misspelling): its corrected query stands in
-            # for it, without a model call, when that runs
+            # the wrong table of the query, a misspelling, a join on a column its table
+            # lacks): its corrected query stands in for it, without a model call, when
+            # that runs
+            fix, fix_run = fixed
             fix_key = normalize_sql(fix, dialect)
-            fix_run = ctx.prerun.get(fix) or _run(fix, ctx)
             if isinstance(fix_run[1], Result):
                 corrected[key] = fix_key
                 if fix_key in weights:
@@ -388,6 +400,13 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             (swapped, s.named_values and lookups,
              lambda: named_value_swap(sql, dialect, ctx.catalog, question, ctx.distinct_values),
              lambda r: bool(r.row_count)),
+            # hints.named_value_filter: when it finds rows
+            (filtered, s.named_filters and lookups,
+             lambda: named_value_filter(sql, dialect, ctx.catalog, question, ctx.distinct_values),
+             lambda r: bool(r.row_count)),
+            # hints.average_subset_filter: when it finds rows
+            (averaged, s.subset_averages, lambda: average_subset_filter(sql, dialect, ctx.catalog, question),
+             lambda r: bool(r.row_count)),
             # hints.negated_join: when it runs
             (negated, s.negations, lambda: negated_join(sql, dialect, ctx.catalog, question), lambda r: True),
             # hints.label_ids, for a draft with rows: when it returns as many
@@ -399,7 +418,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                 continue
             new_key = normalize_sql(new[0], dialect)
             corrected[key] = new_key
-            for earlier in (linked, swapped, negated):
+            for earlier in (linked, swapped, filtered, averaged, negated):
                 if sql in earlier:
                     earlier[new[0]] = earlier[sql]
             notes[new[0]] = new[2]
@@ -495,6 +514,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             "labels": {sqls[k]: labelled[sqls[k]] for k in order if sqls[k] in labelled},
             "links": {sqls[k]: linked[sqls[k]] for k in order if sqls[k] in linked},
             "swaps": {sqls[k]: swapped[sqls[k]] for k in order if sqls[k] in swapped},
+            "filters": {sqls[k]: filtered[sqls[k]] for k in order if sqls[k] in filtered},
+            "averages": {sqls[k]: averaged[sqls[k]] for k in order if sqls[k] in averaged},
             "negations": {sqls[k]: negated[sqls[k]] for k in order if sqls[k] in negated}}, usage
 
 
@@ -531,7 +552,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
         attempt["draws"] = reply.get("draws") or sum(weights)  # type: ignore[typeddict-unknown-key]
     # what the first round changed in the chosen query (its confidence reasons say so)
     for part, field in (("repairs", "repaired"), ("labels", "named"), ("links", "linked"),
-                        ("nulls", "null_safe"), ("swaps", "swapped"), ("negations", "negated")):
+                        ("nulls", "null_safe"), ("swaps", "swapped"), ("filters", "filtered"),
+                        ("averages", "averaged"), ("negations", "negated")):
         if (done := (reply.get(part) or {}).get(sql)):
             attempt[field] = done  # type: ignore[literal-required]
     if attempt["ok"]:
@@ -567,6 +589,30 @@ def _name_fix(sql: str, exc: errors.SqlnbError, dialect: str, ctx: AgentContext)
         linked = link_joins(sql, dialect, ctx.catalog, allow_missing=True)
         fixed = linked[0] if linked else None
     return fixed
+
+
+# corrections of names tried one after another on a draft that fails: one name corrected
+# can show the next (a join linked through the table that has the column, then the
+# column taken from that table)
+NAME_FIX_STEPS = 3
+
+
+def _name_fixes(sql: str, exc: errors.SqlnbError, dialect: str, ctx: AgentContext
+                ) -> tuple[str, tuple[str, Any, float]] | None:
+    """A failed draft's names corrected (:func:`_name_fix`) step by step, each step run,
+    while the correction fails on another name: the last corrected query and its run, or
+    None when no correction is clear."""
+    out = None
+    for _ in range(NAME_FIX_STEPS):
+        fix = _name_fix(sql, exc, dialect, ctx)
+        if fix is None or fix == sql:
+            break
+        run = ctx.prerun.get(fix) or _run(fix, ctx)
+        out, sql = (fix, run), fix
+        if not isinstance(run[1], errors.SqlnbError):
+            break
+        exc = run[1]
+    return out
 
 
 def _stand_in(rewrite: Callable[[], tuple[str, str] | None], ctx: AgentContext,

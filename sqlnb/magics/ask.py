@@ -69,6 +69,13 @@ class AskMagic(Magics):
                                 "something (\"students who do not have a cat\") by filtering "
                                 "their joined rows on the other value asks for their keys NOT IN "
                                 "those that have one instead, when that runs.").tag(config=True)
+    named_filters = Bool(True, help="A draft that leaves out a category the question names "
+                                    "(\"active members\", status 'ACT' stored) filters on it, when "
+                                    "that finds rows (needs the data shared).").tag(config=True)
+    subset_averages = Bool(True, help="A draft comparing rows with the average of a subset of them "
+                                      "(\"wines that cost more than the average price of red "
+                                      "wines\") that limits the compared rows to the subset as well "
+                                      "lists them all, when that finds rows.").tag(config=True)
     memory_when_unsure = Bool(True, help="With a model that drafts its first answer, show the "
                                          "remembered answers only when the answer without them is "
                                          "rated low (a second pass); off: from the first call "
@@ -127,6 +134,7 @@ class AskMagic(Magics):
                              first_drafts=None if self.first_drafts < 0 else self.first_drafts,
                              names_for_ids=self.names_for_ids, link_joins=self.link_joins,
                              named_values=self.named_values, negations=self.negations,
+                             named_filters=self.named_filters, subset_averages=self.subset_averages,
                              memory_when_unsure=self.memory_when_unsure)
 
     @cell_magic("ask")
