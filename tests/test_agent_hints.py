@@ -757,7 +757,8 @@ def club(tmp_path_factory):
         INSERT INTO site VALUES (1, 'Confluence', 'Berlin'), (2, 'Loft', 'Oslo');
         INSERT INTO member VALUES (1, 'Ann', 'Berlin', 'ACT', NULL, 2), (2, 'Ben', 'Berlin', 'ACT', 1, 1),
             (3, 'Cai', 'Oslo', 'LAPS', 1, 1), (4, 'Dee', 'Berlin', 'LAPS', NULL, NULL);
-        INSERT INTO event VALUES (1, 'Talk', 1, 'MTG', 10), (2, 'Demo', 2, 'WKSP', 30), (3, 'Chat', 1, 'MTG', 5);
+        INSERT INTO event VALUES (1, 'Talk', 1, 'MTG', 10), (2, 'Demo', 2, 'WKSP', 30), (3, 'Chat', 1, 'MTG', 5),
+            (4, 'Paws', 2, 'PET', 8);
         INSERT INTO evt_reg VALUES (1, 1, 'CONF'), (3, 2, 'CXL'), (2, 3, 'CONF');
         INSERT INTO composer VALUES (1, 'Clara'), (2, 'Amy');
         INSERT INTO work VALUES (1, 'First', 'SYM', 40, 1), (2, 'Song', 'SNG', 5, 2), (3, 'Second', 'SYM', 20, 2);
@@ -804,6 +805,8 @@ def test_a_category_the_question_names_and_the_query_leaves_out_is_filtered_on(c
     ("Which members registered for events at the Confluence site?",
      "SELECT m.mem_nm FROM member AS m JOIN evt_reg AS r ON r.mem_id = m.mem_id JOIN event AS e "
      "ON e.evt_id = r.evt_id JOIN site AS s ON s.site_id = e.site_id WHERE s.site_nm = 'Confluence'"),
+    # a code whose letters a word holds in order with a vowel among them ('PET' in "payments")
+    ("Which event took the largest payments?", "SELECT title FROM event ORDER BY fee DESC LIMIT 1"),
     # two values of the column named: which is meant is not clear
     ("How many meetings and workshops are there?", "SELECT COUNT(*) FROM event"),
     # a self-join: which of its rows the status is of is not clear
@@ -890,3 +893,11 @@ def test_the_missing_column_of_a_duckdb_error_is_read_with_its_table():
 
     assert missing_name('Binder Error: Table "c" does not have a column named "nam"', _MISSING_COLUMN) == "c.nam"
     assert missing_name("no such column: T2.site_id", _MISSING_COLUMN) == "T2.site_id"
+
+
+def test_a_code_read_strictly_is_the_word_with_vowels_dropped_or_its_start():
+    from sqlnb.agent.hints import abbreviates
+
+    assert abbreviates("PET", "payments") and not abbreviates("PET", "payments", strict=True)
+    for code, word in (("MTG", "meeting"), ("TNK", "tankers"), ("ACT", "active"), ("SEAS", "season")):
+        assert abbreviates(code, word, strict=True), (code, word)

@@ -460,31 +460,37 @@ def is_code(value: object) -> bool:
     return isinstance(value, str) and _CODE.fullmatch(value) is not None
 
 
-def abbreviates(code: str, word: str) -> bool:
+def abbreviates(code: str, word: str, *, strict: bool = False) -> bool:
     """Whether the stored code ``code`` (three letters or more) reads as a short form of
     the question's ``word``: the word is at least two letters longer and starts with the
     code ('MUS' for "musicals", 'SEAS' for "season"; not 'DES' for "desk"), or begins with
     the code's first letter and holds the rest of it in order ('TNK' for "tankers", 'MTG'
     for "meeting", 'STE' for "suite").  Two-letter codes are read only as initials (see
-    :func:`value_named`): as short forms they fit too many words ('CS' in "cheapest")."""
+    :func:`value_named`): as short forms they fit too many words ('CS' in "cheapest").
+    ``strict``: letters held in order count only as the word with vowels dropped, the
+    code's letters after the first all consonants ('MTG' for "meeting", not 'PET' for
+    "payments")."""
     c, w = code.lower(), word.lower()
     if len(c) < 3 or len(w) <= len(c) or w[0] != c[0]:
         return False
     if w.startswith(c):
         return len(w) >= len(c) + 2
+    if strict and any(ch in "aeiou" for ch in c[1:]):
+        return False
     rest = iter(w[1:])
     return all(ch in rest for ch in c[1:])
 
 
 def value_named(question: str, *, codes: bool = False,
-                names: Iterable[str] = ()) -> Callable[[str], bool]:
+                names: Iterable[str] = (), strict: bool = False) -> Callable[[str], bool]:
     """Whether ``question`` names a stored value: the value, in any case and spacing, as
     whole words of the question (a plural ending allowed).  With ``codes``, also a code
     (:func:`is_code`) that a word of the question spells out (:func:`abbreviates`), words
     that ask rather than name (``_ASKING_WORDS``) and words whose root is one of
     ``names`` (the tables and columns of the query: "company" is a table, not 'COM') left
     out; and a two-letter code made of the initials of two words in a row ('FT' for
-    "full-time", 'PI' for "principal investigator")."""
+    "full-time", 'PI' for "principal investigator"); ``strict``: as :func:`abbreviates`
+    reads it with ``strict``."""
     asked = _plain_text(question or "")
     taken = {r for n in names for r in _roots(n)}
     words = re.findall(r"[a-z]+", asked)
@@ -498,7 +504,7 @@ def value_named(question: str, *, codes: bool = False,
             return True
         if not codes or not is_code(value):
             return False
-        return plain in initials if len(plain) == 2 else any(abbreviates(value, w) for w in longs)
+        return plain in initials if len(plain) == 2 else any(abbreviates(value, w, strict=strict) for w in longs)
 
     return named
 
@@ -1253,7 +1259,9 @@ def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question
     used = [str(lit.this) for lit in tree.find_all(exp.Literal) if lit.is_string]
     free = " ".join(w for w in re.findall(r"[\w'-]+", question)
                     if not any(value_named(w, codes=True)(v) for v in used))
-    named = value_named(free, codes=True, names=names)
+    # a filter added on a code needs the code read strictly: letters of a word in order
+    # fit too many of them ('PET' in "payments")
+    named = value_named(free, codes=True, names=names, strict=True)
     text = _plain_text(sql).replace("''", "'")
     selects = list(tree.find_all(exp.Select))
     scopes = {id(s): _scope_tables(s, catalog) for s in selects}
