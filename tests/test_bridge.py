@@ -788,7 +788,9 @@ def test_remember_stores_the_runs_question_sql_and_connection(shell, panel, engi
 @pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
 def test_a_second_pass_with_remembered_answers_is_announced_between_the_attempts(
         shell, panel, engine, seeded, tmp_path):
-    every = "SELECT count(*) AS n FROM orders"
+    # a count for each status: it leaves out the value the question names (a doubt) while
+    # reading its column, so no filter on it is added for the draft
+    every = "SELECT status, count(*) AS n FROM orders GROUP BY status"
     paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
     connect(shell, seeded.url(), "shop")
     assert panel.request("remember", question="Which orders are paid?", sql=PAID, connection="shop")["ok"]

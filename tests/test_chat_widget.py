@@ -196,7 +196,9 @@ def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, se
 
 @pytest.mark.engines(["sqlite", "duckdb"])
 def test_a_second_pass_with_remembered_answers_shows_why_between_the_attempts(shell, seeded, tmp_path):
-    every = "SELECT count(*) AS n FROM orders"
+    # a count for each status: it leaves out 'paid' (a doubt) while reading its column, so
+    # no filter on it is added for the draft
+    every = "SELECT status, count(*) AS n FROM orders GROUP BY status"
     paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
     entry = shell._sqlnb_magics.manager.get_entry("shop")
