@@ -267,7 +267,8 @@ def _fix_column(tree: exp.Expression, qualifier: str, bare: str, aliases: dict[s
         # the tables of the column's own SELECT first (``T2.Form`` beside ``Work AS T1``,
         # while a subquery reads Work too), else of the whole query
         select = col.find_ancestor(exp.Select)
-        local = {a: t for a, t in owners.items() if select is not None and a in _spelling(select)}
+        own = _spelling(select) if select is not None else {}
+        local = {a: t for a, t in owners.items() if a in own}
         mine = local if len(local) == 1 else owners
         if qualifier and len(mine) == 1:  # taken from the wrong table of the query
             owner = next(iter(mine))
@@ -1153,15 +1154,6 @@ _EXCLUDING = re.compile(r"\b(?:not|never|no|non|nor|without|except|excluding|exc
 _AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
 
 
-def _column_owner(col: exp.Column, scope: dict[str, Table]) -> str | None:
-    """The alias of ``scope`` a column belongs to: its qualifier, or the one table there
-    that has it."""
-    if col.table:
-        return col.table.lower() if col.table.lower() in scope else None
-    having = [a for a, t in scope.items() if t.column(col.name) is not None]
-    return having[0] if len(having) == 1 else None
-
-
 def _same_filter(a: exp.Expression, b: exp.Expression) -> bool:
     """Whether two ``column = 'value'`` terms compare the same column (by name) with the
     same string."""
@@ -1265,6 +1257,7 @@ def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question
     text = _plain_text(sql).replace("''", "'")
     selects = list(tree.find_all(exp.Select))
     scopes = {id(s): _scope_tables(s, catalog) for s in selects}
+    columns = {(c.table.lower(), c.name.lower()) for c in tree.find_all(exp.Column)}  # (qualifier, name)
     found: list[tuple[list[exp.Select], Table, str, str]] = []
     for table in tables:
         places = [s for s in selects if any(t is table for t in scopes[id(s)].values())]
@@ -1277,8 +1270,7 @@ def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question
         for col in table.columns:
             if not _TEXT_TYPES.search(col.type or ""):
                 continue
-            if any(c.name.lower() == col.name.lower() and (not c.table or c.table.lower() in aliases)
-                   for c in tree.find_all(exp.Column)):
+            if any(name == col.name.lower() and (not q or q in aliases) for q, name in columns):
                 continue  # the query uses the column: another rewrite's business
             try:
                 values = [v for v in distinct_values(table, col.name) if isinstance(v, str)]
