@@ -128,7 +128,15 @@ export async function openNotebook(
 ): Promise<string> {
   const nbPath = `${dir}/${name}`;
   expect(await page.contents.uploadContent(notebookJSON(cells), 'text', nbPath)).toBe(true);
-  expect(await page.notebook.openByPath(nbPath)).toBe(true);
+  // Opened by JupyterLab's own command, not through the file browser: galata's openByPath
+  // waits for the new file to be listed there, and the listing's refresh can lag behind.
+  await page.evaluate(
+    async p => {
+      await (window as any).jupyterapp.commands.execute('docmanager:open', { path: p, factory: 'Notebook' });
+    },
+    nbPath
+  );
+  await page.waitForFunction(p => !!(window as any).sqlnbTest?.panel(p), nbPath);
   await page.notebook.activate(name);
   await waitForKernelIdle(page, nbPath);
   if (options.run !== false) {
