@@ -328,8 +328,9 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
                       "dental_practice", "craft_brewery", "orchestra_season",
                       "auto_garage", "fitness_gym", "university_labs",
                       "zoo_keeping", "insurance_claims", "video_game_studio",
-                      "solar_installer", "bakery_chain", "art_school"}
-    assert len(questions) == 542 and {q["db_id"] for q in questions} == db_ids
+                      "solar_installer", "bakery_chain", "art_school",
+                      "ferry_service", "print_shop", "fire_service"}
+    assert len(questions) == 584 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
         con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))
