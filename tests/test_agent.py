@@ -1700,6 +1700,28 @@ def test_rows_compared_with_a_subsets_average_are_not_limited_to_that_subset(eng
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
+def test_a_draft_asking_for_either_of_two_values_where_the_question_says_both_asks_for_each(engine, db):
+    # Ada has a paid and a new order, Grace only a paid one
+    either = ("SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+              "WHERE o.status IN ('paid', 'new')")
+    question = "Which customers have both a paid order and a new order?"
+    run = ask_voting(db, [sql(either)], [sql(either), sql("SELECT 99")], question=question)
+    r = run.result
+    assert (r.status, r.stop_reason) == ("success", "voted")
+    assert r.rows() == [["Ada"]] and r.usage["calls"] == 2  # no correction call
+    assert "INTERSECT" in r.sql.upper()
+    (a,) = r.attempts
+    assert a["intersected"] == "o.status IN ('paid', 'new') split into an INTERSECT, one value each"
+    assert any(reason.startswith("each of the two values the question asks for both of is asked for apart")
+               for reason in r.confidence["reasons"])
+    # a question without "both", or the setting off: as written
+    for q, settings in (("Which customers have a paid or a new order?", None),
+                        (question, AgentSettings(intersections=False))):
+        run = ask_voting(db, [sql(either)], [sql(either)], question=q, **({"settings": settings} if settings else {}))
+        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "intersected" not in run.result.attempts[0], q
+
+
+@pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joined(engine, db):
     # name is a column of customers, which orders links to by its one foreign key
     missing = "SELECT DISTINCT name FROM orders WHERE status = 'paid' ORDER BY name"

@@ -901,3 +901,85 @@ def test_a_code_read_strictly_is_the_word_with_vowels_dropped_or_its_start():
     assert abbreviates("PET", "payments") and not abbreviates("PET", "payments", strict=True)
     for code, word in (("MTG", "meeting"), ("TNK", "tankers"), ("ACT", "active"), ("SEAS", "season")):
         assert abbreviates(code, word, strict=True), (code, word)
+
+
+# ---------------------------------------------------------------------------
+# "both X and Y": each value asked for apart
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bakery(tmp_path_factory):
+    conn = sqlite_catalog(tmp_path_factory, "bakery", """
+        CREATE TABLE cust (cust_id INTEGER PRIMARY KEY, cust_nm TEXT, city TEXT);
+        CREATE TABLE prod (prod_cd TEXT PRIMARY KEY, prod_nm TEXT, cat TEXT);
+        CREATE TABLE ord (ord_id INTEGER PRIMARY KEY, cust_id INTEGER REFERENCES cust(cust_id),
+                          prod_cd TEXT REFERENCES prod(prod_cd), qty INTEGER);
+        INSERT INTO cust VALUES (1, 'Ada', 'Leeds'), (2, 'Bo', 'York'), (3, 'Cy', 'Leeds');
+        INSERT INTO prod VALUES ('SPG', 'Sponge', 'CAK'), ('PIE', 'Pork pie', 'SAV'), ('BAG', 'Bagel', 'BRD');
+        INSERT INTO ord VALUES (1, 1, 'SPG', 2), (2, 1, 'PIE', 1), (3, 2, 'SPG', 5), (4, 3, 'PIE', 1),
+            (5, 3, 'BAG', 3), (6, 2, 'SPG', 1);
+    """)
+    yield conn
+    conn.close()
+
+
+BOTH_Q = "Which customers have ordered both cakes and savoury products? Give their names."
+BOTH_JOIN = "SELECT c.cust_nm FROM cust AS c JOIN ord AS o ON o.cust_id = c.cust_id JOIN prod AS p ON p.prod_cd = o.prod_cd"
+BOTH_SPLIT = (f"{BOTH_JOIN} WHERE p.cat = 'CAK' INTERSECT {BOTH_JOIN} WHERE p.cat = 'SAV'")
+
+
+@pytest.mark.parametrize("sql, expected, split", [
+    # either value, three ways of writing it
+    (f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV')", BOTH_SPLIT, "p.cat IN ('CAK', 'SAV')"),
+    (f"{BOTH_JOIN} WHERE p.cat = 'CAK' OR p.cat = 'SAV'", BOTH_SPLIT, "p.cat = 'CAK' OR p.cat = 'SAV'"),
+    (f"{BOTH_JOIN} WHERE (p.cat = 'CAK' OR 'SAV' = p.cat) AND c.city = 'Leeds'",
+     f"{BOTH_JOIN} WHERE p.cat = 'CAK' AND c.city = 'Leeds' INTERSECT {BOTH_JOIN} WHERE p.cat = 'SAV' AND "
+     "c.city = 'Leeds'", "p.cat = 'CAK' OR 'SAV' = p.cat"),
+    # both values on one row (nothing found), another filter kept in each branch
+    (f"{BOTH_JOIN} WHERE p.cat = 'CAK' AND o.qty > 0 AND p.cat = 'SAV'",
+     f"{BOTH_JOIN} WHERE p.cat = 'CAK' AND o.qty > 0 INTERSECT {BOTH_JOIN} WHERE o.qty > 0 AND p.cat = 'SAV'",
+     "p.cat = 'CAK' AND p.cat = 'SAV'"),
+    # a GROUP BY of the listed columns only lists each once, as INTERSECT does: dropped
+    (f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV') GROUP BY c.cust_nm", BOTH_SPLIT, "p.cat IN ('CAK', 'SAV')"),
+    # the values in a subquery the filter reads
+    ("SELECT DISTINCT c.cust_nm FROM cust AS c JOIN ord AS o ON o.cust_id = c.cust_id WHERE o.prod_cd IN "
+     "(SELECT prod_cd FROM prod WHERE cat IN ('CAK', 'SAV'))",
+     "SELECT DISTINCT c.cust_nm FROM cust AS c JOIN ord AS o ON o.cust_id = c.cust_id WHERE o.prod_cd IN "
+     "(SELECT prod_cd FROM prod WHERE cat = 'CAK') INTERSECT SELECT DISTINCT c.cust_nm FROM cust AS c JOIN "
+     "ord AS o ON o.cust_id = c.cust_id WHERE o.prod_cd IN (SELECT prod_cd FROM prod WHERE cat = 'SAV')",
+     "cat IN ('CAK', 'SAV')"),
+])
+def test_both_of_two_values_is_asked_for_each_value_apart(bakery, sql, expected, split):
+    from sqlnb.agent.hints import both_values_intersect
+
+    assert both_values_intersect(sql, "sqlite", BOTH_Q) == (expected, f"{split} split into an INTERSECT, one value each")
+    # the customer who ordered both, where the draft found one who ordered either or nobody
+    assert sorted(bakery.execute(expected).rows) == [("Ada",)]
+    assert sorted(bakery.execute(sql).rows) != [("Ada",)]
+
+
+@pytest.mark.parametrize("question, sql", [
+    # no "both", or the question excludes something
+    ("Which customers have ordered cakes or savoury products?", f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV')"),
+    ("Which customers have ordered both cakes and bread but not savoury products?",
+     f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'BRD')"),
+    # an aggregate, an ordering or a limit: a split would change what is counted or kept
+    (BOTH_Q, "SELECT count(*) FROM ord AS o JOIN prod AS p ON p.prod_cd = o.prod_cd WHERE p.cat IN ('CAK', 'SAV')"),
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV') ORDER BY c.cust_nm"),
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV') LIMIT 1"),
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV') GROUP BY c.cust_nm HAVING count(*) > 1"),
+    # a GROUP BY of something not listed
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV') GROUP BY c.cust_id"),
+    # three values, NOT IN, two columns, or two pairs: not "both of two"
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV', 'BRD')"),
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat NOT IN ('CAK', 'SAV')"),
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat = 'CAK' OR c.city = 'Leeds'"),
+    (BOTH_Q, f"{BOTH_JOIN} WHERE p.cat IN ('CAK', 'SAV') AND c.city IN ('Leeds', 'York')"),
+    # already a set operation, or the pair in a join condition
+    (BOTH_Q, BOTH_SPLIT),
+    (BOTH_Q, "SELECT c.cust_nm FROM cust AS c JOIN ord AS o ON o.cust_id = c.cust_id AND o.prod_cd IN ('SPG', 'PIE')"),
+])
+def test_both_values_left_alone(bakery, question, sql):
+    from sqlnb.agent.hints import both_values_intersect
+
+    assert both_values_intersect(sql, "sqlite", question) is None

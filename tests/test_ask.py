@@ -157,9 +157,9 @@ def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
 def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_config(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()}")
     names = ("names_for_ids", "link_joins", "named_values", "negations", "named_filters", "subset_averages",
-             "memory_when_unsure")
+             "intersections", "memory_when_unsure")
     settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
-    assert [getattr(settings, n) for n in names] == [True] * 7
+    assert [getattr(settings, n) for n in names] == [True] * 8
     by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
     question = "Which customer placed the most orders, and how many?"
 
@@ -175,7 +175,7 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     for name in names:
         shell.run_line_magic("config", f"AskMagic.{name} = False")
     settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
-    assert [getattr(settings, n) for n in names] == [False] * 7
+    assert [getattr(settings, n) for n in names] == [False] * 8
     assert ask().rows() == [[1, 2]]  # off: the id stays
 
 

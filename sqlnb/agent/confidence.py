@@ -82,6 +82,9 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
     if attempt.get("averaged"):
         reasons.append(f"the rows compared with a subset's average are no longer limited to that subset "
                        f"({attempt['averaged']})")
+    if attempt.get("intersected"):
+        reasons.append(f"each of the two values the question asks for both of is asked for apart "
+                       f"({attempt['intersected']})")
     if attempt.get("negated"):
         reasons.append(f"asks for the ones that have none instead of filtering their rows ({attempt['negated']})")
     if attempt.get("linked"):

@@ -24,7 +24,7 @@ from langgraph.runtime import Runtime
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter, Catalog, Result
 from sqlnb.agent.doubts import answer_doubts
-from sqlnb.agent.hints import (average_subset_filter, empty_result_hint, error_hint, label_ids, link_joins,
+from sqlnb.agent.hints import (average_subset_filter, both_values_intersect, empty_result_hint, error_hint, label_ids, link_joins,
                                named_value_filter, named_value_swap, negated_join, null_safe_not_in,
                                suggest_fix, value_repair)
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
@@ -94,6 +94,11 @@ class AgentSettings:
     # than the average price of red wines") that filters the compared rows on the subset
     # too lists them all, when that finds rows (hints.average_subset_filter).
     subset_averages: bool = True
+    # A draft answering a question about things that have both of two values among their
+    # rows ("customers who ordered both cakes and savoury products") with one filter for
+    # either value (cat IN ('CAK', 'SAV')) or for both on one row asks for each value apart,
+    # joined by INTERSECT, when that finds rows (hints.both_values_intersect).
+    intersections: bool = True
 
 
 # Retry drafts per kind of model, when not set.  Local models (llama.cpp in-process, Ollama,
@@ -235,7 +240,8 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         out.update(sql=(first["candidates"] or [None])[0], final=False, candidates=first["candidates"],
                    weights=first["weights"], first_round=True, draws=first["draws"],
                    clarify=first["clarify"])
-        for part in ("repairs", "nulls", "labels", "links", "swaps", "filters", "averages", "negations"):
+        for part in ("repairs", "nulls", "labels", "links", "swaps", "filters", "averages", "intersections",
+                     "negations"):
             if first.get(part):
                 out[part] = first[part]
         if reply.clarify is not None and first["clarify"] is None:
@@ -354,6 +360,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     negated: dict[str, str] = {}  # a query asking for keys NOT IN those that have one -> what it replaced
     filtered: dict[str, str] = {}  # a query filtering on the category the question names -> what it added
     averaged: dict[str, str] = {}  # a query leaving a subset's filter to its average -> what it dropped
+    intersected: dict[str, str] = {}  # a query asking for each of two values apart -> what it split
     lookups = ctx.distinct_values is not None and s.share_data and s.value_hints
     draws = 0
 
@@ -367,8 +374,8 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
         if not r.sql:
             return
         key = normalize_sql(r.sql, dialect)
-        for _ in range(7):  # a name corrected, a join linked, a value swapped or added, an average's
-            # filter left to it, a negation, names for ids
+        for _ in range(8):  # a name corrected, a join linked, a value swapped or added, an average's
+            # filter left to it, two values asked for apart, a negation, names for ids
             key = corrected.get(key, key)
         if key in weights:
             weights[key] += 1
@@ -407,6 +414,9 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             # hints.average_subset_filter: when it finds rows
             (averaged, s.subset_averages, lambda: average_subset_filter(sql, dialect, ctx.catalog, question),
              lambda r: bool(r.row_count)),
+            # hints.both_values_intersect: when it finds rows
+            (intersected, s.intersections, lambda: both_values_intersect(sql, dialect, question),
+             lambda r: bool(r.row_count)),
             # hints.negated_join: when it runs
             (negated, s.negations, lambda: negated_join(sql, dialect, ctx.catalog, question), lambda r: True),
             # hints.label_ids, for a draft with rows: when it returns as many
@@ -418,7 +428,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
                 continue
             new_key = normalize_sql(new[0], dialect)
             corrected[key] = new_key
-            for earlier in (linked, swapped, filtered, averaged, negated):
+            for earlier in (linked, swapped, filtered, averaged, intersected, negated):
                 if sql in earlier:
                     earlier[new[0]] = earlier[sql]
             notes[new[0]] = new[2]
@@ -516,6 +526,7 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
             "swaps": {sqls[k]: swapped[sqls[k]] for k in order if sqls[k] in swapped},
             "filters": {sqls[k]: filtered[sqls[k]] for k in order if sqls[k] in filtered},
             "averages": {sqls[k]: averaged[sqls[k]] for k in order if sqls[k] in averaged},
+            "intersections": {sqls[k]: intersected[sqls[k]] for k in order if sqls[k] in intersected},
             "negations": {sqls[k]: negated[sqls[k]] for k in order if sqls[k] in negated}}, usage
 
 
@@ -553,7 +564,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     # what the first round changed in the chosen query (its confidence reasons say so)
     for part, field in (("repairs", "repaired"), ("labels", "named"), ("links", "linked"),
                         ("nulls", "null_safe"), ("swaps", "swapped"), ("filters", "filtered"),
-                        ("averages", "averaged"), ("negations", "negated")):
+                        ("averages", "averaged"), ("intersections", "intersected"),
+                        ("negations", "negated")):
         if (done := (reply.get(part) or {}).get(sql)):
             attempt[field] = done  # type: ignore[literal-required]
     if attempt["ok"]:

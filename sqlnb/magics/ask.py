@@ -76,6 +76,11 @@ class AskMagic(Magics):
                                       "(\"wines that cost more than the average price of red "
                                       "wines\") that limits the compared rows to the subset as well "
                                       "lists them all, when that finds rows.").tag(config=True)
+    intersections = Bool(True, help="A draft answering a question about things that have both of "
+                                    "two values (\"customers who ordered both cakes and savoury "
+                                    "products\") with one filter for either value asks for each "
+                                    "value apart, joined by INTERSECT, when that finds "
+                                    "rows.").tag(config=True)
     memory_when_unsure = Bool(True, help="With a model that drafts its first answer, show the "
                                          "remembered answers only when the answer without them is "
                                          "rated low (a second pass); off: from the first call "
@@ -135,6 +140,7 @@ class AskMagic(Magics):
                              names_for_ids=self.names_for_ids, link_joins=self.link_joins,
                              named_values=self.named_values, negations=self.negations,
                              named_filters=self.named_filters, subset_averages=self.subset_averages,
+                             intersections=self.intersections,
                              memory_when_unsure=self.memory_when_unsure)
 
     @cell_magic("ask")
