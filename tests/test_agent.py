@@ -1897,6 +1897,25 @@ def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
 
 
 @RULE_ENGINES
+def test_drafts_whose_clarify_asks_nothing_do_not_ask_back(engine, db):
+    # drafts that "ask back" with the user's question echoed, the prompt's own text or SQL:
+    # no clarification, however many of them; they wrote no query
+    question = "How many orders are paid?"
+    bogus = [f"CLARIFY:\n- {question}\n- SELECT count(*) FROM orders WHERE status = 'paid'",
+             f"CLARIFY: {question}",
+             "CLARIFY:\n- The query ran: 1 row.\n" + sql(PAID)]
+    run = ask_voting(db, [sql(PAID)], bogus + [sql(PAID)], question=question)
+    r = run.result
+    assert (r.status, r.questions, r.sql) == ("success", [], PAID)
+    assert run.model.draft_position == 3
+    assert r.confidence["reasons"][:2] == ["1 of 4 drafts gave this result", "3 drafts asked back or wrote no query"]
+    # a draft that does ask something still counts
+    run = ask_voting(db, ["CLARIFY: Paid when?"], ["CLARIFY: Which year?", "CLARIFY: Paid in which currency?",
+                                                   sql(PAID)], question=question)
+    assert run.result.status == "needs_clarification" and run.result.questions == ["Paid when?"]
+
+
+@RULE_ENGINES
 def test_a_draft_failing_on_a_misspelt_column_is_corrected_without_a_model_call(engine, db):
     misspelt = "SELECT count(*) AS n FROM orders WHERE stauts = 'paid'"
     run = ask_voting(db, [sql(misspelt)], [sql(PAID), sql("SELECT 7")])

@@ -362,14 +362,19 @@ def _first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContex
     averaged: dict[str, str] = {}  # a query leaving a subset's filter to its average -> what it dropped
     intersected: dict[str, str] = {}  # a query asking for each of two values apart -> what it split
     lookups = ctx.distinct_values is not None and s.share_data and s.value_hints
+    shown = "\n".join(str(m.content) for m in messages if not isinstance(m, SystemMessage))
     draws = 0
 
     def take(r: Any) -> None:
         nonlocal draws
         draws += 1
         if r.clarify is not None:
-            if r.clarify:
-                asked.append(list(r.clarify))
+            # a draft's CLARIFY counts as asking back only when it asks something: not
+            # when it echoes the question or the prompt or carries SQL (as for the reply:
+            # see generate); such a draft wrote no query
+            questions, _ = real_questions(r, state.get("question", ""), shown)
+            if questions:
+                asked.append(questions)
             return
         if not r.sql:
             return
