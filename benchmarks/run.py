@@ -65,7 +65,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dataset", choices=acc.DATASETS, default="spider",
                    help="accuracy: spider (--spider-dir, SQLite) or sample (benchmarks/sample/questions.json "
                         "over the sqlnb demo database, on the duckdb, sqlite and postgresql of --engines; results "
-                        "accuracy_sample.* unless --out) or unseen (benchmarks/unseen: forty-four SQLite databases "
+                        "accuracy_sample.* unless --out) or unseen (benchmarks/unseen: forty-seven SQLite databases "
                         "written to measure schemas the agent was never tuned on; results accuracy_unseen.*)")
     p.add_argument("--ids", default=None, help="accuracy: these questions only (comma-separated): the sample "
                                                "set's ids, or for spider and unseen the #N of the reports "

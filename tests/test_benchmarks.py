@@ -330,8 +330,9 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
                       "zoo_keeping", "insurance_claims", "video_game_studio",
                       "solar_installer", "bakery_chain", "art_school",
                       "ferry_service", "print_shop", "fire_service",
-                      "seed_bank", "law_firm", "blood_donation"}
-    assert len(questions) == 626 and {q["db_id"] for q in questions} == db_ids
+                      "seed_bank", "law_firm", "blood_donation",
+                      "cinema_chain", "pharmacy_network", "sailing_club"}
+    assert len(questions) == 668 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
         con = sqlite3.connect(accuracy.db_path(root, q["db_id"]))
