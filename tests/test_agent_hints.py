@@ -224,6 +224,15 @@ def test_value_named_reads_codes_only_when_asked_and_not_in_asking_words_or_name
     assert value_named("Which grants has the principal investigator?", codes=True)("PI")
     assert not value_named("What is the cheapest red wine?", codes=True)("CS")
     assert not value_named("Show the total of each", codes=True)("ST")  # asking words
+    # a code that is also an everyday word is named only as stored, in capitals, or as a plural
+    q = "How many orders were placed in each country?"
+    assert not value_named(q)("IN") and not value_named(q, codes=True)("IN")
+    assert value_named("How many customers are in IN?", codes=True)("IN")
+    assert value_named("How many customers live in the US?")("US")
+    assert not value_named("Show its staff", codes=True)("IT")
+    assert not value_named("Which customers can order?", codes=True)("CAN")
+    assert value_named("Which customers ordered kegs but never cans?", codes=True)("CAN")
+    assert value_named("In which country?")("Country") and value_named("in what?")("in")  # not codes
 
 
 @pytest.fixture(scope="module")

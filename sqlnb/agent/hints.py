@@ -456,6 +456,16 @@ _ASKING_WORDS = frozenset("""
 """.split())
 
 
+# Codes that are also everyday English words ('IN' India, 'NO' Norway, 'US', 'CAN' cans):
+# in "orders placed in each country" the word is English, so they count as named only
+# where the question writes them as stored, in capitals ("customers in the US"), or as a
+# plural noun ("kegs but never cans").
+_WORD_CODES = frozenset("""
+    am an as at be by do go he if in is it me my no of on or so to up us we
+    and are can for had has its not our the was who
+""".split())
+
+
 def is_code(value: object) -> bool:
     """Whether a stored value looks like a code: two to five capital letters."""
     return isinstance(value, str) and _CODE.fullmatch(value) is not None
@@ -491,7 +501,9 @@ def value_named(question: str, *, codes: bool = False,
     ``names`` (the tables and columns of the query: "company" is a table, not 'COM') left
     out; and a two-letter code made of the initials of two words in a row ('FT' for
     "full-time", 'PI' for "principal investigator"); ``strict``: as :func:`abbreviates`
-    reads it with ``strict``."""
+    reads it with ``strict``.  A code that is also an everyday word ('IN', 'NO', 'CAN';
+    ``_WORD_CODES``) counts as that word only written in capitals, as stored, or as a
+    plural ("cans")."""
     asked = _plain_text(question or "")
     taken = {r for n in names for r in _roots(n)}
     words = re.findall(r"[a-z]+", asked)
@@ -502,7 +514,11 @@ def value_named(question: str, *, codes: bool = False,
     def named(value: str) -> bool:
         plain = _plain_text(value)
         if plain and re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked) is not None:
-            return True
+            if not (plain in _WORD_CODES and is_code(value)):
+                return True
+            if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", question or "") is not None or (
+                    len(plain) >= 3 and re.search(rf"(?<!\w){re.escape(plain)}e?s(?!\w)", asked) is not None):
+                return True
         if not codes or not is_code(value):
             return False
         return plain in initials if len(plain) == 2 else any(abbreviates(value, w, strict=strict) for w in longs)
