@@ -233,6 +233,7 @@ def test_value_named_reads_codes_only_when_asked_and_not_in_asking_words_or_name
     assert not value_named("Which customers can order?", codes=True)("CAN")
     assert value_named("Which customers ordered kegs but never cans?", codes=True)("CAN")
     assert value_named("In which country?")("Country") and value_named("in what?")("in")  # not codes
+    assert not value_named("How many customers are there in each country?", codes=True)("CA")  # "customers are"
 
 
 @pytest.fixture(scope="module")

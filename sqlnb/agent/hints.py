@@ -500,7 +500,7 @@ def value_named(question: str, *, codes: bool = False,
     that ask rather than name (``_ASKING_WORDS``) and words whose root is one of
     ``names`` (the tables and columns of the query: "company" is a table, not 'COM') left
     out; and a two-letter code made of the initials of two words in a row ('FT' for
-    "full-time", 'PI' for "principal investigator"); ``strict``: as :func:`abbreviates`
+    "full-time", 'PI' for "principal investigator"; not 'CA' for "customers are"); ``strict``: as :func:`abbreviates`
     reads it with ``strict``.  A code that is also an everyday word ('IN', 'NO', 'CAN';
     ``_WORD_CODES``) counts as that word only written in capitals, as stored, or as a
     plural ("cans")."""
@@ -509,7 +509,7 @@ def value_named(question: str, *, codes: bool = False,
     words = re.findall(r"[a-z]+", asked)
     longs = [w for w in words if len(w) >= 3 and w not in _ASKING_WORDS and not (_roots(w) & taken)]
     initials = {a[0] + b[0] for a, b in zip(words, words[1:])
-                if len(a) >= 3 and len(b) >= 3 and a not in _ASKING_WORDS and b not in _ASKING_WORDS}
+                if len(a) >= 3 and len(b) >= 3 and not {a, b} & (_ASKING_WORDS | _WORD_CODES)}
 
     def named(value: str) -> bool:
         plain = _plain_text(value)
