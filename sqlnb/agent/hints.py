@@ -499,11 +499,11 @@ def value_named(question: str, *, codes: bool = False,
     (:func:`is_code`) that a word of the question spells out (:func:`abbreviates`), words
     that ask rather than name (``_ASKING_WORDS``) and words whose root is one of
     ``names`` (the tables and columns of the query: "company" is a table, not 'COM') left
-    out; and a two-letter code made of the initials of two words in a row ('FT' for
-    "full-time", 'PI' for "principal investigator"; not 'CA' for "customers are"); ``strict``: as :func:`abbreviates`
-    reads it with ``strict``.  A code that is also an everyday word ('IN', 'NO', 'CAN';
-    ``_WORD_CODES``) counts as that word only written in capitals, as stored, or as a
-    plural ("cans")."""
+    out; and a two-letter code made of the initials of two content words in a row ('FT'
+    for "full-time", 'PI' for "principal investigator"; not 'CA' for "customers are");
+    ``strict``: as :func:`abbreviates` reads it with ``strict``.  A code that is also an
+    everyday word ('IN', 'NO', 'CAN'; ``_WORD_CODES``) counts as that word only written in
+    capitals, as stored, or as a plural ("cans")."""
     asked = _plain_text(question or "")
     taken = {r for n in names for r in _roots(n)}
     words = re.findall(r"[a-z]+", asked)
@@ -516,6 +516,7 @@ def value_named(question: str, *, codes: bool = False,
         if plain and re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked) is not None:
             if not (plain in _WORD_CODES and is_code(value)):
                 return True
+            # an everyday word: named as stored (capitals) or as a plural noun ("cans")
             if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", question or "") is not None or (
                     len(plain) >= 3 and re.search(rf"(?<!\w){re.escape(plain)}e?s(?!\w)", asked) is not None):
                 return True
