@@ -464,6 +464,8 @@ _WORD_CODES = frozenset("""
     am an as at be by do go he if in is it me my no of on or so to up us we
     and are can for had has its not our the was who
 """.split())
+# words whose initial does not start a two-letter code read as initials ('CA' not "customers are")
+_NOT_INITIALS = _ASKING_WORDS | _WORD_CODES
 
 
 def is_code(value: object) -> bool:
@@ -509,7 +511,7 @@ def value_named(question: str, *, codes: bool = False,
     words = re.findall(r"[a-z]+", asked)
     longs = [w for w in words if len(w) >= 3 and w not in _ASKING_WORDS and not (_roots(w) & taken)]
     initials = {a[0] + b[0] for a, b in zip(words, words[1:])
-                if len(a) >= 3 and len(b) >= 3 and not {a, b} & (_ASKING_WORDS | _WORD_CODES)}
+                if len(a) >= 3 and len(b) >= 3 and not {a, b} & _NOT_INITIALS}
 
     def named(value: str) -> bool:
         plain = _plain_text(value)
