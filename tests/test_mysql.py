@@ -19,7 +19,8 @@ import pandas as pd
 import pytest
 
 from sqlnb import errors
-from tests.engines import MY_HOST, MY_PASSWORD, MY_PORT, MY_USER, MySQLEnv
+from sqlnb.sql.statement import unchecked
+from tests.engines import MY_HOST, MY_PASSWORD, MY_PORT, MY_USER, MySQLEnv, fooled_guard
 from tests.test_contract import assert_within_2_s, later
 
 
@@ -140,7 +141,8 @@ def test_pure_python_fallback_when_the_extension_cannot_load(db, monkeypatch):
                 assert got.columns == want.columns
             assert c.execute("SELECT id FROM typed ORDER BY id", max_rows=2).rows == [(1,), (2,)]
             # the pure-Python driver knows DECIMAL scales too, so big results keep the fast path
-            assert c._probe("SELECT amount FROM typed")[0].decimals == ref._probe("SELECT amount FROM typed")[0].decimals
+            probe = unchecked("SELECT amount FROM typed", "mysql")
+            assert c._probe(probe)[0].decimals == ref._probe(probe)[0].decimals
             got = c.execute("SELECT id, amount FROM typed ORDER BY id")
             assert c.last_path == "connectorx"
             assert got.arrow.equals(ref.execute("SELECT id, amount FROM typed ORDER BY id").arrow)
@@ -311,13 +313,15 @@ def test_readonly_fast_path_runs_in_a_read_only_transaction(ro_conn, db, cx_call
 
 
 def test_readonly_session_cannot_be_switched_back(ro_conn, db):
-    ro_conn._execute("SET SESSION TRANSACTION READ WRITE", None, None, None)
-    with pytest.raises(Exception) as info:
-        ro_conn._execute("INSERT INTO counter VALUES (5)", None, None, None)
-    assert isinstance(ro_conn.classify(info.value), errors.PermissionDenied)
-    with pytest.raises(Exception):
-        ro_conn._execute("SET tx_read_only = 0", None, None, None)
-        ro_conn._execute("UPDATE counter SET n = 9", None, None, None)
+    """Past a fooled guard: a statement that switches the session back to read-write
+    leaves the next one read-only (each runs as SET STATEMENT tx_read_only=1 FOR ...)."""
+    with fooled_guard():
+        ro_conn.execute("SET SESSION TRANSACTION READ WRITE")
+        with pytest.raises(errors.PermissionDenied):
+            ro_conn.execute("INSERT INTO counter VALUES (5)")
+        with pytest.raises(errors.SqlnbError):
+            ro_conn.execute("SET tx_read_only = 0")
+            ro_conn.execute("UPDATE counter SET n = 9")
     assert db.admin_query("SELECT n FROM counter") == [(0,)]
 
 
@@ -326,8 +330,8 @@ def test_readonly_refuses_server_file_writes(ro_conn, tmp_path):
     for sql in (f"SELECT 1 INTO OUTFILE '{target}'", f"SELECT 'x' INTO DUMPFILE '{target}'"):
         with pytest.raises(errors.ReadOnlyViolation):
             ro_conn.execute(sql)
-        with pytest.raises(errors.ReadOnlyViolation):  # the second layer, past the guard
-            ro_conn._execute(sql, None, None, None)
+        with pytest.raises(errors.ReadOnlyViolation), fooled_guard():  # past the guard
+            ro_conn.execute(sql)
     assert not os.path.exists(target)
 
 

@@ -17,7 +17,9 @@ import pytest
 
 import sqlnb.adapters as adapters
 from sqlnb import errors
-from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv
+from sqlnb.sql.statement import accept, unchecked
+from tests.engines import (PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv,
+                           fooled_guard)
 from tests.test_contract import assert_within_2_s, later
 
 
@@ -152,7 +154,7 @@ def test_narrow_numerics_travel_as_float8_and_come_back_exact(pg, conn):
     pg.admin(["CREATE TABLE narrow (id int, a numeric(12, 2), b numeric(15, 6), c numeric(12, 2))",
               "INSERT INTO narrow VALUES " + ", ".join(rows)])
     sql = "SELECT id, a, b, c, a + 1 AS a1, b * 2 AS wide FROM narrow ORDER BY id DESC -- a trailing comment"
-    wrapped = conn._narrow_numerics(sql)
+    wrapped = conn._narrow_numerics(unchecked(sql, "postgres"))
     assert wrapped is not None and sorted(wrapped[1]) == [1, 2, 3]  # a + 1, b * 2: unconstrained
     fast, plain = both_paths(conn, sql)
     assert_same(fast, plain)
@@ -160,7 +162,7 @@ def test_narrow_numerics_travel_as_float8_and_come_back_exact(pg, conn):
     assert [str(r[1]) for r in fast.rows[:3]] == [r.split(", ")[1] for r in reversed(rows[-3:])]
     assert fast.arrow.schema.field("b").type == pa.decimal128(15, 6)
     # duplicate names cannot be wrapped: the query runs as written
-    assert conn._narrow_numerics("SELECT a, a FROM narrow") is None
+    assert conn._narrow_numerics(unchecked("SELECT a, a FROM narrow", "postgres")) is None
     dup_fast, dup_plain = both_paths(conn, "SELECT a, a FROM narrow ORDER BY id")
     assert_same(dup_fast, dup_plain)
 
@@ -274,9 +276,10 @@ def test_readonly_session_refuses_nextval_on_both_connections(pg):
     try:
         with pytest.raises(errors.ReadOnlyViolation):
             c.execute("SELECT nextval('seq')")
-        for run in (lambda: c._execute_psycopg("SELECT nextval('seq')", None, None, 30),
-                    lambda: c._execute_adbc("SELECT nextval('seq')", None, 30)):
-            with pytest.raises(Exception) as info:
+        for run in (lambda: c._execute_psycopg(accept("SELECT nextval('seq')", "postgres"),
+                                               None, None, 30),
+                    lambda: c._execute_adbc(accept("SELECT nextval('seq')", "postgres"), None, 30)):
+            with pytest.raises(Exception) as info, fooled_guard():  # past the guard
                 run()
             err = c.classify(info.value)
             assert isinstance(err, errors.PermissionDenied), err
@@ -398,9 +401,9 @@ def test_postgresql_through_pgbouncer(pg):
             c.execute(SLOW_READ, timeout=60)
         assert c.last_path == "adbc"
         c._cancel_requested = False  # execute() resets it; this bypasses execute()
-        with pytest.raises(errors.PermissionDenied):
+        with pytest.raises(errors.PermissionDenied), fooled_guard():
             try:
-                c._execute_psycopg("SELECT nextval('seq')", None, None, 1)
+                c._execute_psycopg(accept("SELECT nextval('seq')", "postgres"), None, None, 1)
             except Exception as exc:
                 raise c.classify(exc) from None
         assert c.execute("SELECT count(*) FROM typed").rows == [(4,)]
@@ -630,13 +633,8 @@ def test_redshift_readonly_session(pg):
     env.db = pg.db
     c = adapters.connect(env.url(), readonly=True)
     try:
-        with pytest.raises(errors.PermissionDenied, match="read-only"):
-            try:
-                c._execute("SELECT nextval('seq')", None, None, None)
-            except errors.SqlnbError:
-                raise
-            except Exception as exc:
-                raise c.classify(exc) from None
+        with pytest.raises(errors.PermissionDenied, match="read-only"), fooled_guard():
+            c.execute("SELECT nextval('seq')")
         assert c.execute("SELECT count(*) FROM typed").rows == [(4,)]
     finally:
         c.close()
@@ -692,25 +690,30 @@ def _classified(c, run):
 
 @pytest.mark.parametrize("fast", [True, False], ids=["adbc", "psycopg"])
 def test_readonly_survives_a_function_that_switches_it_off(ro_pg, fast):
-    """The guard lets ``SELECT * FROM flip`` through (it cannot see into the view), and the
-    function switches the session's read-only default and timeout off.  The next statement
-    still runs in a read-only transaction with the connection's timeout: the read-only
-    transaction, not the guard, stops the write hidden in ``write_through``."""
+    """The guard refuses ``SELECT * FROM flip``: the view calls a VOLATILE function of the
+    database (pg_depend records it).  Past a fooled guard the function switches the
+    session's read-only default and timeout off, and the next statement still runs in a
+    read-only transaction with the connection's timeout: the read-only transaction stops
+    the write hidden in ``write_through``."""
     c = adapters.connect(ro_pg.url(), readonly=True, statement_timeout=1)
     try:
         c.fast_path = fast
-        assert c.execute("SELECT * FROM flip").rows == [("flipped",)]
+        for view in ("flip", "write_through"):
+            with pytest.raises(errors.ReadOnlyViolation, match=f"reads {view}, which is a view"):
+                c.execute(f"SELECT * FROM {view}")
+        with fooled_guard():
+            assert c.execute("SELECT * FROM flip").rows == [("flipped",)]
         assert c.last_path == ("adbc" if fast else "psycopg")
-        with pytest.raises(errors.PermissionDenied, match="read-only"):
+        with pytest.raises(errors.PermissionDenied, match="read-only"), fooled_guard():
             c.execute("SELECT * FROM write_through")
         assert c.execute("SELECT current_setting('transaction_read_only'), "
                          "current_setting('statement_timeout')").rows == [("on", "1s")]
-        with pytest.raises(errors.QueryTimeout):
+        with pytest.raises(errors.QueryTimeout), fooled_guard():
             c.execute("SELECT * FROM slow")
         # the raw adapter path, past the guard, is read-only too
         c._cancel_requested = False
-        with pytest.raises(errors.PermissionDenied, match="read-only"):
-            _classified(c, lambda: c._execute("SELECT sqlnb_write()", None, None, 1))
+        with pytest.raises(errors.PermissionDenied, match="read-only"), fooled_guard():
+            c.execute("SELECT sqlnb_write()", timeout=1)
         assert c.execute("SELECT count(*) FROM ro_target").rows == [(0,)]
     finally:
         c.close()
@@ -756,9 +759,9 @@ def test_readonly_and_timeout_hold_behind_a_transaction_pooler(ro_pg, scheme, fa
         assert pid != first and (ro, timeout) == ("on", "1s")
         if scheme == "postgresql":
             assert c.last_path == ("adbc" if fast else "psycopg")
-        with pytest.raises(errors.PermissionDenied, match="read-only"):
+        with pytest.raises(errors.PermissionDenied, match="read-only"), fooled_guard():
             c.execute("SELECT * FROM write_through")
-        with pytest.raises(errors.QueryTimeout):  # pg_sleep(5) cancelled by SET LOCAL statement_timeout
+        with pytest.raises(errors.QueryTimeout), fooled_guard():  # cancelled by the local timeout
             c.execute("SELECT * FROM slow")
         assert c.execute("SELECT count(*) FROM ro_target").rows == [(0,)]
         assert c.catalog(refresh=True).find("ro_target") is not None  # in a transaction too

@@ -25,6 +25,8 @@ import pyarrow as pa
 from sqlnb import errors
 from sqlnb.adapters.interrupt import interrupt_watcher
 from sqlnb.adapters.spec import ConnectionSpec, ConnectOptions
+from sqlnb.sql.statement import Statement, accept, unchecked
+from sqlnb.sql.text import bind_params
 
 
 # ---------------------------------------------------------------------------
@@ -652,8 +654,50 @@ class Adapter(ABC):
     def _connect(self) -> None: ...
 
     @abstractmethod
-    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
-                 timeout: float | None) -> Result: ...
+    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
+                 timeout: float | None) -> Result:
+        """Run ``statement`` (its parameters already in the driver's form, see
+        :meth:`_bind`).  Every text this sends to the driver for the statement passes
+        :meth:`_sendable`: the statement itself, or one of its :meth:`Statement.wrap`
+        wrappers, never a changed copy."""
+
+    def _bind(self, sql: str, params: Mapping[str, Any] | None,
+              guarded: bool) -> tuple[str, Any]:
+        """The statement's text with ``:name`` parameters in the driver's placeholder style,
+        and the values in the driver's form (only the placeholders change; values travel
+        apart from the text).  The guard checks this text, as sent: an adapter whose
+        driver would change the text itself (interpolating values client-side) binds a
+        guarded statement's values into the text here instead, so the guard sees them."""
+        return bind_params(sql, params, self.paramstyle, self.dialect)
+
+    def _statement(self, sql: str, params: Mapping[str, Any] | None,
+                   guarded: bool) -> tuple[Statement, Any]:
+        """The statement to send and its bound parameters: for a guarded statement (a
+        read-only connection, or ``readonly=True``) the text the guard accepted, else the
+        text as written."""
+        wire, bound = self._bind(sql, params, guarded)
+        if not guarded:
+            return unchecked(wire, self.dialect), bound
+        where = "on a read-only connection" if self.options.readonly else "as read-only"
+        return accept(wire, self.dialect, self.guard_functions(), where=where), bound
+
+    def _sendable(self, text: Any) -> str:
+        """The one check between sqlnb and a driver for every statement a user or the
+        agent runs: the text must be the :class:`Statement` this connection built for it
+        (or a wrapper :meth:`Statement.wrap` made and the guard checked again), and while
+        a guarded statement runs, one the guard accepted.  Anything else (a copy with
+        comments stripped, a re-joined text) is refused before the driver sees it."""
+        if not isinstance(text, Statement) or text.dialect != self.dialect:
+            raise errors.ReadOnlyViolation(
+                "Refused: sqlnb was about to send a text other than the statement it "
+                "built and checked", reason="the text differs from the checked statement",
+                dialect=self.dialect, hint="this is a bug in sqlnb; please report it")
+        if self.read_only_now and not text.accepted:
+            raise errors.ReadOnlyViolation(
+                "Refused: the statement was not checked by the read-only guard",
+                reason="not checked by the guard", dialect=self.dialect,
+                hint="this is a bug in sqlnb; please report it")
+        return str.__str__(text)
 
     @abstractmethod
     def _load_catalog(self) -> Catalog: ...
@@ -786,27 +830,18 @@ class Adapter(ABC):
         if not sql or not sql.strip():
             raise errors.UsageError("Empty SQL statement", hint="write a statement to run")
         reconnected = False
-        if self.options.readonly or readonly:
-            from sqlnb.sql.guard import check_read_only
-
-            if self._lost:  # the guard's function lookup needs a live session
-                with self._lock:
-                    if self._lost:
-                        self._reconnect()
-                        reconnected = True
-            try:
-                verdict = check_read_only(sql, self.dialect, self.guard_functions())
-            except errors.ConnectionLost as err:
-                self._lost = True  # the next statement opens a new connection
-                err.hint = "run it again to reconnect"
-                raise err from None
-            if not verdict.read_only:
-                where = "on a read-only connection" if self.options.readonly else "as read-only"
-                raise errors.ReadOnlyViolation(
-                    f"Refused {where}: {verdict.reason}",
-                    reason=verdict.reason, dialect=self.dialect,
-                    hint="only single read-only queries run here; open a connection without "
-                         "--readonly to write")
+        guarded = bool(self.options.readonly or readonly)
+        if guarded and self._lost:  # the guard's function lookup needs a live session
+            with self._lock:
+                if self._lost:
+                    self._reconnect()
+                    reconnected = True
+        try:
+            statement, bound = self._statement(sql, params, guarded)
+        except errors.ConnectionLost as err:
+            self._lost = True  # the next statement opens a new connection
+            err.hint = "run it again to reconnect"
+            raise err from None
         if timeout is None:
             timeout = self.options.statement_timeout
         timeout = timeout or None
@@ -825,7 +860,7 @@ class Adapter(ABC):
             try:
                 with interrupt_watcher(self._interrupt_fired), gc_paused(), \
                         self._statement_read_only(readonly):
-                    result = self._execute(sql, params, max_rows, timeout)
+                    result = self._execute(statement, bound, max_rows, timeout)
             except KeyboardInterrupt:
                 self._recover_after_cancel()
                 raise errors.QueryCancelled(

@@ -10,7 +10,7 @@ import duckdb
 from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  empty_result, normalize_arrow)
-from sqlnb.sql.text import bind_params
+from sqlnb.sql.statement import Statement
 
 
 class DuckDBAdapter(Adapter):
@@ -54,19 +54,19 @@ class DuckDBAdapter(Adapter):
                 engine_message=msg)
         return errors.ConnectFailed(f"Cannot open DuckDB database {path!r}: {msg}", engine_message=msg)
 
-    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
-        sql, bound = bind_params(sql, params, self.paramstyle, self.dialect)
-        kind = _statement_kind(sql)
-        rel = self.conn.sql(sql, params=bound) if bound else self.conn.sql(sql)
+        kind = _statement_kind(statement)
+        sql = self._sendable(statement)
+        rel = self.conn.sql(sql, params=params) if params else self.conn.sql(sql)
         if rel is None:
-            return empty_result(sql)
+            return empty_result(statement)
         if kind == "dml":
             rows = rel.fetchall()
-            return empty_result(sql, int(rows[0][0]) if rows and rows[0] else -1)
+            return empty_result(statement, int(rows[0][0]) if rows and rows[0] else -1)
         if kind == "command":
             rel.fetchall()
-            return empty_result(sql)
+            return empty_result(statement)
         names, types = rel.columns, [str(t).lower() for t in rel.types]
         if max_rows is not None:
             table = rel.limit(max_rows + 1).to_arrow_table()

@@ -51,6 +51,7 @@ from sqlnb import errors
 from sqlnb.adapters.base import (_TIMEOUT_HINT, Adapter, Catalog, Result, ResultColumn,
                                  assemble_tables, conform_arrow, empty_result, rows_to_arrow)
 from sqlnb.adapters.spec import revealed
+from sqlnb.sql.statement import Statement
 from sqlnb.sql.text import bind_params, scan
 
 log = logging.getLogger(__name__)
@@ -276,9 +277,35 @@ def _first_word(sql: str) -> str:
     return ""
 
 
-def _body(sql: str) -> str:
-    """The statement without trailing semicolons and whitespace (they break wrapping)."""
-    return re.sub(r"[\s;]+$", "", sql)
+def _literal(value: Any) -> str:
+    """A SQL literal that MySQL and MariaDB read the same under every sql_mode (no
+    backslash escapes, which NO_BACKSLASH_ESCAPES switches off): text with a backslash or
+    a control character, and bytes, as hex."""
+    import datetime as dt
+    import decimal
+
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, decimal.Decimal) and value.is_finite():
+        return str(value)
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return "'" + value.isoformat(sep=" ") + "'" if isinstance(value, dt.datetime) else \
+            "'" + value.isoformat() + "'"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "X'" + bytes(value).hex() + "'"
+    if isinstance(value, str):
+        if "\\" in value or any(ord(c) < 32 or 0x7f <= ord(c) <= 0x9f for c in value):
+            return "CONVERT(X'" + value.encode("utf-8").hex() + "' USING utf8mb4)"
+        return "'" + value.replace("'", "''") + "'"
+    raise errors.UsageError(
+        f"A parameter of type {type(value).__name__} cannot be sent on a read-only MySQL "
+        "connection", hint="pass a number, text, bytes, a date or a time, or None")
 
 
 def _code_text(sql: str) -> str:
@@ -350,8 +377,12 @@ class MySQLAdapter(Adapter):
 
     def _open(self, **overrides: Any):
         import mysql.connector
+        from mysql.connector.constants import ClientFlag
 
-        kwargs = {**self._kwargs, **overrides}
+        # one statement per call: without the multi-statements flag the server refuses a
+        # second statement after a ";" (a fooled guard cannot COMMIT the read-only
+        # transaction away and go on writing)
+        kwargs = {"client_flags": [-ClientFlag.MULTI_STATEMENTS], **self._kwargs, **overrides}
         try:
             return _scrubbed(mysql.connector.connect(use_pure=False, **revealed(kwargs)))
         except ImportError as exc:  # the C extension could not be loaded
@@ -395,10 +426,23 @@ class MySQLAdapter(Adapter):
         self._session_timeout = seconds
 
     # ---- executing --------------------------------------------------------------
-    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _bind(self, sql: str, params: Mapping[str, Any] | None,
+              guarded: bool) -> tuple[str, Any]:
+        """The driver interpolates ``%(name)s`` values into the text on the client, so the
+        server would run a text the guard never saw: a guarded statement's values go into
+        the text here, as literals that read the same under every sql_mode (see
+        :func:`_literal`), and the guard checks that text."""
+        if not guarded or not params:
+            return bind_params(sql, params, self.paramstyle, self.dialect)
+        bind_params(sql, params, "named", self.dialect)  # a missing value says which
+        text = "".join(_literal(params[tok.text[1:]]) if tok.kind == "param" else tok.text
+                       for tok in scan(sql, self.dialect))
+        return text, None
+
+    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
-        bound_sql, bound = bind_params(sql, params, self.paramstyle, self.dialect)
-        if self.read_only_now and _FILE_WRITE.search(_code_text(sql)):
+        guarded = self.read_only_now
+        if guarded and _FILE_WRITE.search(_code_text(statement)):
             raise errors.ReadOnlyViolation(
                 "Refused on a read-only connection: INTO OUTFILE/DUMPFILE writes a file on the "
                 "server even in a read-only transaction", reason="it writes a file on the server",
@@ -406,22 +450,39 @@ class MySQLAdapter(Adapter):
         self._exec_token += 1
         self._running = True
         try:
-            if bound is None and max_rows is None and self._fast_eligible(sql):
-                result = self._execute_fast(sql, timeout)
+            if params is None and max_rows is None and self._fast_eligible(statement):
+                result = self._execute_fast(statement, timeout)
                 if result is not None:
                     return result
-            return self._execute_plain(sql, bound_sql, bound, max_rows, timeout)
+            return self._execute_plain(statement, params, max_rows, timeout)
         finally:
             self._running = False
+            if guarded:
+                self._release_locks()
+
+    def _release_locks(self) -> None:
+        """Release the named locks (GET_LOCK) a guarded statement may have taken through a
+        stored function: they outlive the statement and its read-only transaction.  The
+        session's own named locks go too; run the agent on a connection of its own to
+        keep them."""
+        try:
+            cur = self.conn.cursor()
+            try:
+                cur.execute("SELECT RELEASE_ALL_LOCKS()")
+                cur.fetchall()
+            finally:
+                cur.close()
+        except Exception:  # a lost connection says so on the next statement
+            pass
 
     # the plain path -----------------------------------------------------------
-    def _execute_plain(self, sql: str, bound_sql: str, bound: Any, max_rows: int | None,
+    def _execute_plain(self, statement: Statement, bound: Any, max_rows: int | None,
                        timeout: float | None) -> Result:
         import mysql.connector
 
-        first = _first_word(sql)
+        first = _first_word(statement)
         if first not in _NEUTRAL_FIRST_WORDS or (first in ("CREATE", "DROP") and
-                                                 re.search(r"\btemporary\b", _code_text(sql), re.I)):
+                                                 re.search(r"\btemporary\b", _code_text(statement), re.I)):
             self._dirty = True  # SET, USE, BEGIN, temporary tables, CALL, ...: not for connectorx
         settings = []
         set_statement = self.has_set_statement
@@ -435,9 +496,9 @@ class MySQLAdapter(Adapter):
         session_limit = max_rows is not None and not set_statement and is_query
         if limit_wrap:
             settings.append(f"sql_select_limit={int(max_rows) + 1}")
-        text = bound_sql
+        sent = statement
         if settings:
-            text = f"SET STATEMENT {', '.join(settings)} FOR {_body(bound_sql)}"
+            sent = statement.wrap(f"SET STATEMENT {', '.join(settings)} FOR")
         token = self._exec_token
         cur = self.conn.cursor()
         backstop = self._start_backstop(timeout, token)
@@ -446,21 +507,17 @@ class MySQLAdapter(Adapter):
             if session_limit:
                 cur.execute(f"SET SESSION sql_select_limit = {int(max_rows) + 1}")
             try:
-                cur.execute(text, bound)
+                cur.execute(self._sendable(sent), bound)
             except mysql.connector.Error as exc:
                 if not (settings and getattr(exc, "errno", None) == 1064):
                     raise
-                # a syntax error runs nothing; try without the wrapper (where that is safe)
-                if readonly_wrap:
-                    from sqlnb.sql.guard import check_read_only
-
-                    if not check_read_only(sql, self.dialect).read_only:
-                        raise
-                cur.execute(bound_sql, bound)
+                # a syntax error runs nothing: the statement as written, without the
+                # wrapper (a guarded one still runs in the read-only session or transaction)
+                cur.execute(self._sendable(statement), bound)
             if not cur.description:
                 self._check_backstop(token, timeout)
                 self.last_path = "driver"
-                return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
+                return empty_result(statement, cur.rowcount if cur.rowcount is not None else -1)
             fields = self._result_fields(cur)
             rows, truncated = self._fetch(cur, max_rows)
         finally:
@@ -627,7 +684,7 @@ class MySQLAdapter(Adapter):
         return out
 
     # the fast path ------------------------------------------------------------
-    def _fast_eligible(self, sql: str) -> bool:
+    def _fast_eligible(self, statement: Statement) -> bool:
         if not self._fast_enabled or self._dirty:
             return False
         if self._statement_readonly or (self.options.readonly and not self.has_set_statement):
@@ -636,12 +693,12 @@ class MySQLAdapter(Adapter):
             import connectorx  # noqa: F401
         except ImportError:
             return False
-        code = _code_text(sql)
+        code = _code_text(statement)
         if _USER_VARIABLE.search(code) or _SESSION_FUNCTIONS.search(code):
             return False  # reads this session's state
         from sqlnb.sql.guard import check_read_only
 
-        return check_read_only(sql, self.dialect).read_only and self._cx_reachable()
+        return check_read_only(statement, self.dialect).read_only and self._cx_reachable()
 
     def _cx_reachable(self) -> bool:
         """Once per connection: can connectorx connect at all?  It retries a failing connect
@@ -670,12 +727,13 @@ class MySQLAdapter(Adapter):
                             self.spec.redacted_url(), why)
         return self._cx_ok
 
-    def _probe(self, body: str) -> list[_Field] | None:
+    def _probe(self, statement: Statement) -> list[_Field] | None:
         """Column metadata without running the query (None: the probe failed)."""
         raw = getattr(self.conn, "_cmysql", None)
         cur = self.conn.cursor()
         try:
-            cur.execute(f"SELECT * FROM (\n{body}\n) AS _sqlnb_probe WHERE 0")
+            cur.execute(self._sendable(statement.wrap("SELECT * FROM (",
+                                                      ") AS _sqlnb_probe WHERE 0")))
             if raw is not None:
                 fields = _fields_from_cext(raw.fetch_fields())
             else:
@@ -712,11 +770,10 @@ class MySQLAdapter(Adapter):
         db = "/" + quote(k["database"], safe="") if k.get("database") else ""
         return f"mysql://{auth}@{k['host']}:{k['port']}{db}?ssl-mode={self._cx_ssl_mode}"
 
-    def _execute_fast(self, sql: str, timeout: float | None) -> Result | None:
+    def _execute_fast(self, statement: Statement, timeout: float | None) -> Result | None:
         import connectorx as cx
 
-        body = _body(sql)
-        fields = self._probe(body)
+        fields = self._probe(statement)
         if not fields or not all(f.fast_ok for f in fields):
             return None
         tag = uuid.uuid4().hex
@@ -726,8 +783,12 @@ class MySQLAdapter(Adapter):
                 settings.append(f"max_statement_time={float(timeout):.6f}")
             if self.options.readonly:
                 settings.append("tx_read_only=1")
-        prefix = f"SET STATEMENT {', '.join(settings)} FOR " if settings else ""
-        query = f"{prefix}/* sqlnb:{tag} */ {body}"
+        # connectorx sends the text as one prepared statement (COM_STMT_PREPARE: one
+        # statement, the text as it is), on a connection of its own that ends with the call
+        if settings:
+            query = statement.wrap(f"SET STATEMENT {', '.join(settings)} FOR /* sqlnb:{tag} */")
+        else:
+            query = statement.wrap(f"/* sqlnb:{tag} */")
         watchdog = None
         if timeout and not self.has_set_statement:  # MySQL has no SET STATEMENT: kill it on time
             watchdog = threading.Timer(timeout, self._fast_timeout, (tag,))
@@ -737,7 +798,7 @@ class MySQLAdapter(Adapter):
         try:
             if watchdog is not None:
                 watchdog.start()
-            table = cx.read_sql(self._cx_url(), query, return_type="arrow")
+            table = cx.read_sql(self._cx_url(), self._sendable(query), return_type="arrow")
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # RuntimeError, or a Rust panic (pyo3 PanicException)

@@ -51,7 +51,8 @@ from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  conform_arrow, empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.adapters.spec import revealed
-from sqlnb.sql.text import bind_params, strip_comments
+from sqlnb.sql.statement import Statement
+from sqlnb.sql.text import strip_comments
 
 # ---------------------------------------------------------------------------
 # Types
@@ -374,18 +375,36 @@ class PgFamilyAdapter(Adapter):
     def _timeout_ms(timeout: float | None) -> int:
         return int(math.ceil(timeout * 1000)) if timeout else 0
 
-    # ---- read-only connections -----------------------------------------------------------
-    def _read_only_statement(self, begin, end):
-        """The transaction each statement of a read-only connection runs in.
+    # ---- read-only statements -------------------------------------------------------------
+    #: sqlnb's own SQL that sets the statement timeout for the current transaction only
+    #: (``{ms}`` filled in); Redshift's SET LOCAL differs, set_config works on both
+    local_timeout_sql: ClassVar[str] = "SET LOCAL statement_timeout = {ms}"
 
-        ``begin(ms)`` opens ``BEGIN READ ONLY`` with ``SET LOCAL statement_timeout = ms``;
-        ``end()`` rolls it back.  Read-only and the timeout are properties of the
-        transaction, not of the session: a pooler in transaction mode keeps them (the
-        whole transaction runs on one server session), nothing leaks into other clients'
-        sessions, and what a function changes with ``set_config(..., false)`` is undone by
-        the rollback, so the next statement is read-only again."""
-        return _ReadOnlyStatement(begin, end)
+    def _advisory_locks(self) -> bool:
+        """Whether the server has session-level advisory locks (PostgreSQL does; Redshift
+        has none)."""
+        return True
 
+    def _read_only_statement(self, run, query=None, *, timeout: bool = True,
+                             release: str = "all") -> "_ReadOnlyStatement":
+        """The read-only transaction one statement runs in (a read-only connection's every
+        statement, or ``execute(..., readonly=True)`` on a read-write one).
+
+        ``run(sql)`` runs sqlnb's own SQL on the statement's connection (``query(sql)``
+        returns rows).  Read-only and the timeout are properties of the transaction, not of
+        the session: a pooler in transaction mode keeps them (the whole transaction runs on
+        one server session), nothing leaks into other clients' sessions, and what a
+        function changes with ``set_config(..., false)`` is undone by the rollback.  What a
+        rollback does not undo is released before it, inside the same transaction (so on
+        the same server session behind a transaction pooler): session-level advisory locks
+        a function took (``release="all"``: every one, on a read-only connection, where
+        the guard refuses taking them; ``"new"``: only those the statement added, on a
+        read-write connection whose own locks stay).  A savepoint lets that run after a
+        failed statement."""
+        if not self._advisory_locks():
+            release = ""
+        return _ReadOnlyStatement(run, query, self.local_timeout_sql if timeout else "",
+                                  release)
     # ---- errors -----------------------------------------------------------------------
     def _sqlstate_and_message(self, exc: BaseException) -> tuple[str | None, str, str | None]:
         """(SQLSTATE, the engine's primary message, hint) of a driver exception."""
@@ -482,7 +501,9 @@ class PostgresAdapter(PgFamilyAdapter):
     extra = "postgres"
     driver_module = "psycopg"
     display_name = "PostgreSQL"
-    paramstyle = "pyformat"
+    # $1, $2, ...: psycopg's RawCursor sends the text as it is (no %-placeholders to parse,
+    # no %% to double), and the guard reads $n as parameters
+    paramstyle = "numeric"
 
     #: use adbc-driver-postgresql for plain read-only queries; ConnectOptions.arrow sets it
     #: per connection (False forces psycopg)
@@ -529,7 +550,9 @@ class PostgresAdapter(PgFamilyAdapter):
 
         self._init_state()
         self._kwargs = self._connect_kwargs()
-        self.conn = psycopg.connect(autocommit=True, prepare_threshold=None, **revealed(self._kwargs))
+        self.conn = psycopg.connect(autocommit=True, prepare_threshold=None,
+                                    cursor_factory=_one_statement_cursor(),
+                                    **revealed(self._kwargs))
         try:
             # numeric, json, jsonb and uuid as their text: the fast path gets the same text
             for oid in (NUMERIC_OID, 114, 3802, 2950):
@@ -550,30 +573,30 @@ class PostgresAdapter(PgFamilyAdapter):
         self.last_path: str | None = None  # which path ran the last statement (for tests)
 
     # ---- execute ---------------------------------------------------------------------
-    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
         self._effective_timeout = timeout
-        if self._use_fast_path(sql, params, max_rows):
+        if self._use_fast_path(statement, params, max_rows):
             self.last_path = "adbc"
             try:
-                return self._execute_adbc(sql, max_rows, timeout)
+                return self._execute_adbc(statement, max_rows, timeout)
             except _FallBack:
                 pass
         self.last_path = "psycopg"
-        return self._execute_psycopg(sql, params, max_rows, timeout)
+        return self._execute_psycopg(statement, params, max_rows, timeout)
 
-    def _use_fast_path(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None) -> bool:
+    def _use_fast_path(self, statement: Statement, params: Any, max_rows: int | None) -> bool:
         from psycopg.pq import TransactionStatus
 
         if not self.fast_path or self._dirty or self._adbc_failed:
             return False
-        if _param_names(sql, self.dialect):  # psycopg binds them (and reports missing ones)
+        if params:  # psycopg binds them (ADBC would bind text as text, not as unknown)
             return False
         if max_rows is not None and max_rows < self.fast_path_min_rows:
             return False
         if self.conn.info.transaction_status != TransactionStatus.IDLE:
             return False
-        return _is_read_only(sql, self.dialect)
+        return statement.accepted or _is_read_only(statement, self.dialect)
 
     def _set_timeout_pg(self, timeout: float | None) -> None:
         from psycopg.pq import TransactionStatus
@@ -585,14 +608,13 @@ class PostgresAdapter(PgFamilyAdapter):
         idle = self.conn.info.transaction_status == TransactionStatus.IDLE
         self._session_timeout = timeout if idle else _UNKNOWN
 
-    def _execute_psycopg(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _execute_psycopg(self, statement: Statement, params: Any, max_rows: int | None,
                          timeout: float | None) -> Result:
         from psycopg.pq import TransactionStatus
 
-        query, bound = bind_params(sql, params, "pyformat", self.dialect)
         own = None
         if self.options.readonly:  # its own read-only transaction, timeout included
-            own = self._read_only_statement(self._begin_read_only_pg, self._end_read_only_pg)
+            own = self._read_only_statement(self._run, self._catalog_rows)
             own.begin(timeout)
         else:
             self._set_timeout_pg(timeout)
@@ -600,11 +622,12 @@ class PostgresAdapter(PgFamilyAdapter):
         self._running = "pg"
         try:
             truncated = False
-            if max_rows is not None and _is_read_only(sql, self.dialect):
+            query = self._sendable(statement)
+            if max_rows is not None and (statement.accepted or _is_read_only(statement, self.dialect)):
                 # stream, and stop the server after max_rows + 1 rows
                 rows = []
                 description = None
-                stream = cur.stream(query, bound, size=min(max_rows + 1, 1000))
+                stream = cur.stream(query, params, size=min(max_rows + 1, 1000))
                 try:
                     for row in stream:
                         if description is None:
@@ -617,37 +640,55 @@ class PostgresAdapter(PgFamilyAdapter):
                         description = description or cur.description
                 finally:
                     stream.close()
-                if description is None:
-                    description = cur.description
                 if description is None and not rows:
-                    # a stream without rows brings no row description: ask for the
-                    # columns without running the query again (LIMIT 0 plans, fetches nothing)
-                    body = strip_comments(query, self.dialect).strip().rstrip(";")
-                    cur.execute(f"SELECT * FROM ({body}) AS sqlnb_columns LIMIT 0", bound)
-                    description = cur.description
+                    # a stream without rows brings no row description: describe the same
+                    # text (parsed by the server, not run)
+                    fields = self._describe(statement)
+                    if fields is not None:
+                        return self._plain_result([f[1] for f in fields], [f[2] for f in fields],
+                                                  [f[0] for f in fields], [], False)
             else:
-                cur.execute(query, bound)
+                cur.execute(query, params)
                 description = cur.description
                 if description is None:
                     rowcount = cur.rowcount
-                    return empty_result(sql, rowcount if rowcount is not None else -1)
+                    return empty_result(statement, rowcount if rowcount is not None else -1)
                 rows, truncated = fetch_rows(cur, max_rows)
         finally:
             self._running = None
             cur.close()
             if own is not None:
                 own.end()
-            if changes_session(sql, self.dialect) or \
+            if changes_session(statement, self.dialect) or \
                     self.conn.info.transaction_status != TransactionStatus.IDLE:
                 self._dirty = True
                 self._session_timeout = _UNKNOWN  # the statement may have SET it
         if description is None:  # a streamed statement that returned no row description
-            return empty_result(sql, -1)
+            return empty_result(statement, -1)
         oids = [d.type_code for d in description]
         typmods = [((d.precision << 16) | (d.scale or 0)) + 4
                    if d.type_code == NUMERIC_OID and d.precision is not None else -1
                    for d in description]
         return self._plain_result(oids, typmods, [d.name for d in description], rows, truncated)
+
+    def _describe(self, statement: Statement) -> list[tuple[str, int, int]] | None:
+        """(name, type oid, typmod) of each column of ``statement``, from the server's parse
+        of the very text (an unnamed prepared statement: nothing runs); None when the
+        server cannot describe it."""
+        from psycopg.pq import ExecStatus
+
+        text = self._sendable(statement).encode(self.conn.info.encoding or "utf-8")
+        try:
+            pgconn = self.conn.pgconn
+            if pgconn.prepare(b"", text).status != ExecStatus.COMMAND_OK:
+                return None
+            desc = pgconn.describe_prepared(b"")
+            if desc.status != ExecStatus.COMMAND_OK:
+                return None
+        except Exception:
+            return None
+        return [((desc.fname(i) or b"").decode("utf-8", "replace"), desc.ftype(i), desc.fmod(i))
+                for i in range(desc.nfields)]
 
     def _plain_result(self, oids: Sequence[int], typmods: Sequence[int], names: Sequence[str],
                       rows: Sequence[Sequence[Any]], truncated: bool) -> Result:
@@ -680,29 +721,30 @@ class PostgresAdapter(PgFamilyAdapter):
             self._adbc_timeout = self.options.statement_timeout or None
         return self._adbc_cur
 
-    def _execute_adbc(self, sql: str, max_rows: int | None, timeout: float | None) -> Result:
+    def _execute_adbc(self, statement: Statement, max_rows: int | None,
+                      timeout: float | None) -> Result:
         cur = self._adbc_cursor()
         own = None
         if self.options.readonly:  # its own read-only transaction, timeout included
-            def begin(ms: int) -> None:
-                cur.execute("BEGIN READ ONLY")
-                cur.execute(f"SET LOCAL statement_timeout = {ms}")
+            def query(sql: str) -> list:
+                cur.execute(sql)
+                return [tuple(r) for r in cur.fetchall()]
 
-            own = self._read_only_statement(begin, lambda: cur.execute("ROLLBACK"))
+            own = self._read_only_statement(cur.execute, query)
         elif self._adbc_timeout is _UNKNOWN or self._adbc_timeout != timeout:
             cur.execute(f"SET statement_timeout = {self._timeout_ms(timeout)}")
             self._adbc_timeout = timeout
-        # ADBC sends COPY (<sql>) TO STDOUT: a trailing -- comment would swallow the ")"
-        sql = strip_comments(sql, self.dialect).strip().rstrip(";")
-        narrow = self._narrow_numerics(sql)
-        if narrow:
-            sql = narrow[0]
+        # ADBC runs a query as COPY (<query>) TO STDOUT: the statement goes in on lines of
+        # its own (a trailing line comment ends before the ")", a trailing ";" is cut), as
+        # sqlnb's wrapper, which the guard checks again as sent
+        narrow = self._narrow_numerics(statement)
+        wrapped = narrow[0] if narrow else statement.wrap("", "")
         self._running = "adbc"
         reader = None
         if own is not None:
             own.begin(timeout)
         try:
-            cur.execute(sql)
+            cur.execute(self._sendable(wrapped))
             reader = cur.fetch_record_batch()
             schema = reader.schema
             typnames, typmods = [], []
@@ -753,7 +795,7 @@ class PostgresAdapter(PgFamilyAdapter):
         table = with_numerics(table, typnames, typmods)
         return Result(columns, table, table.num_rows, truncated)
 
-    def _narrow_numerics(self, sql: str) -> tuple[str, dict[int, int]] | None:
+    def _narrow_numerics(self, statement: Statement) -> tuple[Statement, dict[int, int]] | None:
         """Reading PostgreSQL numerics is the slowest part of the ADBC path (about 0.5 s
         per million values, more than a float, a timestamp and a text column together).
         A ``numeric(p, s)`` with ``p <= 15`` survives a trip through float8 exactly (the
@@ -763,29 +805,29 @@ class PostgresAdapter(PgFamilyAdapter):
         on the psycopg connection says which columns qualify.  A subquery with ORDER BY is
         never flattened by PostgreSQL, so the rows keep their order.
 
-        Returns (wrapped SQL, {column index: typmod}) or None to run the query as written.
+        Returns (the wrapped statement, {column index: typmod}) or None to run the query
+        as written.
         """
         if not self.narrow_numerics:
             return None
-        try:
-            pgconn = self.conn.pgconn
-            pgconn.prepare(b"", sql.encode(self.conn.info.encoding or "utf-8"))
-            desc = pgconn.describe_prepared(b"")
-            fields = [(desc.fname(i), desc.ftype(i), desc.fmod(i)) for i in range(desc.nfields)]
-        except Exception:
+        fields = self._describe(statement)
+        if fields is None:
             return None
         narrow = {}
         for i, (_name, oid, typmod) in enumerate(fields):
-            ps = numeric_precision_scale(typmod) if oid == 1700 else None
+            ps = numeric_precision_scale(typmod) if oid == NUMERIC_OID else None
             if ps is not None and ps[0] <= 15:
                 narrow[i] = typmod
-        names = [(f[0] or b"").decode("utf-8", "replace") for f in fields]
+        names = [f[0] for f in fields]
         if not narrow or len(set(names)) != len(names) or not all(names):
             return None
         select = ", ".join(
             f"{_quote(n)}::float8 AS {_quote(n)}" if i in narrow else _quote(n)
             for i, n in enumerate(names))
-        return f"SELECT {select} FROM (\n{sql}\n) AS _sqlnb_q", narrow
+        try:
+            return statement.wrap(f"SELECT {select} FROM (", ") AS _sqlnb_q"), narrow
+        except errors.ReadOnlyViolation:  # a column name the guard refuses: as written
+            return None
 
     # ---- the rest of the contract ----------------------------------------------------
     def _catalog_rows(self, sql: str) -> list[Sequence[Any]]:
@@ -816,25 +858,19 @@ class PostgresAdapter(PgFamilyAdapter):
         elif running == "pg":
             self.conn.cancel_safe(timeout=2.0)
 
-    def _begin_read_only_pg(self, ms: int) -> None:
-        self.conn.execute(f"BEGIN READ ONLY; SET LOCAL statement_timeout = {ms}")
-
-    def _end_read_only_pg(self) -> None:
-        from psycopg.pq import TransactionStatus
-
-        if self.conn.info.transaction_status != TransactionStatus.IDLE:
-            self.conn.execute("ROLLBACK")
+    def _run(self, sql: str) -> None:
+        self.conn.execute(sql)
 
     def _read_only_scope(self):
+        """A read-only transaction around one statement on a read-write connection; the
+        advisory locks the statement takes are released (the user's own stay)."""
         from psycopg.pq import TransactionStatus
 
-        def end() -> None:
-            if self.conn.info.transaction_status != TransactionStatus.IDLE:
-                self.conn.execute("ROLLBACK")
-
+        own = self._read_only_statement(self._run, self._catalog_rows, timeout=False,
+                                        release="new")
         return self._read_only_transaction(
             self.conn.info.transaction_status != TransactionStatus.IDLE,
-            lambda: self.conn.execute("BEGIN READ ONLY"), end)
+            lambda: own.begin(None), own.end)
 
     def _close(self) -> None:
         try:
@@ -869,33 +905,88 @@ class _FallBack(Exception):
 
 
 class _ReadOnlyStatement:
-    """One statement's read-only transaction: ``begin(timeout)`` opens it, ``end()`` rolls
-    it back (errors there are swallowed: a broken connection reports itself on the next
+    """One statement's read-only transaction (see PgFamilyAdapter._read_only_statement):
+    ``begin(timeout)`` opens it, ``end()`` releases what outlives a rollback and rolls it
+    back (errors there are swallowed: a broken connection reports itself on the next
     statement)."""
 
-    __slots__ = ("_begin", "_end", "_open")
+    __slots__ = ("_run", "_query", "_timeout_sql", "_release", "_open", "_held")
 
-    def __init__(self, begin, end):
-        self._begin, self._end, self._open = begin, end, False
+    SAVEPOINT = "sqlnb_statement"
+    ADVISORY_LOCKS_SQL = ("SELECT l.classid::int8, l.objid::int8, l.objsubid::int4, l.mode "
+                          "FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' "
+                          "AND l.pid = pg_catalog.pg_backend_pid() AND l.granted")
+
+    def __init__(self, run, query, timeout_sql: str, release: str):
+        self._run, self._query = run, query
+        self._timeout_sql, self._release = timeout_sql, release
+        self._open = False
+        self._held: set | None = None
 
     def begin(self, timeout: float | None) -> None:
         self._open = True
         try:
-            self._begin(PgFamilyAdapter._timeout_ms(timeout))
+            self._run("BEGIN READ ONLY")
+            if self._timeout_sql:
+                self._run(self._timeout_sql.format(ms=PgFamilyAdapter._timeout_ms(timeout)))
+            if self._release == "new":
+                self._held = set(self._query(self.ADVISORY_LOCKS_SQL))
+            if self._release:
+                self._run(f"SAVEPOINT {self.SAVEPOINT}")
         except BaseException:
             self.end()
             raise
 
     def end(self) -> None:
-        if self._open:
-            self._open = False
+        if not self._open:
+            return
+        self._open = False
+        try:
+            if self._release:
+                self._run(f"ROLLBACK TO SAVEPOINT {self.SAVEPOINT}")
+                if self._release == "all":
+                    self._run("SELECT pg_catalog.pg_advisory_unlock_all()")
+                else:
+                    self._unlock_new()
+        except Exception:
+            pass
+        finally:
             try:
-                self._end()
+                self._run("ROLLBACK")
             except Exception:
                 pass
 
+    def _unlock_new(self) -> None:
+        """Unlock the session-level advisory locks the statement took (each as often as it
+        was taken: pg_advisory_unlock returns false once the lock is no longer held)."""
+        for classid, objid, objsubid, mode in set(self._query(self.ADVISORY_LOCKS_SQL)) - (
+                self._held or set()):
+            shared = "_shared" if "Share" in str(mode) and "Exclusive" not in str(mode) else ""
+            if int(objsubid) == 1:  # one bigint key: high and low 32 bits
+                key = (int(classid) << 32) | int(objid)
+                args = str(key - (1 << 64) if key >= 1 << 63 else key)
+            else:  # two int4 keys, stored as unsigned oids
+                a, b = (int(v) - (1 << 32) if int(v) >= 1 << 31 else int(v)
+                        for v in (classid, objid))
+                args = f"{a}, {b}"
+            for _ in range(1000):
+                rows = self._query(f"SELECT pg_catalog.pg_advisory_unlock{shared}({args})")
+                if not rows or not rows[0][0]:
+                    break
 
-def _param_names(sql: str, dialect: str):
-    from sqlnb.sql.text import find_params
 
-    return find_params(sql, dialect)
+@functools.lru_cache(maxsize=1)
+def _one_statement_cursor():
+    """psycopg's cursor for every statement sqlnb sends: the text as it is (a RawCursor:
+    ``$n`` placeholders, no ``%`` parsing) over the extended query protocol, which runs one
+    statement per call (the server refuses "cannot insert multiple commands into a
+    prepared statement").  psycopg would use the simple query protocol for a statement
+    without parameters, which runs any number of them: a ``COMMIT`` there would end the
+    read-only transaction and run the rest read-write."""
+    import psycopg
+
+    class OneStatementCursor(psycopg.RawCursor):
+        def _execute_send(self, query, *, force_extended: bool = False, binary=None) -> None:
+            super()._execute_send(query, force_extended=True, binary=binary)
+
+    return OneStatementCursor

@@ -40,7 +40,7 @@ from sqlnb.adapters.base import Result, ResultColumn, empty_result, fetch_rows, 
 from sqlnb.adapters.spec import revealed
 from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
                                      _is_read_only, arrow_types, changes_session, with_numerics)
-from sqlnb.sql.text import bind_params
+from sqlnb.sql.statement import Statement
 
 _BYTEA_OID = 17
 _TXN_END = re.compile(r"^\s*(commit|rollback|end|abort)\b", re.I)
@@ -64,6 +64,11 @@ class RedshiftAdapter(PgFamilyAdapter):
                              "AND n.nspname !~ '^pg_'")
     catalog_table_filter = ""
     catalog_index_keys = "indnatts"
+    local_timeout_sql = "SELECT pg_catalog.set_config('statement_timeout', '{ms}', true)"
+
+    def _advisory_locks(self) -> bool:
+        # Redshift has no advisory locks; a PostgreSQL server behind the driver does
+        return self._has_advisory_locks
 
     # ---- connect -------------------------------------------------------------------------
     def _connect_kwargs(self) -> dict[str, Any]:
@@ -115,6 +120,9 @@ class RedshiftAdapter(PgFamilyAdapter):
                 cur.execute(f"SET statement_timeout TO {self._timeout_ms(self.options.statement_timeout)}")
             cur.execute("SELECT pg_backend_pid()")
             pid = cur.fetchone()[0]
+            cur.execute("SELECT count(*) FROM pg_catalog.pg_proc "
+                        "WHERE proname = 'pg_advisory_unlock_all'")
+            advisory = bool(cur.fetchone()[0])
             cur.close()
         except BaseException:
             try:
@@ -124,51 +132,51 @@ class RedshiftAdapter(PgFamilyAdapter):
             raise
         self.conn = conn
         self.pid = int(pid)
+        self._has_advisory_locks = advisory
         self._broken = False
         self._session_timeout = self.options.statement_timeout or None
 
     # ---- execute ---------------------------------------------------------------------
-    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
         self._effective_timeout = timeout
-        return self._execute_rows(sql, params, max_rows, timeout)
+        return self._execute_rows(statement, params, max_rows, timeout)
 
-    def _execute_rows(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _execute_rows(self, statement: Statement, params: Any, max_rows: int | None,
                       timeout: float | None) -> Result:
-        query, bound = bind_params(sql, params, "numeric", self.dialect)
         cur = self.conn.cursor()
         cur.paramstyle = "qmark"
         # a capped query: a cursor on the server, so only max_rows + 1 rows are sent
-        capped = max_rows is not None and _is_read_only(sql, self.dialect)
-        own = None  # the transaction this statement runs in, when sqlnb opens one
+        capped = max_rows is not None and (statement.accepted or
+                                           _is_read_only(statement, self.dialect))
+        own = None  # the read-only transaction this statement runs in, when sqlnb opens one
+        cursor_txn = False  # a transaction sqlnb opened for a capped query's cursor
         declared = False
         pid = self.pid
         try:
             if self.options.readonly:
-                own = self._read_only_statement(lambda ms: self._run("BEGIN READ ONLY"),
-                                                lambda: self._end_own("ROLLBACK"))
+                own = self._read_only_statement(self._run_unless_broken, self._catalog_rows)
                 own.begin(timeout)
-                cur.execute("SELECT pg_backend_pid(), pg_catalog.set_config('statement_timeout', "
-                            f"'{self._timeout_ms(timeout)}', true)")
+                cur.execute("SELECT pg_catalog.pg_backend_pid()")
                 pid = int(cur.fetchone()[0])  # the server session of this transaction
             elif self._session_timeout is _UNKNOWN or self._session_timeout != timeout:
                 cur.execute(f"SET statement_timeout TO {self._timeout_ms(timeout)}")
                 # inside a transaction (the user's, or a read-only scope) a rollback undoes it
                 self._session_timeout = _UNKNOWN if self.conn.in_transaction else timeout
-            if capped and own is None and not self.conn.in_transaction:
-                own = self._read_only_statement(lambda ms: self._run("BEGIN"),
-                                                lambda: self._end_own("COMMIT"))
-                own.begin(timeout)
+            sent = statement
             if capped:
+                if own is None and not self.conn.in_transaction:
+                    self._run("BEGIN")
+                    cursor_txn = True
                 self._cursor_seq += 1  # a fresh name: nothing cached for another cursor applies
                 cursor_name = f"sqlnb_cap_{self._cursor_seq}"
-                query = f"DECLARE {cursor_name} CURSOR FOR {_statement_body(query)}"
+                sent = statement.wrap(f"DECLARE {cursor_name} CURSOR FOR")
             self._running_pid = pid
             try:
-                if bound:
-                    cur.execute(query, bound)
+                if params:
+                    cur.execute(self._sendable(sent), params)
                 else:
-                    cur.execute(query)
+                    cur.execute(self._sendable(sent))
                 declared = capped
                 if capped:
                     cur.execute(f"FETCH FORWARD {int(max_rows) + 1} FROM {cursor_name}")
@@ -183,10 +191,10 @@ class RedshiftAdapter(PgFamilyAdapter):
                 self._running_pid = None
             description = cur.description
             if not description:
-                return empty_result(sql, cur.rowcount if cur.rowcount is not None else -1)
+                return empty_result(statement, cur.rowcount if cur.rowcount is not None else -1)
             rows, truncated = fetch_rows(cur, max_rows)
         finally:
-            if declared and own is None:  # inside the user's transaction: it stays open
+            if declared and own is None and not cursor_txn:  # the user's transaction stays open
                 try:
                     self._run(f"CLOSE {cursor_name}")
                 except Exception:
@@ -195,9 +203,14 @@ class RedshiftAdapter(PgFamilyAdapter):
                 cur.close()
             except Exception:
                 pass
+            if cursor_txn:
+                try:
+                    self._end_own("COMMIT")
+                except Exception:
+                    pass
             if own is not None:
                 own.end()
-            if changes_session(sql, self.dialect) or _TXN_END.match(sql):
+            if changes_session(statement, self.dialect) or _TXN_END.match(statement):
                 # it may have SET statement_timeout, or rolled back our SET
                 self._session_timeout = _UNKNOWN
         oids = [int(d[1]) for d in description]
@@ -207,6 +220,12 @@ class RedshiftAdapter(PgFamilyAdapter):
         typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
         table = rows_to_arrow(columns, rows, arrow_types(typnames))
         return Result(columns, with_numerics(table, typnames, [-1] * len(oids)), len(rows), truncated)
+
+    def _run_unless_broken(self, sql: str) -> None:
+        """sqlnb's own statement, not on a connection an interrupt left mid-protocol
+        (_after_cancel replaces that one)."""
+        if not self._broken:
+            self._run(sql)
 
     def _end_own(self, sql: str) -> None:
         """End the transaction sqlnb opened for one statement (not on a connection an
@@ -282,9 +301,10 @@ class RedshiftAdapter(PgFamilyAdapter):
             return False
 
     def _read_only_scope(self):
+        own = self._read_only_statement(self._run_unless_broken, self._catalog_rows,
+                                        timeout=False, release="new")
         return self._read_only_transaction(bool(getattr(self.conn, "in_transaction", False)),
-                                           lambda: self._run("BEGIN READ ONLY"),
-                                           lambda: self._run("ROLLBACK"))
+                                           lambda: own.begin(None), own.end)
 
     def _close(self) -> None:
         self.conn.close()
@@ -304,13 +324,6 @@ def _scrubbed(conn):
     if getattr(conn, "password", None) is not None:
         conn.password = None
     return conn
-
-
-def _statement_body(sql: str) -> str:
-    """The statement without trailing semicolons and comments (a DECLARE wraps it)."""
-    from sqlnb.sql.text import strip_comments
-
-    return strip_comments(sql, "redshift").strip().rstrip(";").strip()
 
 
 def _is_server_error(exc: BaseException) -> bool:

@@ -31,7 +31,8 @@ import pyarrow as pa
 from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  conform_arrow, empty_result, fetch_rows, rows_to_arrow)
-from sqlnb.sql.text import bind_params, scan
+from sqlnb.sql.statement import Statement
+from sqlnb.sql.text import scan
 
 log = logging.getLogger(__name__)
 
@@ -165,9 +166,9 @@ class SnowflakeAdapter(Adapter):
                 pass
 
     # ---- executing --------------------------------------------------------------
-    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _execute(self, statement: Statement, bound: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
-        bound_sql, bound = bind_params(sql, params, self.paramstyle, self.dialect)
+        sql = statement
         kwargs: dict[str, Any] = {}
         if timeout:
             seconds = max(1, int(math.ceil(timeout)))
@@ -177,7 +178,7 @@ class SnowflakeAdapter(Adapter):
         self._running = cur
         try:
             with self._standin_read_only():
-                cur.execute(bound_sql, bound, **kwargs)
+                cur.execute(self._sendable(statement), bound, **kwargs)
             description = cur.description  # fakesnow re-describes on every access: once
             self.last_path = "rows"
             if not description:

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  empty_result, fetch_rows, rows_to_arrow)
-from sqlnb.sql.text import bind_params
+from sqlnb.sql.statement import Statement
 
 # Authorizer actions a read-only session may perform.
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
@@ -77,14 +77,14 @@ class SQLiteAdapter(Adapter):
             self.conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
             self.conn.set_authorizer(_read_only_authorizer)
 
-    def _execute(self, sql: str, params: Mapping[str, Any] | None, max_rows: int | None,
+    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
-        sql, bound = bind_params(sql, params, self.paramstyle, self.dialect)
         cur = self.conn.cursor()
         try:
-            cur.execute(sql, bound or ())
+            # sqlite3 runs one statement per execute() (it refuses a second one)
+            cur.execute(self._sendable(statement), params or ())
             if cur.description is None:
-                return empty_result(sql, cur.rowcount)
+                return empty_result(statement, cur.rowcount)
             names = [d[0] for d in cur.description]
             rows, truncated = fetch_rows(cur, max_rows)
         finally:

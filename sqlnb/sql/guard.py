@@ -58,6 +58,7 @@ from __future__ import annotations
 import bisect
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import sqlglot
@@ -262,11 +263,51 @@ def check_read_only(sql: str, dialect: str = "",
         problem = _policy_problem(policy, called, as_table, after_dot, theirs)
         if problem:
             return Verdict(False, problem, kind)
+        # every relation name read (CTE names too: one may shadow a table the engine asks)
+        tables = {t.name.lower() for t in root.find_all(exp.Table) if t.name}
+        refused_relations = policy.relation_refusals(tables)
+        if refused_relations:
+            name = sorted(refused_relations)[0]
+            return Verdict(False, f"it reads {name}, which {refused_relations[name]}", kind)
     return Verdict(True, "a single read-only query", kind)
 
 
 def is_read_only(sql: str, dialect: str = "", functions: FunctionPolicy | None = None) -> bool:
     return check_read_only(sql, dialect, functions).read_only
+
+
+# sqlnb's own wrappers that are not queries themselves, per dialect: a prefix line, then a
+# statement the guard accepts, then a newline (see sqlnb.sql.statement.Statement.wrap).
+# Only these exact shapes: a server-side cursor for a row cap (PostgreSQL, Redshift), and
+# MariaDB's per-statement settings (the read-only layer, the row cap and the timeout),
+# optionally tagged with the comment sqlnb's cancel looks for in the process list.
+_CURSOR_WRAPPER = re.compile(r"DECLARE sqlnb_cap_[0-9]+ CURSOR FOR\n")
+_WRAPPERS = {
+    "postgres": _CURSOR_WRAPPER,
+    "redshift": _CURSOR_WRAPPER,
+    "mysql": re.compile(
+        r"SET STATEMENT (?:tx_read_only=1|sql_select_limit=[0-9]+|max_statement_time=[0-9.]+)"
+        r"(?:, (?:tx_read_only=1|sql_select_limit=[0-9]+|max_statement_time=[0-9.]+))* FOR"
+        r"(?: /\* sqlnb:[0-9a-f]{32} \*/)?\n"),
+}
+
+
+def check_wrapped(sql: str, dialect: str = "", functions: FunctionPolicy | None = None
+                  ) -> Verdict:
+    """The verdict on one of sqlnb's wrappers around a statement, as sent: a query
+    (``SELECT ... FROM (\n<statement>\n) AS q``) is checked like any statement; a
+    server-side cursor or MariaDB's ``SET STATEMENT ... FOR`` must have exactly sqlnb's
+    own first line, and what follows it must be a statement the guard accepts."""
+    d = sqlglot_dialect(dialect)
+    wrapper = _WRAPPERS.get(d)
+    m = wrapper.match(sql) if wrapper is not None else None
+    if m is None:
+        return check_read_only(sql, d, functions)
+    inner = sql[m.end():]
+    if not inner.endswith("\n"):
+        return Verdict(False, "sqlnb's wrapper does not end its statement on a line of its own")
+    verdict = check_read_only(inner[:-1], d, functions)
+    return Verdict(verdict.read_only, verdict.reason, verdict.statement_type)
 
 
 # Dialects where ``x.f`` can call ``f(x)`` (attribute notation).
@@ -441,10 +482,48 @@ def _lexical_tricks(tokens: list, dialect: str) -> str | None:
                 tokens[k - 1].kind == "code" and tokens[k - 1].text[-2:].upper() == "U&":
             return ('it has a Unicode-escaped identifier (U&"..."), which can spell any name '
                     "the guard would refuse")
-        elif tok.kind == "code" and dialect == "mysql" and re.search(r"--[^\s]", tok.text):
+        elif tok.kind == "code" and dialect == "mysql" and re.search(r"--(?![\x00-\x20\x7f])",
+                                                                    tok.text):
             return ("it contains '--' not followed by a space, which MySQL does not treat as a "
                     "comment")
+        if tok.kind not in _QUOTED_KINDS:
+            odd = _odd_character(tok.text)
+            if odd:
+                return _odd_character_reason(odd, tok.kind)
     return None
+
+
+# Characters that engines read differently outside strings and quoted names: ASCII control
+# characters but tab, newline and carriage return (form feed and vertical tab are
+# whitespace to some engines and not to others), DEL, C1 controls, and every Unicode space,
+# line or paragraph separator, format character (zero-width space, BOM, bidi controls),
+# private-use, surrogate or unassigned code point.  MySQL's ``--`` is a comment only before
+# an ASCII space; PostgreSQL and DuckDB read any non-ASCII character as part of a name;
+# sqlglot and Python take U+00A0 and U+3000 for whitespace.  Letters, digits, marks,
+# punctuation and symbols of any script are left alone (names and comments in any
+# language).
+_ASCII_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _odd_character(text: str) -> str | None:
+    m = _ASCII_CONTROL.search(text)
+    if m:
+        return m.group()
+    if text.isascii():
+        return None
+    for ch in text:
+        if ord(ch) > 0x7f and unicodedata.category(ch)[0] in "ZC":
+            return ch
+    return None
+
+
+def _odd_character_reason(ch: str, kind: str) -> str:
+    where = "a comment" if kind == "comment" else "the SQL outside strings and quoted names"
+    name = unicodedata.name(ch, "")
+    label = f"U+{ord(ch):04X}" + (f" {name}" if name else "")
+    return (f"it has the character {label} in {where}, which engines read differently (a "
+            "space to some, part of a name or of a comment to others); type a plain space "
+            "or move it inside a string")
 
 
 def _reading_differs(sql: str, tokens: list, dialect: str, theirs: list) -> str | None:

@@ -84,6 +84,13 @@ def dialect_rules(dialect: str | None) -> _Rules:
     return _RULES.get(sqlglot_dialect(dialect), _RULES[""])
 
 
+def _mysql_comment_after_dashes(ch: str) -> bool:
+    """MySQL and MariaDB read ``--`` as a comment only before an ASCII space or control
+    character (``my_isspace``/``my_iscntrl`` of the connection's character set): not before
+    U+00A0 or any other Unicode space, which Python's ``str.isspace`` would accept."""
+    return ord(ch) <= 32 or ch == "\x7f"
+
+
 def _ident_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_$" or ord(ch) > 127
 
@@ -116,7 +123,7 @@ def scan(sql: str, dialect: str = "", *, backslash_escapes: bool | None = None,
                 escapes = True  # E'…': escapes whatever standard_conforming_strings says
             end, closed = _quote_end(sql, i, close, escapes, doubling)
         elif (c == "-" and nxt == "-" and (not rules.mysql_dashes or i + 2 >= n
-                                           or sql[i + 2].isspace() or ord(sql[i + 2]) < 32)
+                                           or _mysql_comment_after_dashes(sql[i + 2]))
               or c == "#" and rules.hash_comments
               or c == "/" and nxt == "/" and rules.slash_comments):
             end = i

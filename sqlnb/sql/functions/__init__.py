@@ -144,6 +144,26 @@ class FunctionPolicy:
     #: ``(t).f``) is ``f(t)`` when f takes one argument of a row type
     on_row: frozenset[str] = frozenset()
     lookup: Lookup | None = field(default=None, compare=False, repr=False)
+    #: {relation name: why} for the relations among those asked that a guarded statement
+    #: must not read: a foreign table (it runs a query on another server), or a view over
+    #: one or over a function the policy refuses (PostgreSQL; None elsewhere)
+    relation_lookup: Callable[[frozenset[str]], Mapping[str, str]] | None = field(
+        default=None, compare=False, repr=False)
+
+    def relation_refusals(self, names: Iterable[str]) -> dict[str, str]:
+        """{name: why} for the relations a statement reads that a guarded statement must
+        not read (lower-case names; empty where the engine is not asked)."""
+        names = frozenset(n.lower() for n in names if n)
+        if self.relation_lookup is None or not names:
+            return {}
+        try:
+            return dict(self.relation_lookup(names))
+        except errors.ConnectionLost:
+            raise
+        except Exception as exc:
+            _log.debug("relation lookup failed: %s", exc)
+            return {n: f"could not be checked: reading what it depends on from {self.engine} "
+                       "failed" for n in names}
 
     def refusals(self, names: Iterable[str], ask: Iterable[str] = (),
                  on_row: Iterable[str] = ()) -> dict[str, str]:
@@ -240,18 +260,173 @@ def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQ
     return refused, frozenset(builtin), frozenset(on_row)
 
 
+#: Extensions whose functions run SQL on another connection or server (their work is
+#: outside the read-only transaction of sqlnb's session): refused wherever installed.
+OUTBOUND_EXTENSIONS: Mapping[str, str] = {
+    "dblink": "runs SQL through another connection",
+    "postgres_fdw": "reaches another PostgreSQL server",
+    "mysql_fdw": "reaches a MySQL server", "oracle_fdw": "reaches an Oracle server",
+    "tds_fdw": "reaches a SQL Server", "odbc_fdw": "reaches another database",
+    "jdbc_fdw": "reaches another database", "multicorn": "runs Python foreign data wrappers",
+    "http": "sends HTTP requests", "pgsql_http": "sends HTTP requests",
+    "file_fdw": "reads server files",
+}
+
+#: every function that belongs to an extension: extension, function name, schema (no
+#: pg_extension in Redshift: the query fails there and no extension is assumed)
+POSTGRES_EXTENSION_FUNCTIONS_SQL = """
+SELECT e.extname, p.proname, n.nspname
+FROM pg_catalog.pg_extension e
+JOIN pg_catalog.pg_depend d ON d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+ AND d.refobjid = e.oid AND d.deptype = 'e'
+ AND d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+JOIN pg_catalog.pg_proc p ON p.oid = d.objid
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+""".strip()
+
+#: functions outside the built-in schemas with their language and whether it is trusted,
+#: and the extension each belongs to (the live lookup, see postgres_policy)
+POSTGRES_USER_FUNCTION_LANGUAGES_SQL = """
+SELECT p.proname, n.nspname, l.lanname, l.lanpltrusted,
+       EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
+               WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
+                 AND d.deptype = 'e')
+FROM pg_catalog.pg_proc p
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+""".strip()
+
+#: for the relations named (lower-case, {names}), what they read through views, however
+#: deep: foreign tables, and the functions the views call (a view's rule depends on them)
+POSTGRES_RELATION_DEPENDENCIES_SQL = """
+WITH RECURSIVE rel(oid, top, depth) AS (
+    SELECT c.oid, lower(c.relname::text), 0 FROM pg_catalog.pg_class c
+    WHERE lower(c.relname::text) IN ({names}) AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+  UNION
+    SELECT d.refobjid, rel.top, rel.depth + 1
+    FROM rel
+    JOIN pg_catalog.pg_rewrite r ON r.ev_class = rel.oid
+    JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+     AND d.objid = r.oid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+     AND d.refobjid <> rel.oid
+    WHERE rel.depth < 32
+)
+SELECT rel.top, 'relation', n.nspname, c.relname, c.relkind::text
+FROM rel JOIN pg_catalog.pg_class c ON c.oid = rel.oid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'f'
+UNION ALL
+SELECT rel.top, 'function', n.nspname, p.proname, p.provolatile::text
+FROM rel
+JOIN pg_catalog.pg_rewrite r ON r.ev_class = rel.oid
+JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+ AND d.objid = r.oid AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+JOIN pg_catalog.pg_proc p ON p.oid = d.refobjid
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+""".strip()
+
+
+def _outbound_functions(rows: Iterable[Sequence[Any]]) -> tuple[dict[str, str], bool]:
+    """({function name: why} of the installed outbound extensions' functions, whether one
+    is installed) from rows of :data:`POSTGRES_EXTENSION_FUNCTIONS_SQL`."""
+    refused: dict[str, str] = {}
+    installed = False
+    for extname, proname, schema in rows:
+        what = OUTBOUND_EXTENSIONS.get(str(extname))
+        if what is None:
+            continue
+        installed = True
+        refused[str(proname).lower()] = (
+            f"belongs to the {extname} extension ({schema}.{proname}), which {what}: "
+            "outside the read-only transaction of this session")
+    return refused, installed
+
+
 def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
                     engine: str = "PostgreSQL") -> FunctionPolicy:
-    """The live policy of a PostgreSQL-family connection; ``query(sql)`` returns its rows."""
+    """The live policy of a PostgreSQL-family connection; ``query(sql)`` returns its rows.
+
+    Besides volatile functions it refuses, wherever they are installed and under whatever
+    name, the functions of extensions that reach another connection or server
+    (:data:`OUTBOUND_EXTENSIONS`); where one is installed, every function of the database
+    that no extension provides (its owner may have declared it STABLE and still call
+    dblink from it); a function of the database written in an untrusted language
+    (plpython3u, plperlu, C: it can write files or reach other hosts whatever its
+    volatility says); and, through :attr:`FunctionPolicy.relation_lookup`, reading a
+    foreign table or a view over one or over a refused function."""
     refused, _, on_row = postgres_refusals(query(POSTGRES_FUNCTIONS_SQL), engine=engine)
+    try:
+        outbound, has_outbound = _outbound_functions(query(POSTGRES_EXTENSION_FUNCTIONS_SQL))
+    except errors.ConnectionLost:
+        raise
+    except Exception:  # Redshift has no pg_extension (and no extensions)
+        outbound, has_outbound = {}, False
+    refused.update(outbound)
+
+    def user_function_refusals(names: frozenset[str]) -> dict[str, str]:
+        rows = query(POSTGRES_USER_FUNCTION_LANGUAGES_SQL + _names_filter("p.proname", names))
+        out: dict[str, str] = {}
+        for name, schema, language, trusted, in_extension in rows:
+            name = str(name).lower()
+            if name not in names or in_extension:
+                continue
+            if not trusted and language not in ("sql", "internal"):
+                out[name] = (f"is a function of this database ({schema}.{name}) written in "
+                             f"{language}, an untrusted language: it can write files or reach "
+                             "other hosts outside the read-only transaction, whatever its "
+                             "volatility says")
+            elif has_outbound:
+                out.setdefault(name, (
+                    f"is a function of this database ({schema}.{name}), and an extension that "
+                    "reaches other connections (dblink or a foreign-data wrapper) is installed "
+                    "here: the function could write through it, outside the read-only "
+                    "transaction, whatever its volatility says"))
+        return out
 
     def lookup(names: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
         rows = query(POSTGRES_USER_FUNCTIONS_SQL + _names_filter("p.proname", names))
         now, _, now_on_row = postgres_refusals(rows, engine=engine)
-        return {n: why for n, why in now.items() if n in names}, now_on_row & names
+        found = {n: why for n, why in now.items() if n in names}
+        for n, why in user_function_refusals(names).items():
+            found.setdefault(n, why)
+        return found, now_on_row & names
+
+    def relation_lookup(names: frozenset[str]) -> dict[str, str]:
+        literals = ", ".join("E'" + n.replace("\\", "\\\\").replace("'", "''") + "'"
+                             for n in sorted(names) if "\x00" not in n)
+        if not literals:
+            return {}
+        try:
+            rows = query(POSTGRES_RELATION_DEPENDENCIES_SQL.format(names=literals))
+        except errors.ConnectionLost:
+            raise
+        except Exception:
+            if engine == "PostgreSQL":
+                raise
+            return {}  # Redshift: no view dependencies to read (and no foreign tables)
+        out: dict[str, str] = {}
+        called: dict[str, set[str]] = {}  # the database's own functions views call
+        for top, kind, schema, name, _detail in rows:
+            name = str(name)
+            if kind == "relation":
+                out.setdefault(top, f"reads the foreign table {schema}.{name}, which runs a "
+                                    "query on another server, outside the read-only "
+                                    "transaction of this session")
+            elif name.lower() in refused:
+                out.setdefault(top, f"is a view that calls {schema}.{name}(), which "
+                                    f"{refused[name.lower()]}")
+            elif schema not in _PG_BUILTIN_SCHEMAS:
+                called.setdefault(name.lower(), set()).add(top)
+        if called:  # judged as a direct call of each would be
+            found, _ = lookup(frozenset(called))
+            for fn, why in found.items():
+                for top in called[fn]:
+                    out.setdefault(top, f"is a view that calls {fn}(), which {why}")
+        return out
 
     return FunctionPolicy(engine, refused, f"the connected {engine} server's pg_proc",
-                          on_row=on_row, lookup=lookup)
+                          on_row=on_row, lookup=lookup, relation_lookup=relation_lookup)
 
 
 # ---- DuckDB -------------------------------------------------------------------------------
