@@ -994,3 +994,45 @@ def test_a_duckdb_macro_calling_a_refused_function_is_refused(tmp_path):
         assert conn.execute("SELECT x.v FROM (SELECT 1 AS v) x", readonly=True).rows == [(1,)]
     finally:
         conn.close()
+
+
+# ---- characters engines read differently outside strings and quoted names ------------------
+
+# Unicode whitespace and format characters that Python, sqlglot or one engine reads as a
+# space where another engine reads a name character (PostgreSQL, DuckDB), or a comment's
+# end or start (MySQL's "--" only before an ASCII space)
+ODD_CHARACTERS = ["\u00a0", "\u0085", "\u1680", *(chr(c) for c in range(0x2000, 0x200b)),
+                  "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\u200b", "\ufeff",
+                  "\u200e", "\u202e", "\x0b", "\x0c", "\x01", "\x1f", "\x7f", "\x9b"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("ch", ODD_CHARACTERS, ids=[f"U+{ord(c):04X}" for c in ODD_CHARACTERS])
+def test_odd_characters_outside_strings_are_refused(dialect, ch):
+    for sql in (f"SELECT 1 --{ch}x", f"SELECT 1{ch}AS a", f"SELECT 1 /* a{ch}b */",
+                f"SELECT 1 AS a{ch}"):
+        verdict = check_read_only(sql, dialect)
+        assert not verdict.read_only, (dialect, repr(sql))
+        if dialect == "mysql" and "--" in sql:  # refused first for the dashes themselves
+            assert "'--' not followed by a space" in verdict.reason, verdict.reason
+        else:
+            assert f"U+{ord(ch):04X}" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_text_of_any_script_stays_accepted(dialect):
+    for sql in ("SELECT 'a\u00a0b\u3000c\u200b' AS spaced",  # inside a string: data
+                "SELECT 1 AS \"caf\u00e9 \u00a0\"",  # inside a quoted name
+                "SELECT 1 AS x -- r\u00e9sum\u00e9, \u6570\u636e, \U0001f600",
+                "SELECT 1 AS x /* \u00fcber \u00a7 \u2014 */"):
+        if "\"" in sql and dialect == "mysql":
+            sql = sql.replace('"', "`")
+        assert check_read_only(sql, dialect).read_only, (dialect, sql)
+
+
+def test_mysql_dashes_are_a_comment_only_before_an_ascii_space():
+    for sql in ("SELECT 1 --\u00a0x FROM (SELECT 5 AS x) q; COMMIT; INSERT INTO t VALUES (666)",
+                "SELECT 1 --\u3000x", "SELECT 1 --x"):
+        assert not check_read_only(sql, "mysql").read_only, repr(sql)
+    for sql in ("SELECT 1 -- x", "SELECT 1 --\tx", "SELECT 1 --\nAS a", "SELECT 1 --"):
+        assert check_read_only(sql, "mysql").read_only, repr(sql)

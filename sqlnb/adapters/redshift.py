@@ -137,6 +137,20 @@ class RedshiftAdapter(PgFamilyAdapter):
         self._session_timeout = self.options.statement_timeout or None
 
     # ---- execute ---------------------------------------------------------------------
+    def _bind(self, sql: str, params: Mapping[str, Any] | None,
+              guarded: bool) -> tuple[str, Any]:
+        """``$n`` placeholders.  With parameters the driver reads the text again with a
+        lexer of its own and turns every ``?`` it finds outside its idea of a string into a
+        placeholder (dollar quotes included): such a text is refused rather than changed."""
+        text, bound = super()._bind(sql, params, guarded)
+        if bound and "?" in text:
+            raise errors.UsageError(
+                "A statement with :name parameters cannot contain '?' on Redshift: the "
+                "driver would read it as a placeholder and change the statement",
+                dialect=self.dialect, hint="write the value in the text instead of a parameter, "
+                                           "or avoid '?' in that statement")
+        return text, bound
+
     def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
         self._effective_timeout = timeout

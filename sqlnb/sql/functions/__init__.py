@@ -288,9 +288,12 @@ JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 #: and the extension each belongs to (the live lookup, see postgres_policy)
 POSTGRES_USER_FUNCTION_LANGUAGES_SQL = """
 SELECT p.proname, n.nspname, l.lanname, l.lanpltrusted,
-       EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
-               WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
-                 AND d.deptype = 'e')
+       (SELECT e.extname FROM pg_catalog.pg_depend d
+        JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
+        WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
+          AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+          AND d.deptype = 'e' LIMIT 1),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_extension e WHERE e.extname IN ({outbound}))
 FROM pg_catalog.pg_proc p
 JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_catalog.pg_language l ON l.oid = p.prolang
@@ -327,20 +330,18 @@ JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 """.strip()
 
 
-def _outbound_functions(rows: Iterable[Sequence[Any]]) -> tuple[dict[str, str], bool]:
-    """({function name: why} of the installed outbound extensions' functions, whether one
-    is installed) from rows of :data:`POSTGRES_EXTENSION_FUNCTIONS_SQL`."""
+def _outbound_functions(rows: Iterable[Sequence[Any]]) -> dict[str, str]:
+    """{function name: why} of the installed outbound extensions' functions, from rows of
+    :data:`POSTGRES_EXTENSION_FUNCTIONS_SQL`."""
     refused: dict[str, str] = {}
-    installed = False
     for extname, proname, schema in rows:
         what = OUTBOUND_EXTENSIONS.get(str(extname))
         if what is None:
             continue
-        installed = True
         refused[str(proname).lower()] = (
             f"belongs to the {extname} extension ({schema}.{proname}), which {what}: "
             "outside the read-only transaction of this session")
-    return refused, installed
+    return refused
 
 
 def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
@@ -357,26 +358,44 @@ def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
     foreign table or a view over one or over a refused function."""
     refused, _, on_row = postgres_refusals(query(POSTGRES_FUNCTIONS_SQL), engine=engine)
     try:
-        outbound, has_outbound = _outbound_functions(query(POSTGRES_EXTENSION_FUNCTIONS_SQL))
+        outbound = _outbound_functions(query(POSTGRES_EXTENSION_FUNCTIONS_SQL))
     except errors.ConnectionLost:
         raise
     except Exception:  # Redshift has no pg_extension (and no extensions)
-        outbound, has_outbound = {}, False
+        outbound = {}
     refused.update(outbound)
 
     def user_function_refusals(names: frozenset[str]) -> dict[str, str]:
-        rows = query(POSTGRES_USER_FUNCTION_LANGUAGES_SQL + _names_filter("p.proname", names))
+        """What the engine says now of the database's own functions of these names: a
+        function of an outbound extension, one in an untrusted language, or any function
+        no extension provides where an outbound extension is installed."""
+        outbound_list = ", ".join(repr(e) for e in sorted(OUTBOUND_EXTENSIONS))
+        sql = POSTGRES_USER_FUNCTION_LANGUAGES_SQL.format(outbound=outbound_list)
+        try:
+            rows = query(sql + _names_filter("p.proname", names))
+        except errors.ConnectionLost:
+            raise
+        except Exception:
+            if engine == "PostgreSQL":
+                raise
+            return {}  # Redshift: no pg_extension, no extensions
         out: dict[str, str] = {}
-        for name, schema, language, trusted, in_extension in rows:
+        for name, schema, language, trusted, extension, outbound_here in rows:
             name = str(name).lower()
-            if name not in names or in_extension:
+            if name not in names:
                 continue
-            if not trusted and language not in ("sql", "internal"):
-                out[name] = (f"is a function of this database ({schema}.{name}) written in "
-                             f"{language}, an untrusted language: it can write files or reach "
-                             "other hosts outside the read-only transaction, whatever its "
-                             "volatility says")
-            elif has_outbound:
+            if extension in OUTBOUND_EXTENSIONS:
+                out[name] = (f"belongs to the {extension} extension ({schema}.{name}), which "
+                             f"{OUTBOUND_EXTENSIONS[extension]}: outside the read-only "
+                             "transaction of this session")
+            elif extension:
+                continue
+            elif not trusted and language not in ("sql", "internal"):
+                out.setdefault(name, (
+                    f"is a function of this database ({schema}.{name}) written in {language}, "
+                    "an untrusted language: it can write files or reach other hosts outside "
+                    "the read-only transaction, whatever its volatility says"))
+            elif outbound_here:
                 out.setdefault(name, (
                     f"is a function of this database ({schema}.{name}), and an extension that "
                     "reaches other connections (dblink or a foreign-data wrapper) is installed "
@@ -387,9 +406,10 @@ def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
     def lookup(names: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
         rows = query(POSTGRES_USER_FUNCTIONS_SQL + _names_filter("p.proname", names))
         now, _, now_on_row = postgres_refusals(rows, engine=engine)
-        found = {n: why for n, why in now.items() if n in names}
-        for n, why in user_function_refusals(names).items():
-            found.setdefault(n, why)
+        found = user_function_refusals(names)  # the more telling reason first
+        for n, why in now.items():
+            if n in names:
+                found.setdefault(n, why)
         return found, now_on_row & names
 
     def relation_lookup(names: frozenset[str]) -> dict[str, str]:
