@@ -1,5 +1,10 @@
 """PostgreSQL through psycopg 3, with an Arrow fast path through adbc-driver-postgresql.
 
+What is sent is the statement as written (see :mod:`sqlnb.sql.statement`): psycopg's
+RawCursor takes the text as it is (``$n`` placeholders), always over the extended query
+protocol, which runs one statement per call; the ADBC path and the zero-row describe get
+the same text, embedded on lines of its own or parsed by the server without running.
+
 Two connections per adapter, both in autocommit mode:
 
 - the **psycopg** connection runs everything: statements with parameters, statements that
@@ -28,7 +33,8 @@ switches the fast path off.
 Sessions: on a read-write connection the statement timeout is set with ``SET`` right after
 connecting (startup ``options`` are refused by PgBouncer), on both connections.  On a
 read-only connection nothing is set for the session: every statement runs in its own
-``BEGIN READ ONLY`` with ``SET LOCAL statement_timeout`` and is rolled back after it (see
+``BEGIN READ ONLY`` with ``SET LOCAL statement_timeout`` and a savepoint, and is rolled
+back after it once the session-level advisory locks it may have taken are released (see
 :meth:`PgFamilyAdapter._read_only_statement`).  Session settings do not survive a pooler in
 transaction mode (each transaction may run on another server session, and a session SET
 leaks into other clients' sessions there), and a function calling

@@ -7,7 +7,10 @@ PostgreSQL adapter (:class:`~sqlnb.adapters.postgres.PgFamilyAdapter`); the diff
   Redshift-only ``svv_*`` views, so the catalog comes from our own pg_catalog queries.
 - parameters: ``:name`` becomes ``$1``, ``$2`` … and the cursor runs in ``qmark`` style,
   which leaves ``$n`` alone (the driver's ``pyformat``/``format`` styles do not undo ``%%``
-  inside string literals, so a literal ``'%'`` would reach the server doubled).
+  inside string literals, so a literal ``'%'`` would reach the server doubled).  With
+  parameters the driver rewrites every ``?`` it finds, so such a statement is refused
+  (the text sent must be the text checked).  The driver speaks the extended query
+  protocol: one statement per call.
 - sessions: on a read-write connection ``statement_timeout`` is set with ``SET`` after
   connecting (connection poolers such as PgBouncer do not forward startup options).  On a
   read-only connection every statement runs in its own ``BEGIN READ ONLY`` with the
@@ -17,8 +20,9 @@ PostgreSQL adapter (:class:`~sqlnb.adapters.postgres.PgFamilyAdapter`); the diff
   cached named statement is missing, or another client's, on the next server session
   behind a pooler in transaction mode.
 - row caps: the driver buffers a whole result before the first row is read, so a query
-  with ``max_rows`` runs as ``DECLARE sqlnb_cap_<n> CURSOR FOR <query>`` and
-  ``FETCH FORWARD max_rows + 1``: only those rows leave the server.
+  with ``max_rows`` runs as ``DECLARE sqlnb_cap_<n> CURSOR FOR`` followed by the query as
+  written on lines of its own, and ``FETCH FORWARD max_rows + 1``: only those rows leave
+  the server.
 - cancel: the driver has none, so a second, short-lived connection runs
   ``pg_cancel_backend(pid)`` with the backend pid read at connect time
   (``pg_backend_pid()`` is the real server pid, also behind PgBouncer in session mode); a
