@@ -308,6 +308,22 @@ def _literal(value: Any) -> str:
         "connection", hint="pass a number, text, bytes, a date or a time, or None")
 
 
+def _calls_unknown_function(sql: str) -> bool:
+    """Whether the query calls a function sqlglot does not know as a MySQL built-in (a
+    stored function, most likely).  The fast path's probe runs the query (MariaDB
+    evaluates a derived table even under WHERE 0 or LIMIT 0) and connectorx runs it again,
+    so a function with side effects would run twice: such queries stay on the driver."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        trees = sqlglot.parse(sql, read="mysql")
+    except Exception:
+        return True
+    return any(t is not None and next(t.find_all(exp.Anonymous), None) is not None
+               for t in trees)
+
+
 def _code_text(sql: str) -> str:
     return " ".join(t.text for t in scan(sql, "mysql") if t.kind == "code")
 
@@ -698,7 +714,10 @@ class MySQLAdapter(Adapter):
             return False  # reads this session's state
         from sqlnb.sql.guard import check_read_only
 
-        return check_read_only(statement, self.dialect).read_only and self._cx_reachable()
+        if not check_read_only(statement, self.dialect).read_only or \
+                _calls_unknown_function(statement):
+            return False
+        return self._cx_reachable()
 
     def _cx_reachable(self) -> bool:
         """Once per connection: can connectorx connect at all?  It retries a failing connect
@@ -728,12 +747,16 @@ class MySQLAdapter(Adapter):
         return self._cx_ok
 
     def _probe(self, statement: Statement) -> list[_Field] | None:
-        """Column metadata without running the query (None: the probe failed)."""
+        """Column metadata, returning no rows (None: the probe failed).  MariaDB still
+        evaluates the query's derived table, so on a read-only connection the probe runs
+        in the same read-only statement scope as the query itself."""
         raw = getattr(self.conn, "_cmysql", None)
+        probe = statement.wrap("SELECT * FROM (", ") AS _sqlnb_probe WHERE 0")
+        if self.read_only_now and self.has_set_statement:
+            probe = probe.wrap("SET STATEMENT tx_read_only=1 FOR")
         cur = self.conn.cursor()
         try:
-            cur.execute(self._sendable(statement.wrap("SELECT * FROM (",
-                                                      ") AS _sqlnb_probe WHERE 0")))
+            cur.execute(self._sendable(probe))
             if raw is not None:
                 fields = _fields_from_cext(raw.fetch_fields())
             else:

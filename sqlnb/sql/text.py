@@ -209,6 +209,11 @@ _OPENS = re.compile(r"\b(?:begin|case)\b", re.I)
 _CLOSES = re.compile(r"\bend\b(?!\s+(?:if|loop|while|repeat)\b)", re.I)
 
 
+# the whitespace cut around a statement: ASCII only (PostgreSQL and DuckDB read U+00A0 and
+# other non-ASCII characters as part of a name)
+_SPACE = " \t\n\r"
+
+
 def split_statements(sql: str, dialect: str = "") -> list[str]:
     """Split on top-level semicolons; comment-only pieces are dropped.
 
@@ -225,7 +230,7 @@ def split_statements(sql: str, dialect: str = "") -> list[str]:
                 current.append(tok.text)
                 continue
             if has_code:
-                statements.append("".join(current).strip())
+                statements.append("".join(current).strip(_SPACE))
             current, code, has_code = [], [], False
             continue
         current.append(tok.text)
@@ -234,7 +239,7 @@ def split_statements(sql: str, dialect: str = "") -> list[str]:
         if tok.kind != "comment" and tok.text.strip():
             has_code = True
     if has_code:
-        statements.append("".join(current).strip())
+        statements.append("".join(current).strip(_SPACE))
     return statements
 
 
