@@ -121,10 +121,15 @@ def json_value(v: Any) -> Any:
     return str(v)
 
 
-def result_json(result: Result) -> str:
+def result_json(result: Result, connection: dict | None = None) -> str:
+    """``sqlnb sql --json``'s object; ``connection``: what to say about the connection
+    (name, engine, redacted URL, readonly, write access), under the key ``connection``."""
     rows = [[json_value(v) for v in row] for row in result.rows]
-    return json.dumps({"columns": result.column_names, "rows": rows, "row_count": result.row_count,
-                       "elapsed_ms": round(result.elapsed * 1000, 3)})
+    data = {"columns": result.column_names, "rows": rows, "row_count": result.row_count,
+            "elapsed_ms": round(result.elapsed * 1000, 3)}
+    if connection is not None:
+        data["connection"] = connection
+    return json.dumps(data)
 
 
 def result_table(result: Result, max_rows: int | None = None) -> str:

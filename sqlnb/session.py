@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter, ConnectOptions, Result, connect
+from sqlnb.adapters.privileges import WriteAccess, write_access
 from sqlnb.adapters.spec import spec_for
 from sqlnb.sql.text import find_params, split_statements
 
@@ -31,8 +32,12 @@ class ConnectionManager:
 
     # ---- lifecycle -------------------------------------------------------------------
     def connect(self, target: str, name: str | None = None, *, readonly: bool = False,
-                options: ConnectOptions | None = None) -> Entry:
-        """Open ``target`` (a URL or a configured connection name) and make it active."""
+                options: ConnectOptions | None = None, inspect: bool = True) -> Entry:
+        """Open ``target`` (a URL or a configured connection name) and make it active.
+
+        ``inspect``: also find out now what the connection's credentials may write
+        (:func:`sqlnb.adapters.privileges.write_access`, cached for the connection; a
+        failure to find out never fails the connect).  Off, it is found on first use."""
         if not target or not target.strip():
             raise errors.UsageError("No connection URL or name given",
                                     hint="e.g. %sqlnb connect duckdb:///data.duckdb --name local")
@@ -48,6 +53,8 @@ class ConnectionManager:
         if name in self._entries:
             self.close(name)  # reconnecting under the same name replaces it
         adapter = connect(named.spec, opts)
+        if inspect:
+            write_access(adapter)
         entry = Entry(name, adapter)
         self._entries[name] = entry
         self.active = name
@@ -93,12 +100,24 @@ class ConnectionManager:
         return list(self._entries)
 
     def describe(self) -> list[dict[str, Any]]:
+        """One row per connection: name, active, engine, url (no password), readonly (the
+        connection), and what its credentials may write: ``can_write`` (True, False, or
+        None when sqlnb could not tell) and ``write_access`` (one line for people)."""
         rows = []
         for name, entry in self._entries.items():
-            a = entry.adapter
-            rows.append({"name": name, "active": name == self.active, "engine": a.display_name,
-                         "url": a.spec.redacted_url(), "readonly": a.options.readonly})
+            rows.append(self.describe_entry(entry))
         return rows
+
+    def describe_entry(self, entry: Entry) -> dict[str, Any]:
+        a = entry.adapter
+        access = write_access(a)
+        return {"name": entry.name, "active": entry.name == self.active, "engine": a.display_name,
+                "url": a.spec.redacted_url(), "readonly": a.options.readonly,
+                "can_write": access.can_write, "write_access": access.summary}
+
+    def write_access(self, name: str | None = None) -> WriteAccess:
+        """What the credentials of connection ``name`` (default: the active one) may write."""
+        return write_access(self.get(name))
 
     def _default_name(self, spec) -> str:
         base = spec.scheme

@@ -29,7 +29,7 @@ __all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "ProtocolMismatch", "Busy
 PROTOCOL = 1
 # what this kernel side does beyond the first version of protocol 1 (the hello reply's
 # `features`; docs/protocol.md "Changes")
-FEATURES = ("confidence", "remember", "memory_event")
+FEATURES = ("confidence", "remember", "memory_event", "write_access")
 TARGET = "sqlnb"
 _KEEP_RUNS = 20  # finished runs remembered for a late `stop`
 
@@ -215,7 +215,8 @@ class Bridge:
     def _connections(self) -> dict:
         manager = self.manager
         conns = [{"name": c["name"], "engine": c["engine"], "url": c["url"],
-                  "readonly": bool(c["readonly"]), "active": bool(c["active"])}
+                  "readonly": bool(c["readonly"]), "active": bool(c["active"]),
+                  "write_access": write_access_info(manager.get(c["name"]))}
                  for c in manager.describe()]
         return {"connections": conns, "active": manager.active}
 
@@ -337,6 +338,17 @@ class Bridge:
         metadata = (parent or {}).get("metadata") or {}
         cell_id = metadata.get("cellId")
         return cell_id if isinstance(cell_id, str) and cell_id else None
+
+
+def write_access_info(adapter) -> dict:
+    """What a connection's credentials may write, as the panel shows it: ``can_write``
+    (true, false, or null when sqlnb could not tell), ``label`` (a few words for the
+    connection indicator), ``summary`` (the full sentence, its tooltip) and the counts."""
+    from sqlnb.adapters.privileges import write_access
+
+    access = write_access(adapter)
+    return {"can_write": access.can_write, "label": access.label, "summary": access.summary,
+            "writable_tables": access.writable_tables, "superuser": access.superuser}
 
 
 def table_info(table) -> dict:

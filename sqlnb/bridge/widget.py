@@ -237,6 +237,17 @@ def _status_html(text: str, *, bad: bool) -> str:
     return f'<div style="{_BAD if bad else _MUTED}">{_esc(text)}</div>' if text else ""
 
 
+def write_access_html(access: Any) -> str:
+    """The selected connection's write access (a
+    :class:`~sqlnb.adapters.privileges.WriteAccess`): its label, the full sentence on hover."""
+    if access is None:
+        return ""
+    style = _MUTED if access.can_write is False else _BAD
+    mark = "🔒" if access.can_write is False else "⚠"
+    return (f'<div class="sqlnb-write-access" style="{style}" title="{_esc(access.summary)}">'
+            f'{mark} {_esc(access.label)}</div>')
+
+
 class Turn:
     """One question of the chat: its steps, its outcome, and its buttons."""
 
@@ -396,6 +407,7 @@ class ChatWidget:
         title = w.HTML("<b>sqlnb</b>")
         self.transcript = w.VBox([])
         self.status = w.HTML("")
+        self.access = w.HTML("")  # what the selected connection's credentials may write
         self.question = w.Textarea(placeholder="Ask the database a question…",
                                    layout=w.Layout(width="100%", height="4.5em"))
         self.ask_button = w.Button(description="Ask", button_style="primary", icon="paper-plane")
@@ -406,6 +418,7 @@ class ChatWidget:
         self.view = w.VBox([
             w.HBox([title, self.connection, self.refresh_button, self.new_button],
                    layout=w.Layout(align_items="center")),
+            self.access,
             self.transcript,
             self.status,
             w.HBox([self.question, w.VBox([self.ask_button, self.stop_button])],
@@ -449,7 +462,15 @@ class ChatWidget:
             self.connection.value = self.manager.active if options else None
         finally:
             self._syncing = False
+        self._show_access()
         self._say(NO_CONNECTION if not options else "")  # a refresh clears an older complaint
+
+    def _show_access(self) -> None:
+        from sqlnb.adapters.privileges import write_access
+
+        name = self.connection.value
+        self.access.value = write_access_html(
+            write_access(self.manager.get(name)) if name in self.manager.names() else None)
 
     @staticmethod
     def _label(row: dict) -> str:
@@ -459,6 +480,7 @@ class ChatWidget:
         if self._syncing or name is None:
             return
         self.manager.use(name)
+        self._show_access()
 
     def _open(self, connection: str) -> None:
         if connection not in self.manager.names():

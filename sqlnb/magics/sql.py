@@ -147,12 +147,15 @@ class SqlMagic(Magics):
                                      options=self._options(args))
         ro = " (read-only)" if entry.adapter.options.readonly else ""
         print(f"Connected to {entry.adapter.spec.redacted_url()} as {entry.name!r}{ro}; it is now active.")
+        print(f"Write access: {self.manager.write_access(entry.name).summary}")
 
     def _cmd_use(self, args):
         entry = self.manager.use(args.name)
         print(f"Active connection: {entry.name!r} ({entry.adapter.spec.redacted_url()})")
 
     def _cmd_list(self, args):
+        """The open connections, with what each one's credentials may write (``can_write``:
+        True, False, or None when sqlnb could not tell; ``write_access``: one line)."""
         import pandas as pd
 
         rows = self.manager.describe()
