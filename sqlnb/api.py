@@ -25,7 +25,8 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
         max_iterations: int = 5, failure_cutoff: int = 3, no_review: bool = False,
         share_data: bool = True, preview_rows: int = 5, retry_drafts: int | None = None,
         first_drafts: int | None = None, use_memory: bool | None = None, agent=None,
-        on_event: Callable[[dict], None] | None = None):
+        on_event: Callable[[dict], None] | None = None,
+        require_readonly_role: bool | None = None):
     """Ask ``question`` of a database and return an :class:`~sqlnb.agent.runner.AskResult`
     (``.sql``, ``.status``, ``.attempts``, ``.df``).
 
@@ -40,18 +41,23 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
     reply until two agree, and the result most drafts gave is kept (0: off; None: 4 for a
     local model, 0 for a hosted one).  ``use_memory``: show the model the accepted answers of
     this database most like the question (None: the agent's setting, on by default; False:
-    none)."""
+    none).  ``require_readonly_role``: refuse (:class:`~sqlnb.errors.WritableRoleError`) when
+    the connection's credentials may write or sqlnb cannot tell (None: the notebook's
+    ``AskMagic.require_readonly_role``, off outside a notebook)."""
     from sqlnb.agent.nodes import AgentSettings
     from sqlnb.agent.runner import Agent
 
+    magics = _notebook_magics()
+    if require_readonly_role is None:
+        require_readonly_role = bool(getattr(magics, "require_readonly_role", False))
     settings = AgentSettings(share_data=share_data, preview_rows=max(0, preview_rows),
                              retry_drafts=None if retry_drafts is None else max(0, retry_drafts),
-                             first_drafts=None if first_drafts is None else max(0, first_drafts))
+                             first_drafts=None if first_drafts is None else max(0, first_drafts),
+                             require_readonly_role=require_readonly_role)
     kwargs = dict(model=model, max_iterations=max_iterations, failure_cutoff=failure_cutoff,
                   no_review=no_review, settings=settings, on_event=on_event, use_memory=use_memory)
     if isinstance(connection, Adapter):
         return (agent or Agent()).ask(question, connection, connection="default", **kwargs)
-    magics = _notebook_magics()
     if magics is not None and (connection is None or connection in magics.manager.names()):
         entry = magics.manager.get_entry(connection)
         return (agent or magics.agent).ask(question, entry.adapter, connection=entry.name, **kwargs)
@@ -62,7 +68,7 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
     from sqlnb.session import ConnectionManager
 
     manager = ConnectionManager()
-    entry = manager.connect(connection, readonly=True)
+    entry = manager.connect(connection, readonly=True, inspect=require_readonly_role)
     try:
         return (agent or Agent()).ask(question, entry.adapter, connection=entry.name, **kwargs)
     finally:

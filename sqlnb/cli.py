@@ -1,7 +1,8 @@
 """The ``sqlnb`` command line: a thin front door over :mod:`sqlnb.session`.
 
     sqlnb sql --db URL [--readonly] [--json] [--timeout S] [--limit N] SQL
-    sqlnb ask --db URL [--model SPEC] [--max-iterations N] [--no-review] [--no-data] [--json] QUESTION
+    sqlnb ask --db URL [--model SPEC] [--max-iterations N] [--no-review] [--no-data] [--json]
+              [--require-readonly-role] QUESTION
     sqlnb model download NAME | sqlnb model list
     sqlnb memory list [--db URL] [--json] | export FILE [--db URL] | delete ID [ID ...] | delete --db URL
     sqlnb demo [--dir DIR] [--no-lab] [--port N] [--offline] [--no-browser]
@@ -61,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--no-memory", action="store_true",
                    help="show the model no remembered answers of this database")
     a.add_argument("--json", action="store_true", help="print one JSON object")
+    a.add_argument("--require-readonly-role", action="store_true",
+                   help="refuse to ask when the credentials may write (or sqlnb cannot tell); "
+                        "the agent's own queries are read-only either way")
     a.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
     a.add_argument("--connect-timeout", type=float, default=10.0)
     a.add_argument("question", nargs="+", help="the question")
@@ -144,16 +148,30 @@ def cmd_sql(args) -> int:
         raise errors.UsageError("--limit must be 0 (no limit) or a positive number")
     manager = ConnectionManager()
     options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
-    entry = manager.connect(args.db, "cli", readonly=args.readonly, options=options)
+    # --json says what the connection's credentials may write (a few catalog queries)
+    entry = manager.connect(args.db, "cli", readonly=args.readonly, options=options,
+                            inspect=args.json)
     try:
         result = run_statements(entry.adapter, text, max_rows=args.limit or None)
+        connection = connection_info(manager, entry) if args.json else None
     finally:
         manager.close_all()
     if args.json:
-        print(result_json(result))
+        print(result_json(result, connection))
     else:
         print(result_table(result))
     return 0
+
+
+def connection_info(manager, entry) -> dict:
+    """The connection as ``--json`` shows it: name, engine, URL without password, readonly,
+    and ``write_access`` (what its credentials may change: ``can_write`` True, False or
+    None when sqlnb could not tell, a ``summary`` for people, counts and flags)."""
+    from sqlnb.adapters.privileges import write_access
+
+    row = manager.describe_entry(entry)
+    return {"name": row["name"], "engine": row["engine"], "url": row["url"],
+            "readonly": bool(row["readonly"]), "write_access": write_access(entry.adapter).to_dict()}
 
 
 def cmd_ask(args) -> int:
@@ -175,7 +193,8 @@ def cmd_ask(args) -> int:
     manager = ConnectionManager()
     options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
     # a read-only connection: the agent never writes, and the session says so too
-    entry = manager.connect(args.db, "cli", readonly=True, options=options)
+    entry = manager.connect(args.db, "cli", readonly=True, options=options,
+                            inspect=args.require_readonly_role)
 
     def progress(event: dict) -> None:
         text = ask_progress_line(event)
@@ -187,7 +206,8 @@ def cmd_ask(args) -> int:
         result = agent.ask(question, entry.adapter, connection=entry.name, model=args.model,
                            max_iterations=args.max_iterations, no_review=args.no_review,
                            settings=AgentSettings(share_data=not args.no_data, retry_drafts=args.retry_drafts,
-                                                  first_drafts=args.first_drafts),
+                                                  first_drafts=args.first_drafts,
+                                                  require_readonly_role=args.require_readonly_role),
                            on_event=progress)
     finally:
         manager.close_all()
@@ -235,7 +255,8 @@ def cmd_memory(args) -> int:
 
         manager = ConnectionManager()
         try:
-            fingerprint = database_fingerprint(manager.connect(args.db, "cli", readonly=True).adapter)
+            fingerprint = database_fingerprint(manager.connect(args.db, "cli", readonly=True,
+                                                               inspect=False).adapter)
         finally:
             manager.close_all()
     if args.memory_command == "list":

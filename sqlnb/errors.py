@@ -85,6 +85,13 @@ class UsageError(SqlnbError):
 
 
 # --- safety -----------------------------------------------------------------------
+class WritableRoleError(ConfigurationError):
+    """``AskMagic.require_readonly_role`` is on and the connection's credentials may write
+    (or sqlnb could not tell whether they may): the agent does not start."""
+
+    kind = "writable_role"
+
+
 class ReadOnlyViolation(SqlnbError):
     """The read-only guard refused a statement before it reached the database."""
 
@@ -169,5 +176,5 @@ ERROR_KINDS = {cls.kind: cls for cls in (
     DatabaseError, TableNotFound, ColumnNotFound, SQLSyntaxError, TypeMismatch,
     PermissionDenied, QueryTimeout, QueryCancelled, ConnectionLost, AuthenticationFailed,
     ConnectFailed, ModelNotConfigured, ModelError, ScriptExhausted, ModelDownloadError,
-    MemoryStoreError,
+    MemoryStoreError, WritableRoleError,
 )}

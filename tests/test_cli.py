@@ -37,7 +37,9 @@ def test_json_output(sample):
               "SELECT id, price, name FROM products WHERE id <= 2 ORDER BY id")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
-    assert set(data) == {"columns", "rows", "row_count", "elapsed_ms"}
+    assert set(data) == {"columns", "rows", "row_count", "elapsed_ms", "connection"}
+    # what the connection's credentials may write (tests/test_write_access.py has the rest)
+    assert data["connection"]["write_access"]["can_write"] is True
     assert data["columns"] == ["id", "price", "name"] and data["row_count"] == 2
     assert data["rows"][0][0] == 1 and isinstance(data["rows"][0][1], str)  # decimals keep precision
     assert data["elapsed_ms"] > 0

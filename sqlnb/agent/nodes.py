@@ -99,6 +99,10 @@ class AgentSettings:
     # either value (cat IN ('CAK', 'SAV')) or for both on one row asks for each value apart,
     # joined by INTERSECT, when that finds rows (hints.both_values_intersect).
     intersections: bool = True
+    # Refuse to start on a connection whose credentials may write, or whose write access
+    # sqlnb could not find out (sqlnb.adapters.privileges): only a read-only role (or a
+    # --readonly file connection) is asked.  The agent's own queries are read-only either way.
+    require_readonly_role: bool = False
 
 
 # Retry drafts per kind of model, when not set.  Local models (llama.cpp in-process, Ollama,

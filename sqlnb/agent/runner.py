@@ -144,6 +144,28 @@ class AskResult:
                 f"attempts={len(self.attempts)}, sql={self.sql!r})")
 
 
+def refuse_writable_role(adapter: Adapter, connection: str) -> None:
+    """``require_readonly_role``: a :class:`~sqlnb.errors.WritableRoleError` unless the
+    credentials of ``adapter`` are known to be read-only (write access that could not be
+    found out counts as writable)."""
+    from sqlnb.adapters.privileges import write_access
+
+    access = write_access(adapter)
+    if access.can_write is False:
+        return
+    hint = ("connect with a read-only role (only SELECT / USAGE grants; for a SQLite or DuckDB "
+            "file, %sqlnb connect ... --readonly), or turn the setting off: "
+            "%config AskMagic.require_readonly_role = False")
+    if access.can_write is None:
+        raise errors.WritableRoleError(
+            f"Not asking on {connection!r}: sqlnb could not tell whether its role can write "
+            f"({access.reason}), and with require_readonly_role on that counts as writable",
+            hint=hint)
+    what = access.summary.split(" — ")[0]
+    raise errors.WritableRoleError(
+        f"Not asking on {connection!r}: require_readonly_role is on and {what}", hint=hint)
+
+
 class Agent:
     """The text-to-SQL agent of one notebook (or one CLI run): one compiled graph, one
     checkpointer whose threads keep the conversation per connection."""
@@ -280,6 +302,8 @@ class Agent:
         if max_iterations < 1:
             raise errors.UsageError("--max-iterations must be at least 1")
         s = settings or self.settings
+        if s.require_readonly_role:
+            refuse_writable_role(adapter, connection)
         if examples is None and (self.use_memory if use_memory is None else use_memory):
             examples = self.recall(adapter, question)
         client = self.client(model)

@@ -89,6 +89,12 @@ class AskMagic(Magics):
                                  "the panel's thumbs-up, %sqlnb remember) per database, and show "
                                  "the model the most similar ones as examples (off: nothing is "
                                  "stored or shown).").tag(config=True)
+    require_readonly_role = Bool(False, help="Refuse to ask on a connection whose credentials "
+                                             "may write (%sqlnb list shows what each may "
+                                             "write), or whose write access sqlnb could not "
+                                             "find out: connect with a read-only role. The "
+                                             "agent's own queries are read-only either "
+                                             "way.").tag(config=True)
 
     def __init__(self, shell=None, manager=None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
@@ -141,7 +147,8 @@ class AskMagic(Magics):
                              named_values=self.named_values, negations=self.negations,
                              named_filters=self.named_filters, subset_averages=self.subset_averages,
                              intersections=self.intersections,
-                             memory_when_unsure=self.memory_when_unsure)
+                             memory_when_unsure=self.memory_when_unsure,
+                             require_readonly_role=self.require_readonly_role)
 
     @cell_magic("ask")
     @_people_errors
