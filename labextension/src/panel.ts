@@ -13,7 +13,14 @@ import {
   confidenceTooltip,
   reasonText
 } from './core/confidence';
-import { Confidence, describeError, ErrorInfo, RequestError, TableInfo } from './core/protocol';
+import {
+  Confidence,
+  describeError,
+  ErrorInfo,
+  RequestError,
+  TableInfo,
+  writeAccessIndicator
+} from './core/protocol';
 import { tokenize } from './core/highlight';
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -135,6 +142,11 @@ export class ChatPanel extends Widget {
       void this._chat?.loadSchema(true);
     });
     connRow.append(label, this._select, this._refresh);
+    // what the active connection's credentials may write: a few words, the full
+    // sentence as the tooltip (the kernel finds it on connect)
+    this._access = el('div', 'sqlnb-write-access');
+    this._access.setAttribute('role', 'note');
+    this._access.style.display = 'none';
 
     const schemaBox = el('details', 'sqlnb-schema-box');
     this._schemaBox = schemaBox;
@@ -142,7 +154,7 @@ export class ChatPanel extends Widget {
     const summary = el('summary', 'sqlnb-schema-summary', 'Tables');
     this._schema = el('div', 'sqlnb-schema');
     schemaBox.append(summary, this._schema);
-    header.append(this._notebookLabel, bannerRow, connRow, schemaBox);
+    header.append(this._notebookLabel, bannerRow, connRow, this._access, schemaBox);
 
     this._turns = el('div', 'sqlnb-turns');
 
@@ -307,6 +319,26 @@ export class ChatPanel extends Widget {
     select.value = chat?.active ?? '';
     select.disabled = !conns.length || !!chat?.running;
     this._refresh.disabled = !chat?.active || !chat?.isReady;
+    this._renderWriteAccess(conns.find(c => c.name === chat?.active)?.write_access);
+  }
+
+  private _renderWriteAccess(info: Parameters<typeof writeAccessIndicator>[0]): void {
+    const node = this._access;
+    const shown = writeAccessIndicator(info);
+    node.classList.remove('sqlnb-write-access-read-only', 'sqlnb-write-access-writable', 'sqlnb-write-access-unknown');
+    if (!shown) {
+      node.style.display = 'none';
+      node.textContent = '';
+      node.title = '';
+      node.removeAttribute('aria-label');
+      return;
+    }
+    node.style.display = '';
+    node.textContent = shown.text;
+    node.title = shown.title;
+    node.setAttribute('aria-label', shown.title);
+    node.dataset.state = shown.state;
+    node.classList.add(`sqlnb-write-access-${shown.state}`);
   }
 
   private _renderSchema(): void {
@@ -744,6 +776,7 @@ export class ChatPanel extends Widget {
   private _bannerAction!: HTMLElement;
   private _select!: HTMLSelectElement;
   private _refresh!: HTMLButtonElement;
+  private _access!: HTMLElement;
   private _schema!: HTMLElement;
   private _schemaBox!: HTMLDetailsElement;
   private _turns!: HTMLElement;

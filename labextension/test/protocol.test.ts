@@ -5,8 +5,31 @@ import {
   parseKernelMessage,
   RequestError,
   RequestTracker,
-  withHint
+  withHint,
+  writeAccessIndicator
 } from '../src/core/protocol';
+
+test('the write-access indicator: short label, full sentence as tooltip, state', () => {
+  const writable = writeAccessIndicator({
+    can_write: true,
+    label: 'can write 37 tables',
+    summary: 'this role (app) can write 37 tables — the agent stays read-only; a read-only role is safer'
+  });
+  assert.deepEqual(writable, {
+    text: 'can write 37 tables',
+    title: 'this role (app) can write 37 tables — the agent stays read-only; a read-only role is safer',
+    state: 'writable'
+  });
+  assert.equal(
+    writeAccessIndicator({ can_write: false, label: 'read-only role', summary: '' })?.state,
+    'read-only'
+  );
+  const unknown = writeAccessIndicator({ can_write: null, label: 'write access unknown', summary: 'x' });
+  assert.equal(unknown?.state, 'unknown');
+  // an older kernel sends no write_access: no indicator
+  assert.equal(writeAccessIndicator(undefined), null);
+  assert.equal(writeAccessIndicator(null), null);
+});
 
 test('requests carry v, type and a fresh id; replies settle them once', async () => {
   const tracker = new RequestTracker('p');

@@ -20,6 +20,36 @@ export interface ConnectionInfo {
   url: string;
   readonly?: boolean;
   active?: boolean;
+  /** what the connection's credentials may write (feature `write_access`) */
+  write_access?: WriteAccessInfo | null;
+}
+
+/** What a connection's credentials may change, as the kernel found it on connect. */
+export interface WriteAccessInfo {
+  /** null: the kernel could not tell */
+  can_write: boolean | null;
+  /** a few words ("read-only role", "can write 37 tables") */
+  label: string;
+  /** the full sentence for people */
+  summary: string;
+  writable_tables?: number | null;
+  superuser?: boolean | null;
+}
+
+export type WriteAccessState = 'read-only' | 'writable' | 'unknown';
+
+/** The connection indicator: short text for the 250 px sidebar, the full sentence as its
+ * tooltip; null when the kernel said nothing (an older sqlnb). */
+export function writeAccessIndicator(
+  info: WriteAccessInfo | null | undefined
+): { text: string; title: string; state: WriteAccessState } | null {
+  if (!info || typeof info !== 'object' || typeof info.label !== 'string' || !info.label) {
+    return null;
+  }
+  const state: WriteAccessState =
+    info.can_write === false ? 'read-only' : info.can_write === true ? 'writable' : 'unknown';
+  const summary = typeof info.summary === 'string' && info.summary ? info.summary : info.label;
+  return { text: info.label, title: summary, state };
 }
 
 export interface ConnectionsData {
