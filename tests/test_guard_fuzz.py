@@ -27,7 +27,9 @@ scanner, splitter or adapters to answer that:
   text, DuckDB's client still runs the statements before the one that fails (tried:
   ``CREATE TABLE t (a INT); SELEC 2`` creates ``t``), so the count then comes from
   DuckDB's own tokenizer (``duckdb.tokenize``): pieces between ``;`` tokens that hold
-  anything but comments.
+  anything but comments.  An unterminated string, quoted name or comment is the
+  exception: DuckDB then runs nothing (``CREATE TABLE t (a INT); SELECT 'x`` creates no
+  ``t``), which counts as no statement.
 - SQLite: ``sqlite3_prepare_v2`` of the SQLite library Python's ``sqlite3`` uses, called
   through ctypes in a loop over the tail it returns: each call compiles one statement
   with SQLite's own tokenizer and parser.  A statement that fails with a semantic error
@@ -164,6 +166,8 @@ class DuckDBOracle:
             error = str(exc)
         except UnicodeDecodeError as exc:  # the statements' text came back cut (X'...')
             error = f"extract_statements: {exc}"
+        if "unterminated" in error:  # the tokenizer failed: DuckDB runs none of the text
+            return Reading(0, "parse", error)
         try:
             tokens = duckdb.tokenize(text)
         except duckdb.Error as exc:
@@ -420,7 +424,8 @@ KNOWN = {
                    ("SELECT nosuch; SELECT 2", 2), ("SELECT nosuch", 1),
                    ("SELECT 1 -- x\r; SELECT 2", 2)],
     "duckdb": [("SELECT 1 /* /* */ ; SELECT 2 -- */", 1), ("SELECT $a$ ; $a$", 1),
-               ("SELECT 1; SELEC 2", 2), ("SELECT 1 -- x\r; SELECT 2", 2)],
+               ("SELECT 1; SELEC 2", 2), ("SELECT 1 -- x\r; SELECT 2", 2),
+               ("SELECT 1; SELECT 'x", 0), ("SELECT 1 `--`; SELECT 2", 2)],
     "sqlite": [("SELECT 1 /* /* */ ; SELECT 2 -- */", 2), ("SELECT [;]", 1),
                ("SELECT 1 -- x\r; SELECT 2", 1), ("SELECT nosuch; SELECT 2", 2),
                ("SELECT 1; SELEC 2", 2), ("SELEC 1; SELECT 2", 0)],
