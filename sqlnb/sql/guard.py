@@ -455,9 +455,22 @@ _CODE_KINDS = frozenset({"code", "param", "semicolon"})
 _QUOTED_KINDS = frozenset({"string", "ident"})
 
 
+# SQLite reads a variable written Tcl-style, $name(...) (also @name(, :name(, $a::b(), as
+# one token up to the next ")", across quotes, comment starts and semicolons.
+_SQLITE_TCL_VARIABLE = re.compile(r"(?<![A-Za-z0-9_$])[$@:](?:[A-Za-z0-9_$]|::)*\(")
+
+
 def _lexical_tricks(tokens: list, dialect: str) -> str | None:
     """Text the engine reads differently from what it looks like (sqlnb's scanner follows
     the engine's rules; ``tokens`` is its reading)."""
+    if dialect == "sqlite":
+        code = "".join(t.text if t.kind in ("code", "param") else " " for t in tokens)
+        if _SQLITE_TCL_VARIABLE.search(code):
+            return ("it has a variable written $name(...), which SQLite reads as one name up "
+                    "to the next ')', across quotes and comments")
+    if dialect == "mysql" and sum(t.kind == "semicolon" for t in tokens) > 1:
+        return ("it has more than one semicolon: MariaDB reads a comment after an empty "
+                "statement (;;) as one more statement")
     for k, tok in enumerate(tokens):
         if not tok.closed:
             what = "comment" if tok.kind == "comment" else "string or quoted identifier"

@@ -12,8 +12,8 @@ What the scanner knows, per dialect:
 - '…' strings with '' doubling everywhere; backslash escapes inside them in MySQL (also
   in its "…" strings), Snowflake and Redshift, and in E'…' strings of PostgreSQL, Redshift
   and DuckDB;
-- "…" identifiers (strings in MySQL), `…` identifiers in MySQL and SQLite, […] identifiers
-  in SQLite;
+- "…" identifiers (strings in MySQL), `…` identifiers in MySQL, SQLite and DuckDB, […]
+  identifiers in SQLite;
 - -- comments (MySQL: only when a space or control character follows), # comments in
   MySQL, // comments in Snowflake, /* */ comments, nested in PostgreSQL, Redshift and DuckDB;
 - dollar quoting: $tag$…$tag$ in PostgreSQL, Redshift and DuckDB, $$…$$ in Snowflake;
@@ -68,7 +68,8 @@ _RULES: dict[str, _Rules] = {
                dollar="tag"),
     "sqlite": _Rules(quotes={**_STD, "`": ("`", "ident", False, True),
                              "[": ("]", "ident", False, False)}, line_ends="\n"),
-    "duckdb": _Rules(quotes=_STD, e_strings=True, nested=True, dollar="tag"),
+    "duckdb": _Rules(quotes={**_STD, "`": ("`", "ident", False, True)}, e_strings=True,
+                     nested=True, dollar="tag"),
     "postgres": _Rules(quotes=_STD, e_strings=True, nested=True, dollar="tag"),
     "redshift": _Rules(quotes=_STD, backslash=True, e_strings=True, nested=True, dollar="tag"),
     "mysql": _Rules(quotes={"'": ("'", "string", True, True), '"': ('"', "string", True, True),
