@@ -23,7 +23,9 @@ from sqlnb import errors
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise errors.UsageError(f"{self.prog}: {message}")
+        from sqlnb.adapters.spec import hide_unrecognized
+
+        raise errors.UsageError(f"{self.prog}: {hide_unrecognized(message)}")
 
 
 def build_parser() -> argparse.ArgumentParser:

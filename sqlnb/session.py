@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 from sqlnb import errors
 from sqlnb.adapters import Adapter, ConnectOptions, Result, connect
 from sqlnb.adapters.privileges import WriteAccess, write_access
-from sqlnb.adapters.spec import spec_for
+from sqlnb.adapters.spec import shown_name, spec_for
 from sqlnb.sql.text import find_params, split_statements
 
 
@@ -85,13 +85,14 @@ class ConnectionManager:
                     hint="connect first: %sqlnb connect duckdb:///data.duckdb (or a name from "
                          "~/.sqlnb/connections.toml)")
             name = self.active
-        try:
-            return self._entries[name]
-        except KeyError:
+        entry = self._entries.get(name)
+        if entry is None:  # raised outside an except: no KeyError(name) as its __context__
             known = ", ".join(self._entries) or "none open"
+            shown = shown_name(name)  # a URL given where a name belongs: no password shown
             raise errors.UnknownConnectionError(
-                f"No open connection named {name!r}",
-                hint=f"open connections: {known}; open one with %sqlnb connect URL --name {name}") from None
+                f"No open connection named {shown!r}",
+                hint=f"open connections: {known}; open one with %sqlnb connect URL --name {shown}")
+        return entry
 
     def get(self, name: str | None = None) -> Adapter:
         return self.get_entry(name).adapter
@@ -132,7 +133,7 @@ class ConnectionManager:
 
 def _check_name(name: str) -> None:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name):
-        raise errors.UsageError(f"Invalid connection name {name!r}",
+        raise errors.UsageError(f"Invalid connection name {shown_name(name)!r}",
                                 hint="use letters, digits, _ . and -, starting with a letter")
 
 

@@ -2,7 +2,9 @@
 
 A :class:`ConnectionSpec` is what an adapter connects from.  Its password is a
 :class:`Secret`, whose ``repr``/``str`` never show the value, and ``redacted_url()`` is the
-only form of the URL that sqlnb ever prints.
+only form of the URL that sqlnb ever prints.  A URL that does not parse (or a target that is
+not a name) is only ever shown as :func:`redact_url` gives it: nothing between ``scheme:``
+and the last ``@``, whatever the URL looks like.
 """
 
 from __future__ import annotations
@@ -131,17 +133,28 @@ def _is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEYS.search(key))
 
 
+_ENCODE_HINT = ("percent-encode the password in a URL: / is %2F, ? is %3F, # is %23, @ is %40, "
+                "a space %20 (urllib.parse.quote(password, safe='')), or keep the password out "
+                "of the URL: connections.toml, SQLNB_<NAME>_PASSWORD or the keyring")
+
+
 def parse_url(url: str) -> ConnectionSpec:
-    """Parse a connection URL.  Raises :class:`InvalidURLError` with a hint on bad input."""
+    """Parse a connection URL.  Raises :class:`InvalidURLError` with a hint on bad input.
+
+    No message ever holds the URL itself: only :func:`redact_url`'s form of it, which never
+    shows what could be a password."""
     from sqlnb.adapters import registry  # late: registry imports this module
 
     if not isinstance(url, str) or not url.strip():
         raise InvalidURLError("Empty connection URL",
                               hint="use e.g. duckdb:///path/to.db or postgresql://user@host/db")
     url = url.strip()
+    if re.search(r"[\x00-\x1f\x7f]", url):  # urlsplit would silently drop tabs and line breaks
+        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}: it holds a tab, "
+                              "line break or other control character", hint=_ENCODE_HINT)
     m = re.match(r"^([A-Za-z][A-Za-z0-9+.\-]*)://(.*)$", url, re.S)
     if not m:
-        raise InvalidURLError(f"Malformed connection URL {_redact_raw(url)!r}",
+        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}",
                               hint="a URL looks like scheme://[user@]host[:port]/database, "
                                    "e.g. postgresql://analyst@localhost/sales or sqlite:///data.db")
     scheme = m.group(1).lower()
@@ -149,16 +162,26 @@ def parse_url(url: str) -> ConnectionSpec:
     registry.check_scheme(scheme)  # UnknownSchemeError listing the schemes sqlnb knows
 
     if scheme in ("sqlite", "duckdb"):
-        return _parse_file_url(scheme, m.group(2))
+        return _parse_file_url(scheme, m.group(2), url)
 
+    parts = port = None
     try:
         parts = urlsplit(f"{scheme}://{m.group(2)}")
         port = parts.port
-    except ValueError as exc:
-        raise InvalidURLError(f"Malformed connection URL {_redact_raw(url)!r}: {exc}",
-                              hint="check the host and port (the port must be a number)") from None
+    except ValueError:
+        parts = None  # raised below, outside this block: the ValueError (whose text can
+        # hold the password) must not stay behind as the error's __context__
+    if parts is None:
+        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}: the host or "
+                              "port cannot be read",
+                              hint="check the host, and that the port is a number; "
+                                   + _ENCODE_HINT)
+    if "@" in parts.path + parts.query + parts.fragment:
+        # e.g. postgresql://ann:12/x@db/sales: a password holding / ? or # ended the host early
+        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}: an @ after "
+                              "the host", hint=_ENCODE_HINT)
     if not parts.hostname:
-        raise InvalidURLError(f"Connection URL {_redact_raw(url)!r} has no host",
+        raise InvalidURLError(f"Connection URL {_redact_unparsed(url)!r} has no host",
                               hint=f"use {scheme}://user@host/database")
     segments = tuple(unquote(s) for s in parts.path.split("/") if s)
     params = dict(parse_qsl(parts.query, keep_blank_values=True))
@@ -177,23 +200,101 @@ def parse_url(url: str) -> ConnectionSpec:
     )
 
 
-def _parse_file_url(scheme: str, rest: str) -> ConnectionSpec:
+def _parse_file_url(scheme: str, rest: str, url: str) -> ConnectionSpec:
     rest, _, query = rest.partition("?")
     params = dict(parse_qsl(query, keep_blank_values=True))
     if rest in ("", "/", ":memory:", "/:memory:"):
         return ConnectionSpec(scheme=scheme, database=None, params=params)
     if not rest.startswith("/"):
         raise InvalidURLError(
-            f"Malformed {scheme} URL {scheme}://{rest!r}",
+            f"Malformed {scheme} URL {_redact_unparsed(url)!r}",
             hint=f"use {scheme}:///relative/path.db, {scheme}:////absolute/path.db "
                  f"or {scheme}:// for an in-memory database")
     path = unquote(rest[1:])  # sqlite:///rel.db -> rel.db ; sqlite:////abs.db -> /abs.db
     return ConnectionSpec(scheme=scheme, database=os.path.expanduser(path), params=params)
 
 
-def _redact_raw(url: str) -> str:
-    """Redact a password in a URL that could not be parsed properly."""
-    return re.sub(r"(://[^:/@\s]*:)[^@/\s]*@", r"\1***@", url)
+def redact_url(url: str) -> str:
+    """The form of a connection URL (or of anything given where one was expected) that
+    sqlnb shows: scheme, user, host, port and database of a URL that parses, with any
+    password as ``***``; for anything else :func:`_redact_unparsed`'s form, which hides more."""
+    try:
+        spec = parse_url(url)
+    except (ConfigurationError, ValueError, TypeError):
+        return _redact_unparsed(url)
+    return spec.redacted_url()
+
+
+def _redact_unparsed(url: str) -> str:
+    """A URL that did not parse, with nothing shown that could be a password.
+
+    Everything between ``scheme:`` (and its slashes) and the last ``@`` is ``***`` (the user
+    too: in a malformed URL it cannot be told from the password); without an ``@``, whatever
+    follows a ``:`` that is not a port number is ``***`` up to the end; a query or fragment is
+    ``***`` (and a ``password=`` anywhere ends what is shown)."""
+    text = str(url).strip()
+    secret = re.search(r"[?&;#][^=&#]*(?:pass|secret|token|key|pwd)[^=&#]*=", text, re.I)
+    if secret:  # ?password=... : hidden, and all that follows (it may hold & or @)
+        text = text[:secret.end()]
+    m = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*):(/*)", text)
+    if m and (m.group(2) or _known_scheme(m.group(1))):
+        head, rest = text[:m.end()], text[m.end():]
+    else:  # no scheme: "ann:pw" is not the scheme "ann"
+        m = re.match(r"/*", text)
+        head, rest = m.group(0), text[m.end():]
+    if "@" in rest:
+        return f"{head}***@{_hide_query(rest.rpartition('@')[2])}"
+    authority = re.match(r"[^/?#]*", rest).group(0)
+    if authority.startswith("[") and "]" in authority:  # [IPv6]:port
+        host, _, after = authority.partition("]")
+        host += "]"
+        if after and not after.startswith(":"):
+            return f"{head}{host}***"
+        colon, port = after[:1], after[1:]
+    else:
+        host, colon, port = authority.partition(":")
+    if colon and not (re.fullmatch(r"[0-9]{1,5}", port) and int(port) <= 65535):
+        return f"{head}{host}:***"  # maybe user:password: hide it and all that follows
+    return head + _hide_query(rest)
+
+
+def _known_scheme(name: str) -> bool:
+    from sqlnb.adapters import registry  # late: registry imports this module
+
+    name = name.lower()
+    return SCHEME_ALIASES.get(name, name) in registry.ADAPTERS
+
+
+def _hide_query(text: str) -> str:
+    m = re.search(r"[?#;&]", text)
+    return text if m is None else f"{text[:m.start()]}{m.group(0)}***"
+
+
+_redact_raw = _redact_unparsed  # the old name
+
+
+def shown_name(target: str) -> str:
+    """``target`` as a connection name in a message: as given when it looks like one,
+    else :func:`redact_url`'s form (it may be a URL with a password in it)."""
+    target = str(target)
+    if re.fullmatch(r"[A-Za-z0-9_.\-]{1,200}", target):
+        return target
+    return redact_url(target)
+
+
+def hide_unrecognized(message: str) -> str:
+    """argparse's "unrecognized arguments: ..." without the arguments themselves: an
+    unquoted URL whose password holds a space arrives in pieces, and the pieces are the
+    password.  Options (``--x``) are still named."""
+    head, sep, rest = message.partition("unrecognized arguments:")
+    if not sep:
+        return message
+    words = rest.split()
+    options = [w for w in words if re.fullmatch(r"--[a-z][a-z0-9\-]{0,29}", w)]
+    others = len(words) - len(options)
+    shown = options + ([f"{others} more word{'s' * (others != 1)} (not shown: they may be part "
+                        "of a password; quote a URL that holds spaces)"] if others else [])
+    return f"{head}{sep} {', '.join(shown)}"
 
 
 # ---------------------------------------------------------------------------
@@ -219,7 +320,8 @@ def lookup_named(name: str) -> NamedConnection | None:
     """Find a connection by name: ``SQLNB_<NAME>_URL`` or the connections file."""
     env_url = os.environ.get(f"SQLNB_{_env_name(name)}_URL")
     if env_url:
-        return NamedConnection(name, resolve_credentials(parse_url(env_url), name), {})
+        spec = _parse_url_from(env_url, "$SQLNB_" + _env_name(name) + "_URL")
+        return NamedConnection(name, resolve_credentials(spec, name), {})
     path = connections_file()
     if not path.exists():
         return None
@@ -230,7 +332,7 @@ def lookup_named(name: str) -> NamedConnection | None:
     if not isinstance(entry, dict) or "url" not in entry:
         raise ConfigurationError(f"Connection {name!r} in {path} has no url",
                                  hint='add a line: url = "postgresql://user@host/db"')
-    spec = parse_url(str(entry["url"]))
+    spec = _parse_url_from(str(entry["url"]), f"connection {name!r} in {path}")
     password = entry.get("password")
     if password is None and entry.get("password_env"):
         password = os.environ.get(str(entry["password_env"]))
@@ -244,6 +346,17 @@ def lookup_named(name: str) -> NamedConnection | None:
     return NamedConnection(name, resolve_credentials(spec, name), options)
 
 
+def _parse_url_from(url: str, where: str) -> ConnectionSpec:
+    """:func:`parse_url`, its errors saying where the URL came from."""
+    try:
+        return parse_url(url)
+    except ConfigurationError as exc:
+        error = exc
+    error.message = f"{error.message} ({where})"
+    error.args = (error.message,)
+    raise error
+
+
 def _read_connections_file(path: Path) -> dict[str, Any]:
     import tomllib
 
@@ -251,7 +364,9 @@ def _read_connections_file(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigurationError(f"Cannot read {path}: {exc}",
+        # tomllib quotes the characters it stumbles on, which may be a password's
+        why = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "…", str(exc))
+        raise ConfigurationError(f"Cannot read {path}: {why}",
                                  hint="fix the TOML syntax of the connections file") from None
     if isinstance(data.get("connections"), dict):  # [connections.NAME] layout
         data = data["connections"]
@@ -313,10 +428,18 @@ def spec_for(target: str) -> NamedConnection:
         return NamedConnection("", resolve_credentials(parse_url(target)), {})
     found = lookup_named(target)
     if found is None:
+        if re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", target) or "@" in target:
+            # a URL with a typo (postgresql:/..., user:password@host): never echoed as a name
+            raise InvalidURLError(
+                f"Malformed connection URL {_redact_unparsed(target)!r}",
+                hint="a URL looks like scheme://[user@]host[:port]/database, e.g. "
+                     "postgresql://analyst@localhost/sales or sqlite:///data.db; "
+                     "or give the name of a configured connection")
         names = known_names()
+        shown = shown_name(target)
         raise UnknownConnectionError(
-            f"No connection named {target!r}",
+            f"No connection named {shown!r}",
             hint=(f"configured names: {', '.join(names)}" if names else
-                  f"give a URL such as duckdb:///data.db, or add [{target}] with a url to "
+                  f"give a URL such as duckdb:///data.db, or add [{shown}] with a url to "
                   f"{connections_file()}"))
     return found

@@ -13,6 +13,7 @@ from traitlets import Bool, Float, Int
 
 from sqlnb import errors
 from sqlnb.adapters import ConnectOptions
+from sqlnb.adapters.spec import hide_unrecognized
 from sqlnb.display import ResultView
 from sqlnb.session import ConnectionManager, run_statements
 
@@ -21,7 +22,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises a one-line UsageError instead of exiting the kernel."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise errors.UsageError(f"{self.prog}: {message}", hint=f"usage: {self.format_usage().strip()[7:]}")
+        raise errors.UsageError(f"{self.prog}: {hide_unrecognized(message)}",
+                                hint=f"usage: {self.format_usage().strip()[7:]}")
 
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
         if message:
