@@ -15,6 +15,14 @@
   check what a role may do.  (The fakesnow stand-in has no roles; for it each statement on a
   read-only connection runs in a read-only DuckDB transaction instead — see
   :meth:`SnowflakeAdapter._standin_read_only`.)
+- One statement per call: every statement goes with ``MULTI_STATEMENT_COUNT = 1``, so the
+  service refuses a text of several statements (sqlnb never sets it higher); sqlnb's own
+  splitter refuses such a text before sending too, which is all the fakesnow stand-in has
+  (it runs every statement it is given).
+- Parameters: the connector interpolates ``%(name)s`` values into the text on the client
+  (paramstyle ``pyformat``), after any check.  A guarded statement's values therefore go
+  into the text before the guard reads it, as the literals the connector itself writes
+  (:func:`_literal`), and the connector sends that text unchanged.
 - Unquoted identifiers fold to upper case: catalog names come back as CUSTOMERS, ID, ...
 """
 
@@ -32,7 +40,7 @@ from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  conform_arrow, empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.sql.statement import Statement
-from sqlnb.sql.text import scan
+from sqlnb.sql.text import bind_params, scan, split_statements
 
 log = logging.getLogger(__name__)
 
@@ -166,13 +174,40 @@ class SnowflakeAdapter(Adapter):
                 pass
 
     # ---- executing --------------------------------------------------------------
+    def _bind(self, sql: str, params: Mapping[str, Any] | None,
+              guarded: bool) -> tuple[str, Any]:
+        """The connector interpolates ``%(name)s`` values into the text on the client, so
+        the service would run a text the guard never saw: a guarded statement's values go
+        into the text here, as the literals the connector writes (:func:`_literal`), and
+        the guard checks that text.  With no values the connector sends a text unchanged
+        (no ``%`` is interpolated)."""
+        if not guarded or not params:
+            return bind_params(sql, params, self.paramstyle, self.dialect)
+        bind_params(sql, params, "named", self.dialect)  # a missing value says which
+        text = "".join(_literal(params[tok.text[1:]]) if tok.kind == "param" else tok.text
+                       for tok in scan(sql, self.dialect))
+        return text, None
+
     def _execute(self, statement: Statement, bound: Any, max_rows: int | None,
                  timeout: float | None) -> Result:
         sql = statement
-        kwargs: dict[str, Any] = {}
+        # One statement per call.  The service refuses a text of several statements unless
+        # MULTI_STATEMENT_COUNT allows them: it goes with every statement, always 1.  The
+        # count below refuses such a text before it is sent; fakesnow runs every statement
+        # it is given, so there it is the only layer, and on Snowflake the service's own
+        # refusal is the second one (its parser, not sqlnb's splitter, has the last word).
+        count = len(split_statements(statement, self.dialect))
+        if count > 1:
+            raise errors.UsageError(
+                f"sqlnb reads {count} statements in this text; it sends one statement per "
+                "call, so none of them ran", dialect=self.dialect,
+                hint="run the statements one at a time (a %%sql cell splits a cell into "
+                     "statements)")
+        statement_params: dict[str, Any] = {"MULTI_STATEMENT_COUNT": 1}
+        kwargs: dict[str, Any] = {"_statement_params": statement_params}
         if timeout:
             seconds = max(1, int(math.ceil(timeout)))
-            kwargs["_statement_params"] = {"STATEMENT_TIMEOUT_IN_SECONDS": seconds}
+            statement_params["STATEMENT_TIMEOUT_IN_SECONDS"] = seconds
             kwargs["timeout"] = seconds + 1  # the connector aborts it client-side if need be
         cur = self.conn.cursor()
         self._running = cur
@@ -393,6 +428,52 @@ class SnowflakeAdapter(Adapter):
         if errno == 250001:  # "Failed to connect to DB ..."
             return errors.ConnectFailed(msg)
         return None
+
+
+def _literal(value: Any) -> str:
+    """``value`` as the SQL literal the connector writes when it interpolates a
+    ``%(name)s`` parameter (``SnowflakeConverter``: to_snowflake, escape, quote), so a
+    statement means the same with the guard and without it: text in single quotes with
+    backslash escapes (Snowflake's string syntax), dates and times as quoted text, bytes as
+    ``X'...'``, a list or tuple as its literals joined by commas (for ``IN (:ids)``)."""
+    import datetime as dt
+    import decimal
+
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise errors.UsageError(
+                f"The parameter value {value!r} has no SQL literal",
+                hint="pass a finite number, or None for NULL")
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return ",".join(_literal(v) for v in value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "X'" + bytes(value).hex().upper() + "'"
+    if isinstance(value, decimal.Decimal):
+        text = str(value)
+    elif isinstance(value, dt.datetime):
+        text = value.isoformat(sep=" ",
+                               timespec="microseconds" if value.microsecond else "seconds")
+    elif isinstance(value, (dt.date, dt.time)):
+        text = value.isoformat()
+    elif isinstance(value, dt.timedelta):
+        hours, rest = divmod(value.days * 86400 + value.seconds, 3600)
+        text = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}" + \
+            (f".{value.microseconds:06d}" if value.microseconds else "")
+    elif isinstance(value, str):
+        text = value
+    else:
+        raise errors.UsageError(
+            f"A parameter of type {type(value).__name__} cannot be sent in a read-only "
+            "Snowflake statement", hint="pass a number, text, bytes, a date or a time, or None")
+    return "'" + (text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+                  .replace("'", "\\'")) + "'"
 
 
 def _series_to_arrow(series, typ: pa.DataType | None) -> pa.Array:

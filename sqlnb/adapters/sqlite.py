@@ -10,6 +10,7 @@ from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.sql.statement import Statement
+from sqlnb.sql.text import scan
 
 # Authorizer actions a read-only session may perform.
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
@@ -81,8 +82,10 @@ class SQLiteAdapter(Adapter):
                  timeout: float | None) -> Result:
         cur = self.conn.cursor()
         try:
-            # sqlite3 runs one statement per execute() (it refuses a second one)
-            cur.execute(self._sendable(statement), params or ())
+            # sqlite3 runs one statement per execute(): it prepares the first statement and
+            # refuses the call, before running anything, when code follows it (a comment or
+            # whitespace after the semicolon is fine)
+            cur.execute(self._sendable(_one_statement(statement)), params or ())
             if cur.description is None:
                 return empty_result(statement, cur.rowcount)
             names = [d[0] for d in cur.description]
@@ -175,12 +178,28 @@ class SQLiteAdapter(Adapter):
                 "too many attached databases" in low:
             return errors.PermissionDenied(f"{msg} (the connection is read-only)")
         if isinstance(exc, sqlite3.ProgrammingError) and "one statement at a time" in low:
-            return errors.UsageError(msg, hint="run one statement per call")
+            return errors.UsageError(
+                "SQLite reads more than one statement in this text; sqlnb sends one "
+                "statement per call, so none of them ran", engine_message=msg,
+                hint="run the statements one at a time (a %%sql cell splits a cell into "
+                     "statements)")
         if "unable to open database" in low:
             return errors.ConnectFailed(msg)
         if "datatype mismatch" in low:
             return errors.TypeMismatch(msg)
         return None
+
+
+def _one_statement(statement: Statement) -> Statement:
+    """The text to send for ``statement``: itself, unless only empty statements follow its
+    last token (``SELECT 1;;``), which sqlite3 refuses as a second statement; then the
+    statement embedded unchanged without that tail (:meth:`Statement.wrap`, checked by
+    the guard again when the statement was checked).  Anything else after it is sent as
+    written, for sqlite3 to refuse."""
+    end = len(statement.body())
+    extra = sum(1 for tok in scan(statement, statement.dialect)
+                if tok.kind == "semicolon" and tok.start >= end)
+    return statement.wrap("") if extra > 1 else statement
 
 
 _PY_TYPES = {int: "integer", float: "real", str: "text", bytes: "blob", bool: "integer"}
