@@ -15,6 +15,7 @@ import pytest
 import sqlnb.adapters as adapters
 from sqlnb import errors
 from sqlnb.adapters.base import ResultColumn, arrow_to_pandas, rows_to_arrow
+from tests.engines import fooled_guard
 
 
 def digest(path: Path) -> str:
@@ -41,13 +42,13 @@ def duck_db(tmp_path):
 
 
 def session_execute(conn, sql):
-    """Run on the engine directly, bypassing the guard: the read-only session must refuse."""
+    """Run past a fooled guard: the read-only session itself must refuse (an engine error,
+    not the guard's ReadOnlyViolation)."""
     try:
-        return conn._execute(sql, None, None, None)
-    except errors.SqlnbError:
-        raise
-    except Exception as exc:
-        raise conn.classify(exc) from None
+        with fooled_guard():
+            return conn.execute(sql)
+    except errors.ReadOnlyViolation as exc:
+        raise AssertionError(f"refused by sqlnb, not by the engine: {exc}") from None
 
 
 @pytest.mark.parametrize("sql", [

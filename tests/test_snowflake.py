@@ -179,8 +179,11 @@ def test_statement_timeout_travels_with_each_statement(db, monkeypatch):
     finally:
         c.close()
     mine = [kw for cmd, kw in calls if cmd in ("SELECT 1", "SELECT 2")]
-    assert mine[0]["_statement_params"] == {"STATEMENT_TIMEOUT_IN_SECONDS": 3} and mine[0]["timeout"] == 4
-    assert mine[1]["_statement_params"] == {"STATEMENT_TIMEOUT_IN_SECONDS": 10}
+    assert mine[0]["_statement_params"] == {"MULTI_STATEMENT_COUNT": 1,
+                                            "STATEMENT_TIMEOUT_IN_SECONDS": 3}
+    assert mine[0]["timeout"] == 4
+    assert mine[1]["_statement_params"] == {"MULTI_STATEMENT_COUNT": 1,
+                                            "STATEMENT_TIMEOUT_IN_SECONDS": 10}
 
 
 def test_cancel_uses_system_cancel_all_queries_on_real_sessions(conn, monkeypatch):
