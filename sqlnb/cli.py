@@ -131,13 +131,14 @@ def _one_line(exc: errors.SqlnbError) -> str:
     return " ".join(str(exc).split())
 
 
-def sql_text(parts: list[str]) -> str:
-    """The SQL of ``sqlnb sql``'s arguments: several arguments that each hold a space were
-    quoted one statement each (``"CREATE TABLE t (a)" "SELECT * FROM t"``), so they run as
-    statements in order; otherwise the arguments are the words of the SQL, unquoted."""
+def sql_texts(parts: list[str]) -> list[str]:
+    """The SQL texts of ``sqlnb sql``'s arguments: several arguments that each hold a space
+    were quoted one statement each (``"CREATE TABLE t (a)" "SELECT * FROM t"``), so each
+    runs as written, in order (never joined into one text, where a trailing comment of one
+    would swallow the next); otherwise the arguments are the words of one SQL text."""
     if len(parts) > 1 and all(len(p.split()) > 1 for p in parts):
-        return ";\n".join(p.strip().rstrip(";").strip() for p in parts)
-    return " ".join(parts)
+        return list(parts)
+    return [" ".join(parts)]
 
 
 def cmd_sql(args) -> int:
@@ -145,7 +146,7 @@ def cmd_sql(args) -> int:
     from sqlnb.display import result_json, result_table
     from sqlnb.session import ConnectionManager, run_statements
 
-    text = sql_text(args.sql)
+    texts = sql_texts(args.sql)
     if args.limit is not None and args.limit < 0:
         raise errors.UsageError("--limit must be 0 (no limit) or a positive number")
     manager = ConnectionManager()
@@ -154,7 +155,8 @@ def cmd_sql(args) -> int:
     entry = manager.connect(args.db, "cli", readonly=args.readonly, options=options,
                             inspect=args.json)
     try:
-        result = run_statements(entry.adapter, text, max_rows=args.limit or None)
+        for text in texts:
+            result = run_statements(entry.adapter, text, max_rows=args.limit or None)
         connection = connection_info(manager, entry) if args.json else None
     finally:
         manager.close_all()

@@ -58,11 +58,21 @@ def test_several_quoted_statements_run_in_order(tmp_path):
 
 
 def test_sql_text_of_the_arguments():
-    from sqlnb.cli import sql_text
+    from sqlnb.cli import sql_texts
 
-    assert sql_text(["SELECT 1"]) == "SELECT 1"
-    assert sql_text(["SELECT", "*", "FROM", "t"]) == "SELECT * FROM t"
-    assert sql_text(["CREATE TABLE t (a)", "SELECT * FROM t;"]) == "CREATE TABLE t (a);\nSELECT * FROM t"
+    assert sql_texts(["SELECT 1"]) == ["SELECT 1"]
+    assert sql_texts(["SELECT", "*", "FROM", "t"]) == ["SELECT * FROM t"]
+    assert sql_texts(["CREATE TABLE t (a)", "SELECT * FROM t;"]) == ["CREATE TABLE t (a)",
+                                                                     "SELECT * FROM t;"]
+
+
+def test_quoted_statements_are_never_joined(tmp_path):
+    """A trailing comment of one argument does not swallow the next one's text."""
+    db = tmp_path / "j.duckdb"
+    p = sqlnb("sql", "--db", f"duckdb:///{db}", "--json", "CREATE TABLE t (a INT) -- a table",
+              "INSERT INTO t VALUES (41), (1) -- two rows", "SELECT CAST(sum(a) AS INTEGER) AS n FROM t -- how many")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["rows"] == [[42]]
 
 
 def test_json_types(tmp_path):
