@@ -468,3 +468,19 @@ def test_user_functions_and_views_still_run_without_outbound_extensions(pgdb):
         assert ro.execute('SELECT one FROM "Odd Name"').rows == [(1,)]
     finally:
         ro.close()
+
+
+def test_redshift_parameters_never_let_the_driver_rewrite_the_text(pgdb):
+    """With parameters redshift_connector rewrites every '?' its own scanner finds outside
+    a string: a statement where that scanner and the engine could disagree is refused, so
+    the text sent stays the text checked."""
+    rs = adapters.connect(_pg_urls(pgdb)["redshift-pgbouncer-session"], readonly=True)
+    try:
+        assert rs.execute("SELECT 'a?b' AS q, \"x\" FROM (SELECT :v AS \"x\") s",
+                          {"v": 1}).rows == [("a?b", 1)]
+        for sql in ("SELECT $$?$$ AS q, :v AS v", "SELECT :v AS v /* ? */",
+                    "SELECT :v AS v -- ?", "SELECT E'\\\\''?' AS q, :v AS v"):
+            with pytest.raises(errors.UsageError, match="'\\?'"):
+                rs.execute(sql, {"v": 1})
+    finally:
+        rs.close()

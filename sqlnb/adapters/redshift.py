@@ -147,7 +147,7 @@ class RedshiftAdapter(PgFamilyAdapter):
         lexer of its own and turns every ``?`` it finds outside its idea of a string into a
         placeholder (dollar quotes included): such a text is refused rather than changed."""
         text, bound = super()._bind(sql, params, guarded)
-        if bound and "?" in text:
+        if bound and "?" in text and not _driver_keeps_question_marks(text):
             raise errors.UsageError(
                 "A statement with :name parameters cannot contain '?' on Redshift: the "
                 "driver would read it as a placeholder and change the statement",
@@ -342,6 +342,27 @@ def _scrubbed(conn):
     if getattr(conn, "password", None) is not None:
         conn.password = None
     return conn
+
+
+def _driver_keeps_question_marks(sql: str) -> bool:
+    """Whether redshift_connector's own scanner (``convert_paramstyle``: '...' strings with
+    '' doubling, "..." names, -- and non-nested /* */ comments, and E'...' read loosely)
+    leaves every ``?`` of ``sql`` alone: each one inside a plain '...' string or a "..."
+    name, in a text without dollar quotes, E'...' strings or block comments, where the
+    driver's reading and the engine's could part."""
+    from sqlnb.sql.text import scan
+
+    for tok in scan(sql, "redshift"):
+        text = tok.text
+        if tok.kind == "comment" and text.startswith("/*"):
+            return False
+        if tok.kind == "string" and (text.startswith("$") or
+                                     sql[max(tok.start - 1, 0):tok.start] in ("e", "E", "&")):
+            return False
+        if "?" in text and not (tok.kind == "ident" or (tok.kind == "string" and
+                                                        text.startswith("'"))):
+            return False
+    return True
 
 
 def _is_server_error(exc: BaseException) -> bool:
