@@ -52,7 +52,7 @@ from sqlnb.adapters.base import (_TIMEOUT_HINT, Adapter, Catalog, Result, Result
                                  assemble_tables, conform_arrow, empty_result, rows_to_arrow)
 from sqlnb.adapters.spec import revealed
 from sqlnb.sql.statement import Statement
-from sqlnb.sql.text import bind_params, scan
+from sqlnb.sql.text import bind_literals, bind_params, scan
 
 log = logging.getLogger(__name__)
 
@@ -450,10 +450,7 @@ class MySQLAdapter(Adapter):
         :func:`_literal`), and the guard checks that text."""
         if not guarded or not params:
             return bind_params(sql, params, self.paramstyle, self.dialect)
-        bind_params(sql, params, "named", self.dialect)  # a missing value says which
-        text = "".join(_literal(params[tok.text[1:]]) if tok.kind == "param" else tok.text
-                       for tok in scan(sql, self.dialect))
-        return text, None
+        return bind_literals(sql, params, self.dialect, _literal), None
 
     def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:

@@ -48,7 +48,7 @@ import functools
 import math
 import operator
 import re
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc

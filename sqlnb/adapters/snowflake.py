@@ -40,7 +40,7 @@ from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  conform_arrow, empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.sql.statement import Statement
-from sqlnb.sql.text import bind_params, scan, split_statements
+from sqlnb.sql.text import bind_literals, bind_params, scan, split_statements
 
 log = logging.getLogger(__name__)
 
@@ -183,10 +183,7 @@ class SnowflakeAdapter(Adapter):
         (no ``%`` is interpolated)."""
         if not guarded or not params:
             return bind_params(sql, params, self.paramstyle, self.dialect)
-        bind_params(sql, params, "named", self.dialect)  # a missing value says which
-        text = "".join(_literal(params[tok.text[1:]]) if tok.kind == "param" else tok.text
-                       for tok in scan(sql, self.dialect))
-        return text, None
+        return bind_literals(sql, params, self.dialect, _literal), None
 
     def _execute(self, statement: Statement, bound: Any, max_rows: int | None,
                  timeout: float | None) -> Result:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from sqlnb.errors import UsageError
 
@@ -325,3 +325,14 @@ def bind_params(sql: str, params: Mapping[str, Any] | None, style: str,
 
 
 _STYLES = ("named", "dollar_named", "pyformat", "format", "qmark", "numeric")
+
+
+def bind_literals(sql: str, params: Mapping[str, Any], dialect: str,
+                  literal: Callable[[Any], str]) -> str:
+    """``sql`` with each ``:name`` parameter replaced by ``literal(value)``: for a driver
+    that would interpolate values into the text itself after sqlnb checked it, so the text
+    checked is the text sent.  Raises :class:`UsageError` naming a parameter that has no
+    value."""
+    bind_params(sql, params, "named", dialect)  # a missing value says which
+    return "".join(literal(params[tok.text[1:]]) if tok.kind == "param" else tok.text
+                   for tok in scan(sql, dialect))
