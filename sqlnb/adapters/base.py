@@ -681,6 +681,15 @@ class Adapter(ABC):
         where = "on a read-only connection" if self.options.readonly else "as read-only"
         return accept(wire, self.dialect, self.guard_functions(), where=where), bound
 
+    def _several_statements(self, count: int, reader: str) -> errors.SqlnbError:
+        """The error for a text ``reader`` (the engine's parser, or sqlnb's splitter where
+        no engine can be asked) reads as ``count`` statements: nothing of it has run."""
+        return errors.UsageError(
+            f"{reader} reads {count} statements in this text; sqlnb sends one statement per "
+            "call, so none of them ran", dialect=self.dialect,
+            hint="run the statements one at a time (a %%sql cell splits a cell into "
+                 "statements)")
+
     def _sendable(self, text: Any) -> str:
         """The one check between sqlnb and a driver for every statement a user or the
         agent runs: the text must be the :class:`Statement` this connection built for it

@@ -118,11 +118,7 @@ class DuckDBAdapter(Adapter):
         parsed = self.conn.extract_statements(sql)
         count = len(parsed)
         if count > 1:
-            raise errors.UsageError(
-                f"DuckDB reads {count} statements in this text; sqlnb sends one statement "
-                "per call, so none of them ran", dialect=self.dialect,
-                hint="run the statements one at a time (a %%sql cell splits a cell into "
-                     "statements)")
+            raise self._several_statements(count, "DuckDB")
         return parsed
 
     def _only_connected_database(self, sql: str, several: bool = False) -> None:

@@ -195,11 +195,7 @@ class SnowflakeAdapter(Adapter):
         # refusal is the second one (its parser, not sqlnb's splitter, has the last word).
         count = len(split_statements(statement, self.dialect))
         if count > 1:
-            raise errors.UsageError(
-                f"sqlnb reads {count} statements in this text; it sends one statement per "
-                "call, so none of them ran", dialect=self.dialect,
-                hint="run the statements one at a time (a %%sql cell splits a cell into "
-                     "statements)")
+            raise self._several_statements(count, "sqlnb")
         statement_params: dict[str, Any] = {"MULTI_STATEMENT_COUNT": 1}
         kwargs: dict[str, Any] = {"_statement_params": statement_params}
         if timeout:
