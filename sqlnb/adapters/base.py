@@ -26,7 +26,7 @@ from sqlnb import errors
 from sqlnb.adapters.interrupt import interrupt_watcher
 from sqlnb.adapters.spec import ConnectionSpec, ConnectOptions
 from sqlnb.sql.statement import Statement, accept, unchecked
-from sqlnb.sql.text import bind_params
+from sqlnb.sql.text import bind_literals, bind_params
 
 
 # ---------------------------------------------------------------------------
@@ -661,13 +661,24 @@ class Adapter(ABC):
         :meth:`_sendable`: the statement itself, or one of its :meth:`Statement.wrap`
         wrappers, never a changed copy."""
 
+    #: the driver interpolates parameter values into the text on the client (MySQL,
+    #: Snowflake): the server would run a text the guard never saw, so a guarded
+    #: statement's values go into the text as :meth:`_literal` writes them
+    interpolates_parameters: ClassVar[bool] = False
+
+    def _literal(self, value: Any) -> str:
+        """``value`` as a SQL literal of this engine (where interpolates_parameters)."""
+        raise NotImplementedError
+
     def _bind(self, sql: str, params: Mapping[str, Any] | None,
               guarded: bool) -> tuple[str, Any]:
         """The statement's text with ``:name`` parameters in the driver's placeholder style,
         and the values in the driver's form (only the placeholders change; values travel
-        apart from the text).  The guard checks this text, as sent: an adapter whose
-        driver would change the text itself (interpolating values client-side) binds a
-        guarded statement's values into the text here instead, so the guard sees them."""
+        apart from the text).  The guard checks this text, as sent: where the driver would
+        change the text itself (:attr:`interpolates_parameters`), a guarded statement's
+        values are bound into the text here instead, so the guard sees them."""
+        if guarded and params and self.interpolates_parameters:
+            return bind_literals(sql, params, self.dialect, self._literal), None
         return bind_params(sql, params, self.paramstyle, self.dialect)
 
     def _statement(self, sql: str, params: Mapping[str, Any] | None,

@@ -43,7 +43,7 @@ import time
 import uuid
 import warnings
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import pyarrow as pa
 
@@ -52,7 +52,7 @@ from sqlnb.adapters.base import (_TIMEOUT_HINT, Adapter, Catalog, Result, Result
                                  assemble_tables, conform_arrow, empty_result, rows_to_arrow)
 from sqlnb.adapters.spec import revealed
 from sqlnb.sql.statement import Statement
-from sqlnb.sql.text import bind_literals, bind_params, scan
+from sqlnb.sql.text import scan
 
 log = logging.getLogger(__name__)
 
@@ -442,15 +442,12 @@ class MySQLAdapter(Adapter):
         self._session_timeout = seconds
 
     # ---- executing --------------------------------------------------------------
-    def _bind(self, sql: str, params: Mapping[str, Any] | None,
-              guarded: bool) -> tuple[str, Any]:
-        """The driver interpolates ``%(name)s`` values into the text on the client, so the
-        server would run a text the guard never saw: a guarded statement's values go into
-        the text here, as literals that read the same under every sql_mode (see
-        :func:`_literal`), and the guard checks that text."""
-        if not guarded or not params:
-            return bind_params(sql, params, self.paramstyle, self.dialect)
-        return bind_literals(sql, params, self.dialect, _literal), None
+    # the driver interpolates %(name)s values on the client: a guarded statement's values
+    # go into the checked text as literals that read the same under every sql_mode
+    interpolates_parameters = True
+
+    def _literal(self, value: Any) -> str:
+        return _literal(value)
 
     def _execute(self, statement: Statement, params: Any, max_rows: int | None,
                  timeout: float | None) -> Result:

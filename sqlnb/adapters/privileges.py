@@ -221,12 +221,6 @@ def _one(adapter: "Adapter", sql: str) -> tuple:
     return rows[0]
 
 
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().upper() in ("YES", "Y", "TRUE", "T", "1")
-    return bool(value)
-
-
 # ---------------------------------------------------------------------------------------
 # PostgreSQL
 # ---------------------------------------------------------------------------------------

@@ -223,7 +223,7 @@ class RedshiftAdapter(PgFamilyAdapter):
                 pass
             if cursor_txn:
                 try:
-                    self._end_own("COMMIT")
+                    self._run_unless_broken("COMMIT")
                 except Exception:
                     pass
             if own is not None:
@@ -240,14 +240,9 @@ class RedshiftAdapter(PgFamilyAdapter):
         return Result(columns, with_numerics(table, typnames, [-1] * len(oids)), len(rows), truncated)
 
     def _run_unless_broken(self, sql: str) -> None:
-        """sqlnb's own statement, not on a connection an interrupt left mid-protocol
-        (_after_cancel replaces that one)."""
-        if not self._broken:
-            self._run(sql)
-
-    def _end_own(self, sql: str) -> None:
-        """End the transaction sqlnb opened for one statement (not on a connection an
-        interrupt left mid-protocol: _after_cancel replaces that one)."""
+        """sqlnb's own statement (opening or ending the transaction it runs one statement
+        in), not on a connection an interrupt left mid-protocol (_after_cancel replaces
+        that one)."""
         if not self._broken:
             self._run(sql)
 
@@ -271,7 +266,7 @@ class RedshiftAdapter(PgFamilyAdapter):
                       f"'{self._timeout_ms(self.options.statement_timeout)}', true)")
             return super()._catalog_queries(queries)
         finally:
-            self._end_own("ROLLBACK")
+            self._run_unless_broken("ROLLBACK")
 
     def _cancel(self) -> None:
         pid = self._running_pid

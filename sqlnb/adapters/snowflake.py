@@ -32,7 +32,7 @@ import contextlib
 import logging
 import math
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 import pyarrow as pa
 
@@ -40,7 +40,7 @@ from sqlnb import errors
 from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
                                  conform_arrow, empty_result, fetch_rows, rows_to_arrow)
 from sqlnb.sql.statement import Statement
-from sqlnb.sql.text import bind_literals, bind_params, scan, split_statements
+from sqlnb.sql.text import scan, split_statements
 
 log = logging.getLogger(__name__)
 
@@ -174,16 +174,13 @@ class SnowflakeAdapter(Adapter):
                 pass
 
     # ---- executing --------------------------------------------------------------
-    def _bind(self, sql: str, params: Mapping[str, Any] | None,
-              guarded: bool) -> tuple[str, Any]:
-        """The connector interpolates ``%(name)s`` values into the text on the client, so
-        the service would run a text the guard never saw: a guarded statement's values go
-        into the text here, as the literals the connector writes (:func:`_literal`), and
-        the guard checks that text.  With no values the connector sends a text unchanged
-        (no ``%`` is interpolated)."""
-        if not guarded or not params:
-            return bind_params(sql, params, self.paramstyle, self.dialect)
-        return bind_literals(sql, params, self.dialect, _literal), None
+    # the connector interpolates %(name)s values on the client: a guarded statement's
+    # values go into the checked text as the literals the connector writes (with no values
+    # it sends a text unchanged: no % is interpolated)
+    interpolates_parameters = True
+
+    def _literal(self, value: Any) -> str:
+        return _literal(value)
 
     def _execute(self, statement: Statement, bound: Any, max_rows: int | None,
                  timeout: float | None) -> Result:

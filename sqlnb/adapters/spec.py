@@ -270,8 +270,6 @@ def _hide_query(text: str) -> str:
     return text if m is None else f"{text[:m.start()]}{m.group(0)}***"
 
 
-_redact_raw = _redact_unparsed  # the old name
-
 
 def shown_name(target: str) -> str:
     """``target`` as a connection name in a message: as given when it looks like one,
