@@ -927,6 +927,11 @@ def run(args, log=print) -> dict[str, Any]:
         f"model {args.model}; results as they come in {jsonl}")
     t = time.perf_counter()
     client = make_client(args.model)
+    if getattr(args, "replies", None):
+        from replies import ReplyStore
+
+        client = ReplyStore(client, args.replies, live=not getattr(args, "replay_only", False))
+        log(f"  stored replies: {len(client)} in {args.replies}")
     log(f"  model ready in {time.perf_counter() - t:.1f} s: {model_info(client, args.model)}")
     if dataset == "sample":
         pool = load_sample_questions(list(databases))
@@ -936,6 +941,9 @@ def run(args, log=print) -> dict[str, Any]:
                         jsonl=jsonl, resume=args.resume, databases=databases, example_pool=pool,
                         log=log)
     data["model"]["spec"] = args.model
+    if getattr(args, "replies", None):
+        data["replies"] = {"file": str(args.replies), "hits": client.hits, "misses": client.misses,
+                           "replay_only": bool(getattr(args, "replay_only", False))}
     if dataset == "sample":
         all_ids = [q["id"] for q in json.loads((SAMPLE_DIR / "questions.json").read_text(encoding="utf-8"))]
         qids = sorted({q["id"] for q in questions})

@@ -78,6 +78,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="accuracy: a sentence put at the top of the report (what the run is, what it is not)")
     p.add_argument("--resume", action="store_true",
                    help="accuracy: keep the --jsonl file's results and ask only the rest")
+    p.add_argument("--replies", type=Path, default=None,
+                   help="accuracy: a JSONL file of stored model replies (benchmarks/replies.py): calls "
+                        "it holds are answered from it, new ones asked and appended")
+    p.add_argument("--replay-only", action="store_true",
+                   help="accuracy: with --replies, never call the model: a call the file lacks fails")
     p.add_argument("--max-iterations", type=int, default=acc.DEFAULT_MAX_ITERATIONS,
                    help="accuracy: the agent's max_iterations (default 5)")
     args = p.parse_args(argv)
