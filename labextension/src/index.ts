@@ -1,8 +1,4 @@
-import {
-  ILayoutRestorer,
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -22,9 +18,9 @@ const ICON_SVG =
 
 export const sqlnbIcon = new LabIcon({ name: 'sqlnb:icon', svgstr: ICON_SVG });
 
-namespace CommandIDs {
-  export const open = 'sqlnb:open';
-}
+const CommandIDs = {
+  open: 'sqlnb:open'
+} as const;
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,

@@ -5,15 +5,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Kernel } from '@jupyterlab/services';
 import { Signal } from '@lumino/signaling';
 import { KernelBridge } from '../src/bridge';
 
-type Data = Record<string, any>;
+type Data = Record<string, unknown>;
 
 class FakeComm {
   constructor(readonly kernel: FakeKernel) {}
-  onMsg: (msg: any) => void = () => undefined;
-  onClose: (msg: any) => void = () => undefined;
+  onMsg: (msg: unknown) => void = () => undefined;
+  onClose: (msg: unknown) => void = () => undefined;
   isDisposed = false;
   closed = false;
   sent: Data[] = [];
@@ -59,7 +60,7 @@ class FakeKernel {
   isDisposed = false;
   statusChanged = new Signal<this, string>(this);
   disposed = new Signal<this, void>(this);
-  info: Promise<any> = Promise.resolve({ language_info: { name: 'python' } });
+  info: Promise<{ language_info: { name: string } }> = Promise.resolve({ language_info: { name: 'python' } });
   targetRegistered = false;
   /** what `%load_ext sqlnb` does: register the target, or fail with this ename */
   loadError: string | null = null;
@@ -79,7 +80,7 @@ class FakeKernel {
     return comm;
   }
 
-  requestExecute(content: Data): { done: Promise<any> } {
+  requestExecute(content: Data): { done: Promise<unknown> } {
     this.executed.push(content);
     if (this.loadError) {
       return {
@@ -105,7 +106,12 @@ class FakeKernel {
         type: 'reply',
         id: data.id,
         ok: true,
-        data: { protocol: this.protocol, sqlnb: '0.1.0', connections: [{ name: 'shop', engine: 'DuckDB', url: 'duckdb:///x' }], active: 'shop' }
+        data: {
+          protocol: this.protocol,
+          sqlnb: '0.1.0',
+          connections: [{ name: 'shop', engine: 'DuckDB', url: 'duckdb:///x' }],
+          active: 'shop'
+        }
       });
     } else if (data.type === 'ask') {
       comm.receive({ v: 1, type: 'reply', id: data.id, ok: true, data: { run: 'r1' } });
@@ -124,7 +130,8 @@ class FakeKernel {
 }
 
 function bridgeOf(kernel: FakeKernel): KernelBridge {
-  return new KernelBridge(kernel as any, () => 'work/nb.ipynb');
+  // the fake has the members the bridge uses, not the whole kernel connection
+  return new KernelBridge(kernel as unknown as Kernel.IKernelConnection, () => 'work/nb.ipynb');
 }
 
 async function settle(): Promise<void> {
@@ -157,7 +164,11 @@ test('target missing: sqlnb is loaded silently, without history, then hello agai
   assert.equal(bridge.state, 'ready');
   assert.equal(kernel.executed.length, 1);
   assert.deepEqual(
-    { code: kernel.executed[0].code, silent: kernel.executed[0].silent, store_history: kernel.executed[0].store_history },
+    {
+      code: kernel.executed[0].code,
+      silent: kernel.executed[0].silent,
+      store_history: kernel.executed[0].store_history
+    },
     { code: "__import__('sqlnb').load_ipython_extension(get_ipython())", silent: true, store_history: false }
   );
   assert.equal(kernel.comms.length, 2);
@@ -170,7 +181,10 @@ test('sqlnb not installed in the kernel: the panel names %pip install sqlnb', as
   const bridge = bridgeOf(kernel);
   await bridge.open();
   assert.equal(bridge.state, 'not_installed');
-  assert.match(bridge.message?.message ?? '', /not installed in this kernel's environment: run %pip install sqlnb/);
+  assert.match(
+    bridge.message?.message ?? '',
+    /not installed in this kernel's environment: run %pip install sqlnb/
+  );
   // a request says the same, without opening again
   await assert.rejects(bridge.request('connections'), /%pip install sqlnb/);
   assert.equal(kernel.executed.length, 1);

@@ -19,16 +19,68 @@ function finished(question: string, connection: string, status: Turn['status'], 
 
 test('a successful run reduces to steps, SQL, cell and a bounded result', () => {
   let t = newTurn('how many users?', 'db');
-  t = applyEvent(t, { type: 'started', question: 'how many users?', connection: 'db', dialect: 'duckdb', model: 'scripted:x', max_iterations: 5 }, 3);
-  t = applyEvent(t, { type: 'reply', iteration: 1, max_iterations: 5, sql: 'select count(*) from user', final: false }, 3);
-  t = applyEvent(t, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select count(*) from user', ok: false, error_kind: 'CatalogError', error: 'no table user' }, 3);
-  t = applyEvent(t, { type: 'attempt', n: 2, max_iterations: 5, sql: 'select count(*) from users', ok: true, row_count: 1, candidates: 3 }, 3);
-  t = applyEvent(t, {
-    type: 'done', status: 'success', sql: 'select count(*) from users', cell: '%%sql --conn db\nselect count(*) from users',
-    columns: ['n'], rows: [[1], [2], [3], [4], [5]], row_count: 5, connection: 'db'
-  }, 3);
+  t = applyEvent(
+    t,
+    {
+      type: 'started',
+      question: 'how many users?',
+      connection: 'db',
+      dialect: 'duckdb',
+      model: 'scripted:x',
+      max_iterations: 5
+    },
+    3
+  );
+  t = applyEvent(
+    t,
+    { type: 'reply', iteration: 1, max_iterations: 5, sql: 'select count(*) from user', final: false },
+    3
+  );
+  t = applyEvent(
+    t,
+    {
+      type: 'attempt',
+      n: 1,
+      max_iterations: 5,
+      sql: 'select count(*) from user',
+      ok: false,
+      error_kind: 'CatalogError',
+      error: 'no table user'
+    },
+    3
+  );
+  t = applyEvent(
+    t,
+    {
+      type: 'attempt',
+      n: 2,
+      max_iterations: 5,
+      sql: 'select count(*) from users',
+      ok: true,
+      row_count: 1,
+      candidates: 3
+    },
+    3
+  );
+  t = applyEvent(
+    t,
+    {
+      type: 'done',
+      status: 'success',
+      sql: 'select count(*) from users',
+      cell: '%%sql --conn db\nselect count(*) from users',
+      columns: ['n'],
+      rows: [[1], [2], [3], [4], [5]],
+      row_count: 5,
+      connection: 'db'
+    },
+    3
+  );
   assert.equal(t.status, 'success');
-  assert.deepEqual(t.steps.map(s => s.kind), ['note', 'reply', 'attempt', 'attempt']);
+  assert.deepEqual(
+    t.steps.map(s => s.kind),
+    ['note', 'reply', 'attempt', 'attempt']
+  );
   assert.equal(t.steps[2].ok, false);
   assert.equal(stepLabel(t.steps[2]), 'Attempt 1 of 5: ✗ CatalogError: no table user');
   assert.equal(stepLabel(t.steps[3]), 'Attempt 2 of 5: ✓ 1 row (3 candidates tried)');
@@ -44,40 +96,93 @@ test('reply steps say what the model did; a failed model call is shortened', () 
   t = applyEvent(t, { type: 'reply', iteration: 1, clarify: ['Which year?'] }, 10);
   t = applyEvent(t, { type: 'reply', iteration: 2, final: true, sql: 'select 1' }, 10);
   t = applyEvent(t, { type: 'reply', iteration: 3, model_error: 'x'.repeat(300) }, 10);
-  assert.deepEqual(t.steps.map(s => s.kind), ['reply', 'reply', 'reply']);
+  assert.deepEqual(
+    t.steps.map(s => s.kind),
+    ['reply', 'reply', 'reply']
+  );
   assert.equal(stepLabel(t.steps[0]), 'The model asks for a clarification');
   assert.equal(stepLabel(t.steps[1]), 'The model accepts the result');
   assert.equal(t.steps[1].sql, null);
   assert.equal(stepLabel(t.steps[2]), `The model call failed: ${'x'.repeat(120)}…`);
 });
 
-test('a memory event is a note between the passes, in the kernel\'s words', () => {
+test("a memory event is a note between the passes, in the kernel's words", () => {
   let t = newTurn('How many paid orders?', 'db');
-  t = applyEvent(t, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select count(*) from orders', ok: true, row_count: 1 }, 10);
-  t = applyEvent(t, {
-    type: 'memory', examples: 3, level: 'low',
-    text: 'Not sure of that answer (low confidence): asking again with 3 remembered answers of this database as examples…'
-  }, 10);
-  t = applyEvent(t, { type: 'attempt', n: 1, max_iterations: 5, sql: "select count(*) from orders where status = 'paid'", ok: true, row_count: 1 }, 10);
-  assert.deepEqual(t.steps.map(s => s.kind), ['attempt', 'note', 'attempt']);
-  assert.equal(stepLabel(t.steps[1]), 'Not sure of that answer (low confidence): asking again with 3 remembered answers of this database as examples…');
+  t = applyEvent(
+    t,
+    { type: 'attempt', n: 1, max_iterations: 5, sql: 'select count(*) from orders', ok: true, row_count: 1 },
+    10
+  );
+  t = applyEvent(
+    t,
+    {
+      type: 'memory',
+      examples: 3,
+      level: 'low',
+      text: 'Not sure of that answer (low confidence): asking again with 3 remembered answers of this database as examples…'
+    },
+    10
+  );
+  t = applyEvent(
+    t,
+    {
+      type: 'attempt',
+      n: 1,
+      max_iterations: 5,
+      sql: "select count(*) from orders where status = 'paid'",
+      ok: true,
+      row_count: 1
+    },
+    10
+  );
+  assert.deepEqual(
+    t.steps.map(s => s.kind),
+    ['attempt', 'note', 'attempt']
+  );
+  assert.equal(
+    stepLabel(t.steps[1]),
+    'Not sure of that answer (low confidence): asking again with 3 remembered answers of this database as examples…'
+  );
   assert.equal(t.sql, "select count(*) from orders where status = 'paid'");
   assert.equal(stepsSummary(t), '2 attempts · asked again with 3 remembered answers');
-  assert.equal(stepsSummary(deserializeChat(serializeChat([t], 10))[0]), '2 attempts · asked again with 3 remembered answers');
+  assert.equal(
+    stepsSummary(deserializeChat(serializeChat([t], 10))[0]),
+    '2 attempts · asked again with 3 remembered answers'
+  );
   // without the kernel's text (fields only): a line of the panel's own
   const u = applyEvent(newTurn('q', 'db'), { type: 'memory', examples: 1 }, 10);
-  assert.equal(stepLabel(u.steps[0]), 'Not sure of that answer: asking again with 1 remembered answer of this database as examples…');
+  assert.equal(
+    stepLabel(u.steps[0]),
+    'Not sure of that answer: asking again with 1 remembered answer of this database as examples…'
+  );
   // the second pass found no answer: a second note, and the first answer stands
-  let v = applyEvent(newTurn('q', 'db'), { type: 'attempt', n: 1, max_iterations: 5, sql: 'select 1', ok: true, row_count: 1 }, 10);
+  let v = applyEvent(
+    newTurn('q', 'db'),
+    { type: 'attempt', n: 1, max_iterations: 5, sql: 'select 1', ok: true, row_count: 1 },
+    10
+  );
   v = applyEvent(v, { type: 'memory', examples: 2, level: 'low' }, 10);
-  v = applyEvent(v, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select nope', ok: false, error_kind: 'syntax' }, 10);
+  v = applyEvent(
+    v,
+    { type: 'attempt', n: 1, max_iterations: 5, sql: 'select nope', ok: false, error_kind: 'syntax' },
+    10
+  );
   v = applyEvent(v, { type: 'memory', examples: 2, level: 'low', kept_first: true }, 10);
   v = applyEvent(v, { type: 'done', status: 'success', sql: 'select 1', rows: [[1]], columns: ['1'] }, 10);
-  assert.deepEqual(v.steps.map(s => s.kind), ['attempt', 'note', 'attempt', 'note']);
-  assert.equal(stepLabel(v.steps[3]), 'No answer found with the remembered answers: the first answer stands.');
+  assert.deepEqual(
+    v.steps.map(s => s.kind),
+    ['attempt', 'note', 'attempt', 'note']
+  );
+  assert.equal(
+    stepLabel(v.steps[3]),
+    'No answer found with the remembered answers: the first answer stands.'
+  );
   assert.equal(v.sql, 'select 1');
   assert.equal(stepsSummary(v), '2 attempts · asked again with 2 remembered answers, first answer kept');
-  assert.equal(stepsSummary(deserializeChat(serializeChat([v], 10))[0]), '2 attempts · asked again with 2 remembered answers, first answer kept');
+  assert.equal(
+    stepsSummary(deserializeChat(serializeChat([v], 10))[0]),
+    '2 attempts · asked again with 2 remembered answers, first answer kept'
+  );
 });
 
 test('applyEvent does not modify the turn it is given', () => {
@@ -90,13 +195,27 @@ test('applyEvent does not modify the turn it is given', () => {
 test('stopped, failed, error and clarification runs', () => {
   const stopped = applyEvent(newTurn('q', 'db'), { type: 'done', status: 'stopped' }, 10);
   assert.equal(turnErrorText(stopped), 'Stopped.');
-  const failed = applyEvent(newTurn('q', 'db'), { type: 'done', status: 'failed', stop_reason: 'max_iterations' }, 10);
+  const failed = applyEvent(
+    newTurn('q', 'db'),
+    { type: 'done', status: 'failed', stop_reason: 'max_iterations' },
+    10
+  );
   assert.equal(turnErrorText(failed), 'No working query: max_iterations.');
-  const error = applyEvent(newTurn('q', 'db'), {
-    type: 'done', status: 'error', error: { kind: 'ModelError', message: 'The model timed out.', hint: 'Try again.' }
-  }, 10);
+  const error = applyEvent(
+    newTurn('q', 'db'),
+    {
+      type: 'done',
+      status: 'error',
+      error: { kind: 'ModelError', message: 'The model timed out.', hint: 'Try again.' }
+    },
+    10
+  );
   assert.equal(turnErrorText(error), 'The model timed out. Try again.');
-  const clar = applyEvent(newTurn('q', 'db'), { type: 'done', status: 'needs_clarification', questions: ['Which year?', ''] }, 10);
+  const clar = applyEvent(
+    newTurn('q', 'db'),
+    { type: 'done', status: 'needs_clarification', questions: ['Which year?', ''] },
+    10
+  );
   assert.deepEqual(clar.questions, ['Which year?']);
   assert.equal(turnErrorText(clar), null);
 });
@@ -115,14 +234,33 @@ test('history: finished turns of the connection, oldest first, bounded, no error
     { question: 'd', status: 'needs_clarification', sql: null },
     { question: 'e', status: 'failed', sql: 'select x' }
   ]);
-  assert.deepEqual(selectHistory(turns, 'db', 1).map(h => h.question), ['e']);
+  assert.deepEqual(
+    selectHistory(turns, 'db', 1).map(h => h.question),
+    ['e']
+  );
   assert.deepEqual(selectHistory([], 'db'), []);
 });
 
 test('metadata round trip keeps the turn, bounds rows, marks running turns interrupted', () => {
   let done = newTurn('how many?', 'db');
-  done = applyEvent(done, { type: 'attempt', n: 1, max_iterations: 5, sql: 'select 1', ok: true, row_count: 1 }, 10);
-  done = applyEvent(done, { type: 'done', status: 'success', sql: 'select 1', cell: 'c', columns: ['x'], rows: [[1], [2], [3]], row_count: 3 }, 10);
+  done = applyEvent(
+    done,
+    { type: 'attempt', n: 1, max_iterations: 5, sql: 'select 1', ok: true, row_count: 1 },
+    10
+  );
+  done = applyEvent(
+    done,
+    {
+      type: 'done',
+      status: 'success',
+      sql: 'select 1',
+      cell: 'c',
+      columns: ['x'],
+      rows: [[1], [2], [3]],
+      row_count: 3
+    },
+    10
+  );
   const running = newTurn('still going', 'db');
   const saved = JSON.parse(JSON.stringify(serializeChat([done, running], 2)));
   assert.equal(saved.version, 1);

@@ -80,7 +80,13 @@ test('parseKernelMessage accepts the protocol messages and reports the rest', ()
   assert.equal(parseKernelMessage({ v: 1, type: 'superseded' }).ok, true);
   const ins = parseKernelMessage({ v: 1, type: 'insert_cell', source: 'x', cell_id: 'c1', run: true });
   assert.ok(ins.ok);
-  assert.deepEqual(ins.ok && ins.message, { v: 1, type: 'insert_cell', source: 'x', cell_id: 'c1', run: true });
+  assert.deepEqual(ins.ok && ins.message, {
+    v: 1,
+    type: 'insert_cell',
+    source: 'x',
+    cell_id: 'c1',
+    run: true
+  });
   const ev = parseKernelMessage({ v: 1, type: 'event', run: 'r1', event: { type: 'attempt', n: 1 } });
   assert.equal(ev.ok, true);
   const bad = parseKernelMessage({ v: 2, type: 'reply', id: 'x', ok: true });
@@ -88,7 +94,10 @@ test('parseKernelMessage accepts the protocol messages and reports the rest', ()
   assert.equal(!bad.ok && bad.mismatch, true);
   assert.equal(parseKernelMessage('nope').ok, false);
   assert.equal(parseKernelMessage({ v: 1, type: 'event', run: 'r', event: { type: 'weird' } }).ok, false);
-  assert.equal(parseKernelMessage({ v: 1, type: 'event', run: 'r', event: { type: 'memory', examples: 2 } }).ok, true);
+  assert.equal(
+    parseKernelMessage({ v: 1, type: 'event', run: 'r', event: { type: 'memory', examples: 2 } }).ok,
+    true
+  );
   assert.equal(parseKernelMessage({ v: 1, type: 'reply', ok: true }).ok, false);
 });
 
@@ -98,7 +107,7 @@ test('describeError explains protocol mismatch and busy, else message + hint', (
   assert.equal(describeError({ kind: 'UsageError', message: 'Bad.', hint: 'Do X.' }), 'Bad. Do X.');
 });
 
-test('withHint makes sentences of the kernel\'s message and hint phrases', () => {
+test("withHint makes sentences of the kernel's message and hint phrases", () => {
   assert.equal(
     withHint('no replies left (add replies)', "check the model's configuration and try again"),
     "No replies left (add replies). Check the model's configuration and try again."

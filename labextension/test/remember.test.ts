@@ -18,21 +18,31 @@ import {
   serializeChat,
   Turn
 } from '../src/core/conversation';
-import { hasFeature } from '../src/core/protocol';
+import { Confidence, hasFeature } from '../src/core/protocol';
 
 const SQL = 'select count(*) as n from orders';
 const CELL = `%%sql --conn shop\n${SQL}\n`;
-const LOW = { level: 'low', score: 0.31, reasons: ['1 of 3 drafts gave this result', 'the result is empty'] };
+const LOW: Confidence = {
+  level: 'low',
+  score: 0.31,
+  reasons: ['1 of 3 drafts gave this result', 'the result is empty']
+};
 
 function done(fields: Record<string, unknown>): Turn {
   const t = newTurn('How many orders?', 'shop');
-  return applyEvent(t, { type: 'done', status: 'success', sql: SQL, cell: CELL, connection: 'shop', ...fields } as any, 10);
+  return applyEvent(
+    t,
+    { type: 'done', status: 'success', sql: SQL, cell: CELL, connection: 'shop', ...fields },
+    10
+  );
 }
 
 test('confidence: parsed from the done event, bounded, malformed values dropped', () => {
   assert.deepEqual(parseConfidence(LOW), LOW);
   assert.deepEqual(parseConfidence({ level: 'HIGH', score: 1.7, reasons: ['ok', '', 3] }), {
-    level: 'high', score: 1, reasons: ['ok']
+    level: 'high',
+    score: 1,
+    reasons: ['ok']
   });
   assert.deepEqual(parseConfidence({ level: 'medium' }), { level: 'medium', score: null, reasons: [] });
   assert.equal(parseConfidence({ level: 'certain', score: 1 }), null);
@@ -66,14 +76,27 @@ test('a done event with SQL keeps its confidence; none, null or no SQL keeps not
   assert.deepEqual(done({ confidence: LOW }).confidence, LOW);
   assert.equal(done({}).confidence, null);
   assert.equal(done({ confidence: null }).confidence, null);
-  const failed = applyEvent(newTurn('q', 'shop'), { type: 'done', status: 'failed', sql: null, cell: null, confidence: LOW } as any, 10);
+  const failed = applyEvent(
+    newTurn('q', 'shop'),
+    { type: 'done', status: 'failed', sql: null, cell: null, confidence: LOW },
+    10
+  );
   assert.equal(failed.confidence, null);
 });
 
 test('a clarification with a best query offers that SQL; one without offers nothing', () => {
-  const best = applyEvent(newTurn('Orders that month?', 'shop'), {
-    type: 'done', status: 'needs_clarification', sql: SQL, cell: CELL, questions: ['Which month?'], confidence: LOW
-  } as any, 10);
+  const best = applyEvent(
+    newTurn('Orders that month?', 'shop'),
+    {
+      type: 'done',
+      status: 'needs_clarification',
+      sql: SQL,
+      cell: CELL,
+      questions: ['Which month?'],
+      confidence: LOW
+    },
+    10
+  );
   assert.equal(answerSql(best), SQL);
   assert.equal(best.cell, CELL);
   assert.deepEqual(best.confidence, LOW);
@@ -82,7 +105,11 @@ test('a clarification with a best query offers that SQL; one without offers noth
   // a failed attempt's SQL before the question is no answer
   let none = newTurn('Orders that month?', 'shop');
   none = applyEvent(none, { type: 'attempt', n: 1, sql: 'select bad', ok: false, error: 'no' }, 10);
-  none = applyEvent(none, { type: 'done', status: 'needs_clarification', sql: null, cell: null, questions: ['Which?'] } as any, 10);
+  none = applyEvent(
+    none,
+    { type: 'done', status: 'needs_clarification', sql: null, cell: null, questions: ['Which?'] },
+    10
+  );
   assert.equal(answerSql(none), null);
   assert.equal(canRemember(none), false);
   assert.equal(rememberFields(none), null);
@@ -96,9 +123,14 @@ test('remember: the run id with the answer as a fallback; once remembered, not a
   const conv = new Conversation();
   const t = conv.start('How many orders?', 'shop');
   conv.bindRun(t.id, 'run-1');
-  conv.applyEvent('run-1', { type: 'done', status: 'success', sql: SQL, cell: CELL, connection: 'shop' } as any, 10);
+  conv.applyEvent('run-1', { type: 'done', status: 'success', sql: SQL, cell: CELL, connection: 'shop' }, 10);
   const turn = conv.find(t.id)!;
-  assert.deepEqual(rememberFields(turn), { run: 'run-1', question: 'How many orders?', sql: SQL, connection: 'shop' });
+  assert.deepEqual(rememberFields(turn), {
+    run: 'run-1',
+    question: 'How many orders?',
+    sql: SQL,
+    connection: 'shop'
+  });
   assert.equal(canRemember(turn), true);
 
   const seen: (Turn | null)[] = [];

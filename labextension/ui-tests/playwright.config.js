@@ -18,8 +18,7 @@ const port = process.env.SQLNB_UI_PORT || '8888';
 const baseURL = `http://127.0.0.1:${port}`;
 // Everything a run writes is kept apart per port, so two runs on one machine (on
 // different SQLNB_UI_PORTs) never delete each other's databases or results.
-process.env.SQLNB_UI_DATA =
-  process.env.SQLNB_UI_DATA || path.join(__dirname, '.data', port);
+process.env.SQLNB_UI_DATA = process.env.SQLNB_UI_DATA || path.join(__dirname, '.data', port);
 
 module.exports = {
   ...baseConfig,

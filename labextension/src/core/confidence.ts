@@ -19,9 +19,7 @@ export function parseConfidence(x: unknown): Confidence | null {
     return null;
   }
   const score =
-    typeof r.score === 'number' && Number.isFinite(r.score)
-      ? Math.min(1, Math.max(0, r.score))
-      : null;
+    typeof r.score === 'number' && Number.isFinite(r.score) ? Math.min(1, Math.max(0, r.score)) : null;
   const reasons = Array.isArray(r.reasons)
     ? r.reasons.filter((s): s is string => typeof s === 'string' && s.trim() !== '')
     : [];

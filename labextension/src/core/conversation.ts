@@ -6,14 +6,7 @@
  * Plain TypeScript, no JupyterLab imports (unit-tested under node).
  */
 import { parseConfidence } from './confidence';
-import {
-  Confidence,
-  DONE_STATUSES,
-  DoneStatus,
-  ErrorInfo,
-  RunEvent,
-  withHint
-} from './protocol';
+import { Confidence, DONE_STATUSES, DoneStatus, ErrorInfo, RunEvent, withHint } from './protocol';
 
 export const CHAT_VERSION = 1;
 /** Turns kept in a notebook's metadata. */
@@ -82,11 +75,7 @@ export function newTurnId(): string {
   return `t${Date.now().toString(36)}${_counter.toString(36)}`;
 }
 
-export function newTurn(
-  question: string,
-  connection: string | null,
-  followUp = false
-): Turn {
+export function newTurn(question: string, connection: string | null, followUp = false): Turn {
   return {
     id: newTurnId(),
     run: null,
@@ -113,6 +102,10 @@ export function isFinished(turn: Turn): boolean {
 
 function num(x: unknown): number | undefined {
   return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
+}
+
+function isDoneStatus(x: unknown): x is DoneStatus {
+  return (DONE_STATUSES as ReadonlyArray<unknown>).includes(x);
 }
 
 function str(x: unknown): string | null {
@@ -210,9 +203,7 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
         t.steps.push({
           kind: 'note',
           keptFirst: true,
-          text:
-            str(event.text) ??
-            'No answer found with the remembered answers: the first answer stands.'
+          text: str(event.text) ?? 'No answer found with the remembered answers: the first answer stands.'
         });
         break;
       }
@@ -232,9 +223,7 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       t.questions = clarifyList(event.questions);
       t.columns = Array.isArray(event.columns) ? event.columns.map(String) : [];
       t.rows = Array.isArray(event.rows)
-        ? event.rows.slice(0, Math.max(0, rowsShown)).map(r =>
-            Array.isArray(r) ? r : [r]
-          )
+        ? event.rows.slice(0, Math.max(0, rowsShown)).map(r => (Array.isArray(r) ? r : [r]))
         : [];
       t.rowCount = num(event.row_count) ?? null;
       t.confidence = t.cell ? parseConfidence(event.confidence) : null;
@@ -280,10 +269,7 @@ export function selectHistory(
   limit = 6
 ): HistoryItem[] {
   const picked = turns.filter(
-    t =>
-      isFinished(t) &&
-      t.status !== 'error' &&
-      (connection === null || t.connection === connection)
+    t => isFinished(t) && t.status !== 'error' && (connection === null || t.connection === connection)
   );
   return picked.slice(Math.max(0, picked.length - limit)).map(t => ({
     question: t.question,
@@ -299,11 +285,26 @@ function clip(s: string | null | undefined): string | null {
   return s.length > MAX_STEP_TEXT ? s.slice(0, MAX_STEP_TEXT) + '…' : s;
 }
 
+function copyField<K extends keyof Step>(to: Step, from: Step, key: K): void {
+  to[key] = from[key];
+}
+
 function compactStep(s: Step): Step {
   const out: Step = { kind: s.kind };
-  for (const key of ['n', 'max', 'ok', 'rowCount', 'truncated', 'errorKind', 'candidates', 'text', 'examples', 'keptFirst'] as const) {
+  for (const key of [
+    'n',
+    'max',
+    'ok',
+    'rowCount',
+    'truncated',
+    'errorKind',
+    'candidates',
+    'text',
+    'examples',
+    'keptFirst'
+  ] as const) {
     if (s[key] !== undefined && s[key] !== null) {
-      (out as any)[key] = s[key];
+      copyField(out, s, key);
     }
   }
   if (s.sql) {
@@ -371,14 +372,15 @@ export function deserializeChat(value: unknown): Turn[] {
     if (typeof raw !== 'object' || raw === null) {
       continue;
     }
-    const r = raw as Record<string, any>;
+    const r = raw as Record<string, unknown>;
     if (typeof r.question !== 'string') {
       continue;
     }
-    let status: TurnStatus = DONE_STATUSES.includes(r.status) ? r.status : 'error';
+    let status: TurnStatus = isDoneStatus(r.status) ? r.status : 'error';
+    const e = typeof r.error === 'object' && r.error !== null ? (r.error as Record<string, unknown>) : null;
     let error: ErrorInfo | null =
-      r.error && typeof r.error.message === 'string'
-        ? { kind: String(r.error.kind ?? 'error'), message: r.error.message, hint: r.error.hint ?? null }
+      e && typeof e.message === 'string'
+        ? { kind: String(e.kind ?? 'error'), message: e.message, hint: str(e.hint) }
         : null;
     if (r.status === 'running') {
       status = 'error';
@@ -401,7 +403,8 @@ export function deserializeChat(value: unknown): Turn[] {
       rowCount: typeof r.rowCount === 'number' ? r.rowCount : null,
       steps: Array.isArray(r.steps)
         ? r.steps.filter(
-            (s: any) => s && ['attempt', 'reply', 'note'].includes(s.kind)
+            (s: unknown): s is Step =>
+              typeof s === 'object' && s !== null && ['attempt', 'reply', 'note'].includes((s as Step).kind)
           )
         : [],
       error,
@@ -475,8 +478,7 @@ export function stepsSummary(turn: Turn): string {
 export function stepLabel(step: Step): string {
   if (step.kind === 'attempt') {
     const of = step.max ? ` of ${step.max}` : '';
-    const cands =
-      step.candidates && step.candidates > 1 ? ` (${step.candidates} candidates tried)` : '';
+    const cands = step.candidates && step.candidates > 1 ? ` (${step.candidates} candidates tried)` : '';
     if (step.ok) {
       const rows =
         step.rowCount === null || step.rowCount === undefined
@@ -488,8 +490,7 @@ export function stepLabel(step: Step): string {
     return `Attempt ${step.n ?? '?'}${of}: ✗ ${kind}${step.error ?? 'failed'}${cands}`;
   }
   if (step.kind === 'reply') {
-    const cands =
-      step.candidates && step.candidates > 1 ? ` (${step.candidates} candidates)` : '';
+    const cands = step.candidates && step.candidates > 1 ? ` (${step.candidates} candidates)` : '';
     return `${step.text ?? 'The model replied'}${cands}`;
   }
   return step.text ?? '';
@@ -505,7 +506,6 @@ export function turnErrorText(turn: Turn): string | null {
   }
   return withHint(turn.error.message, turn.error.hint);
 }
-
 
 /**
  * The turns of one notebook, updated in place; `onChange` listeners hear of

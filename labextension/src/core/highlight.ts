@@ -4,15 +4,7 @@
  */
 
 export type TokenType =
-  | 'keyword'
-  | 'string'
-  | 'number'
-  | 'comment'
-  | 'identifier'
-  | 'quoted'
-  | 'operator'
-  | 'punct'
-  | 'space';
+  'keyword' | 'string' | 'number' | 'comment' | 'identifier' | 'quoted' | 'operator' | 'punct' | 'space';
 
 export interface Token {
   type: TokenType;

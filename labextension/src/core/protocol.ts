@@ -108,12 +108,7 @@ export interface SchemaData {
   tables: TableInfo[];
 }
 
-export type DoneStatus =
-  | 'success'
-  | 'failed'
-  | 'needs_clarification'
-  | 'stopped'
-  | 'error';
+export type DoneStatus = 'success' | 'failed' | 'needs_clarification' | 'stopped' | 'error';
 
 export const DONE_STATUSES: ReadonlyArray<DoneStatus> = [
   'success',
@@ -195,7 +190,7 @@ export interface ReplyMessage {
   type: 'reply';
   id: string;
   ok: boolean;
-  data?: any;
+  data?: unknown;
   error?: ErrorInfo;
 }
 
@@ -219,17 +214,12 @@ export interface SupersededMessage {
   type: 'superseded';
 }
 
-export type KernelMessage =
-  | ReplyMessage
-  | EventMessage
-  | InsertCellMessage
-  | SupersededMessage;
+export type KernelMessage = ReplyMessage | EventMessage | InsertCellMessage | SupersededMessage;
 
 export type ParseResult =
-  | { ok: true; message: KernelMessage }
-  | { ok: false; reason: string; mismatch?: boolean };
+  { ok: true; message: KernelMessage } | { ok: false; reason: string; mismatch?: boolean };
 
-function isObject(x: unknown): x is Record<string, any> {
+function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
@@ -253,13 +243,9 @@ export function parseKernelMessage(data: unknown): ParseResult {
       if (typeof data.id !== 'string' || typeof data.ok !== 'boolean') {
         return { ok: false, reason: 'a reply without id or ok' };
       }
-      return { ok: true, message: data as ReplyMessage };
+      return { ok: true, message: data as unknown as ReplyMessage };
     case 'event':
-      if (
-        typeof data.run !== 'string' ||
-        !isObject(data.event) ||
-        typeof data.event.type !== 'string'
-      ) {
+      if (typeof data.run !== 'string' || !isObject(data.event) || typeof data.event.type !== 'string') {
         return { ok: false, reason: 'an event without run or event type' };
       }
       if (!['started', 'reply', 'attempt', 'memory', 'done'].includes(data.event.type)) {
@@ -268,7 +254,7 @@ export function parseKernelMessage(data: unknown): ParseResult {
           reason: `an event of unknown type ${data.event.type}`
         };
       }
-      return { ok: true, message: data as EventMessage };
+      return { ok: true, message: data as unknown as EventMessage };
     case 'insert_cell':
       if (typeof data.source !== 'string') {
         return { ok: false, reason: 'insert_cell without source' };
@@ -308,7 +294,7 @@ export class RequestError extends Error {
 }
 
 interface Pending {
-  resolve: (data: any) => void;
+  resolve: (data: unknown) => void;
   reject: (err: RequestError) => void;
 }
 
@@ -328,9 +314,9 @@ export class RequestTracker {
   make(
     type: string,
     fields: Record<string, unknown> = {}
-  ): { message: Record<string, unknown>; reply: Promise<any> } {
+  ): { message: Record<string, unknown>; reply: Promise<unknown> } {
     const id = `${this._prefix}-${++this._next}`;
-    const reply = new Promise<any>((resolve, reject) => {
+    const reply = new Promise<unknown>((resolve, reject) => {
       this._pending.set(id, { resolve, reject });
     });
     return {
@@ -350,9 +336,7 @@ export class RequestTracker {
       pending.resolve(msg.data ?? {});
     } else {
       pending.reject(
-        new RequestError(
-          msg.error ?? { kind: 'error', message: 'The kernel refused the request.' }
-        )
+        new RequestError(msg.error ?? { kind: 'error', message: 'The kernel refused the request.' })
       );
     }
     return true;

@@ -30,7 +30,9 @@ test.afterAll(async () => {
   await stopServer(server?.process);
 });
 
-test('the Binder build opens the demo notebook with the sidebar and the sample database', async ({ page }) => {
+test('the Binder build opens the demo notebook with the sidebar and the sample database', async ({
+  page
+}) => {
   const repo = path.join(DATA_DIR, 'binder', 'repo');
   expect(fs.existsSync(path.join(repo, 'demo', 'sample.duckdb'))).toBe(true);
   // the sidebar is the one built in the copy and installed into the fresh environment

@@ -20,10 +20,7 @@ import {
 
 test.use({ viewport: { width: 1400, height: 850 } });
 
-test('the model asks back; the inline answer gets the final answer', async ({
-  page,
-  tmpPath
-}, testInfo) => {
+test('the model asks back; the inline answer gets the final answer', async ({ page, tmpPath }, testInfo) => {
   const dir = await serverDir(page, tmpPath);
   const duck = dbInto(dir, 'duckdb', 'shop.duckdb');
   const model = modelInto(dir, 'replies.json', [

@@ -32,8 +32,7 @@ async function questionRunning(page: any, path: string): Promise<string> {
     try {
       let out = '';
       const future = session.kernel.requestExecute({
-        code:
-          "import threading as _t; print(any(x.name.startswith('sqlnb-ask') and x.is_alive() for x in _t.enumerate()), [x.name for x in _t.enumerate()], [(t['question'], t['status']) for t in get_ipython()._sqlnb_ask.agent.history('shop_a')])",
+        code: "import threading as _t; print(any(x.name.startswith('sqlnb-ask') and x.is_alive() for x in _t.enumerate()), [x.name for x in _t.enumerate()], [(t['question'], t['status']) for t in get_ipython()._sqlnb_ask.agent.history('shop_a')])",
         silent: false,
         store_history: false
       });
@@ -59,7 +58,10 @@ test('Enter twice sends one question; Stop twice ends it once', async ({ page, t
     page,
     tmpPath,
     'twice.ipynb',
-    setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'twice'), name: 'shop' }], model: slow })
+    setupCells({
+      connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'twice'), name: 'shop' }],
+      model: slow
+    })
   );
   const panel = await openPanel(page);
   const input = panel.locator('.sqlnb-question-input');
@@ -104,13 +106,19 @@ test('a notebook closed mid-answer: nothing is inserted anywhere, the panel goes
     page,
     tmpPath,
     'closing.ipynb',
-    setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'closing-a'), name: 'shop_a' }], model: slowA })
+    setupCells({
+      connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'closing-a'), name: 'shop_a' }],
+      model: slowA
+    })
   );
   const b = await openNotebook(
     page,
     tmpPath,
     'staying.ipynb',
-    setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'closing-b'), name: 'shop_b' }], model: modelB })
+    setupCells({
+      connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'closing-b'), name: 'shop_b' }],
+      model: modelB
+    })
   );
   const cellsB = (await cells(page, b)).length;
   const panel = await openPanel(page);

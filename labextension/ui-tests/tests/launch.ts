@@ -73,7 +73,9 @@ export async function startServer(
     }
     if (Date.now() > deadline) {
       await stopServer(child);
-      throw new Error(`no Jupyter server on ${base} after ${options.timeout / 1000} s:\n${tail(options.log)}`);
+      throw new Error(
+        `no Jupyter server on ${base} after ${options.timeout / 1000} s:\n${tail(options.log)}`
+      );
     }
     try {
       const response = await fetch(`${base}/api/status?token=${token}`);
@@ -118,7 +120,9 @@ export async function stopServer(child: ChildProcess | undefined): Promise<void>
 
 /** The open notebook's cell whose text contains `text`. */
 export function cellWith(page: Page, text: string): Locator {
-  return page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell').filter({ hasText: text });
+  return page
+    .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')
+    .filter({ hasText: text });
 }
 
 /**

@@ -3,28 +3,17 @@
  * View menu, it answers a question and inserts the %%sql cell into that notebook.
  */
 import type { Page } from '@playwright/test';
-import {
-  dbCopy,
-  expect,
-  notebookJSON,
-  scriptedModel,
-  setupCells,
-  sqlReply,
-  tableRows,
-  test
-} from './sqlnb';
+import { dbCopy, expect, notebookJSON, scriptedModel, setupCells, sqlReply, tableRows, test } from './sqlnb';
 
 /** The notebook's code cells' sources, as Notebook 7 shows them. */
 async function sources(page: Page): Promise<string[]> {
-  return page
-    .locator('.jp-Notebook .jp-Cell .jp-InputArea-editor .cm-content')
-    .evaluateAll(nodes =>
-      nodes.map(n =>
-        Array.from(n.querySelectorAll('.cm-line'))
-          .map(l => l.textContent ?? '')
-          .join('\n')
-      )
-    );
+  return page.locator('.jp-Notebook .jp-Cell .jp-InputArea-editor .cm-content').evaluateAll(nodes =>
+    nodes.map(n =>
+      Array.from(n.querySelectorAll('.cm-line'))
+        .map(l => l.textContent ?? '')
+        .join('\n')
+    )
+  );
 }
 
 test('the panel works in Notebook 7', async ({ context, page, tmpPath }) => {
@@ -52,7 +41,9 @@ test('the panel works in Notebook 7', async ({ context, page, tmpPath }) => {
   await expect(nb7.locator('.jp-Notebook .jp-Cell .jp-InputPrompt').last()).toHaveText(/\[\d+\]/, {
     timeout: 60000
   });
-  await expect(nb7.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).toHaveCount(0);
+  await expect(
+    nb7.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+  ).toHaveCount(0);
 
   // Open the panel from the View menu (the right sidebar starts closed in Notebook 7).
   await nb7.locator('.lm-MenuBar-itemLabel', { hasText: /^View$/ }).click();

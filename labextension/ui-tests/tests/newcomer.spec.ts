@@ -60,7 +60,9 @@ test('scripts/demo, the demo notebook, one question in the sidebar, its cell ins
   // The newcomer runs the notebook's first cell: sqlnb loaded, the sample connected.
   const connect = cellWith(page, '%sqlnb connect').first();
   await runCell(connect);
-  await expect(connect.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).toHaveCount(0);
+  await expect(
+    connect.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+  ).toHaveCount(0);
 
   const panel = await openSidebar(page);
   await expect(panel.locator('.sqlnb-connections')).not.toHaveValue('', { timeout: 30000 });

@@ -20,10 +20,7 @@ import {
   turn
 } from './sqlnb';
 
-test('each notebook keeps its chat; Insert goes to the asking notebook', async ({
-  page,
-  tmpPath
-}) => {
+test('each notebook keeps its chat; Insert goes to the asking notebook', async ({ page, tmpPath }) => {
   // A answers slowly (each model call sleeps 3 s), so the person can switch meanwhile.
   const modelA = scriptedModel('nb-a', {
     replies: [sqlReply('SELECT count(*) AS n_products FROM products'), 'FINAL'],
@@ -34,13 +31,19 @@ test('each notebook keeps its chat; Insert goes to the asking notebook', async (
     page,
     tmpPath,
     'a.ipynb',
-    setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'nb-a'), name: 'shop_a' }], model: modelA })
+    setupCells({
+      connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'nb-a'), name: 'shop_a' }],
+      model: modelA
+    })
   );
   const b = await openNotebook(
     page,
     tmpPath,
     'b.ipynb',
-    setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'nb-b'), name: 'shop_b' }], model: modelB })
+    setupCells({
+      connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'nb-b'), name: 'shop_b' }],
+      model: modelB
+    })
   );
   const panel = await openPanel(page);
   const select = panel.locator('.sqlnb-connections');

@@ -220,7 +220,5 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   // Copy puts the same cell source on the clipboard.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await t2.locator('.sqlnb-copy').click();
-  await expect
-    .poll(() => page.evaluate(() => navigator.clipboard.readText()))
-    .toBe(unrun[0].source);
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(unrun[0].source);
 });

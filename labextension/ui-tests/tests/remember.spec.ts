@@ -77,7 +77,10 @@ test('the confidence badge, and the thumbs-up remembers the answer once, also af
   const badge = t.locator('.sqlnb-confidence-badge');
   await expect(badge).toHaveText('Medium confidence');
   await expect(t.locator('.sqlnb-confidence')).toHaveAttribute('data-level', 'medium');
-  await expect(badge).toHaveAttribute('aria-label', /^Medium confidence \(score \d+%\); 1 reason, expand to read it$/);
+  await expect(badge).toHaveAttribute(
+    'aria-label',
+    /^Medium confidence \(score \d+%\); 1 reason, expand to read it$/
+  );
   await expect(badge).toHaveAttribute('title', /The model checked the result and kept it/);
   const reasons = t.locator('.sqlnb-confidence-reason');
   await expect(reasons).toBeHidden();
@@ -136,16 +139,11 @@ test('a clarification with a best query offers it, and a failed remember says wh
     sqlReply('SELECT count(*) AS n FROM orders'),
     'CLARIFY: Orders of which month?'
   ]);
-  const nb = await openNotebook(
-    page,
-    tmpPath,
-    'remember-clarify.ipynb',
-    [
-      ...setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model }),
-      // the memory switched off: remembering fails with the kernel's reason
-      'get_ipython()._sqlnb_ask.agent.use_memory = False'
-    ]
-  );
+  const nb = await openNotebook(page, tmpPath, 'remember-clarify.ipynb', [
+    ...setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model }),
+    // the memory switched off: remembering fails with the kernel's reason
+    'get_ipython()._sqlnb_ask.agent.use_memory = False'
+  ]);
   const panel = await openPanel(page);
   const q = 'How many orders were placed?';
   await ask(panel, q);
@@ -160,7 +158,9 @@ test('a clarification with a best query offers it, and a failed remember says wh
   await expect(t.locator('.sqlnb-copy')).toBeVisible();
   await t.locator('.sqlnb-insert').click();
   await expect
-    .poll(async () => (await cells(page, nb)).some(c => c.source.includes('SELECT count(*) AS n FROM orders')))
+    .poll(async () =>
+      (await cells(page, nb)).some(c => c.source.includes('SELECT count(*) AS n FROM orders'))
+    )
     .toBe(true);
 
   await t.getByRole('button', { name: 'Remember this answer' }).click();

@@ -30,10 +30,7 @@ const test = sqlnbTest.extend({
   }
 });
 
-test('after a kernel restart the panel reconnects silently and keeps the chat', async ({
-  page,
-  tmpPath
-}) => {
+test('after a kernel restart the panel reconnects silently and keeps the chat', async ({ page, tmpPath }) => {
   const duck = dbCopy('duckdb', 'restart');
   // The restarted kernel reads the script from the start again: one answer serves both.
   const model = scriptedModel('restart', [sqlReply('SELECT count(*) AS n FROM orders'), 'FINAL']);

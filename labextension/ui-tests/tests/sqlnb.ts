@@ -130,12 +130,9 @@ export async function openNotebook(
   expect(await page.contents.uploadContent(notebookJSON(cells), 'text', nbPath)).toBe(true);
   // Opened by JupyterLab's own command, not through the file browser: galata's openByPath
   // waits for the new file to be listed there, and the listing's refresh can lag behind.
-  await page.evaluate(
-    async p => {
-      await (window as any).jupyterapp.commands.execute('docmanager:open', { path: p, factory: 'Notebook' });
-    },
-    nbPath
-  );
+  await page.evaluate(async p => {
+    await (window as any).jupyterapp.commands.execute('docmanager:open', { path: p, factory: 'Notebook' });
+  }, nbPath);
   await page.waitForFunction(p => !!(window as any).sqlnbTest?.panel(p), nbPath);
   await page.notebook.activate(name);
   await waitForKernelIdle(page, nbPath);
@@ -286,11 +283,9 @@ export function turn(panel: Locator, question: string): Locator {
 
 /** Waits until the turn has a final status and returns it. */
 export async function finalStatus(t: Locator, timeout = 60000): Promise<string> {
-  await expect(t).toHaveAttribute(
-    'data-status',
-    /^(success|failed|needs_clarification|stopped|error)$/,
-    { timeout }
-  );
+  await expect(t).toHaveAttribute('data-status', /^(success|failed|needs_clarification|stopped|error)$/, {
+    timeout
+  });
   return (await t.getAttribute('data-status')) as string;
 }
 

@@ -26,11 +26,7 @@ async function openPanelIn(page: Page) {
   return panel;
 }
 
-test('a second tab takes the kernel over; Use here takes it back', async ({
-  context,
-  page,
-  tmpPath
-}) => {
+test('a second tab takes the kernel over; Use here takes it back', async ({ context, page, tmpPath }) => {
   const model = scriptedModel('tabs', [
     sqlReply('SELECT count(*) AS n FROM customers'),
     'FINAL',

@@ -90,7 +90,10 @@ test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) =
   });
   await page.reload(); // no notebook open yet: the Launcher comes back
   const nb = await openNotebook(page, tmpPath, 'bench.ipynb', [
-    ...setupCells({ connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'bench'), name: 'shop' }], model }),
+    ...setupCells({
+      connections: [{ kind: 'duckdb', file: dbCopy('duckdb', 'bench'), name: 'shop' }],
+      model
+    }),
     TIMING_CELL
   ]);
   const panel = await openPanel(page);
