@@ -271,6 +271,47 @@ def test_accuracy_wrong_sql_scores_0_and_resumes(spider_dir, tmp_path):
     assert logs[-1].startswith("[3/3] zoo #2")
 
 
+def test_reply_store_records_a_run_then_replays_it_without_the_model(spider_dir, tmp_path):
+    """benchmarks/replies.py: every call of a run is stored as it comes; a replay-only run
+    of the same code asks the model nothing and gives the same answers; a call the store
+    lacks fails in replay-only mode and is asked and kept with a live model."""
+    import accuracy
+    from langchain_core.messages import HumanMessage
+    from replies import ReplyMissing, ReplyStore
+
+    questions = accuracy.load_questions(spider_dir)
+    model = QuestionOracle(answers={q["question"]: q["query"] for q in SPIDER_QUESTIONS})
+    path = tmp_path / "replies.jsonl"
+    store = ReplyStore(accuracy.make_client(model), path)
+    first = accuracy.run_accuracy(questions, spider_dir, store, ["agent", "single-shot"],
+                                  log=lambda msg: None)
+    stored = path.read_text().splitlines()
+    # single-shot sends what the agent's first call sends: answered from the store
+    assert store.misses == len(stored) == len({tuple(p) for p in model.prompts}) > 0
+    assert store.hits == len(model.prompts) - len(stored) + 3
+
+    class Refuses(QuestionOracle):
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+            raise AssertionError("replay-only must not call the model")
+
+    replay = ReplyStore(accuracy.make_client(Refuses(answers={})), path, live=False)
+    second = accuracy.run_accuracy(questions, spider_dir, replay, ["agent", "single-shot"],
+                                   log=lambda msg: None)
+    assert replay.misses == 0 and replay.hits == store.hits + store.misses
+    key = [(r["index"], r["config"]) for r in first["records"]]
+    assert key == [(r["index"], r["config"]) for r in second["records"]]
+    assert [r["pred_sql"] for r in first["records"]] == [r["pred_sql"] for r in second["records"]]
+    assert [r["correct"] for r in second["records"]] == [True] * 6
+    with pytest.raises(ReplyMissing):
+        replay.invoke([HumanMessage("a prompt never asked")])
+    live = ReplyStore(accuracy.make_client(QuestionOracle(answers={"x": "SELECT 1"})), path)
+    text, _ = live.invoke([HumanMessage("Question: x")])
+    assert "SELECT 1" in text and live.misses == 1
+    assert len(path.read_text().splitlines()) == len(stored) + 1
+    again = ReplyStore(accuracy.make_client(Refuses(answers={})), path, live=False)
+    assert again.invoke([HumanMessage("Question: x")])[0] == text and again.hits == 1
+
+
 def test_accuracy_cli(spider_dir, tmp_path):
     script = tmp_path / "replies.json"
     script.write_text(json.dumps(["```sql\nSELECT count(*) FROM singer\n```"]))
