@@ -17,7 +17,8 @@ import pytest
 
 from sqlnb import errors
 from sqlnb.sql.dialects import DIALECTS
-from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS, Verdict, check_read_only, is_read_only
+from sqlnb.sql.forbidden import FORBIDDEN_FUNCTIONS
+from sqlnb.sql.guard import Verdict, check_read_only, is_read_only
 
 # (dialect, sql, fragment the reason must contain or None)
 REFUSED: list[tuple[str, str, str | None]] = [
@@ -531,7 +532,7 @@ def test_dialect_aliases_are_understood():
 
 # glob(pattern, text) is SQLite's GLOB match (a read) everywhere but DuckDB, where glob()
 # lists files
-_FUNCTION_CASES = [(d, name) for name in sorted(_FORBIDDEN_FUNCTIONS) for d in DIALECTS
+_FUNCTION_CASES = [(d, name) for name in sorted(FORBIDDEN_FUNCTIONS) for d in DIALECTS
                    if name != "glob" or d == "duckdb"]
 
 
@@ -799,7 +800,7 @@ def test_the_postgres_allowlist_is_small_volatile_and_harmless(pg_db):
 
     assert len(POSTGRES_ALLOWED) <= 12
     assert set(POSTGRES_ALLOWED) == set(_PG_ALLOWED_CALLS)
-    assert not set(POSTGRES_ALLOWED) & _FORBIDDEN_FUNCTIONS
+    assert not set(POSTGRES_ALLOWED) & FORBIDDEN_FUNCTIONS
     volatility = dict(pg_db.admin_query(
         "SELECT proname, string_agg(DISTINCT provolatile::text, '') FROM pg_proc "
         "WHERE proname = ANY(ARRAY[%s]) GROUP BY proname"
@@ -932,7 +933,7 @@ def test_every_volatile_or_side_effecting_duckdb_function_is_refused(tmp_path):
     assert len(DUCKDB_ALLOWED) <= 12
     assert set(DUCKDB_ALLOWED) <= scalars  # each really is volatile
     assert DUCKDB_READ_ONLY_TABLE_FUNCTIONS <= tables
-    assert not (set(DUCKDB_ALLOWED) | DUCKDB_READ_ONLY_TABLE_FUNCTIONS) & _FORBIDDEN_FUNCTIONS
+    assert not (set(DUCKDB_ALLOWED) | DUCKDB_READ_ONLY_TABLE_FUNCTIONS) & FORBIDDEN_FUNCTIONS
 
 
 def test_the_duckdb_allowlists_only_read(tmp_path):

@@ -18,7 +18,7 @@ import time
 import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
 
 import pyarrow as pa
 
@@ -27,6 +27,10 @@ from sqlnb.adapters.interrupt import interrupt_watcher
 from sqlnb.adapters.spec import ConnectionSpec, ConnectOptions
 from sqlnb.sql.statement import Statement, accept, unchecked
 from sqlnb.sql.text import bind_literals, bind_params
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sqlnb.sql.functions import FunctionPolicy
+    from sqlnb.sql.live import SessionFunctions
 
 
 # ---------------------------------------------------------------------------
@@ -631,6 +635,7 @@ class Adapter(ABC):
         self._lost = False  # the session died: reconnect before the next statement
         self._statement_readonly = False
         self._lock = threading.RLock()
+        self._functions: SessionFunctions | None = None  # the guard's policy, per session
         self.closed = False
         if self.spec.password:
             _WITH_SECRETS.add(self)
@@ -794,13 +799,36 @@ class Adapter(ABC):
             "read-only transaction of its own", dialect=self.dialect, engine_message=engine_message,
             hint="COMMIT or ROLLBACK in a %%sql cell first")
 
-    def guard_functions(self):
+    def guard_functions(self) -> FunctionPolicy | None:
         """The function policy the read-only guard applies here: built from the engine's
         own metadata (pg_proc, duckdb_functions()) once per session, or None where the
-        engine publishes none (see :mod:`sqlnb.sql.functions`)."""
-        from sqlnb.sql.functions import live_policy
+        engine publishes none (see :mod:`sqlnb.sql.functions` and :mod:`sqlnb.sql.live`)."""
+        if self._functions is None:
+            from sqlnb.sql.live import SessionFunctions
 
-        return live_policy(self)
+            self._functions = SessionFunctions(self.dialect, self._metadata_rows,
+                                               engine=self.display_name,
+                                               readonly=self.options.readonly)
+        return self._functions.policy(getattr(self, "conn", None))
+
+    def _catalog_rows(self, sql: str) -> Sequence[Sequence[Any]]:
+        """The rows of a query of sqlnb's own on the engine's metadata, run on the
+        connection as it is (no guard, no read-only scope): the catalog queries of engines
+        that share them, and the guard's function policy (engines that publish one)."""
+        raise NotImplementedError(f"{type(self).__name__} reads no metadata by query")
+
+    def _metadata_rows(self, sql: str) -> Sequence[Sequence[Any]]:
+        """:meth:`_catalog_rows` one statement at a time on this connection (a driver
+        connection is not safe to share between threads), for the guard's function policy;
+        a lost session raises :class:`~sqlnb.errors.ConnectionLost`."""
+        with self._lock:
+            try:
+                return self._catalog_rows(sql)
+            except Exception as exc:
+                err = self.classify(exc)
+                if isinstance(err, errors.ConnectionLost):
+                    raise err from None
+                raise
 
     @contextlib.contextmanager
     def _statement_lock(self):

@@ -190,6 +190,9 @@ class DuckDBAdapter(Adapter):
         return Catalog(self.dialect, assemble_tables(tables, columns, constraints, indexes),
                        default_schema=schema)
 
+    def _catalog_rows(self, sql: str) -> list:
+        return self.conn.execute(sql).fetchall()
+
     def _cancel(self) -> None:
         self.conn.interrupt()
 

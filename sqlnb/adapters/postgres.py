@@ -318,10 +318,6 @@ class PgFamilyAdapter(Adapter):
         self._session_timeout: float | None | object = _UNKNOWN  # what statement_timeout is now
         self._effective_timeout: float | None = None
 
-    # ---- hooks the subclasses implement -------------------------------------------------
-    def _catalog_rows(self, sql: str) -> list[Sequence[Any]]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
     # ---- type names -----------------------------------------------------------------
     def _type_display(self, oids: Sequence[int]) -> list[str]:
         """format_type(oid, NULL) for each oid: built-ins from a table, others looked up

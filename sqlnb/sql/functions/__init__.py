@@ -19,8 +19,9 @@ from that metadata instead:
 A name is refused when any function of that name (any overload, any schema) is refused.
 
 The policy comes from two places.  A connected adapter reads the live metadata (once per
-session, and then, for each statement, the user's functions of the names it calls, so a
-function created, replaced or overloaded after connecting is judged by what it is now):
+session, through a query callable it hands :mod:`sqlnb.sql.live`, and then, for each
+statement, the user's functions of the names it calls, so a function created, replaced or
+overloaded after connecting is judged by what it is now):
 that covers new engine versions, extensions and user-defined functions.  A user's
 function is refused by name: a volatile ``public.random(int)`` makes ``random()`` refused
 in that database too.  PostgreSQL calls a function of one row-type argument by attribute
@@ -31,8 +32,12 @@ Without a connection the guard uses the snapshot shipped in this folder
 writes from live engines; for DuckDB, which runs in-process, the installed release's own
 built-ins are read too (a newer release's new functions are refused).
 
-Engines that publish no such metadata (MySQL/MariaDB, SQLite, Snowflake) keep the name
-lists in :mod:`sqlnb.sql.guard`.
+Engines that publish no such metadata (MySQL/MariaDB, SQLite, Snowflake) rely on the
+hand-kept name lists of :mod:`sqlnb.sql.forbidden`, which apply everywhere.
+
+This package never imports the guard (:mod:`sqlnb.sql.guard` imports it): where a DuckDB
+macro's body must be judged as a query, the caller passes the guard in as a
+:data:`MacroCheck`.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlnb import errors
+from sqlnb.sql.forbidden import FORBIDDEN_FUNCTIONS
 
 _log = logging.getLogger(__name__)
 
@@ -105,8 +111,8 @@ _PG_UNCALLABLE_RETURNS = frozenset({2279, 3838, 2280, 3115, 325, 3310, 269})
 _PG_INTERNAL = 2281
 _PG_BUILTIN_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
 
-# Why a name is refused, by kind (snapshot files store the kind).
-_WHY = {
+#: why a name is refused, by kind (snapshot files store the kind)
+REASONS = {
     "postgres:volatile": "is VOLATILE in PostgreSQL (pg_proc.provolatile = 'v'): it may write, "
                          "change the session or reach outside the query",
     "duckdb:volatile": "is VOLATILE in DuckDB (duckdb_functions().stability): it may write or "
@@ -121,6 +127,9 @@ _WHY = {
 #: what a live lookup answers: {name: why} for the refused names among those asked, and
 #: which of them PostgreSQL can call by attribute notation
 Lookup = Callable[[frozenset[str]], tuple[Mapping[str, str], frozenset[str]]]
+
+#: runs a query of sqlnb's own on the connected engine's metadata and returns its rows
+Query = Callable[[str], Sequence[Sequence[Any]]]
 
 
 @dataclass(frozen=True)
@@ -253,7 +262,7 @@ def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQ
         if takes_row:
             on_row.add(name)
         if schema in _PG_BUILTIN_SCHEMAS:
-            refused.setdefault(name, _WHY["postgres:volatile"].replace("PostgreSQL", engine))
+            refused.setdefault(name, REASONS["postgres:volatile"].replace("PostgreSQL", engine))
         else:
             refused[name] = (f"is a VOLATILE function of this database ({schema}.{name}), "
                              "which may write; declare it STABLE or IMMUTABLE if it only reads")
@@ -344,8 +353,7 @@ def _outbound_functions(rows: Iterable[Sequence[Any]]) -> dict[str, str]:
     return refused
 
 
-def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
-                    engine: str = "PostgreSQL") -> FunctionPolicy:
+def postgres_policy(query: Query, *, engine: str = "PostgreSQL") -> FunctionPolicy:
     """The live policy of a PostgreSQL-family connection; ``query(sql)`` returns its rows.
 
     Besides volatile functions it refuses, wherever they are installed and under whatever
@@ -451,6 +459,13 @@ def postgres_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
 
 # ---- DuckDB -------------------------------------------------------------------------------
 
+#: the guard's word on a DuckDB macro's body, as a query under the given policy: why it is
+#: not read-only, or None when it is (:mod:`sqlnb.sql.live` passes the guard in)
+MacroCheck = Callable[[str, FunctionPolicy], str | None]
+
+# what sqlnb's hand-kept list refuses (a macro calling one of these is refused too)
+_BY_LIST: Mapping[str, str] = {n: "is refused by sqlnb's list" for n in FORBIDDEN_FUNCTIONS}
+
 #: one row per function: name, type, stability, has_side_effects, internal, macro definition
 DUCKDB_FUNCTIONS_SQL = """
 SELECT function_name, function_type, stability, has_side_effects, internal, macro_definition
@@ -462,15 +477,15 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
                     allowed: Mapping[str, str] = DUCKDB_ALLOWED,
                     table_functions: frozenset[str] = DUCKDB_READ_ONLY_TABLE_FUNCTIONS,
                     also_refused: Mapping[str, str] | None = None,
+                    check_macro: MacroCheck | None = None,
                     ) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
     """({name: why} refused, built-in names, names refused only as tables) from rows of
     :data:`DUCKDB_FUNCTIONS_SQL`.
     ``also_refused`` adds names already refused elsewhere (a macro calling one of them is
-    refused too)."""
+    refused too).  ``check_macro`` judges a user's macro body as a query (the guard); a
+    user's macro is refused when there is none to judge it."""
     if also_refused is None:
-        from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS
-
-        also_refused = {n: "is refused by sqlnb's list" for n in _FORBIDDEN_FUNCTIONS}
+        also_refused = _BY_LIST
     rows = list(rows)
     refused: dict[str, str] = {}
     builtin: set[str] = set()
@@ -489,11 +504,11 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
             macros.append((name, ftype, definition or "", bool(internal)))
         elif ftype == "table":
             if name not in table_functions or not internal:
-                refused.setdefault(name, _WHY["duckdb:table"])
+                refused.setdefault(name, REASONS["duckdb:table"])
         elif side_effects:
-            refused[name] = _WHY["duckdb:side_effects"]
+            refused[name] = REASONS["duckdb:side_effects"]
         elif stability == "VOLATILE":
-            refused.setdefault(name, _WHY["duckdb:volatile"])
+            refused.setdefault(name, REASONS["duckdb:volatile"])
     # macros: refused when the body calls a refused name (macros may call macros: repeat
     # until nothing changes)
     bad = dict(also_refused or {})
@@ -518,20 +533,17 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
     for name, ftype, definition, internal in macros:
         if internal or name in refused:
             continue
-        verdict = _macro_verdict(definition, ftype, policy)
-        if not verdict.read_only:
-            refused[name] = f"is a DuckDB macro whose definition is not read-only: {verdict.reason}"
+        if check_macro is None:
+            refused[name] = "is a DuckDB macro of this database whose definition was not checked"
+            continue
+        problem = check_macro(definition if ftype == "table_macro" else f"SELECT {definition}",
+                              policy)
+        if problem is not None:
+            refused[name] = f"is a DuckDB macro whose definition is not read-only: {problem}"
     tables = {name for name, ftype, _, _ in macros if ftype == "table_macro"} | {
         str(r[0]).lower() for r in rows if r[1] == "table"}
     table_only = frozenset(n for n in refused if n in tables and n in plain)
     return refused, frozenset(builtin), table_only
-
-
-def _macro_verdict(definition: str, ftype: str, policy: FunctionPolicy):
-    from sqlnb.sql.guard import check_read_only
-
-    sql = definition if ftype == "table_macro" else f"SELECT {definition}"
-    return check_read_only(sql, "duckdb", policy)
 
 
 _CALL = re.compile(r'("(?:[^"]|"")+"|[A-Za-z_][\w$]*)\s*\(')
@@ -552,21 +564,21 @@ def _called_names(definition: str, ftype: str) -> set[str]:
     return names
 
 
-def duckdb_policy(query: Callable[[str], Sequence[Sequence[Any]]], *,
-                  look_up: bool = True) -> FunctionPolicy:
+def duckdb_policy(query: Query, *, look_up: bool = True,
+                  check_macro: MacroCheck | None = None) -> FunctionPolicy:
     """The live policy of a DuckDB connection; ``query(sql)`` returns its rows.
     ``look_up=False``: no lookup per statement (duckdb_functions() takes about 10 ms), for
-    a read-only connection, through which no macro can be created."""
-    refused, _, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL))
-    from sqlnb.sql.guard import _FORBIDDEN_FUNCTIONS
-
-    bad = {n: "is refused by sqlnb's list" for n in _FORBIDDEN_FUNCTIONS}
+    a read-only connection, through which no macro can be created.  ``check_macro``: the
+    guard, which judges a user's macro body as a query (see :func:`duckdb_refusals`)."""
+    refused, _, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL),
+                                             check_macro=check_macro)
+    bad = dict(_BY_LIST)
     bad.update(refused)
 
     def lookup(names: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
         # every user function: a macro may call another one
         now, _, _ = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL + "\nWHERE NOT internal"),
-                                    also_refused=bad)
+                                    also_refused=bad, check_macro=check_macro)
         return {n: why for n, why in now.items() if n in names}, frozenset()
 
     return FunctionPolicy("DuckDB", refused, "the connected DuckDB's duckdb_functions()",
@@ -606,7 +618,7 @@ def snapshot_policy(dialect: str) -> FunctionPolicy | None:
             refused[fn] = (f"is a DuckDB macro whose definition calls {detail[0]}(), which "
                            "is refused")
         else:
-            refused[fn] = _WHY[kind]
+            refused[fn] = REASONS[kind]
     if dialect == "redshift":
         refused = {n: why.replace("in PostgreSQL", "in PostgreSQL (whose catalog Redshift keeps)")
                    for n, why in refused.items()}
@@ -658,57 +670,3 @@ def write_snapshot(path: Path, engine_version: str, refused: Mapping[str, str],
     lines += [f"{n}\t{kinds[n]}" + ("\ttable-only" if n in table_only else "")
               for n in sorted(refused)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-# ---- the live policy of a connected adapter -------------------------------------------------
-
-def live_policy(adapter: Any) -> FunctionPolicy | None:
-    """The function policy for ``adapter``'s session, read from the engine's own metadata
-    once per session (a reconnect reads it again); None where the engine publishes none.
-    When the metadata cannot be read, the shipped snapshot stands in."""
-    dialect = getattr(adapter, "dialect", "")
-    if dialect not in SNAPSHOTS:
-        return None
-    conn = getattr(adapter, "conn", None)
-    cached = getattr(adapter, "_sqlnb_function_policy", None)
-    if cached is not None and cached[0] is conn:
-        return cached[1]
-    lock = getattr(adapter, "_lock", None)
-
-    def query(sql: str) -> Sequence[Sequence[Any]]:
-        # the adapter's lock: a driver connection is not safe to share between threads
-        with lock if lock is not None else _NO_LOCK:
-            try:
-                if dialect == "duckdb":
-                    return adapter.conn.execute(sql).fetchall()
-                return adapter._catalog_rows(sql)
-            except Exception as exc:
-                classify = getattr(adapter, "classify", None)
-                err = classify(exc) if classify is not None else None
-                if isinstance(err, errors.ConnectionLost):
-                    raise err from None
-                raise
-
-    try:
-        if dialect == "duckdb":
-            options = getattr(adapter, "options", None)
-            policy = duckdb_policy(query, look_up=not getattr(options, "readonly", False))
-        else:
-            policy = postgres_policy(query, engine=getattr(adapter, "display_name", "PostgreSQL"))
-    except Exception as exc:
-        _log.warning("could not read the function metadata of %s (%s); the guard uses "
-                     "sqlnb's snapshot", getattr(adapter, "display_name", dialect), exc)
-        policy = snapshot_policy(dialect)
-    adapter._sqlnb_function_policy = (conn, policy)
-    return policy
-
-
-class _NoLock:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
-_NO_LOCK = _NoLock()

@@ -14,10 +14,10 @@ import argparse
 import re
 
 from sqlnb.sql.functions import (
-    _WHY,
     DUCKDB_FUNCTIONS_SQL,
     HERE,
     POSTGRES_FUNCTIONS_SQL,
+    REASONS,
     duckdb_refusals,
     postgres_refusals,
     write_snapshot,
@@ -30,7 +30,7 @@ def _kind(why: str) -> str:
     m = _MACRO.match(why)
     if m:
         return f"macro\t{m.group(1)}"
-    for kind, text in _WHY.items():
+    for kind, text in REASONS.items():
         if why == text:
             return kind
     raise ValueError(f"no snapshot kind for the reason {why!r}")
