@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import sqlnb  # noqa: F401  first: it loads mysql-connector's C extension before pyarrow can block it
+from tests.doubles import loaded_shell
 from tests.engines import ENGINES, ENV_CLASSES, seed_statements
 
 os.environ.setdefault("SQLNB_NO_KEYRING", "1")
@@ -127,6 +128,16 @@ def redshift_version_patch():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rs_core, "version", _LenientVersion())
         yield
+
+
+@pytest.fixture
+def shell(monkeypatch):
+    """IPython's InteractiveShell with sqlnb loaded afresh for one test
+    (:func:`tests.doubles.loaded_shell`), no model named by the environment."""
+    monkeypatch.delenv("SQLNB_MODEL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with loaded_shell() as ip:
+        yield ip
 
 
 @pytest.fixture

@@ -9,38 +9,14 @@ import subprocess
 import sys
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import sqlnb
-import sqlnb.magics
 from sqlnb import errors
+from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
 PAID = "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY id"
-
-
-def script(tmp_path, *replies: str) -> str:
-    """A scripted model spec answering with ``replies`` in order."""
-    path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
-    path.write_text(json.dumps(list(replies)))
-    return f"scripted:{path}"
-
-
-def sql_block(sql: str) -> str:
-    return f"Here it is:\n```sql\n{sql}\n```"
-
-
-@pytest.fixture
-def shell(monkeypatch):
-    monkeypatch.delenv("SQLNB_MODEL", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    ip = InteractiveShell.instance()
-    ip.config.pop("AskMagic", None)  # %config of an earlier test
-    sqlnb.magics.load_ipython_extension(ip)  # fresh magics, connections and agent per test
-    ip.rl_next_input = None
-    yield ip
-    sqlnb.magics.unload_ipython_extension(ip)
 
 
 def run(shell, cell: str):
@@ -291,10 +267,8 @@ def test_cli_ask_exit_codes_and_text(seeded, tmp_path):
 
 def drafting_script(tmp_path, name: str) -> str:
     """A failing query, the same again, then FINAL; one draft that answers."""
-    path = tmp_path / f"{name}.json"
     bad = sql_block("SELECT nope FROM customers")
-    path.write_text(json.dumps({"replies": [bad, bad, "FINAL"], "drafts": [sql_block(COUNT)]}))
-    return f"scripted:{path}"
+    return script(tmp_path, bad, bad, "FINAL", drafts=[sql_block(COUNT)], name=f"{name}.json")
 
 
 @pytest.mark.engines(["sqlite"])
@@ -378,11 +352,10 @@ def test_api_without_a_connection_says_what_to_do(monkeypatch):
 def voting_script(tmp_path, name: str) -> str:
     """The model's reply and two drafts of the first answer: the reply and the second draft
     give the same count (written differently), the first draft another result."""
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps({"replies": [sql_block(COUNT)],
-                                "drafts": [sql_block("SELECT count(*) FROM orders WHERE id = 1"),
-                                           sql_block("SELECT COUNT(id) AS n FROM customers")]}))
-    return f"scripted:{path}"
+    return script(tmp_path, sql_block(COUNT),
+                  drafts=[sql_block("SELECT count(*) FROM orders WHERE id = 1"),
+                          sql_block("SELECT COUNT(id) AS n FROM customers")],
+                  name=f"{name}.json")
 
 
 @pytest.mark.engines(["sqlite"])

@@ -12,14 +12,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-import sqlnb.magics
+import sqlnb
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.stop import StopToken
 from sqlnb.bridge.comm import Bridge
 from sqlnb.bridge.runs import AskRun
+from tests.doubles import script, sql_block
 from tests.engines import PG_HOST, PG_PORT
 from tests.test_contract import LONG_QUERY
 
@@ -95,36 +95,18 @@ class FakeKernel:
         return self.parent
 
 
-def script(tmp_path, *replies: str, delay: float = 0.0, drafts=None) -> str:
-    path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
-    data: dict = {"replies": list(replies), "delay": delay}
-    if drafts is not None:
-        data["drafts"] = drafts
-    path.write_text(json.dumps(data))
-    return f"scripted:{path}"
-
-
-def sql_block(sql: str) -> str:
-    return f"```sql\n{sql}\n```"
-
-
 @pytest.fixture
-def shell(monkeypatch):
-    monkeypatch.delenv("SQLNB_MODEL", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    ip = InteractiveShell.instance()
-    ip.config.pop("AskMagic", None)
-    sqlnb.magics.load_ipython_extension(ip)  # no kernel here: the bridge is made below
-    ip.rl_next_input = None
+def shell(shell):
+    """The shared shell (tests/conftest.py) with a bridge on a fake kernel: there is no
+    kernel here."""
     kernel = FakeKernel()
-    ip._sqlnb_bridge = Bridge(ip, kernel=kernel)
-    yield ip
-    bridge = ip._sqlnb_bridge
+    shell._sqlnb_bridge = Bridge(shell, kernel=kernel)
+    yield shell
+    bridge = shell._sqlnb_bridge
     for run in list(bridge.runs.values()):
         run.stop()
         run.wait(10)
-    del ip._sqlnb_bridge
-    sqlnb.magics.unload_ipython_extension(ip)
+    del shell._sqlnb_bridge
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ import uuid
 import pytest
 from jupyter_client.manager import start_new_kernel
 
+from tests.doubles import script
+
 
 class Client:
     """A kernel client that keeps every IOPub message it has read."""
@@ -91,12 +93,6 @@ def client():
         km.shutdown_kernel(now=True)
 
 
-def scripted(tmp_path, *replies: str, delay: float = 0.0) -> str:
-    path = tmp_path / f"replies-{uuid.uuid4().hex[:6]}.json"
-    path.write_text(json.dumps({"replies": list(replies), "delay": delay}))
-    return f"scripted:{path}"
-
-
 def test_panel_through_a_real_kernel(client, tmp_path):
     # before %load_ext sqlnb there is no target: the kernel closes the comm at once
     early = client.open_comm()
@@ -118,7 +114,7 @@ def test_panel_through_a_real_kernel(client, tmp_path):
     schema = client.request(comm, "schema")
     assert schema["ok"] and [t["name"] for t in schema["data"]["tables"]] == ["t"]
 
-    model = scripted(tmp_path, "```sql\nSELECT a FROM t ORDER BY a\n```", "FINAL")
+    model = script(tmp_path, "```sql\nSELECT a FROM t ORDER BY a\n```", "FINAL")
     asked = client.request(comm, "ask", question="Which a?", model=model)
     assert asked["ok"], asked
     run = asked["data"]["run"]
@@ -130,7 +126,7 @@ def test_panel_through_a_real_kernel(client, tmp_path):
     assert events[-1]["cell"].startswith("%%sql --conn k\n")
 
     # %%ask in a cell of the notebook holding the panel: the panel inserts the cell below
-    cell_model = scripted(tmp_path, "```sql\nSELECT count(*) AS n FROM t\n```", "FINAL")
+    cell_model = script(tmp_path, "```sql\nSELECT count(*) AS n FROM t\n```", "FINAL")
     before = len(client.comm_messages(comm))
     reply, error = client.execute(f"%%ask --model {cell_model}\nHow many rows?", metadata={"cellId": "cell-42"})
     assert reply["status"] == "ok", error
@@ -149,7 +145,7 @@ def test_panel_through_a_real_kernel(client, tmp_path):
 
     # the panel closes: %%ask falls back to set_next_input
     client.send_shell("comm_close", {"comm_id": newer, "data": {}})
-    fallback_model = scripted(tmp_path, "```sql\nSELECT max(a) AS m FROM t\n```", "FINAL")
+    fallback_model = script(tmp_path, "```sql\nSELECT max(a) AS m FROM t\n```", "FINAL")
     before_new = len(client.comm_messages(newer))
     reply, error = client.execute(f"%%ask --model {fallback_model}\nLargest a?", metadata={"cellId": "cell-43"})
     assert reply["status"] == "ok", error
@@ -163,14 +159,14 @@ def test_stop_through_a_real_kernel_leaves_the_shell_free(client, tmp_path):
     assert reply["status"] == "ok", error
     comm = client.open_comm()
     assert client.request(comm, "hello", protocol=1, client={}, notebook="s.ipynb")["ok"]
-    run = client.request(comm, "ask", question="Slow?", model=scripted(tmp_path, "FINAL", delay=120))["data"]["run"]
+    run = client.request(comm, "ask", question="Slow?", model=script(tmp_path, "FINAL", delay=120))["data"]["run"]
     client.read_until(lambda m: m["msg_type"] == "comm_msg" and m["content"]["data"].get("run") == run)
     # the agent waits on its model in its own thread: cells run meanwhile
     reply, error = client.execute("%%sql -o df\nSELECT 40 + 2 AS answer")
     assert reply["status"] == "ok", error
     reply, error = client.execute("assert int(df.answer[0]) == 42")
     assert reply["status"] == "ok", error
-    busy = client.request(comm, "ask", question="Another?", model=scripted(tmp_path, "FINAL"))
+    busy = client.request(comm, "ask", question="Another?", model=script(tmp_path, "FINAL"))
     assert busy["ok"] is False and busy["error"]["kind"] == "busy"
     stopped_at = time.monotonic()
     assert client.request(comm, "stop", run=run)["data"] == {"stopping": True}

@@ -8,42 +8,17 @@ import json
 import time
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import sqlnb
-import sqlnb.magics
 from sqlnb.agent.models import ModelClient, ScriptedChatModel
 from sqlnb.bridge import widget as chat_widget
 from sqlnb.bridge.runs import AskRun
 from sqlnb.bridge.widget import widgets_in
+from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
 CHEAP = "SELECT id, amount FROM orders WHERE amount < 50 ORDER BY id"
-
-
-def script(tmp_path, *replies: str, delay: float | None = None) -> str:
-    """A scripted model spec answering with ``replies`` in order (each call waiting
-    ``delay`` seconds first, when given)."""
-    path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
-    path.write_text(json.dumps({"replies": list(replies), "delay": delay} if delay else list(replies)))
-    return f"scripted:{path}"
-
-
-def sql_block(sql: str) -> str:
-    return f"Here it is:\n```sql\n{sql}\n```"
-
-
-@pytest.fixture
-def shell(monkeypatch):
-    monkeypatch.delenv("SQLNB_MODEL", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    ip = InteractiveShell.instance()
-    ip.config.pop("AskMagic", None)
-    sqlnb.magics.load_ipython_extension(ip)  # fresh magics, connections and agent per test
-    ip.rl_next_input = None
-    yield ip
-    sqlnb.magics.unload_ipython_extension(ip)
 
 
 def run(shell, cell: str):

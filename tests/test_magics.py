@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-import sqlnb.magics
+from tests.doubles import loaded_shell
 
 
 @pytest.fixture
-def shell():
-    ip = InteractiveShell.instance()
-    sqlnb.magics.load_ipython_extension(ip)  # fresh SqlMagic (and connection manager) per test
-    ip.user_ns.pop("df", None)
-    yield ip
-    sqlnb.magics.unload_ipython_extension(ip)
+def shell(shell):
+    """The shared shell (tests/conftest.py: fresh magics and connections per test), without
+    an earlier test's ``df``."""
+    shell.user_ns.pop("df", None)
+    return shell
 
 
 def run(shell, cell: str):
@@ -219,9 +217,7 @@ def test_password_in_a_url_is_never_echoed(shell, tmp_path):
 
 
 def test_every_engine_through_the_magics(engine, seeded):
-    ip = InteractiveShell.instance()
-    sqlnb.magics.load_ipython_extension(ip)
-    try:
+    with loaded_shell() as ip:
         ok, out, _ = run(ip, f"%sqlnb connect '{seeded.url()}' --name db")
         assert ok, out
         assert "Sq1nb-pw" not in out
@@ -243,8 +239,6 @@ def test_every_engine_through_the_magics(engine, seeded):
         assert list(ip.user_ns["df"].iloc[:, 0]) == ["Ada", "Grace", "Linus"]
         listing = ip.run_line_magic("sqlnb", "list")
         assert "Sq1nb-pw" not in listing.to_string()
-    finally:
-        sqlnb.magics.unload_ipython_extension(ip)
 
 
 def test_loading_twice_keeps_the_connections_and_says_nothing(shell, tmp_path):

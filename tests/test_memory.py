@@ -13,27 +13,16 @@ import stat
 import threading
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-import sqlnb.magics
 from sqlnb import errors
 from sqlnb.agent.memory import (MemoryStore, database_fingerprint, database_identity, memory_path,
                                 provenance_question, similar_pairs, without_provenance)
+from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
 PAID = "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY id"
 SECRET = "Pw-n0t-in-the-memory"
-
-
-def script(tmp_path, *replies: str) -> str:
-    path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
-    path.write_text(json.dumps(list(replies)))
-    return f"scripted:{path}"
-
-
-def sql_block(sql: str) -> str:
-    return f"```sql\n{sql}\n```"
 
 
 def seen_by(shell, model: str) -> str:
@@ -45,16 +34,6 @@ def seen_by(shell, model: str) -> str:
 def first_prompt(shell, model: str) -> str:
     """What the scripted model ``model`` was asked first (before any attempt of its own)."""
     return shell._sqlnb_ask.agent.client(model).model.prompts[0][-1][1]
-
-
-@pytest.fixture
-def shell(monkeypatch):
-    ip = InteractiveShell.instance()
-    ip.config.pop("AskMagic", None)
-    sqlnb.magics.load_ipython_extension(ip)
-    ip.rl_next_input = None
-    yield ip
-    sqlnb.magics.unload_ipython_extension(ip)
 
 
 def run(shell, cell: str):

@@ -5,8 +5,8 @@ No hosted LLM is contacted: provider models are only constructed, never called.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
-import json
 import os
 import sys
 import threading
@@ -29,6 +29,7 @@ from sqlnb.agent.models import (
     resolve_model,
     scrub_secrets,
 )
+from tests.doubles import script_file
 
 
 @pytest.fixture(autouse=True)
@@ -40,11 +41,8 @@ def clean_env(monkeypatch, tmp_path):
 
 @pytest.fixture
 def script(tmp_path):
-    def write(data: Any, name: str = "replies.json") -> str:
-        path = tmp_path / name
-        path.write_text(data if isinstance(data, str) else json.dumps(data))
-        return str(path)
-    return write
+    """Write a scripted model's file as given (tests/doubles.py); return its path."""
+    return functools.partial(script_file, tmp_path)
 
 
 # --- resolution -------------------------------------------------------------------------

@@ -36,14 +36,13 @@ from urllib.parse import quote, quote_plus
 
 import sqlnb.adapters as adapters  # noqa: I001  before pandas: see sqlnb/__init__.py
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import sqlnb
-import sqlnb.magics
 from sqlnb import errors
 from sqlnb.adapters.spec import parse_url, redact_url
 from sqlnb.session import ConnectionManager
+from tests.doubles import loaded_shell
 from tests.engines import MY_HOST, MY_PORT, MY_USER, PG_HOST, PGB_PORT, PGB_USER
 
 pytestmark = pytest.mark.timeout(300)
@@ -285,10 +284,9 @@ def test_python_api(pw, url, named, caplog):
 
 @pytest.fixture(scope="module")
 def shell():
-    ip = InteractiveShell.instance()
-    sqlnb.magics.load_ipython_extension(ip)
-    yield ip
-    sqlnb.magics.unload_ipython_extension(ip)
+    """One shell for the module's cases (tests/doubles.py)."""
+    with loaded_shell() as ip:
+        yield ip
 
 
 def run_cell(shell, cell: str) -> tuple[bool, list[str]]:

@@ -12,16 +12,15 @@ import sys
 import uuid
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import sqlnb.adapters as adapters
-import sqlnb.magics
 from sqlnb import errors
 from sqlnb.adapters import privileges
 from sqlnb.adapters.privileges import (ADVICE, WriteAccess, cached_write_access,
                                        inspect_write_access, write_access)
 from sqlnb.session import ConnectionManager
+from tests.doubles import script
 from tests.engines import (MY_HOST, MY_PORT, PG_HOST, PG_PORT, PGB_PASSWORD, PGB_PORT, PGB_USER,
                            DuckDBEnv, MySQLEnv, PostgresEnv, SnowflakeEnv, SQLiteEnv)
 
@@ -366,18 +365,6 @@ def test_computed_at_connect_and_cached(tmp_path, monkeypatch):
 # %sqlnb list and %sqlnb connect (a real InteractiveShell)
 # ---------------------------------------------------------------------------------------
 
-@pytest.fixture
-def shell(monkeypatch):
-    monkeypatch.delenv("SQLNB_MODEL", raising=False)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    ip = InteractiveShell.instance()
-    ip.config.pop("AskMagic", None)
-    sqlnb.magics.load_ipython_extension(ip)
-    ip.rl_next_input = None
-    yield ip
-    sqlnb.magics.unload_ipython_extension(ip)
-
-
 def run(shell, cell: str):
     with capture_output() as cap:
         result = shell.run_cell(cell)
@@ -444,12 +431,6 @@ def test_cli_sql_json_says_what_the_connection_may_write(file_db, pg):
 # ---------------------------------------------------------------------------------------
 # AskMagic.require_readonly_role (a scripted model)
 # ---------------------------------------------------------------------------------------
-
-def script(tmp_path, *replies: str) -> str:
-    path = tmp_path / f"replies-{uuid.uuid4().hex[:6]}.json"
-    path.write_text(json.dumps(list(replies)))
-    return f"scripted:{path}"
-
 
 COUNT_A = "SELECT count(*) AS n FROM a"
 
