@@ -32,8 +32,10 @@ from typing import Any
 import common as c
 
 ROWS = 200_000
-CELL = ("%%sql -o df\nSELECT category, count(*) AS n, sum(amount) AS total, avg(amount) AS mean\n"
-        "FROM sales GROUP BY category ORDER BY category")
+CELL = (
+    "%%sql -o df\nSELECT category, count(*) AS n, sum(amount) AS total, avg(amount) AS mean\n"
+    "FROM sales GROUP BY category ORDER BY category"
+)
 TARGET_RATIO = 1.2
 MODEL_DELAY = 600.0
 BLOCKS = 10  # alternating idle / asking blocks
@@ -76,19 +78,34 @@ class _Kernel:
     def execute(self, code: str, timeout: float = 120) -> float:
         """Run ``code``; the seconds from request to reply.  Raises on an error."""
         start = time.perf_counter()
-        msg_id = self.send_shell("execute_request", {
-            "code": code, "silent": False, "store_history": False, "user_expressions": {},
-            "allow_stdin": False, "stop_on_error": True})
+        msg_id = self.send_shell(
+            "execute_request",
+            {
+                "code": code,
+                "silent": False,
+                "store_history": False,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": True,
+            },
+        )
         while True:
             reply = self.kc.get_shell_msg(timeout=timeout)
             if reply["parent_header"].get("msg_id") == msg_id:
                 break
         took = time.perf_counter() - start
         if reply["content"]["status"] != "ok":
-            raise RuntimeError(f"cell failed: {reply['content'].get('ename')}: {reply['content'].get('evalue')}")
+            raise RuntimeError(
+                f"cell failed: {reply['content'].get('ename')}: {reply['content'].get('evalue')}"
+            )
         # keep IOPub drained (outputs of the cell) so it never backs up
-        self._read_until(lambda m: m["parent_header"].get("msg_id") == msg_id
-                         and m["msg_type"] == "status" and m["content"]["execution_state"] == "idle")
+        self._read_until(
+            lambda m: (
+                m["parent_header"].get("msg_id") == msg_id
+                and m["msg_type"] == "status"
+                and m["content"]["execution_state"] == "idle"
+            )
+        )
         self.iopub = [m for m in self.iopub if m["msg_type"] == "comm_msg"]
         return took
 
@@ -100,37 +117,55 @@ class _Kernel:
     def request(self, comm_id: str, kind: str, **fields) -> dict:
         rid = uuid.uuid4().hex
         self.send_shell("comm_msg", {"comm_id": comm_id, "data": {"v": 1, "type": kind, "id": rid, **fields}})
-        msg = self._read_until(lambda m: m["msg_type"] == "comm_msg"
-                               and m["content"]["data"].get("id") == rid)
+        msg = self._read_until(
+            lambda m: m["msg_type"] == "comm_msg" and m["content"]["data"].get("id") == rid
+        )
         data = msg["content"]["data"]
         if not data.get("ok"):
             raise RuntimeError(f"{kind} failed: {data.get('error')}")
         return data["data"]
 
     def wait_event(self, run: str, kind: str) -> dict:
-        msg = self._read_until(lambda m: m["msg_type"] == "comm_msg" and m["content"]["data"].get("run") == run
-                               and m["content"]["data"]["event"]["type"] == kind)
+        msg = self._read_until(
+            lambda m: (
+                m["msg_type"] == "comm_msg"
+                and m["content"]["data"].get("run") == run
+                and m["content"]["data"]["event"]["type"] == kind
+            )
+        )
         return msg["content"]["data"]["event"]
 
 
 def _stats(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
-    return {"median": statistics.median(ordered), "p95": p95, "min": ordered[0], "max": ordered[-1],
-            "n": len(ordered)}
+    return {
+        "median": statistics.median(ordered),
+        "p95": p95,
+        "min": ordered[0],
+        "max": ordered[-1],
+        "n": len(ordered),
+    }
 
 
 def measure(db: Path, script: Path, runs: int, log=print) -> dict[str, Any]:
     k = _Kernel()
     try:
         k.execute(f"%load_ext sqlnb\n%sqlnb connect duckdb:///{db} --name bench")
-        k.execute(f"%sql CREATE OR REPLACE TABLE sales AS SELECT i AS id, 'cat_' || (i % 50) AS category, "
-                  f"(i % 997) * 1.25 AS amount FROM range({ROWS}) t(i)")
+        k.execute(
+            f"%sql CREATE OR REPLACE TABLE sales AS SELECT i AS id, 'cat_' || (i % 50) AS category, "
+            f"(i % 997) * 1.25 AS amount FROM range({ROWS}) t(i)"
+        )
         for _ in range(3):  # warm-up: imports, first display
             k.execute(CELL)
         comm = k.open_comm()
-        k.request(comm, "hello", protocol=1, client={"name": "sqlnb-benchmark", "version": "1"},
-                  notebook="bench.ipynb")
+        k.request(
+            comm,
+            "hello",
+            protocol=1,
+            client={"name": "sqlnb-benchmark", "version": "1"},
+            notebook="bench.ipynb",
+        )
         idle: list[float] = []
         asking: list[float] = []
         stops: list[float] = []
@@ -139,8 +174,9 @@ def measure(db: Path, script: Path, runs: int, log=print) -> dict[str, Any]:
             time.sleep(SETTLE)  # the same pause as before an asking block
             for _ in range(per_block):
                 idle.append(k.execute(CELL))
-            run = k.request(comm, "ask", question="How much did each category sell?",
-                            model=f"scripted:{script}")["run"]
+            run = k.request(
+                comm, "ask", question="How much did each category sell?", model=f"scripted:{script}"
+            )["run"]
             k.wait_event(run, "started")
             time.sleep(SETTLE)  # past the schema context: the agent now waits on its model
             for _ in range(per_block):
@@ -152,8 +188,13 @@ def measure(db: Path, script: Path, runs: int, log=print) -> dict[str, Any]:
             if done["status"] != "stopped":
                 raise RuntimeError(f"the question ended with {done['status']}, not stopped: {done}")
             log(f"  block {block + 1}/{BLOCKS}: idle {len(idle)}, asking {len(asking)}")
-        out = {"idle_s": _stats(idle), "asking_s": _stats(asking), "idle_runs": idle,
-               "asking_runs": asking, "stop_s": _stats(stops)}
+        out = {
+            "idle_s": _stats(idle),
+            "asking_s": _stats(asking),
+            "idle_runs": idle,
+            "asking_runs": asking,
+            "stop_s": _stats(stops),
+        }
         out["ratio_median"] = out["asking_s"]["median"] / out["idle_s"]["median"]
         out["ratio_p95"] = out["asking_s"]["p95"] / out["idle_s"]["p95"]
         out["meets_target"] = out["ratio_median"] <= TARGET_RATIO
@@ -165,30 +206,41 @@ def measure(db: Path, script: Path, runs: int, log=print) -> dict[str, Any]:
 def markdown(data: dict[str, Any]) -> str:
     r = data["result"]
     ms = lambda v: f"{v * 1000:.1f}"  # noqa: E731
-    rows = [[label, str(r[key]["n"]), ms(r[key]["median"]), ms(r[key]["p95"]), ms(r[key]["min"]), ms(r[key]["max"])]
-            for label, key in (("idle", "idle_s"), ("asking (agent waits on a slow model)", "asking_s"))]
+    rows = [
+        [
+            label,
+            str(r[key]["n"]),
+            ms(r[key]["median"]),
+            ms(r[key]["p95"]),
+            ms(r[key]["min"]),
+            ms(r[key]["max"]),
+        ]
+        for label, key in (("idle", "idle_s"), ("asking (agent waits on a slow model)", "asking_s"))
+    ]
     verdict = "meets" if r["meets_target"] else "MISSES"
-    return "\n".join([
-        "# bridge: a `%%sql` cell while the panel's question is being answered",
-        "",
-        __doc__.split("\n\n", 1)[1].strip(),
-        "",
-        "## Result",
-        "",
-        f"Cell: `{CELL.splitlines()[1]} ...` over {ROWS:,} rows of DuckDB (a file), into a DataFrame.",
-        "",
-        c.table(["condition", "cells", "median ms", "p95 ms", "min ms", "max ms"], rows),
-        "",
-        f"- asking / idle: median **{r['ratio_median']:.2f}×**, p95 {r['ratio_p95']:.2f}× — "
-        f"{verdict} the target (median ≤ {TARGET_RATIO}×)",
-        f"- stop → `done` (status stopped) through the comm: median {ms(r['stop_s']['median'])} ms, "
-        f"max {ms(r['stop_s']['max'])} ms over {r['stop_s']['n']} questions",
-        "",
-        "## Machine",
-        "",
-        c.machine_markdown(data["machine"], load_after=data.get("load_after")),
-        "",
-    ])
+    return "\n".join(
+        [
+            "# bridge: a `%%sql` cell while the panel's question is being answered",
+            "",
+            __doc__.split("\n\n", 1)[1].strip(),
+            "",
+            "## Result",
+            "",
+            f"Cell: `{CELL.splitlines()[1]} ...` over {ROWS:,} rows of DuckDB (a file), into a DataFrame.",
+            "",
+            c.table(["condition", "cells", "median ms", "p95 ms", "min ms", "max ms"], rows),
+            "",
+            f"- asking / idle: median **{r['ratio_median']:.2f}×**, p95 {r['ratio_p95']:.2f}× — "
+            f"{verdict} the target (median ≤ {TARGET_RATIO}×)",
+            f"- stop → `done` (status stopped) through the comm: median {ms(r['stop_s']['median'])} ms, "
+            f"max {ms(r['stop_s']['max'])} ms over {r['stop_s']['n']} questions",
+            "",
+            "## Machine",
+            "",
+            c.machine_markdown(data["machine"], load_after=data.get("load_after")),
+            "",
+        ]
+    )
 
 
 def run(args, log=print) -> dict[str, Any]:
@@ -203,10 +255,20 @@ def run(args, log=print) -> dict[str, Any]:
     script.write_text(json.dumps({"replies": ["FINAL"], "delay": MODEL_DELAY}))
     log(f"bridge: {runs} cells per condition, real kernel, DuckDB {db}")
     result = measure(db, script, runs, log=log)
-    data = {"benchmark": "bridge", "machine": info, "rows": ROWS, "cell": CELL, "model_delay_s": MODEL_DELAY,
-            "target_ratio": TARGET_RATIO, "result": result, "load_after": c.load_average()}
+    data = {
+        "benchmark": "bridge",
+        "machine": info,
+        "rows": ROWS,
+        "cell": CELL,
+        "model_delay_s": MODEL_DELAY,
+        "target_ratio": TARGET_RATIO,
+        "result": result,
+        "load_after": c.load_average(),
+    }
     c.write_results("bridge", args.results_dir, markdown(data), data)
-    log(f"  cell median: idle {result['idle_s']['median'] * 1000:.1f} ms, asking "
+    log(
+        f"  cell median: idle {result['idle_s']['median'] * 1000:.1f} ms, asking "
         f"{result['asking_s']['median'] * 1000:.1f} ms ({result['ratio_median']:.2f}×, target ≤ {TARGET_RATIO}×); "
-        f"p95 {result['idle_s']['p95'] * 1000:.1f} / {result['asking_s']['p95'] * 1000:.1f} ms")
+        f"p95 {result['idle_s']['p95'] * 1000:.1f} / {result['asking_s']['p95'] * 1000:.1f} ms"
+    )
     return data

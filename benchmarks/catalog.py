@@ -49,8 +49,14 @@ def schema_ddl(n: int) -> tuple[list[str], dict[str, int]]:
     """DDL statements and the counts they create."""
     width = max(4, len(str(n)))
     stmts: list[str] = []
-    expected = {"tables": n, "columns": n * COLUMNS, "primary_keys": n, "unique": 0,
-                "foreign_keys": 0, "indexes": 0}
+    expected = {
+        "tables": n,
+        "columns": n * COLUMNS,
+        "primary_keys": n,
+        "unique": 0,
+        "foreign_keys": 0,
+        "indexes": 0,
+    }
     for i in range(1, n + 1):
         t = _name(i, width)
         cols = [
@@ -97,11 +103,13 @@ def ensure_schema(n: int, log=print) -> dict[str, Any]:
     db = db_name(n)
     stmts, expected = schema_ddl(n)
     marker = json.dumps({"sqlnb_bench_catalog": SCHEMA_VERSION, **expected}, sort_keys=True)
-    with psycopg.connect(host=c.PG_HOST, port=c.PG_PORT, user=c.PG_USER, dbname="postgres",
-                         autocommit=True) as admin:
+    with psycopg.connect(
+        host=c.PG_HOST, port=c.PG_PORT, user=c.PG_USER, dbname="postgres", autocommit=True
+    ) as admin:
         c.pg_lock(admin, db)  # a concurrent run waits instead of building the same schema
-        row = admin.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database "
-                            "WHERE datname = %s", (db,)).fetchone()
+        row = admin.execute(
+            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s", (db,)
+        ).fetchone()
         if row is not None and row[0] == marker:
             server = admin.execute("SELECT version()").fetchone()[0]
             return {"database": db, "created_s": None, "expected": expected, "server": server}
@@ -113,7 +121,7 @@ def ensure_schema(n: int, log=print) -> dict[str, Any]:
         admin.execute(f'CREATE DATABASE "{db}"')
         with psycopg.connect(host=c.PG_HOST, port=c.PG_PORT, user=c.PG_USER, dbname=db) as conn:
             for k in range(0, len(stmts), 200):  # simple-query batches in one transaction
-                conn.execute(";\n".join(stmts[k:k + 200]).encode())
+                conn.execute(";\n".join(stmts[k : k + 200]).encode())
             conn.commit()
             conn.autocommit = True
             conn.execute("ANALYZE")
@@ -126,8 +134,14 @@ def ensure_schema(n: int, log=print) -> dict[str, Any]:
 
 def run(args, log=print) -> dict[str, Any]:
     info = c.machine_info()
-    data: dict[str, Any] = {"benchmark": "catalog", "tables": args.tables, "columns": COLUMNS,
-                            "repeat": args.repeat, "machine": info, "tools": {}}
+    data: dict[str, Any] = {
+        "benchmark": "catalog",
+        "tables": args.tables,
+        "columns": COLUMNS,
+        "repeat": args.repeat,
+        "machine": info,
+        "tools": {},
+    }
     if "postgresql" not in args.engines:
         data["skipped"] = "PostgreSQL is not among --engines"
         c.write_results("catalog", args.results_dir, markdown(data), data)
@@ -144,12 +158,14 @@ def run(args, log=print) -> dict[str, Any]:
     data["expected"] = ds["expected"]
     data["servers"] = {"postgresql": ds["server"]}
     db = ds["database"]
-    urls = {"sqlnb": f"postgresql://{c.PG_USER}@{c.PG_HOST}:{c.PG_PORT}/{db}",
-            "sqlalchemy": f"postgresql+psycopg2://{c.PG_USER}@{c.PG_HOST}:{c.PG_PORT}/{db}"}
+    urls = {
+        "sqlnb": f"postgresql://{c.PG_USER}@{c.PG_HOST}:{c.PG_PORT}/{db}",
+        "sqlalchemy": f"postgresql+psycopg2://{c.PG_USER}@{c.PG_HOST}:{c.PG_PORT}/{db}",
+    }
     tools = {t: {"runs": [], "errors": []} for t in TOOLS}
     data["tools"] = tools
     for k in range(args.repeat):
-        order = TOOLS[k % len(TOOLS):] + TOOLS[:k % len(TOOLS)]
+        order = TOOLS[k % len(TOOLS) :] + TOOLS[: k % len(TOOLS)]
         for tool in order:
             t = tools[tool]
             if t["errors"] and not t["runs"]:
@@ -162,17 +178,21 @@ def run(args, log=print) -> dict[str, Any]:
                 continue
             t["runs"].append(r)
             log(f"  {tool:15s} run {k + 1}: {r['seconds']:.3f} s  {r['counts']}")
-    for tool, t in tools.items():
+    for t in tools.values():
         t["median_s"] = c.median([r["seconds"] for r in t["runs"]])
         t["counts"] = t["runs"][-1]["counts"] if t["runs"] else None
     base = tools["sqlnb"]["median_s"]
     data["ratios"] = {tool: c.ratio(tools[tool]["median_s"], base) for tool in TOOLS if tool != "sqlnb"}
-    data["targets_met"] = {tool: (None if data["ratios"][tool] is None else data["ratios"][tool] >= target)
-                           for tool, target in TARGETS.items()}
+    data["targets_met"] = {
+        tool: (None if data["ratios"][tool] is None else data["ratios"][tool] >= target)
+        for tool, target in TARGETS.items()
+    }
     got = tools["sqlnb"]["counts"] or {}
     exp = ds["expected"]
-    data["complete"] = {k: {"expected": exp[k], "sqlnb": got.get(k), "ok": got.get(k) == exp[k]}
-                        for k in ("tables", "columns", "primary_keys", "foreign_keys", "unique")}
+    data["complete"] = {
+        k: {"expected": exp[k], "sqlnb": got.get(k), "ok": got.get(k) == exp[k]}
+        for k in ("tables", "columns", "primary_keys", "foreign_keys", "unique")
+    }
     data["load_average_end"] = c.load_average()
     c.write_results("catalog", args.results_dir, markdown(data), data)
     return data
@@ -180,44 +200,78 @@ def run(args, log=print) -> dict[str, Any]:
 
 def markdown(data: dict[str, Any]) -> str:
     n = data["tables"]
-    out = [f"# catalog: PostgreSQL schema of {n:,} tables × {data['columns']} columns with keys", "",
-           f"Median of {data['repeat']} run{'s' if data['repeat'] != 1 else ''}, each in a fresh "
-           "process and connection; connecting is not timed.", "",
-           c.machine_markdown(data["machine"], data.get("servers"), data.get("load_average_end")), ""]
+    out = [
+        f"# catalog: PostgreSQL schema of {n:,} tables × {data['columns']} columns with keys",
+        "",
+        f"Median of {data['repeat']} run{'s' if data['repeat'] != 1 else ''}, each in a fresh "
+        "process and connection; connecting is not timed.",
+        "",
+        c.machine_markdown(data["machine"], data.get("servers"), data.get("load_average_end")),
+        "",
+    ]
     if data.get("skipped") or data.get("error"):
         return "\n".join(out + [f"Not run: {data.get('skipped') or data.get('error')}"])
     exp = data["expected"]
-    out += [f"Schema: {exp['tables']:,} tables, {exp['columns']:,} columns, {exp['primary_keys']:,} primary "
-            f"keys, {exp['foreign_keys']:,} foreign keys, {exp['unique']:,} unique constraints, "
-            f"{exp['indexes']:,} extra indexes.", "",
-            "## Seconds (lower is better)", ""]
+    out += [
+        f"Schema: {exp['tables']:,} tables, {exp['columns']:,} columns, {exp['primary_keys']:,} primary "
+        f"keys, {exp['foreign_keys']:,} foreign keys, {exp['unique']:,} unique constraints, "
+        f"{exp['indexes']:,} extra indexes.",
+        "",
+        "## Seconds (lower is better)",
+        "",
+    ]
     body = []
     for tool in TOOLS:
         t = data["tools"][tool]
-        secs = c.fmt_s(t["median_s"]) if t["median_s"] is not None else (
-            "error: " + (t["errors"][0] if t["errors"] else "?").replace("|", "/")[:200])
+        secs = (
+            c.fmt_s(t["median_s"])
+            if t["median_s"] is not None
+            else ("error: " + (t["errors"][0] if t["errors"] else "?").replace("|", "/")[:200])
+        )
         if tool == "sqlnb":
             body.append([TOOL_LABELS[tool], secs, "1.00×", "", ""])
             continue
         target = TARGETS.get(tool)
         met = data["targets_met"].get(tool)
-        body.append([TOOL_LABELS[tool], secs, c.fmt_x(data["ratios"][tool]),
-                     ("≥ %.0f× faster" % target if target > 1 else "faster") if target else "(reference)",
-                     "" if target is None else ("—" if met is None else ("yes" if met else "**no**"))])
-    out += [c.table(["Tool", "Seconds", "Tool / sqlnb", "Target for sqlnb", "Met"], body), "",
-            "Ratios above 1 mean sqlnb is faster.", "",
-            "## What each read back", ""]
+        body.append(
+            [
+                TOOL_LABELS[tool],
+                secs,
+                c.fmt_x(data["ratios"][tool]),
+                (f"≥ {target:.0f}× faster" if target > 1 else "faster") if target else "(reference)",
+                "" if target is None else ("—" if met is None else ("yes" if met else "**no**")),
+            ]
+        )
+    out += [
+        c.table(["Tool", "Seconds", "Tool / sqlnb", "Target for sqlnb", "Met"], body),
+        "",
+        "Ratios above 1 mean sqlnb is faster.",
+        "",
+        "## What each read back",
+        "",
+    ]
     keys = ["tables", "columns", "primary_keys", "foreign_keys", "unique", "indexes", "row_estimates"]
     body = [["created"] + [f"{exp[k]:,}" if k in exp else "" for k in keys]]
     for tool in TOOLS:
         cnt = data["tools"][tool].get("counts")
         if cnt:
             body.append([TOOL_LABELS[tool]] + [f"{cnt[k]:,}" if k in cnt else "" for k in keys])
-    out += [c.table(["", *keys], body), "",
-            "Indexes: sqlnb and SQLAlchemy may or may not count the indexes behind primary keys and "
-            "unique constraints; \"created\" counts only the extra CREATE INDEX ones.", ""]
+    out += [
+        c.table(["", *keys], body),
+        "",
+        "Indexes: sqlnb and SQLAlchemy may or may not count the indexes behind primary keys and "
+        'unique constraints; "created" counts only the extra CREATE INDEX ones.',
+        "",
+    ]
     complete = data["complete"]
     ok = all(v["ok"] for v in complete.values())
-    out.append("sqlnb's catalog is complete: " + ("**yes**" if ok else "**NO** — " + ", ".join(
-        f"{k}: {v['sqlnb']} of {v['expected']}" for k, v in complete.items() if not v["ok"])))
+    out.append(
+        "sqlnb's catalog is complete: "
+        + (
+            "**yes**"
+            if ok
+            else "**NO** — "
+            + ", ".join(f"{k}: {v['sqlnb']} of {v['expected']}" for k, v in complete.items() if not v["ok"])
+        )
+    )
     return "\n".join(out)

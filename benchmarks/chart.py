@@ -21,12 +21,19 @@ OUT = ROOT / "docs" / "images" / "benchmarks.png"
 
 ENGINES = {"postgresql": "PostgreSQL", "mysql": "MariaDB", "duckdb": "DuckDB", "sqlite": "SQLite"}
 FETCH_TOOLS = {"sqlnb": "sqlnb %%sql -o", "jupysql": "JupySQL 0.11", "read_sql": "pandas.read_sql"}
-CATALOG_TOOLS = {"sqlnb": "sqlnb catalog", "sqla_multi": "SQLAlchemy 2\nmulti-table",
-                 "sqla_reflect": "SQLAlchemy\nMetaData.reflect"}
+CATALOG_TOOLS = {
+    "sqlnb": "sqlnb catalog",
+    "sqla_multi": "SQLAlchemy 2\nmulti-table",
+    "sqla_reflect": "SQLAlchemy\nMetaData.reflect",
+}
 # the configurations a run has, in this order (a run need not have all of them; single-shot
 # and agent it must)
-ACCURACY_CONFIGS = {"single-shot": "single-shot", "no-review": "agent\n--no-review",
-                    "agent": "agent", "agent+memory": "agent\nwith memory"}
+ACCURACY_CONFIGS = {
+    "single-shot": "single-shot",
+    "no-review": "agent\n--no-review",
+    "agent": "agent",
+    "agent+memory": "agent\nwith memory",
+}
 ACCURACY_REQUIRED = ("single-shot", "agent")
 
 
@@ -48,14 +55,19 @@ def chart_data(results: Path = RESULTS) -> dict:
         catalog = _load(results, "catalog")
         accuracy = _load(results, "accuracy")
         return {
-            "fetch": {ENGINES[e]: {FETCH_TOOLS[t]: fetch["engines"][e]["tools"][t]["median_s"]
-                                   for t in FETCH_TOOLS}
-                      for e in ENGINES if e in fetch["engines"]},
+            "fetch": {
+                ENGINES[e]: {FETCH_TOOLS[t]: fetch["engines"][e]["tools"][t]["median_s"] for t in FETCH_TOOLS}
+                for e in ENGINES
+                if e in fetch["engines"]
+            },
             "fetch_rows": fetch["rows"],
             "catalog": {label: catalog["tools"][t]["median_s"] for t, label in CATALOG_TOOLS.items()},
             "catalog_tables": catalog["tables"],
-            "accuracy": {label: accuracy["configs"][c]["ex"] for c, label in ACCURACY_CONFIGS.items()
-                         if c in ACCURACY_REQUIRED or c in accuracy["configs"]},
+            "accuracy": {
+                label: accuracy["configs"][c]["ex"]
+                for c, label in ACCURACY_CONFIGS.items()
+                if c in ACCURACY_REQUIRED or c in accuracy["configs"]
+            },
             "accuracy_n": accuracy["configs"]["agent"]["n"],
         }
     except KeyError as exc:
@@ -70,8 +82,9 @@ def draw(results: Path = RESULTS, out: Path = OUT) -> Path:
 
     data = chart_data(results)
     colors = ["#5b4fd6", "#f0a33a", "#9aa0a6"]
-    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 4.2),
-                                        gridspec_kw={"width_ratios": [2.2, 1.3, 1.1]})
+    fig, (ax1, ax2, ax3) = plt.subplots(
+        1, 3, figsize=(13, 4.2), gridspec_kw={"width_ratios": [2.2, 1.3, 1.1]}
+    )
 
     engines = list(data["fetch"])
     width = 0.26
@@ -96,8 +109,12 @@ def draw(results: Path = RESULTS, out: Path = OUT) -> Path:
 
     labels = list(data["accuracy"])
     values = list(data["accuracy"].values())
-    palette = {"single-shot": colors[2], "agent\n--no-review": colors[1], "agent": colors[0],
-               "agent\nwith memory": "#2f8f5b"}
+    palette = {
+        "single-shot": colors[2],
+        "agent\n--no-review": colors[1],
+        "agent": colors[0],
+        "agent\nwith memory": "#2f8f5b",
+    }
     bars = ax3.bar(labels, values, color=[palette.get(label, colors[0]) for label in labels])
     ax3.bar_label(bars, labels=[f"{v:.1f}%" for v in values], fontsize=8, padding=1)
     ax3.set_ylim(0, 100)
@@ -107,8 +124,7 @@ def draw(results: Path = RESULTS, out: Path = OUT) -> Path:
 
     for ax in (ax1, ax2, ax3):
         ax.spines[["top", "right"]].set_visible(False)
-    fig.suptitle("sqlnb benchmarks (benchmarks/results/, 2-core machine, median of 5 runs)",
-                 fontsize=11)
+    fig.suptitle("sqlnb benchmarks (benchmarks/results/, 2-core machine, median of 5 runs)", fontsize=11)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)

@@ -28,8 +28,12 @@ PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
 MY_HOST, MY_PORT, MY_USER, MY_PASSWORD = "127.0.0.1", 3306, "sqlnb", "Sq1nb-pw"
 
 ENGINES = ("postgresql", "mysql", "duckdb", "sqlite")
-LABELS = {"postgresql": "PostgreSQL", "mysql": "MariaDB", "duckdb": "DuckDB (file)",
-          "sqlite": "SQLite (file)"}
+LABELS = {
+    "postgresql": "PostgreSQL",
+    "mysql": "MariaDB",
+    "duckdb": "DuckDB (file)",
+    "sqlite": "SQLite (file)",
+}
 QUERY = "SELECT * FROM bench"
 DATA_VERSION = 1  # bump when the generated data changes: old data sets are rebuilt
 
@@ -37,6 +41,7 @@ DATA_VERSION = 1  # bump when the generated data changes: old data sets are rebu
 # ---------------------------------------------------------------------------
 # Data sets: table ``bench`` with 5 columns, in a database (or file) named for its size
 # ---------------------------------------------------------------------------
+
 
 def fetch_db_name(rows: int) -> str:
     return f"sqlnb_bench_{rows}"
@@ -55,12 +60,16 @@ def urls(engine: str, rows: int, data_dir: Path) -> dict[str, str]:
     """
     if engine == "postgresql":
         db = fetch_db_name(rows)
-        return {"sqlnb": f"postgresql://{PG_USER}@{PG_HOST}:{PG_PORT}/{db}",
-                "sqlalchemy": f"postgresql+psycopg2://{PG_USER}@{PG_HOST}:{PG_PORT}/{db}"}
+        return {
+            "sqlnb": f"postgresql://{PG_USER}@{PG_HOST}:{PG_PORT}/{db}",
+            "sqlalchemy": f"postgresql+psycopg2://{PG_USER}@{PG_HOST}:{PG_PORT}/{db}",
+        }
     if engine == "mysql":
         db = fetch_db_name(rows)
-        return {"sqlnb": f"mysql://{MY_USER}@{MY_HOST}:{MY_PORT}/{db}",
-                "sqlalchemy": f"mysql+pymysql://{MY_USER}:{MY_PASSWORD}@{MY_HOST}:{MY_PORT}/{db}"}
+        return {
+            "sqlnb": f"mysql://{MY_USER}@{MY_HOST}:{MY_PORT}/{db}",
+            "sqlalchemy": f"mysql+pymysql://{MY_USER}:{MY_PASSWORD}@{MY_HOST}:{MY_PORT}/{db}",
+        }
     path = file_path(engine, rows, data_dir).resolve()
     return {"sqlnb": f"{engine}:///{path}", "sqlalchemy": f"{engine}:///{path}", "path": str(path)}
 
@@ -71,7 +80,8 @@ def _bench_sql(engine: str, rows: int) -> list[str]:
     n = int(rows)
     if engine == "postgresql":
         return [
-            "DROP TABLE IF EXISTS bench_meta", "DROP TABLE IF EXISTS bench",
+            "DROP TABLE IF EXISTS bench_meta",
+            "DROP TABLE IF EXISTS bench",
             "CREATE TABLE bench (id bigint NOT NULL, x double precision, name text, "
             "ts timestamp, amount numeric(12,2))",
             "INSERT INTO bench SELECT i, (i % 10007) * 0.731, "
@@ -82,7 +92,8 @@ def _bench_sql(engine: str, rows: int) -> list[str]:
         ]
     if engine == "mysql":
         return [
-            "DROP TABLE IF EXISTS bench_meta", "DROP TABLE IF EXISTS bench",
+            "DROP TABLE IF EXISTS bench_meta",
+            "DROP TABLE IF EXISTS bench",
             "CREATE TABLE bench (id bigint NOT NULL, x double, name varchar(64), "
             "ts datetime, amount decimal(12,2)) ENGINE=InnoDB",
             "INSERT INTO bench SELECT seq, (seq % 10007) * 0.731, "
@@ -93,7 +104,8 @@ def _bench_sql(engine: str, rows: int) -> list[str]:
         ]
     if engine == "duckdb":
         return [
-            "DROP TABLE IF EXISTS bench_meta", "DROP TABLE IF EXISTS bench",
+            "DROP TABLE IF EXISTS bench_meta",
+            "DROP TABLE IF EXISTS bench",
             "CREATE TABLE bench (id bigint NOT NULL, x double, name varchar, ts timestamp, "
             "amount decimal(12,2))",
             "INSERT INTO bench SELECT i, (i % 10007) * 0.731, "
@@ -104,9 +116,9 @@ def _bench_sql(engine: str, rows: int) -> list[str]:
         ]
     if engine == "sqlite":
         return [
-            "DROP TABLE IF EXISTS bench_meta", "DROP TABLE IF EXISTS bench",
-            "CREATE TABLE bench (id INTEGER NOT NULL, x REAL, name TEXT, ts TIMESTAMP, "
-            "amount NUMERIC(12,2))",
+            "DROP TABLE IF EXISTS bench_meta",
+            "DROP TABLE IF EXISTS bench",
+            "CREATE TABLE bench (id INTEGER NOT NULL, x REAL, name TEXT, ts TIMESTAMP, amount NUMERIC(12,2))",
             "WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < "
             f"{n}) INSERT INTO bench SELECT i, (i % 10007) * 0.731, "
             "'customer_' || i || '_' || substr('abcdefghijklmnopqrst', 1, i % 20), "
@@ -131,8 +143,9 @@ class _Admin:
 
             db = fetch_db_name(self.rows)
             # held until close(): a concurrent run waits instead of loading the same table
-            self._lock = psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres",
-                                         autocommit=True)
+            self._lock = psycopg.connect(
+                host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres", autocommit=True
+            )
             pg_lock(self._lock, db)
             if not self._lock.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db,)).fetchone():
                 self._lock.execute(f'CREATE DATABASE "{db}"')
@@ -141,8 +154,9 @@ class _Admin:
             import pymysql
 
             db = fetch_db_name(self.rows)
-            c = pymysql.connect(host=MY_HOST, port=MY_PORT, user=MY_USER, password=MY_PASSWORD,
-                                autocommit=True)
+            c = pymysql.connect(
+                host=MY_HOST, port=MY_PORT, user=MY_USER, password=MY_PASSWORD, autocommit=True
+            )
             cur = c.cursor()
             cur.execute("SELECT GET_LOCK(%s, 3600)", (f"sqlnb-bench:{db}",))  # released on close
             cur.fetchall()
@@ -154,7 +168,7 @@ class _Admin:
 
             self.data_dir.mkdir(parents=True, exist_ok=True)
             path = file_path(e, self.rows, self.data_dir)
-            self._lock = open(f"{path}.lock", "w")
+            self._lock = open(f"{path}.lock", "w")  # noqa: SIM115  the lock lives until close()
             fcntl.flock(self._lock, fcntl.LOCK_EX)  # released on close
         if e == "duckdb":
             import duckdb
@@ -245,19 +259,22 @@ def ensure_fetch_data(engine: str, rows: int, data_dir: Path, log=print) -> dict
 # Fresh-subprocess measurements
 # ---------------------------------------------------------------------------
 
+
 class WorkerError(RuntimeError):
     pass
 
 
 def worker_env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "PLOOMBER_STATS_ENABLED": "false",  # JupySQL telemetry off (there is no network)
-        "SQLNB_NO_KEYRING": "1",
-        "MYSQL_PWD": MY_PASSWORD,  # sqlnb reads the MariaDB password from here
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONWARNINGS": "ignore",
-    })
+    env.update(
+        {
+            "PLOOMBER_STATS_ENABLED": "false",  # JupySQL telemetry off (there is no network)
+            "SQLNB_NO_KEYRING": "1",
+            "MYSQL_PWD": MY_PASSWORD,  # sqlnb reads the MariaDB password from here
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONWARNINGS": "ignore",
+        }
+    )
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
     return env
 
@@ -269,16 +286,20 @@ def run_worker(task: str, params: dict[str, Any], timeout: float = 3600) -> dict
         payload = dict(params, task=task, out=str(out))
         cmd = [sys.executable, str(HERE / "worker.py"), json.dumps(payload)]
         try:
-            proc = subprocess.run(cmd, cwd=str(REPO), env=worker_env(), capture_output=True,
-                                  text=True, timeout=timeout)
+            proc = subprocess.run(
+                cmd, cwd=str(REPO), env=worker_env(), capture_output=True, text=True, timeout=timeout
+            )
         except subprocess.TimeoutExpired:
-            raise WorkerError(f"{task} {params.get('tool')} {params.get('engine')}: "
-                              f"timed out after {timeout:.0f} s") from None
+            raise WorkerError(
+                f"{task} {params.get('tool')} {params.get('engine')}: timed out after {timeout:.0f} s"
+            ) from None
         if proc.returncode != 0 or not out.exists():
             tail = (proc.stderr or proc.stdout or "").strip().splitlines()
             last = next((line for line in reversed(tail) if line.strip()), "no output")
-            raise WorkerError(f"{task} {params.get('tool')} {params.get('engine') or ''}: {last.strip()}"
-                              + ("\n" + "\n".join(tail[-25:]) if os.environ.get("BENCH_VERBOSE") else ""))
+            raise WorkerError(
+                f"{task} {params.get('tool')} {params.get('engine') or ''}: {last.strip()}"
+                + ("\n" + "\n".join(tail[-25:]) if os.environ.get("BENCH_VERBOSE") else "")
+            )
         return json.loads(out.read_text())
 
 
@@ -296,6 +317,7 @@ def ratio(a: float | None, b: float | None) -> float | None:
 # ---------------------------------------------------------------------------
 # Reports
 # ---------------------------------------------------------------------------
+
 
 def package_versions(names: list[str]) -> dict[str, str]:
     from importlib import metadata
@@ -336,14 +358,30 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         pass
     info["packages"] = package_versions(
-        ["sqlnb", "jupysql", "sqlalchemy", "pandas", "pyarrow", "ipython", "duckdb", "duckdb-engine",
-         "psycopg", "psycopg2-binary", "adbc-driver-postgresql", "pymysql", "mysql-connector-python",
-         "connectorx", "psutil"])
+        [
+            "sqlnb",
+            "jupysql",
+            "sqlalchemy",
+            "pandas",
+            "pyarrow",
+            "ipython",
+            "duckdb",
+            "duckdb-engine",
+            "psycopg",
+            "psycopg2-binary",
+            "adbc-driver-postgresql",
+            "pymysql",
+            "mysql-connector-python",
+            "connectorx",
+            "psutil",
+        ]
+    )
     return info
 
 
-def machine_markdown(info: dict[str, Any], servers: dict[str, str] | None = None,
-                     load_after: list[float] | None = None) -> str:
+def machine_markdown(
+    info: dict[str, Any], servers: dict[str, str] | None = None, load_after: list[float] | None = None
+) -> str:
     pk = info.get("packages", {})
     lines = [
         f"- Date: {info['date']}",

@@ -28,8 +28,9 @@ import sqlite3
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import common as c
 
@@ -85,8 +86,18 @@ CREATE TABLE payments (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES order
 CREATE INDEX orders_customer ON orders(customer_id);
 CREATE INDEX items_order ON order_items(order_id);
 """
-ROWS = {"regions": 5, "countries": 40, "customers": 2000, "categories": 12, "suppliers": 60,
-        "products": 500, "employees": 50, "orders": 10000, "order_items": 30000, "payments": 9000}
+ROWS = {
+    "regions": 5,
+    "countries": 40,
+    "customers": 2000,
+    "categories": 12,
+    "suppliers": 60,
+    "products": 500,
+    "employees": 50,
+    "orders": 10000,
+    "order_items": 30000,
+    "payments": 9000,
+}
 
 
 def build_db(path: Path) -> dict[str, Any]:
@@ -110,34 +121,120 @@ def build_db(path: Path) -> dict[str, Any]:
     con = sqlite3.connect(tmp)
     con.executescript(SCHEMA)
     ins = lambda t, rows: con.executemany(  # noqa: E731
-        f"INSERT INTO {t} VALUES ({', '.join('?' * len(rows[0]))})", rows)
-    ins("regions", [(i, n, n[:2].upper()) for i, n in enumerate(
-        ["Europe", "Asia", "Africa", "Americas", "Oceania"], 1)])
-    ins("countries", [(i, rnd.randint(1, 5), f"Country {i}", f"C{i:02d}", rnd.randint(10**5, 10**8))
-                      for i in range(1, ROWS["countries"] + 1)])
-    ins("customers", [(i, rnd.randint(1, ROWS["countries"]), rnd.choice(first), rnd.choice(last),
-                       f"user{i}@example.com", f"20{rnd.randint(15, 24)}-{rnd.randint(1, 12):02d}-01",
-                       rnd.choice(["retail", "business", "public"])) for i in range(1, ROWS["customers"] + 1)])
+        f"INSERT INTO {t} VALUES ({', '.join('?' * len(rows[0]))})", rows
+    )
+    ins(
+        "regions",
+        [(i, n, n[:2].upper()) for i, n in enumerate(["Europe", "Asia", "Africa", "Americas", "Oceania"], 1)],
+    )
+    ins(
+        "countries",
+        [
+            (i, rnd.randint(1, 5), f"Country {i}", f"C{i:02d}", rnd.randint(10**5, 10**8))
+            for i in range(1, ROWS["countries"] + 1)
+        ],
+    )
+    ins(
+        "customers",
+        [
+            (
+                i,
+                rnd.randint(1, ROWS["countries"]),
+                rnd.choice(first),
+                rnd.choice(last),
+                f"user{i}@example.com",
+                f"20{rnd.randint(15, 24)}-{rnd.randint(1, 12):02d}-01",
+                rnd.choice(["retail", "business", "public"]),
+            )
+            for i in range(1, ROWS["customers"] + 1)
+        ],
+    )
     ins("categories", [(i, f"Category {i}", f"Things of kind {i}") for i in range(1, ROWS["categories"] + 1)])
-    ins("suppliers", [(i, rnd.randint(1, ROWS["countries"]), f"Supplier {i}", f"sales{i}@example.com",
-                       round(rnd.uniform(1, 5), 1)) for i in range(1, ROWS["suppliers"] + 1)])
-    ins("products", [(i, rnd.randint(1, ROWS["categories"]), rnd.randint(1, ROWS["suppliers"]),
-                      f"Product {i}", f"SKU-{i:05d}", round(rnd.uniform(1, 500), 2), int(rnd.random() < 0.1))
-                     for i in range(1, ROWS["products"] + 1)])
-    ins("employees", [(i, None if i <= 3 else rnd.randint(1, i - 1), rnd.choice(first), rnd.choice(last),
-                       rnd.choice(["Sales", "Support", "Manager"]), f"20{rnd.randint(10, 24)}-03-01",
-                       round(rnd.uniform(30000, 120000), 2)) for i in range(1, ROWS["employees"] + 1)])
-    ins("orders", [(i, rnd.randint(1, ROWS["customers"]), rnd.randint(1, ROWS["employees"]),
-                    f"202{rnd.randint(0, 4)}-{rnd.randint(1, 12):02d}-{rnd.randint(1, 28):02d}",
-                    rnd.choice(["shipped", "pending", "cancelled", "returned"]),
-                    rnd.choice(["Lisbon", "Lagos", "Osaka", "Lima", "Perth", "Oslo"]), round(rnd.uniform(5, 900), 2))
-                   for i in range(1, ROWS["orders"] + 1)])
-    ins("order_items", [(i, rnd.randint(1, ROWS["orders"]), rnd.randint(1, ROWS["products"]), rnd.randint(1, 9),
-                         round(rnd.uniform(1, 500), 2), rnd.choice([0, 0, 0.05, 0.1]))
-                        for i in range(1, ROWS["order_items"] + 1)])
-    ins("payments", [(i, rnd.randint(1, ROWS["orders"]), f"2024-{rnd.randint(1, 12):02d}-02",
-                      rnd.choice(["card", "transfer", "cash"]), round(rnd.uniform(5, 900), 2))
-                     for i in range(1, ROWS["payments"] + 1)])
+    ins(
+        "suppliers",
+        [
+            (
+                i,
+                rnd.randint(1, ROWS["countries"]),
+                f"Supplier {i}",
+                f"sales{i}@example.com",
+                round(rnd.uniform(1, 5), 1),
+            )
+            for i in range(1, ROWS["suppliers"] + 1)
+        ],
+    )
+    ins(
+        "products",
+        [
+            (
+                i,
+                rnd.randint(1, ROWS["categories"]),
+                rnd.randint(1, ROWS["suppliers"]),
+                f"Product {i}",
+                f"SKU-{i:05d}",
+                round(rnd.uniform(1, 500), 2),
+                int(rnd.random() < 0.1),
+            )
+            for i in range(1, ROWS["products"] + 1)
+        ],
+    )
+    ins(
+        "employees",
+        [
+            (
+                i,
+                None if i <= 3 else rnd.randint(1, i - 1),
+                rnd.choice(first),
+                rnd.choice(last),
+                rnd.choice(["Sales", "Support", "Manager"]),
+                f"20{rnd.randint(10, 24)}-03-01",
+                round(rnd.uniform(30000, 120000), 2),
+            )
+            for i in range(1, ROWS["employees"] + 1)
+        ],
+    )
+    ins(
+        "orders",
+        [
+            (
+                i,
+                rnd.randint(1, ROWS["customers"]),
+                rnd.randint(1, ROWS["employees"]),
+                f"202{rnd.randint(0, 4)}-{rnd.randint(1, 12):02d}-{rnd.randint(1, 28):02d}",
+                rnd.choice(["shipped", "pending", "cancelled", "returned"]),
+                rnd.choice(["Lisbon", "Lagos", "Osaka", "Lima", "Perth", "Oslo"]),
+                round(rnd.uniform(5, 900), 2),
+            )
+            for i in range(1, ROWS["orders"] + 1)
+        ],
+    )
+    ins(
+        "order_items",
+        [
+            (
+                i,
+                rnd.randint(1, ROWS["orders"]),
+                rnd.randint(1, ROWS["products"]),
+                rnd.randint(1, 9),
+                round(rnd.uniform(1, 500), 2),
+                rnd.choice([0, 0, 0.05, 0.1]),
+            )
+            for i in range(1, ROWS["order_items"] + 1)
+        ],
+    )
+    ins(
+        "payments",
+        [
+            (
+                i,
+                rnd.randint(1, ROWS["orders"]),
+                f"2024-{rnd.randint(1, 12):02d}-02",
+                rnd.choice(["card", "transfer", "cash"]),
+                round(rnd.uniform(5, 900), 2),
+            )
+            for i in range(1, ROWS["payments"] + 1)
+        ],
+    )
     con.execute("ANALYZE")
     con.execute(f"PRAGMA user_version = {DB_VERSION}")  # the marker of a complete database
     con.commit()
@@ -149,6 +246,7 @@ def build_db(path: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # timing
 # ---------------------------------------------------------------------------
+
 
 class Profile:
     """Exclusive time per category: a timed call inside another timed call counts for
@@ -172,6 +270,7 @@ class Profile:
                 self.calls[category] += 1
                 if self._stack:
                     self._stack[-1] += elapsed
+
         timed.__wrapped__ = fn  # type: ignore[attr-defined]
         return timed
 
@@ -197,9 +296,13 @@ def _patch(profile: Profile, adapter) -> Callable[[], None]:
     import sqlnb.agent.nodes as nodes
     import sqlnb.agent.runner as runner
 
-    targets = [(runner, "build_context", "context"), (nodes, "model_messages", "prompt"),
-               (nodes, "parse_reply", "parse"), (nodes, "error_hint", "hints"),
-               (nodes, "empty_result_hint", "hints")]
+    targets = [
+        (runner, "build_context", "context"),
+        (nodes, "model_messages", "prompt"),
+        (nodes, "parse_reply", "parse"),
+        (nodes, "error_hint", "hints"),
+        (nodes, "empty_result_hint", "hints"),
+    ]
     saved = []
     for module, name, category in targets:
         fn = getattr(module, name, None)
@@ -229,9 +332,13 @@ def _pct(values: list[float], p: float) -> float:
 
 
 def _stats(values: list[float]) -> dict[str, float]:
-    return {"median": round(statistics.median(values), 3), "p95": round(_pct(values, 0.95), 3),
-            "mean": round(statistics.fmean(values), 3), "min": round(min(values), 3),
-            "max": round(max(values), 3)}
+    return {
+        "median": round(statistics.median(values), 3),
+        "p95": round(_pct(values, 0.95), 3),
+        "mean": round(statistics.fmean(values), 3),
+        "min": round(min(values), 3),
+        "max": round(max(values), 3),
+    }
 
 
 def measure(db: Path, asks: int, log: Callable[[str], None] = print) -> dict[str, Any]:
@@ -258,19 +365,35 @@ def measure(db: Path, asks: int, log: Callable[[str], None] = print) -> dict[str
             wall = time.perf_counter() - t0
             parts = profile.take()
             calls = int(res.usage.get("calls", 0))
-            got = {"status": res.status, "stop_reason": res.stop_reason, "calls": calls,
-                   "attempts": len(res.attempts)}
+            got = {
+                "status": res.status,
+                "stop_reason": res.stop_reason,
+                "calls": calls,
+                "attempts": len(res.attempts),
+            }
             if got != EXPECTED:
                 problems.append(f"ask {k}: {got}, expected {EXPECTED}")
             model_s = parts.pop("model", 0.0)
             agent_s = wall - model_s
-            rec = {"wall_ms": wall * 1e3, "model_ms": model_s * 1e3, "agent_ms": agent_s * 1e3,
-                   "per_iteration_ms": agent_s * 1e3 / max(1, calls), "iterations": calls,
-                   "parts_ms": {cat: parts.get(cat, 0.0) * 1e3 for cat in CATEGORIES}}
+            rec = {
+                "wall_ms": wall * 1e3,
+                "model_ms": model_s * 1e3,
+                "agent_ms": agent_s * 1e3,
+                "per_iteration_ms": agent_s * 1e3 / max(1, calls),
+                "iterations": calls,
+                "parts_ms": {cat: parts.get(cat, 0.0) * 1e3 for cat in CATEGORIES},
+            }
             rec["parts_ms"]["graph"] = agent_s * 1e3 - sum(rec["parts_ms"].values())
-            rec = {k2: (round(v, 3) if isinstance(v, float) else
-                        {k3: round(v3, 3) for k3, v3 in v.items()} if isinstance(v, dict) else v)
-                   for k2, v in rec.items()}
+            rec = {
+                k2: (
+                    round(v, 3)
+                    if isinstance(v, float)
+                    else {k3: round(v3, 3) for k3, v3 in v.items()}
+                    if isinstance(v, dict)
+                    else v
+                )
+                for k2, v in rec.items()
+            }
             if k == 0:
                 cold = rec
                 cold["context_tokens"] = res.context.tokens if res.context else None
@@ -279,30 +402,39 @@ def measure(db: Path, asks: int, log: Callable[[str], None] = print) -> dict[str
                 continue
             runs.append(rec)
             if k % 50 == 0 or k == asks:
-                log(f"  ask {k}/{asks}: {rec['per_iteration_ms']:.2f} ms per iteration "
-                    f"(ask {rec['wall_ms']:.1f} ms, model {rec['model_ms']:.2f} ms)")
+                log(
+                    f"  ask {k}/{asks}: {rec['per_iteration_ms']:.2f} ms per iteration "
+                    f"(ask {rec['wall_ms']:.1f} ms, model {rec['model_ms']:.2f} ms)"
+                )
     finally:
         undo()
         adapter.close()
     per_iter = [r["per_iteration_ms"] for r in runs]
-    breakdown = {cat: round(statistics.fmean(r["parts_ms"][cat] for r in runs), 3)
-                 for cat in (*CATEGORIES, "graph")}
+    breakdown = {
+        cat: round(statistics.fmean(r["parts_ms"][cat] for r in runs), 3) for cat in (*CATEGORIES, "graph")
+    }
     return {
-        "asks": asks, "iterations_per_ask": EXPECTED["calls"], "executions_per_ask": EXPECTED["attempts"],
+        "asks": asks,
+        "iterations_per_ask": EXPECTED["calls"],
+        "executions_per_ask": EXPECTED["attempts"],
         "per_iteration_ms": _stats(per_iter),
         "agent_ms_per_ask": _stats([r["agent_ms"] for r in runs]),
-        "no_exec_per_iteration_ms": _stats([(r["agent_ms"] - r["parts_ms"]["execute"]) / r["iterations"]
-                                            for r in runs]),
+        "no_exec_per_iteration_ms": _stats(
+            [(r["agent_ms"] - r["parts_ms"]["execute"]) / r["iterations"] for r in runs]
+        ),
         "wall_ms_per_ask": _stats([r["wall_ms"] for r in runs]),
         "model_ms_per_ask": _stats([r["model_ms"] for r in runs]),
         "breakdown_ms_per_ask": breakdown,
-        "cold": cold, "problems": problems, "runs": runs,
+        "cold": cold,
+        "problems": problems,
+        "runs": runs,
     }
 
 
 # ---------------------------------------------------------------------------
 # report
 # ---------------------------------------------------------------------------
+
 
 def markdown(data: dict[str, Any]) -> str:
     info = data["machine"]
@@ -322,14 +454,28 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## Per iteration (ms)",
         "",
-        c.table(["", "Median", "p95", "Mean", "Min", "Max"],
-                [["agent time per iteration", f"**{it['median']:.2f}**", f"{it['p95']:.2f}", f"{it['mean']:.2f}",
-                  f"{it['min']:.2f}", f"{it['max']:.2f}"]]
-                + [[label, *(f"{m[key][s]:.2f}" for s in ("median", "p95", "mean", "min", "max"))]
-                   for label, key in (("… without SQL execution", "no_exec_per_iteration_ms"),
-                                      ("agent time per ask", "agent_ms_per_ask"),
-                                      ("ask wall time", "wall_ms_per_ask"),
-                                      ("inside the model client (excluded)", "model_ms_per_ask"))]),
+        c.table(
+            ["", "Median", "p95", "Mean", "Min", "Max"],
+            [
+                [
+                    "agent time per iteration",
+                    f"**{it['median']:.2f}**",
+                    f"{it['p95']:.2f}",
+                    f"{it['mean']:.2f}",
+                    f"{it['min']:.2f}",
+                    f"{it['max']:.2f}",
+                ]
+            ]
+            + [
+                [label, *(f"{m[key][s]:.2f}" for s in ("median", "p95", "mean", "min", "max"))]
+                for label, key in (
+                    ("… without SQL execution", "no_exec_per_iteration_ms"),
+                    ("agent time per ask", "agent_ms_per_ask"),
+                    ("ask wall time", "wall_ms_per_ask"),
+                    ("inside the model client (excluded)", "model_ms_per_ask"),
+                )
+            ],
+        ),
         "",
         f"Target: under {TARGET_MS:.0f} ms per iteration — **{'met' if met else 'not met'}** "
         f"(median {it['median']:.2f} ms, p95 {it['p95']:.2f} ms).",
@@ -338,17 +484,26 @@ def markdown(data: dict[str, Any]) -> str:
         "",
     ]
     total = sum(m["breakdown_ms_per_ask"].values()) or 1.0
-    lines.append(c.table(["Part", "ms per ask", "Share"],
-                         [[CATEGORY_LABELS[k], f"{v:.2f}", f"{100 * v / total:.0f}%"]
-                          for k, v in m["breakdown_ms_per_ask"].items()]))
+    lines.append(
+        c.table(
+            ["Part", "ms per ask", "Share"],
+            [
+                [CATEGORY_LABELS[k], f"{v:.2f}", f"{100 * v / total:.0f}%"]
+                for k, v in m["breakdown_ms_per_ask"].items()
+            ],
+        )
+    )
     cold = m.get("cold") or {}
     if cold:
-        lines += ["", f"First (cold) ask: {cold['agent_ms']:.1f} ms of agent time "
-                  f"({cold['per_iteration_ms']:.1f} ms per iteration), of which schema context "
-                  f"{cold['parts_ms']['context']:.1f} ms, execution {cold['parts_ms']['execute']:.1f} ms "
-                  "(the sample-value queries; a process's first statement also pays one-off imports), catalog "
-                  f"{cold['parts_ms']['catalog']:.1f} ms. Schema context: {cold.get('context_tokens')} tokens, "
-                  f"{cold.get('context_tables')} tables."]
+        lines += [
+            "",
+            f"First (cold) ask: {cold['agent_ms']:.1f} ms of agent time "
+            f"({cold['per_iteration_ms']:.1f} ms per iteration), of which schema context "
+            f"{cold['parts_ms']['context']:.1f} ms, execution {cold['parts_ms']['execute']:.1f} ms "
+            "(the sample-value queries; a process's first statement also pays one-off imports), catalog "
+            f"{cold['parts_ms']['catalog']:.1f} ms. Schema context: {cold.get('context_tokens')} tokens, "
+            f"{cold.get('context_tables')} tables.",
+        ]
     if m["problems"]:
         lines += ["", "## Problems", "", *(f"- {p}" for p in m["problems"][:20])]
     return "\n".join(lines)
@@ -363,13 +518,22 @@ def run(args, log=print) -> dict[str, Any]:
     if ds["created"]:
         log("  created the database")
     result = measure(db, args.asks, log=log)
-    data = {"benchmark": "overhead", "machine": info, "dataset": {**ds, "rows": ROWS},
-            "question": QUESTION, "script": SCRIPT, "target_ms": TARGET_MS, "result": result,
-            "load_after": c.load_average()}
+    data = {
+        "benchmark": "overhead",
+        "machine": info,
+        "dataset": {**ds, "rows": ROWS},
+        "question": QUESTION,
+        "script": SCRIPT,
+        "target_ms": TARGET_MS,
+        "result": result,
+        "load_after": c.load_average(),
+    }
     c.write_results("overhead", args.results_dir, markdown(data), data)
     it = result["per_iteration_ms"]
-    log(f"  per iteration: median {it['median']:.2f} ms, p95 {it['p95']:.2f} ms "
-        f"(target < {TARGET_MS:.0f} ms); breakdown per ask {result['breakdown_ms_per_ask']}")
+    log(
+        f"  per iteration: median {it['median']:.2f} ms, p95 {it['p95']:.2f} ms "
+        f"(target < {TARGET_MS:.0f} ms); breakdown per ask {result['breakdown_ms_per_ask']}"
+    )
     if result["problems"]:
         log(f"  PROBLEMS: {result['problems'][:3]}")
     return data

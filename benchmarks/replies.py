@@ -3,8 +3,9 @@
 A :class:`ReplyStore` wraps the model client of an accuracy run (``--replies FILE``). Each
 call is keyed by what decides the reply: the messages (role and text), the temperature,
 the seed and whether it is a draft (a draft stops at the end of its query); each line also
-names the model that wrote it, and a store holds one model's replies. A call seen before is answered from the file; a new one goes to the model and is
-appended to the file as it comes, so an interrupted run loses nothing.
+names the model that wrote it, and a store holds one model's replies. A call seen before is
+answered from the file; a new one goes to the model and is appended to the file as it comes,
+so an interrupted run loses nothing.
 
 Replaying is what makes a rule's effect measurable without running the model again
 (``benchmarks/ablation.py``): with the rule switched off the agent asks the same calls as
@@ -22,8 +23,9 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 
 class ReplyMissing(LookupError):
@@ -43,9 +45,11 @@ def _messages(messages: Any) -> list[list[str]]:
 
 def call_key(messages: Any, *, temperature: float | None, seed: int | None, draft: bool) -> str:
     """The key of one model call: what decides its reply."""
-    blob = json.dumps({"messages": _messages(messages),
-                       "temperature": temperature, "seed": seed, "draft": bool(draft)},
-                      sort_keys=True, ensure_ascii=False)
+    blob = json.dumps(
+        {"messages": _messages(messages), "temperature": temperature, "seed": seed, "draft": bool(draft)},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -80,8 +84,15 @@ class ReplyStore:
     def __getattr__(self, name: str) -> Any:  # everything else: the wrapped client's
         return getattr(self.client, name)
 
-    def invoke(self, messages: Any, *, temperature: float | None = None, seed: int | None = None,
-               stop: Any = None, draft: bool = False) -> tuple[str, dict[str, Any]]:
+    def invoke(
+        self,
+        messages: Any,
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+        stop: Any = None,
+        draft: bool = False,
+    ) -> tuple[str, dict[str, Any]]:
         key = call_key(messages, temperature=temperature, seed=seed, draft=draft)
         with self._lock:
             rec = self._replies.get(key)
@@ -91,18 +102,22 @@ class ReplyStore:
         if not self.live:
             self.misses += 1
             raise ReplyMissing(f"no stored reply for this call (key {key[:12]})")
-        text, usage = self.client.invoke(messages, temperature=temperature, seed=seed, stop=stop,
-                                         draft=draft)
+        text, usage = self.client.invoke(messages, temperature=temperature, seed=seed, stop=stop, draft=draft)
         self.misses += 1
         self._keep(key, text, usage)
         return text, usage
 
-    def invoke_many(self, messages: Any, specs: Sequence[dict[str, Any]], *, stop: Any = None,
-                    draft: bool = True) -> list[tuple[str, dict[str, Any]]]:
+    def invoke_many(
+        self, messages: Any, specs: Sequence[dict[str, Any]], *, stop: Any = None, draft: bool = True
+    ) -> list[tuple[str, dict[str, Any]]]:
         # one call per spec, each stored apart: a replay then never depends on which
         # replies were written side by side
-        return [self.invoke(messages, temperature=sp.get("temperature"), seed=sp.get("seed"),
-                            stop=stop, draft=draft) for sp in specs]
+        return [
+            self.invoke(
+                messages, temperature=sp.get("temperature"), seed=sp.get("seed"), stop=stop, draft=draft
+            )
+            for sp in specs
+        ]
 
     @property
     def side_by_side(self) -> bool:
@@ -113,8 +128,12 @@ class ReplyStore:
         if self.recorded_model and name and name != self.recorded_model:
             raise ValueError(f"{self.path} holds replies of {self.recorded_model}, not {name}")
         self.recorded_model = self.recorded_model or name
-        rec = {"key": key, "model": name, "text": text,
-               "usage": {k: v for k, v in usage.items() if isinstance(v, (int, float))}}
+        rec = {
+            "key": key,
+            "model": name,
+            "text": text,
+            "usage": {k: v for k, v in usage.items() if isinstance(v, (int, float))},
+        }
         with self._lock:
             self._replies[key] = rec
             with open(self.path, "a", encoding="utf-8") as f:

@@ -35,9 +35,10 @@ import math
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 DEFAULT_TIMEOUT = 30.0
 SIGNIFICANT_DIGITS = 6
@@ -65,6 +66,7 @@ class Match:
 # running queries
 # ---------------------------------------------------------------------------
 
+
 def connect(db_path: str | Path) -> sqlite3.Connection:
     """A read-only connection to a Spider database (text decoded leniently, as the
     official scorer does: a few Spider databases hold bytes that are not UTF-8)."""
@@ -76,8 +78,13 @@ def connect(db_path: str | Path) -> sqlite3.Connection:
     return conn
 
 
-def run_query(conn: sqlite3.Connection, sql: str, *, timeout: float | None = DEFAULT_TIMEOUT,
-              max_rows: int | None = None) -> tuple[list[tuple], int | None]:
+def run_query(
+    conn: sqlite3.Connection,
+    sql: str,
+    *,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_rows: int | None = None,
+) -> tuple[list[tuple], int | None]:
     """All rows of ``sql`` (at most ``max_rows``: then the second value is the count
     fetched when it went past, else None) and raises on error or past ``timeout``."""
     if timeout is not None:
@@ -120,6 +127,7 @@ def run_query(conn: sqlite3.Connection, sql: str, *, timeout: float | None = DEF
 # normalising SQL and values
 # ---------------------------------------------------------------------------
 
+
 def postprocess(sql: str) -> str:
     """What the official scorer does to both queries before running them."""
     return sql.replace("> =", ">=").replace("< =", "<=").replace("! =", "!=").strip().rstrip(";")
@@ -136,7 +144,7 @@ def remove_distinct(sql: str) -> str:
     out, pos = [], 0
     for tok in tokens:
         if tok.token_type == TokenType.DISTINCT:
-            out.append(sql[pos:tok.start])
+            out.append(sql[pos : tok.start])
             pos = tok.end + 1
     out.append(sql[pos:])
     return "".join(out)
@@ -152,8 +160,9 @@ def has_top_level_order_by(sql: str) -> bool:
     except Exception:
         return "order by" in sql.lower()  # the official rule, when sqlglot cannot parse it
     node = tree
-    while isinstance(node, (exp.Paren, exp.Subquery)) and node.this is not None \
-            and not node.args.get("order"):
+    while (
+        isinstance(node, (exp.Paren, exp.Subquery)) and node.this is not None and not node.args.get("order")
+    ):
         node = node.this
     return node is not None and node.args.get("order") is not None
 
@@ -191,6 +200,7 @@ def _unordered(row: tuple) -> tuple:
 # ---------------------------------------------------------------------------
 # comparing results
 # ---------------------------------------------------------------------------
+
 
 def _permutations(candidates: list[list[int]]) -> Iterator[tuple[int, ...]]:
     """Every assignment of distinct predicted columns to gold columns, each gold column
@@ -253,10 +263,16 @@ def result_eq(gold: Sequence[tuple], pred: Sequence[tuple], order_matters: bool)
     return False, "no column order makes the rows equal"
 
 
-def evaluate(db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
-             timeout: float | None = DEFAULT_TIMEOUT, keep_distinct: bool = True,
-             conn: sqlite3.Connection | None = None,
-             gold_rows: Sequence[tuple] | None = None) -> Match:
+def evaluate(
+    db_path: str | Path,
+    gold_sql: str,
+    pred_sql: str | None,
+    *,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    keep_distinct: bool = True,
+    conn: sqlite3.Connection | None = None,
+    gold_rows: Sequence[tuple] | None = None,
+) -> Match:
     """Compare ``pred_sql`` with ``gold_sql`` on the database at ``db_path`` (see the
     module docstring).  ``conn`` reuses an open connection; ``gold_rows`` the gold result
     already computed (normalised, with the same ``keep_distinct``)."""
@@ -291,8 +307,9 @@ def evaluate(db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
             if not gold_rows:
                 # official: two empty results are equal, one empty one not is a mismatch
                 return Match(False, order, 0, pred_rows=over, reason=f"{over}+ rows, expected 0")
-            return Match(False, order, len(gold_rows), pred_rows=over,
-                         reason=f"more than {len(gold_rows)} rows")
+            return Match(
+                False, order, len(gold_rows), pred_rows=over, reason=f"more than {len(gold_rows)} rows"
+            )
         pred_rows = normalize_rows(raw)
         ok, reason = result_eq(gold_rows, pred_rows, order)
         return Match(ok, order, len(gold_rows), pred_rows=len(pred_rows), reason=reason)
@@ -301,8 +318,14 @@ def evaluate(db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
             conn.close()
 
 
-def execution_match(db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
-                    timeout: float | None = DEFAULT_TIMEOUT, keep_distinct: bool = True) -> bool:
+def execution_match(
+    db_path: str | Path,
+    gold_sql: str,
+    pred_sql: str | None,
+    *,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    keep_distinct: bool = True,
+) -> bool:
     """Whether ``pred_sql`` gives the same result as ``gold_sql`` on ``db_path``."""
     return evaluate(db_path, gold_sql, pred_sql, timeout=timeout, keep_distinct=keep_distinct).correct
 
@@ -316,8 +339,9 @@ class Scorer:
         self._conns: dict[str, sqlite3.Connection] = {}
         self._gold: dict[tuple[str, str, bool], list[tuple]] = {}
 
-    def evaluate(self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
-                 keep_distinct: bool = True) -> Match:
+    def evaluate(
+        self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *, keep_distinct: bool = True
+    ) -> Match:
         key = str(Path(db_path).resolve())
         conn = self._conns.get(key)
         if conn is None:
@@ -332,8 +356,15 @@ class Scorer:
             except Exception as exc:
                 raise AssertionError(f"the gold query fails on {db_path}: {exc}\n{gold_sql}") from exc
             self._gold[gkey] = normalize_rows(raw)
-        return evaluate(key, gold_sql, pred_sql, timeout=self.timeout, keep_distinct=keep_distinct,
-                        conn=conn, gold_rows=self._gold[gkey])
+        return evaluate(
+            key,
+            gold_sql,
+            pred_sql,
+            timeout=self.timeout,
+            keep_distinct=keep_distinct,
+            conn=conn,
+            gold_rows=self._gold[gkey],
+        )
 
     def close(self) -> None:
         for conn in self._conns.values():

@@ -36,8 +36,11 @@ def rss() -> int:
 
 
 def frame_info(df) -> dict:
-    return {"rows": int(len(df)), "columns": list(map(str, df.columns)),
-            "dtypes": {str(k): str(v) for k, v in df.dtypes.items()}}
+    return {
+        "rows": len(df),
+        "columns": list(map(str, df.columns)),
+        "dtypes": {str(k): str(v) for k, v in df.dtypes.items()},
+    }
 
 
 def driver_info(shell) -> dict:
@@ -71,6 +74,7 @@ def quiet():
 # ---------------------------------------------------------------------------
 # Tools: connect (untimed), then the timed operation
 # ---------------------------------------------------------------------------
+
 
 def sqlnb_shell(p):
     shell = new_shell()
@@ -153,8 +157,13 @@ def fetch(p) -> dict:
     t0 = time.perf_counter()
     df = step(QUERY, "df")
     elapsed = time.perf_counter() - t0
-    return {"seconds": elapsed, "first_cell_seconds": first_cell, "peak_rss": peak_rss(),
-            **driver_info(shell if tool.startswith("sqlnb") else None), **frame_info(df)}
+    return {
+        "seconds": elapsed,
+        "first_cell_seconds": first_cell,
+        "peak_rss": peak_rss(),
+        **driver_info(shell if tool.startswith("sqlnb") else None),
+        **frame_info(df),
+    }
 
 
 def memory(p) -> dict:
@@ -186,8 +195,13 @@ def memory(p) -> dict:
         gc.collect()
         runs.append({"rss": rss(), "seconds": elapsed})
     df = shell.user_ns["df"]
-    return {"baseline_rss": baseline, "runs": runs, "peak_rss": peak_rss(),
-            "df_bytes": int(df.memory_usage(deep=True).sum()), **frame_info(df)}
+    return {
+        "baseline_rss": baseline,
+        "runs": runs,
+        "peak_rss": peak_rss(),
+        "df_bytes": int(df.memory_usage(deep=True).sum()),
+        **frame_info(df),
+    }
 
 
 def display(p) -> dict:
@@ -208,9 +222,15 @@ def display(p) -> dict:
         # the summary line says how many rows were fetched ("100,000+ rows × 5 columns")
         m = re.search(r"([\d,]+)(\+?) rows? ×", " ".join(html))
         rows_fetched = int(m.group(1).replace(",", "")) if m else None
-        return {"seconds": elapsed, "html_bytes": html_bytes, "outputs": sum(1 for h in html if h),
-                "rows_fetched": rows_fetched, "truncated": bool(m and m.group(2)),
-                "peak_rss": peak_rss(), "rss": rss()}
+        return {
+            "seconds": elapsed,
+            "html_bytes": html_bytes,
+            "outputs": sum(1 for h in html if h),
+            "rows_fetched": rows_fetched,
+            "truncated": bool(m and m.group(2)),
+            "peak_rss": peak_rss(),
+            "rss": rss(),
+        }
     if tool == "jupysql":
         shell = jupysql_shell(p, displaylimit=p.get("displaylimit"))
         warm_up(shell, tool)
@@ -220,8 +240,14 @@ def display(p) -> dict:
             rs = shell.run_cell_magic("sql", "", QUERY)
             html = rs._repr_html_() or ""
         elapsed = time.perf_counter() - t0
-        return {"seconds": elapsed, "html_bytes": len(html.encode("utf-8")), "outputs": 1,
-                "rows_fetched": None, "peak_rss": peak_rss(), "rss": rss()}
+        return {
+            "seconds": elapsed,
+            "html_bytes": len(html.encode("utf-8")),
+            "outputs": 1,
+            "rows_fetched": None,
+            "peak_rss": peak_rss(),
+            "rss": rss(),
+        }
     raise ValueError(f"unknown tool {tool!r}")
 
 
@@ -238,13 +264,15 @@ def catalog(p) -> dict:
         cat = adapter.catalog(refresh=True)
         elapsed = time.perf_counter() - t0
         tables = [t for t in cat.tables if t.schema == schema]
-        counts = {"tables": len(tables),
-                  "columns": sum(len(t.columns) for t in tables),
-                  "primary_keys": sum(1 for t in tables if t.primary_key),
-                  "unique": sum(len(t.unique) for t in tables),
-                  "foreign_keys": sum(len(t.foreign_keys) for t in tables),
-                  "indexes": sum(len(t.indexes) for t in tables),
-                  "row_estimates": sum(1 for t in tables if t.row_count is not None)}
+        counts = {
+            "tables": len(tables),
+            "columns": sum(len(t.columns) for t in tables),
+            "primary_keys": sum(1 for t in tables if t.primary_key),
+            "unique": sum(len(t.unique) for t in tables),
+            "foreign_keys": sum(len(t.foreign_keys) for t in tables),
+            "indexes": sum(len(t.indexes) for t in tables),
+            "row_estimates": sum(1 for t in tables if t.row_count is not None),
+        }
         adapter.close()
         return {"seconds": elapsed, "connect_seconds": connect_s, "counts": counts, "peak_rss": peak_rss()}
     import sqlalchemy as sa
@@ -260,13 +288,14 @@ def catalog(p) -> dict:
         md.reflect(bind=conn, schema=None)
         elapsed = time.perf_counter() - t0
         tables = list(md.tables.values())
-        counts = {"tables": len(tables),
-                  "columns": sum(len(t.columns) for t in tables),
-                  "primary_keys": sum(1 for t in tables if len(t.primary_key.columns)),
-                  "unique": sum(1 for t in tables for c in t.constraints
-                                if isinstance(c, sa.UniqueConstraint)),
-                  "foreign_keys": sum(len(t.foreign_key_constraints) for t in tables),
-                  "indexes": sum(len(t.indexes) for t in tables)}
+        counts = {
+            "tables": len(tables),
+            "columns": sum(len(t.columns) for t in tables),
+            "primary_keys": sum(1 for t in tables if len(t.primary_key.columns)),
+            "unique": sum(1 for t in tables for c in t.constraints if isinstance(c, sa.UniqueConstraint)),
+            "foreign_keys": sum(len(t.foreign_key_constraints) for t in tables),
+            "indexes": sum(len(t.indexes) for t in tables),
+        }
     elif tool in ("sqla_multi", "sqla_multi_full"):
         t0 = time.perf_counter()
         insp = sa.inspect(conn)
@@ -278,10 +307,12 @@ def catalog(p) -> dict:
             extra["unique"] = insp.get_multi_unique_constraints()
             extra["indexes"] = insp.get_multi_indexes()
         elapsed = time.perf_counter() - t0
-        counts = {"tables": len(cols),
-                  "columns": sum(len(v) for v in cols.values()),
-                  "primary_keys": sum(1 for v in pks.values() if v.get("constrained_columns")),
-                  "foreign_keys": sum(len(v) for v in fks.values())}
+        counts = {
+            "tables": len(cols),
+            "columns": sum(len(v) for v in cols.values()),
+            "primary_keys": sum(1 for v in pks.values() if v.get("constrained_columns")),
+            "foreign_keys": sum(len(v) for v in fks.values()),
+        }
         for k, v in extra.items():
             counts[k] = sum(len(x) for x in v.values())
     else:

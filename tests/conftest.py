@@ -68,8 +68,9 @@ def no_model_from_the_machine(tmp_path_factory):
     or writes ``~/.sqlnb/memory.sqlite``.  Kernels the tests start inherit this environment."""
     import os
 
-    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "SQLNB_MODEL", "SQLNB_MODEL_DIR",
-                                            "SQLNB_HOME")}
+    saved = {
+        k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "SQLNB_MODEL", "SQLNB_MODEL_DIR", "SQLNB_HOME")
+    }
     os.environ.pop("ANTHROPIC_API_KEY", None)
     os.environ.pop("SQLNB_MODEL", None)
     os.environ["SQLNB_MODEL_DIR"] = str(tmp_path_factory.mktemp("models"))
@@ -95,8 +96,7 @@ def fakesnow_patch(tmp_path_factory):
     import fakesnow
 
     db_path = tmp_path_factory.mktemp("fakesnow")
-    with fakesnow.patch(db_path=str(db_path), create_database_on_connect=True,
-                        create_schema_on_connect=True):
+    with fakesnow.patch(db_path=str(db_path), create_database_on_connect=True, create_schema_on_connect=True):
         yield
 
 

@@ -15,8 +15,8 @@ import contextlib
 import hashlib
 import os
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 ENGINES = ("sqlite", "duckdb", "postgresql", "mysql", "snowflake", "redshift")
 
@@ -140,15 +140,17 @@ class PostgresEnv(EngineEnv):
         import psycopg
 
         self.db = _unique("sqlnb")
-        with psycopg.connect(host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres",
-                             autocommit=True) as con:
+        with psycopg.connect(
+            host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres", autocommit=True
+        ) as con:
             con.execute(f'CREATE DATABASE "{self.db}"')
 
     def drop(self) -> None:
         import psycopg
 
-        with psycopg.connect(host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres",
-                             autocommit=True) as con:
+        with psycopg.connect(
+            host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres", autocommit=True
+        ) as con:
             con.execute(f'DROP DATABASE IF EXISTS "{self.db}" WITH (FORCE)')
 
     def url(self) -> str:
@@ -157,8 +159,7 @@ class PostgresEnv(EngineEnv):
     def _con(self):
         import psycopg
 
-        return psycopg.connect(host=PG_HOST, port=PG_PORT, user="postgres", dbname=self.db,
-                               autocommit=True)
+        return psycopg.connect(host=PG_HOST, port=PG_PORT, user="postgres", dbname=self.db, autocommit=True)
 
     def admin(self, statements: Iterable[str]) -> None:
         with self._con() as con:
@@ -185,8 +186,9 @@ class MySQLEnv(EngineEnv):
     def _con(self, db: str | None = None):
         import mysql.connector
 
-        return mysql.connector.connect(host=MY_HOST, port=MY_PORT, user=MY_USER,
-                                       password=MY_PASSWORD, database=db, autocommit=True)
+        return mysql.connector.connect(
+            host=MY_HOST, port=MY_PORT, user=MY_USER, password=MY_PASSWORD, database=db, autocommit=True
+        )
 
     def create(self) -> None:
         self.db = _unique("sqlnb")
@@ -240,8 +242,9 @@ class SnowflakeEnv(EngineEnv):
     def _con(self):
         import snowflake.connector
 
-        return snowflake.connector.connect(user="tester", password="x", account="fakeaccount",
-                                           database=self.db, schema=self.schema)
+        return snowflake.connector.connect(
+            user="tester", password="x", account="fakeaccount", database=self.db, schema=self.schema
+        )
 
     def admin(self, statements: Iterable[str]) -> None:
         con = self._con()
@@ -262,13 +265,15 @@ class SnowflakeEnv(EngineEnv):
             con.close()
 
 
-ENV_CLASSES = {cls.name: cls for cls in (SQLiteEnv, DuckDBEnv, PostgresEnv, MySQLEnv,
-                                         SnowflakeEnv, RedshiftEnv)}
+ENV_CLASSES = {
+    cls.name: cls for cls in (SQLiteEnv, DuckDBEnv, PostgresEnv, MySQLEnv, SnowflakeEnv, RedshiftEnv)
+}
 
 
 # ---------------------------------------------------------------------------
 # The standard test data set, in each engine's DDL
 # ---------------------------------------------------------------------------
+
 
 def seed_statements(engine: str) -> list[str]:
     """customers / orders / a view, with keys, an index and comments where supported."""
@@ -288,8 +293,13 @@ def seed_statements(engine: str) -> list[str]:
         "CREATE VIEW big_orders AS SELECT id, amount FROM orders WHERE amount > 10",
     ]
     if engine == "mysql":
-        stmts[1] = stmts[1].replace("REFERENCES customers(id)", "") \
-            .replace("ordered_on DATE)", "ordered_on DATE, FOREIGN KEY (customer_id) REFERENCES customers(id))")
+        stmts[1] = (
+            stmts[1]
+            .replace("REFERENCES customers(id)", "")
+            .replace(
+                "ordered_on DATE)", "ordered_on DATE, FOREIGN KEY (customer_id) REFERENCES customers(id))"
+            )
+        )
     if engine in ("postgresql", "redshift", "snowflake"):
         stmts.append("COMMENT ON TABLE customers IS 'People who buy things'")
         stmts.append("COMMENT ON COLUMN customers.email IS 'Contact address'")

@@ -39,20 +39,42 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 # Characters around which readers disagree on "is this whitespace / does it end a line /
 # is it part of a name": Unicode spaces (Python's str.isspace() says yes to most of them,
 # the engines say no), zero-width and byte-order marks, ASCII controls.
 ODD_CHARS: dict[str, str] = {
-    "nbsp": "\u00a0", "nel": "\u0085", "ogham": "\u1680",
+    "nbsp": "\u00a0",
+    "nel": "\u0085",
+    "ogham": "\u1680",
     **{f"u{cp:04x}": chr(cp) for cp in range(0x2000, 0x200B)},  # en quad ... hair space
-    "zwsp": "\u200b", "lsep": "\u2028", "psep": "\u2029", "nnbsp": "\u202f",
-    "mmsp": "\u205f", "ideo": "\u3000", "bom": "\ufeff", "mvs": "\u180e",
-    "vt": "\x0b", "ff": "\x0c", "cr": "\r", "crlf": "\r\n", "tab": "\t", "lf": "\n",
-    "soh": "\x01", "bel": "\x07", "bs": "\x08", "esc": "\x1b", "fs": "\x1c", "gs": "\x1d",
-    "rs": "\x1e", "us": "\x1f", "del": "\x7f", "c1": "\x80", "c1_9f": "\x9f",
+    "zwsp": "\u200b",
+    "lsep": "\u2028",
+    "psep": "\u2029",
+    "nnbsp": "\u202f",
+    "mmsp": "\u205f",
+    "ideo": "\u3000",
+    "bom": "\ufeff",
+    "mvs": "\u180e",
+    "vt": "\x0b",
+    "ff": "\x0c",
+    "cr": "\r",
+    "crlf": "\r\n",
+    "tab": "\t",
+    "lf": "\n",
+    "soh": "\x01",
+    "bel": "\x07",
+    "bs": "\x08",
+    "esc": "\x1b",
+    "fs": "\x1c",
+    "gs": "\x1d",
+    "rs": "\x1e",
+    "us": "\x1f",
+    "del": "\x7f",
+    "c1": "\x80",
+    "c1_9f": "\x9f",
     "space": " ",
 }
 
@@ -84,41 +106,146 @@ FRAGMENTS: dict[str, list[str]] = {
     "hash_comment": ["#", "# ", "#x", "#;", "# x"] + _odd("#"),
     "slash_comment": ["//", "// ", "//x", "///"] + _odd("//"),
     "block_comment": ["/* x */", "/**/", "/*/ */", "/* ; */", "/***/", "/* * / */", "/*x*/"],
-    "nested_comment": ["/* /* */", "/* /* x */ */", "/*/**/*/", "/* a /* b */ c */",
-                       "/* /* /* */ */ */", "/*/* */", "/* */ */", "/* /*/ */"],
+    "nested_comment": [
+        "/* /* */",
+        "/* /* x */ */",
+        "/*/**/*/",
+        "/* a /* b */ c */",
+        "/* /* /* */ */ */",
+        "/*/* */",
+        "/* */ */",
+        "/* /*/ */",
+    ],
     "block_open": ["/*", "/* ", "/*/", "/**"],
     "block_close": ["*/", " */", "**/", "*/ */"],
-    "mysql_exec": ["/*! 1 */", "/*!50000 1 */", "/*!99999 x */", "/*M! 1 */",
-                   "/*M!100000 1 */", "/*!", "/*M!", "/*!50000", "/*! /* */"],
+    "mysql_exec": [
+        "/*! 1 */",
+        "/*!50000 1 */",
+        "/*!99999 x */",
+        "/*M! 1 */",
+        "/*M!100000 1 */",
+        "/*!",
+        "/*M!",
+        "/*!50000",
+        "/*! /* */",
+    ],
     "hint": ["/*+ x */", "/*+", "/*+ NO_ICP() */", "/* + x */"],
-    "token_join": ["-/**/-", "-/* x */-", "-/*/**/*/-", "/**//", "/**/-", "-/**/", "- -",
-                   "/ /", "*//*", "/*/-/*/", "-/*!*/-", "-\u00a0-"],
+    "token_join": [
+        "-/**/-",
+        "-/* x */-",
+        "-/*/**/*/-",
+        "/**//",
+        "/**/-",
+        "-/**/",
+        "- -",
+        "/ /",
+        "*//*",
+        "/*/-/*/",
+        "-/*!*/-",
+        "-\u00a0-",
+    ],
     "sq_string": ["'a'", "'a''b'", "''''", "'", "';'", "'x' 'y'", "'--'", "'/*'", "'*/'"],
-    "backslash": ["'\\'", "'\\''", "'\\\\'", "'a\\'b'", "\\", "'\\", "\"\\\"", "`\\`",
-                  "\\'", "'\\\\\\''"],
-    "e_string": ["E'\\''", "e'\\\\'", "E'a\\'", "E'", "E''''", "E'\\\\'", "E'\\x27'", "1E'\\''",
-                 "xE'\\''", "_E'\\''", "$E'\\''", "E '\\''"],
-    "dollar": ["$$x$$", "$$", "$a$x$a$", "$a$", "$a$ $b$ $a$", "$A$x$a$", "$$;$$",
-               "$_$ $_$", "$a$$a$"],
-    "dollar_odd": ["$ä$x$ä$", "$ä$", "$\u00a0$", "$a\u00a0$", "$1$", "$_$", "$a$$", "x$$",
-                   "$a$b", "$a b$", "$-$", "$Ä$x$ä$", "$\u200b$", "$é1$", "1$$", "$a$$b$",
-                   "$a$ $ä$", "$$$", "1$a$", "x$a$", "$1$a$", "ä$a$", ".$a$", "$a$$b$a$"],
-    "dq_ident": ["\"a\"", "\"a\"\"b\"", "\"\"\"\"", "\"", "\";\"", "\"--\"", "\"/*\""],
+    "backslash": ["'\\'", "'\\''", "'\\\\'", "'a\\'b'", "\\", "'\\", '"\\"', "`\\`", "\\'", "'\\\\\\''"],
+    "e_string": [
+        "E'\\''",
+        "e'\\\\'",
+        "E'a\\'",
+        "E'",
+        "E''''",
+        "E'\\\\'",
+        "E'\\x27'",
+        "1E'\\''",
+        "xE'\\''",
+        "_E'\\''",
+        "$E'\\''",
+        "E '\\''",
+    ],
+    "dollar": ["$$x$$", "$$", "$a$x$a$", "$a$", "$a$ $b$ $a$", "$A$x$a$", "$$;$$", "$_$ $_$", "$a$$a$"],
+    "dollar_odd": [
+        "$ä$x$ä$",
+        "$ä$",
+        "$\u00a0$",
+        "$a\u00a0$",
+        "$1$",
+        "$_$",
+        "$a$$",
+        "x$$",
+        "$a$b",
+        "$a b$",
+        "$-$",
+        "$Ä$x$ä$",
+        "$\u200b$",
+        "$é1$",
+        "1$$",
+        "$a$$b$",
+        "$a$ $ä$",
+        "$$$",
+        "1$a$",
+        "x$a$",
+        "$1$a$",
+        "ä$a$",
+        ".$a$",
+        "$a$$b$a$",
+    ],
+    "dq_ident": ['"a"', '"a""b"', '""""', '"', '";"', '"--"', '"/*"'],
     "backtick": ["`a`", "`a``b`", "````", "`", "`;`", "`--`", "`/*`"],
-    "bracket": ["[a]", "[a]]", "[", "]", "[;]", "[--]", "[a']", "[a\"]"],
-    "unicode_lit": ["U&'\\0041'", "U&'a'", "U&\"a\"", "U&\"\\0041\"", "U&'!0041' UESCAPE '!'",
-                    "u&'\\'", "U&'\\'", "U&'", "U&\"", "U&'\\''", "U&\"\\\"",
-                    "U&'a' UESCAPE ''''", "U&'a' UESCAPE ';'", "U&'a' UESCAPE '\\'", "U& 'a'",
-                    "U&'a' UESCAPE '-'"],
-    "prefixed_lit": ["N'a'", "X'41'", "B'01'", "x'41'", "n'\\''", "b'\\'", "_utf8mb4'a'",
-                     "N'", "X'", "_latin1'\\''", "N''''", "n'a\\'", "R'\\'", "r'a'"],
+    "bracket": ["[a]", "[a]]", "[", "]", "[;]", "[--]", "[a']", '[a"]'],
+    "unicode_lit": [
+        "U&'\\0041'",
+        "U&'a'",
+        'U&"a"',
+        'U&"\\0041"',
+        "U&'!0041' UESCAPE '!'",
+        "u&'\\'",
+        "U&'\\'",
+        "U&'",
+        'U&"',
+        "U&'\\''",
+        'U&"\\"',
+        "U&'a' UESCAPE ''''",
+        "U&'a' UESCAPE ';'",
+        "U&'a' UESCAPE '\\'",
+        "U& 'a'",
+        "U&'a' UESCAPE '-'",
+    ],
+    "prefixed_lit": [
+        "N'a'",
+        "X'41'",
+        "B'01'",
+        "x'41'",
+        "n'\\''",
+        "b'\\'",
+        "_utf8mb4'a'",
+        "N'",
+        "X'",
+        "_latin1'\\''",
+        "N''''",
+        "n'a\\'",
+        "R'\\'",
+        "r'a'",
+    ],
     # SQLite's Tcl-style variables: $name(...) runs to ")" over quotes and comment starters
-    "tcl_var": ["$a(')", "@a(/*)", ":a(\")", "#a('", "$a::b(')", "$a(--)", "$a(`)", "$a([)",
-                "@a('", "$a(\"", ":a(/*", "$a(", "@a(')'", "$a(;)"],
+    "tcl_var": [
+        "$a(')",
+        "@a(/*)",
+        ':a(")',
+        "#a('",
+        "$a::b(')",
+        "$a(--)",
+        "$a(`)",
+        "$a([)",
+        "@a('",
+        '$a("',
+        ":a(/*",
+        "$a(",
+        "@a(')'",
+        "$a(;)",
+    ],
     # an operator character right before a comment starter (PostgreSQL cuts an operator
     # at "--" and "/*"; other lexers may not)
-    "op_comment": [f"{op}--" for op in "+-*/<>=~!@#%^&|`?:"] + [
-        f"{op}/*" for op in "+-*<>=~!@#%^&|`?:"] + ["::--", "||--", "->--", "*/--"],
+    "op_comment": [f"{op}--" for op in "+-*/<>=~!@#%^&|`?:"]
+    + [f"{op}/*" for op in "+-*<>=~!@#%^&|`?:"]
+    + ["::--", "||--", "->--", "*/--"],
     "odd_char": list(ODD_CHARS.values()),
     "line_break": ["\n", "\r", "\r\n", "\n\r", "\u2028", "\x0b\n"],
     "semicolon": [";", " ;", ";;"],
@@ -126,28 +253,73 @@ FRAGMENTS: dict[str, list[str]] = {
 }
 
 # Closers the ``hide`` and ``double`` shapes put after the payload or between.
-CLOSERS = ["*/", "'", "\"", "`", "]", "$$", "$a$", "$ä$", "*/ */", "''", "\n", "\\'",
-           "'\\'", "*/'", "\r\n", "\r", ")", "')", "*/)", "\")", "`)", "\n)"]
+CLOSERS = [
+    "*/",
+    "'",
+    '"',
+    "`",
+    "]",
+    "$$",
+    "$a$",
+    "$ä$",
+    "*/ */",
+    "''",
+    "\n",
+    "\\'",
+    "'\\'",
+    "*/'",
+    "\r\n",
+    "\r",
+    ")",
+    "')",
+    "*/)",
+    '")',
+    "`)",
+    "\n)",
+]
 # What hides the rest of a line from a reader that sees it as code.
 HIDERS = ["-- ", "--", "#", "//", "/*", "--\u00a0", "-- \r", "#\r"]
 
-HEADS = {"expr": "SELECT 1", "expr_space": "SELECT 1 ", "value": "SELECT ",
-         "alias": "SELECT 1 AS ", "list": "SELECT 1, "}
+HEADS = {
+    "expr": "SELECT 1",
+    "expr_space": "SELECT 1 ",
+    "value": "SELECT ",
+    "alias": "SELECT 1 AS ",
+    "list": "SELECT 1, ",
+}
 
 # Per dialect: wrappers every reader of that dialect ends at the same place.  The payload
 # goes inside; a correct guard accepts the result as one read-only query.
 BENIGN: dict[str, list[str]] = {
-    "common": ["SELECT 1 /* {p} */", "SELECT 1 -- {p}\n", "SELECT '{p}'",
-               "SELECT 1 AS \"{p}\"", "SELECT 'a''{p}'", "SELECT 1 /*{p}*/ + 2",
-               "SELECT 1 -- {p}", "SELECT 'x', 1 /* a */ -- {p}\n"],
-    "postgres": ["SELECT $${p}$$", "SELECT $a${p}$a$", "SELECT E'\\'{p}'",
-                 "SELECT 1 /* a /* {p} */ b */", "SELECT $ä${p}$ä$", "SELECT U&'{p}'"],
-    "duckdb": ["SELECT $${p}$$", "SELECT $a${p}$a$", "SELECT E'\\'{p}'",
-               "SELECT 1 /* a /* {p} */ b */"],
+    "common": [
+        "SELECT 1 /* {p} */",
+        "SELECT 1 -- {p}\n",
+        "SELECT '{p}'",
+        'SELECT 1 AS "{p}"',
+        "SELECT 'a''{p}'",
+        "SELECT 1 /*{p}*/ + 2",
+        "SELECT 1 -- {p}",
+        "SELECT 'x', 1 /* a */ -- {p}\n",
+    ],
+    "postgres": [
+        "SELECT $${p}$$",
+        "SELECT $a${p}$a$",
+        "SELECT E'\\'{p}'",
+        "SELECT 1 /* a /* {p} */ b */",
+        "SELECT $ä${p}$ä$",
+        "SELECT U&'{p}'",
+    ],
+    "duckdb": ["SELECT $${p}$$", "SELECT $a${p}$a$", "SELECT E'\\'{p}'", "SELECT 1 /* a /* {p} */ b */"],
     "redshift": ["SELECT $${p}$$"],
     "sqlite": ["SELECT 1 AS [{p}]", "SELECT 1 AS `{p}`", "SELECT X'41', '{p}'"],
-    "mysql": ["SELECT 1 # {p}\n", "SELECT \"{p}\"", "SELECT 1 AS `{p}`",
-              "SELECT 1 -- {p}", "SELECT N'{p}'", "SELECT 1 #{p}"],
+    "mysql": [
+        "SELECT 1 # {p}\n",
+        'SELECT "{p}"',
+        "SELECT 1 AS `{p}`",
+        "SELECT 1 -- {p}",
+        "SELECT N'{p}'",
+        "SELECT 1 #{p}",
+    ],
 }
 
 
@@ -164,8 +336,8 @@ class Case:
     def kinds(self) -> frozenset[str]:
         return frozenset(k for k, _ in self.parts)
 
-    def without(self, index: int) -> "Case":
-        return Case(self.parts[:index] + self.parts[index + 1:], self.shape)
+    def without(self, index: int) -> Case:
+        return Case(self.parts[:index] + self.parts[index + 1 :], self.shape)
 
 
 def _plain(text: str) -> bool:
@@ -175,8 +347,7 @@ def _plain(text: str) -> bool:
 # The variants of each kind that hold only printable ASCII, tab and newline.  Most mixes
 # draw from these: a guard refuses any text with an odd character outside strings, so a
 # mix with one in it tests nothing else.
-PLAIN = {kind: [v for v in variants if _plain(v)] or variants
-         for kind, variants in FRAGMENTS.items()}
+PLAIN = {kind: [v for v in variants if _plain(v)] or variants for kind, variants in FRAGMENTS.items()}
 
 
 def _frag(rng: random.Random, kinds: list[str]) -> tuple[str, str]:
@@ -207,40 +378,61 @@ def _benign(rng: random.Random, dialect: str) -> Case:
     fill = [f for f in _FILLER if f != "'" or "'{p}" not in template]
     fill = [f for f in fill if f not in ("/", "*", "+") or "/*" not in template]
     fill = [f for f in fill if f != "--" or "--" in template or "#" in template]
-    parts = [("head", before + rng.choice(fill)), ("payload", payload),
-             ("closer", rng.choice(fill) + after)]
+    parts = [("head", before + rng.choice(fill)), ("payload", payload), ("closer", rng.choice(fill) + after)]
     return Case(tuple(parts), "benign")
 
 
 # (where it stands, kind, opener, closer): a comment, string or quoted name around the
 # payload.  "expr" wrappers follow "SELECT 1 ", "value" ones follow "SELECT ".
 WRAPPERS: list[tuple[str, str, str, str]] = [
-    ("expr", "block_comment", "/*", "*/"), ("expr", "block_comment", "/* ", " */"),
-    ("expr", "block_comment", "/*/", "*/"), ("expr", "block_comment", "/**", "**/"),
-    ("expr", "nested_comment", "/* /* */", "*/"), ("expr", "nested_comment", "/* /*", "*/ */"),
-    ("expr", "dash_comment", "--", "\n"), ("expr", "dash_comment", "-- ", "\n"),
-    ("expr", "dash_comment", "-- ", "\r\n"), ("expr", "dash_comment", "-- ", "\r"),
-    ("expr", "hash_comment", "#", "\n"), ("expr", "slash_comment", "//", "\n"),
-    ("expr", "mysql_exec", "/*!", "*/"), ("expr", "mysql_exec", "/*M!", "*/"),
-    ("expr", "mysql_exec", "/*!99999", "*/"), ("expr", "hint", "/*+", "*/"),
-    ("expr", "dq_ident", "AS \"", "\""), ("expr", "dq_ident", "\"", "\""),
-    ("expr", "backtick", "AS `", "`"), ("expr", "backtick", "`", "`"),
-    ("expr", "bracket", "AS [", "]"), ("expr", "bracket", "[", "]"),
-    ("expr", "unicode_lit", "AS U&\"", "\""), ("expr", "sq_string", "'", "'"),
-    ("value", "sq_string", "'", "'"), ("value", "e_string", "E'", "'"),
-    ("value", "e_string", "e'", "'"), ("value", "prefixed_lit", "N'", "'"),
-    ("value", "prefixed_lit", "X'", "'"), ("value", "prefixed_lit", "B'", "'"),
-    ("value", "prefixed_lit", "_utf8mb4'", "'"), ("value", "unicode_lit", "U&'", "'"),
-    ("value", "dollar", "$$", "$$"), ("value", "dollar", "$a$", "$a$"),
-    ("value", "dollar_odd", "$ä$", "$ä$"), ("value", "dollar_odd", "$_$", "$_$"),
-    ("value", "dollar_odd", "$a\u00a0$", "$a\u00a0$"), ("value", "dollar_odd", "$é1$", "$é1$"),
-    ("value", "dq_ident", "\"", "\""), ("value", "backtick", "`", "`"),
-    ("value", "bracket", "[", "]"), ("value", "tcl_var", "$a('", "')"),
-    ("value", "tcl_var", "$a(/*", "*/)"), ("value", "tcl_var", "@a(\"", "\")"),
-    ("value", "tcl_var", "$a(--", "\n)"), ("value", "tcl_var", "$a(`", "`)"),
+    ("expr", "block_comment", "/*", "*/"),
+    ("expr", "block_comment", "/* ", " */"),
+    ("expr", "block_comment", "/*/", "*/"),
+    ("expr", "block_comment", "/**", "**/"),
+    ("expr", "nested_comment", "/* /* */", "*/"),
+    ("expr", "nested_comment", "/* /*", "*/ */"),
+    ("expr", "dash_comment", "--", "\n"),
+    ("expr", "dash_comment", "-- ", "\n"),
+    ("expr", "dash_comment", "-- ", "\r\n"),
+    ("expr", "dash_comment", "-- ", "\r"),
+    ("expr", "hash_comment", "#", "\n"),
+    ("expr", "slash_comment", "//", "\n"),
+    ("expr", "mysql_exec", "/*!", "*/"),
+    ("expr", "mysql_exec", "/*M!", "*/"),
+    ("expr", "mysql_exec", "/*!99999", "*/"),
+    ("expr", "hint", "/*+", "*/"),
+    ("expr", "dq_ident", 'AS "', '"'),
+    ("expr", "dq_ident", '"', '"'),
+    ("expr", "backtick", "AS `", "`"),
+    ("expr", "backtick", "`", "`"),
+    ("expr", "bracket", "AS [", "]"),
+    ("expr", "bracket", "[", "]"),
+    ("expr", "unicode_lit", 'AS U&"', '"'),
+    ("expr", "sq_string", "'", "'"),
+    ("value", "sq_string", "'", "'"),
+    ("value", "e_string", "E'", "'"),
+    ("value", "e_string", "e'", "'"),
+    ("value", "prefixed_lit", "N'", "'"),
+    ("value", "prefixed_lit", "X'", "'"),
+    ("value", "prefixed_lit", "B'", "'"),
+    ("value", "prefixed_lit", "_utf8mb4'", "'"),
+    ("value", "unicode_lit", "U&'", "'"),
+    ("value", "dollar", "$$", "$$"),
+    ("value", "dollar", "$a$", "$a$"),
+    ("value", "dollar_odd", "$ä$", "$ä$"),
+    ("value", "dollar_odd", "$_$", "$_$"),
+    ("value", "dollar_odd", "$a\u00a0$", "$a\u00a0$"),
+    ("value", "dollar_odd", "$é1$", "$é1$"),
+    ("value", "dq_ident", '"', '"'),
+    ("value", "backtick", "`", "`"),
+    ("value", "bracket", "[", "]"),
+    ("value", "tcl_var", "$a('", "')"),
+    ("value", "tcl_var", "$a(/*", "*/)"),
+    ("value", "tcl_var", '@a("', '")'),
+    ("value", "tcl_var", "$a(--", "\n)"),
+    ("value", "tcl_var", "$a(`", "`)"),
 ]
-_TAILS = ["", "", "", " + 1", " AS b", "\n", " FROM (SELECT 1) q", ", 2", " -- end\n", ")",
-          "\n)"]
+_TAILS = ["", "", "", " + 1", " AS b", "\n", " FROM (SELECT 1) q", ", 2", " -- end\n", ")", "\n)"]
 
 
 def _wrap(rng: random.Random, kinds: list[str]) -> Case:
@@ -295,7 +487,9 @@ def _double(rng: random.Random, kinds: list[str]) -> Case:
 
 
 _LINE_STARTERS = {
-    "dash_comment": ["--", "---"], "hash_comment": ["#"], "slash_comment": ["//"],
+    "dash_comment": ["--", "---"],
+    "hash_comment": ["#"],
+    "slash_comment": ["//"],
     "token_join": ["-/**/-", "-/* x */-", "-/*/**/*/-", "- -", "-/*!*/-"],
 }
 
@@ -306,8 +500,7 @@ def _line(rng: random.Random) -> Case:
     c = rng.choice([c for c in ODD_CHARS.values() if "\n" not in c] + [""] * 4)
     if starter == "--" and c:
         kind = "dash_odd"
-    parts = [("head", rng.choice(["SELECT 1 ", "SELECT 1"])),
-             (kind, starter), ("code", _CONT.format(c=c))]
+    parts = [("head", rng.choice(["SELECT 1 ", "SELECT 1"])), (kind, starter), ("code", _CONT.format(c=c))]
     parts.append(_payload(rng))
     if rng.random() < 0.3:
         parts.append(("line_break", "\n"))
@@ -376,7 +569,7 @@ def shrink(case: Case, fails: Callable[[str], bool]) -> Case:
     for i, (kind, text) in enumerate(parts):
         if kind == "payload":  # the shortest payload that still does
             for payload in sorted(PAYLOADS, key=len):
-                candidate = parts[:i] + [(kind, payload)] + parts[i + 1:]
+                candidate = parts[:i] + [(kind, payload)] + parts[i + 1 :]
                 if payload == text or fails("".join(t for _, t in candidate)):
                     parts[i] = (kind, payload)
                     break
@@ -385,8 +578,8 @@ def shrink(case: Case, fails: Callable[[str], bool]) -> Case:
             continue
         j = 0
         while j < len(text) and len(text) > 1:
-            trial = text[:j] + text[j + 1:]
-            candidate = parts[:i] + [(kind, trial)] + parts[i + 1:]
+            trial = text[:j] + text[j + 1 :]
+            candidate = parts[:i] + [(kind, trial)] + parts[i + 1 :]
             if fails("".join(t for _, t in candidate)):
                 text = trial
                 parts[i] = (kind, text)
