@@ -44,7 +44,7 @@ class ResultView:
         self.result_notices = list(result.notices)
         if result.arrow is not None:
             head = result.arrow.slice(0, self.display_limit)
-            from sqlnb.adapters.base import arrow_to_pandas
+            from sqlnb.adapters.result import arrow_to_pandas
 
             self.head = arrow_to_pandas(head)
         else:
@@ -335,7 +335,7 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
 
 
 def _preview_html(result: Result, n: int) -> str:
-    from sqlnb.adapters.base import arrow_to_pandas
+    from sqlnb.adapters.result import arrow_to_pandas
 
     if result.arrow is None:
         return ""

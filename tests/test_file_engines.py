@@ -14,7 +14,7 @@ import pytest
 
 import sqlnb.adapters as adapters
 from sqlnb import errors
-from sqlnb.adapters.base import ResultColumn, arrow_to_pandas, rows_to_arrow
+from sqlnb.adapters.result import ResultColumn, arrow_to_pandas, rows_to_arrow
 from tests.engines import fooled_guard
 
 

@@ -1,11 +1,19 @@
-"""Engine adapters behind one small contract (see :mod:`sqlnb.adapters.base`)."""
+"""Engine adapters behind one small contract (see :mod:`sqlnb.adapters.base`).
+
+The package: ``base`` (the :class:`Adapter` contract), one module per engine, ``result``
+(results and the Arrow conversion), ``catalog`` (tables, columns and keys), ``classify``
+(driver errors to :mod:`sqlnb.errors`), ``scrub`` (passwords out of messages and logs),
+``spec`` (URLs, options and credentials), ``privileges`` (can this login write?),
+``interrupt`` and ``registry``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlnb.adapters.base import (Adapter, Catalog, Column, ForeignKey, Index, Result,
-                                 ResultColumn, Table)
+from sqlnb.adapters.base import Adapter
+from sqlnb.adapters.catalog import Catalog, Column, ForeignKey, Index, Table
+from sqlnb.adapters.result import Result, ResultColumn
 from sqlnb.adapters.spec import ConnectionSpec, ConnectOptions, Secret, parse_url, spec_for
 
 __all__ = ["Adapter", "Catalog", "Column", "ConnectOptions", "ConnectionSpec", "ForeignKey",

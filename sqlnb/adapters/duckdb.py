@@ -23,8 +23,9 @@ from typing import Any, Iterator
 import duckdb
 
 from sqlnb import errors
-from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 empty_result, normalize_arrow)
+from sqlnb.adapters.base import Adapter
+from sqlnb.adapters.catalog import Catalog, assemble_tables
+from sqlnb.adapters.result import Result, ResultColumn, empty_result, normalize_arrow
 from sqlnb.sql.statement import Statement
 
 

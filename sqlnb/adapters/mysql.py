@@ -48,8 +48,10 @@ from typing import Any
 import pyarrow as pa
 
 from sqlnb import errors
-from sqlnb.adapters.base import (_TIMEOUT_HINT, Adapter, Catalog, Result, ResultColumn,
-                                 assemble_tables, conform_arrow, empty_result, rows_to_arrow)
+from sqlnb.adapters.base import Adapter
+from sqlnb.adapters.catalog import Catalog, assemble_tables
+from sqlnb.adapters.classify import TIMEOUT_HINT
+from sqlnb.adapters.result import Result, ResultColumn, conform_arrow, empty_result, rows_to_arrow
 from sqlnb.adapters.spec import revealed
 from sqlnb.sql.statement import Statement
 from sqlnb.sql.text import scan
@@ -65,7 +67,7 @@ _TINY_BLOB, _MEDIUM_BLOB, _LONG_BLOB, _BLOB, _VAR_STRING, _STRING, _GEOMETRY = 2
 _UNSIGNED_FLAG, _ENUM_FLAG, _SET_FLAG = 32, 256, 2048
 _BINARY_CHARSET = 63
 
-# canonical widths (see base.normalize_arrow): int64, and uint64 only where int64 cannot hold it
+# canonical widths (see result.normalize_arrow): int64, and uint64 only where int64 cannot hold it
 _INT_TYPES = {_TINY: (pa.int64(), pa.int64(), "tinyint"), _SHORT: (pa.int64(), pa.int64(), "smallint"),
               _INT24: (pa.int64(), pa.int64(), "mediumint"), _LONG: (pa.int64(), pa.int64(), "int"),
               _LONGLONG: (pa.int64(), pa.uint64(), "bigint")}
@@ -582,7 +584,7 @@ class MySQLAdapter(Adapter):
         interrupted): it did not run to its end, so it is a timeout all the same."""
         if getattr(self, "_backstop_token", None) == token:
             raise errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout:g} s",
-                                      dialect=self.dialect, hint=_TIMEOUT_HINT)
+                                      dialect=self.dialect, hint=TIMEOUT_HINT)
 
     def _stop_result(self) -> None:
         """The row cap was reached and the server still sends rows: KILL QUERY stops it, so

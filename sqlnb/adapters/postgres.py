@@ -54,8 +54,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlnb import errors
-from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 conform_arrow, empty_result, fetch_rows, rows_to_arrow)
+from sqlnb.adapters.base import Adapter
+from sqlnb.adapters.catalog import Catalog, assemble_tables
+from sqlnb.adapters.result import (Result, ResultColumn, conform_arrow, empty_result, fetch_rows,
+                                   rows_to_arrow)
 from sqlnb.adapters.spec import revealed
 from sqlnb.sql.statement import Statement
 from sqlnb.sql.text import strip_comments
@@ -89,8 +91,8 @@ BUILTIN_TYPES: dict[int, tuple[str, str]] = {
 TYPNAME_DISPLAY = {typname: display for typname, display in BUILTIN_TYPES.values()}
 NUMERIC_OID = 1700
 
-# Arrow type per PostgreSQL type, given to base.rows_to_arrow (plain rows) and
-# base.conform_arrow (ADBC) so both paths build the same table.  Integers and floats use
+# Arrow type per PostgreSQL type, given to result.rows_to_arrow (plain rows) and
+# result.conform_arrow (ADBC) so both paths build the same table.  Integers and floats use
 # the canonical int64/float64 widths; numeric is handled by numeric_array().
 ARROW_TYPES: dict[str, pa.DataType] = {
     "int2": pa.int64(), "int4": pa.int64(), "int8": pa.int64(),
@@ -189,7 +191,9 @@ def with_numerics(table: pa.Table, typnames: Sequence[str | None],
 # ---------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=512)
-def _is_read_only(sql: str, dialect: str) -> bool:
+def cached_read_only(sql: str, dialect: str) -> bool:
+    """The guard's verdict (with the shipped function policy) on ``sql``, remembered for
+    the statements a session runs again."""
     from sqlnb.sql.guard import check_read_only
 
     return check_read_only(sql, dialect).read_only
@@ -315,7 +319,7 @@ class PgFamilyAdapter(Adapter):
 
     def _init_state(self) -> None:
         self._type_names: dict[int, str] = {}
-        self._session_timeout: float | None | object = _UNKNOWN  # what statement_timeout is now
+        self._session_timeout: float | None | object = UNKNOWN  # what statement_timeout is now
         self._effective_timeout: float | None = None
 
     # ---- type names -----------------------------------------------------------------
@@ -445,7 +449,8 @@ class PgFamilyAdapter(Adapter):
         return cls(message, engine_message=message, hint=hint)
 
 
-_UNKNOWN = object()
+#: a session setting whose value sqlnb does not know now (the statement may have changed it)
+UNKNOWN = object()
 
 # Driver messages without a SQLSTATE (libpq reports connection trouble as plain text).
 _LOST = ("server closed the connection", "consuming input failed", "terminating connection",
@@ -569,7 +574,7 @@ class PostgresAdapter(PgFamilyAdapter):
         self._dirty = False  # session state the ADBC connection lacks
         self._adbc_conn = None
         self._adbc_cur = None
-        self._adbc_timeout: float | None | object = _UNKNOWN
+        self._adbc_timeout: float | None | object = UNKNOWN
         self._adbc_failed = False
         self._running: str | None = None  # "pg" or "adbc" while a statement runs
         self.last_path: str | None = None  # which path ran the last statement (for tests)
@@ -598,17 +603,17 @@ class PostgresAdapter(PgFamilyAdapter):
             return False
         if self.conn.info.transaction_status != TransactionStatus.IDLE:
             return False
-        return statement.accepted or _is_read_only(statement, self.dialect)
+        return statement.accepted or cached_read_only(statement, self.dialect)
 
     def _set_timeout_pg(self, timeout: float | None) -> None:
         from psycopg.pq import TransactionStatus
 
-        if self._session_timeout is not _UNKNOWN and self._session_timeout == timeout:
+        if self._session_timeout is not UNKNOWN and self._session_timeout == timeout:
             return
         self.conn.execute(f"SET statement_timeout = {self._timeout_ms(timeout)}")
         # inside an explicit transaction a ROLLBACK would undo it: check again next time
         idle = self.conn.info.transaction_status == TransactionStatus.IDLE
-        self._session_timeout = timeout if idle else _UNKNOWN
+        self._session_timeout = timeout if idle else UNKNOWN
 
     def _execute_psycopg(self, statement: Statement, params: Any, max_rows: int | None,
                          timeout: float | None) -> Result:
@@ -625,7 +630,7 @@ class PostgresAdapter(PgFamilyAdapter):
         try:
             truncated = False
             query = self._sendable(statement)
-            if max_rows is not None and (statement.accepted or _is_read_only(statement, self.dialect)):
+            if max_rows is not None and (statement.accepted or cached_read_only(statement, self.dialect)):
                 # stream, and stop the server after max_rows + 1 rows
                 rows = []
                 description = None
@@ -664,7 +669,7 @@ class PostgresAdapter(PgFamilyAdapter):
             if changes_session(statement, self.dialect) or \
                     self.conn.info.transaction_status != TransactionStatus.IDLE:
                 self._dirty = True
-                self._session_timeout = _UNKNOWN  # the statement may have SET it
+                self._session_timeout = UNKNOWN  # the statement may have SET it
         if description is None:  # a streamed statement that returned no row description
             return empty_result(statement, -1)
         oids = [d.type_code for d in description]
@@ -733,7 +738,7 @@ class PostgresAdapter(PgFamilyAdapter):
                 return [tuple(r) for r in cur.fetchall()]
 
             own = self._read_only_statement(cur.execute, query)
-        elif self._adbc_timeout is _UNKNOWN or self._adbc_timeout != timeout:
+        elif self._adbc_timeout is UNKNOWN or self._adbc_timeout != timeout:
             cur.execute(f"SET statement_timeout = {self._timeout_ms(timeout)}")
             self._adbc_timeout = timeout
         # ADBC runs a query as COPY (<query>) TO STDOUT: the statement goes in on lines of

@@ -40,10 +40,10 @@ import threading
 from typing import Any, ClassVar, Mapping, Sequence
 
 from sqlnb import errors
-from sqlnb.adapters.base import Result, ResultColumn, empty_result, fetch_rows, rows_to_arrow
+from sqlnb.adapters.postgres import (BUILTIN_TYPES, NUMERIC_OID, UNKNOWN, PgFamilyAdapter,
+                                     arrow_types, cached_read_only, changes_session, with_numerics)
+from sqlnb.adapters.result import Result, ResultColumn, empty_result, fetch_rows, rows_to_arrow
 from sqlnb.adapters.spec import revealed
-from sqlnb.adapters.postgres import (_UNKNOWN, BUILTIN_TYPES, NUMERIC_OID, PgFamilyAdapter,
-                                     _is_read_only, arrow_types, changes_session, with_numerics)
 from sqlnb.sql.statement import Statement
 
 _BYTEA_OID = 17
@@ -166,7 +166,7 @@ class RedshiftAdapter(PgFamilyAdapter):
         cur.paramstyle = "qmark"
         # a capped query: a cursor on the server, so only max_rows + 1 rows are sent
         capped = max_rows is not None and (statement.accepted or
-                                           _is_read_only(statement, self.dialect))
+                                           cached_read_only(statement, self.dialect))
         own = None  # the read-only transaction this statement runs in, when sqlnb opens one
         cursor_txn = False  # a transaction sqlnb opened for a capped query's cursor
         declared = False
@@ -177,10 +177,10 @@ class RedshiftAdapter(PgFamilyAdapter):
                 own.begin(timeout)
                 cur.execute("SELECT pg_catalog.pg_backend_pid()")
                 pid = int(cur.fetchone()[0])  # the server session of this transaction
-            elif self._session_timeout is _UNKNOWN or self._session_timeout != timeout:
+            elif self._session_timeout is UNKNOWN or self._session_timeout != timeout:
                 cur.execute(f"SET statement_timeout TO {self._timeout_ms(timeout)}")
                 # inside a transaction (the user's, or a read-only scope) a rollback undoes it
-                self._session_timeout = _UNKNOWN if self.conn.in_transaction else timeout
+                self._session_timeout = UNKNOWN if self.conn.in_transaction else timeout
             sent = statement
             if capped:
                 if own is None and not self.conn.in_transaction:
@@ -230,7 +230,7 @@ class RedshiftAdapter(PgFamilyAdapter):
                 own.end()
             if changes_session(statement, self.dialect) or _TXN_END.match(statement):
                 # it may have SET statement_timeout, or rolled back our SET
-                self._session_timeout = _UNKNOWN
+                self._session_timeout = UNKNOWN
         oids = [int(d[1]) for d in description]
         names = [d[0] for d in description]
         rows = _fix_values(list(rows), oids)

@@ -37,8 +37,10 @@ from typing import Any, Iterator
 import pyarrow as pa
 
 from sqlnb import errors
-from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 conform_arrow, empty_result, fetch_rows, rows_to_arrow)
+from sqlnb.adapters.base import Adapter
+from sqlnb.adapters.catalog import Catalog, assemble_tables
+from sqlnb.adapters.result import (Result, ResultColumn, conform_arrow, empty_result, fetch_rows,
+                                   rows_to_arrow)
 from sqlnb.sql.statement import Statement
 from sqlnb.sql.text import scan, split_statements
 

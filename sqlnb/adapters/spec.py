@@ -114,7 +114,7 @@ class ConnectionSpec:
         segments = [s for s in ((self.database,) + self.path) if s]
         path = "/" + "/".join(segments) if segments else ""
         query = ""
-        safe_params = {k: ("***" if _is_secret_key(k) else v) for k, v in self.params.items()}
+        safe_params = {k: ("***" if is_secret_key(k) else v) for k, v in self.params.items()}
         if safe_params:
             query = "?" + "&".join(f"{k}={v}" for k, v in safe_params.items())
         return f"{self.scheme}://{auth}{hostport}{path}{query}"
@@ -129,7 +129,8 @@ class ConnectionSpec:
 _SECRET_KEYS = re.compile(r"pass|secret|token|key", re.I)
 
 
-def _is_secret_key(key: str) -> bool:
+def is_secret_key(key: str) -> bool:
+    """Whether a connection parameter named ``key`` holds a secret (never shown)."""
     return bool(_SECRET_KEYS.search(key))
 
 

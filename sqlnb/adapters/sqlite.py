@@ -7,8 +7,9 @@ import sqlite3
 from typing import Any
 
 from sqlnb import errors
-from sqlnb.adapters.base import (Adapter, Catalog, Result, ResultColumn, assemble_tables,
-                                 empty_result, fetch_rows, rows_to_arrow)
+from sqlnb.adapters.base import Adapter
+from sqlnb.adapters.catalog import Catalog, assemble_tables
+from sqlnb.adapters.result import Result, ResultColumn, empty_result, fetch_rows, rows_to_arrow
 from sqlnb.sql.statement import Statement
 from sqlnb.sql.text import scan
 

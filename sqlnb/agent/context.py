@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from sqlnb.adapters.base import Catalog, Table
+from sqlnb.adapters import Catalog, Table
 from sqlnb.sql.quoting import quote_identifier
 
 DEFAULT_BUDGET = 6000  # tokens

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from sqlglot import exp
 
-from sqlnb.adapters.base import Catalog, Table
+from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.hints import (_TEXT_TYPES, _parse, _plain_text, _roots, _scope_tables, is_code, query_tables,
                                table_names, value_named)
 from sqlnb.sql.dialects import sqlglot_dialect

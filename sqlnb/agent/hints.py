@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Sequence
 import sqlglot
 from sqlglot import exp
 
-from sqlnb.adapters.base import Catalog, Table
+from sqlnb.adapters import Catalog, Table
 from sqlnb.sql.dialects import sqlglot_dialect
 
 _log = logging.getLogger("sqlglot")

@@ -22,7 +22,7 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from sqlnb import errors
-from sqlnb.adapters.base import Adapter, Catalog, Result
+from sqlnb.adapters import Adapter, Catalog, Result
 from sqlnb.agent.doubts import answer_doubts
 from sqlnb.agent.hints import (average_subset_filter, both_values_intersect, empty_result_hint, error_hint, label_ids, link_joins,
                                named_value_filter, named_value_swap, negated_join, null_safe_not_in,

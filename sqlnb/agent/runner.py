@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from langgraph.checkpoint.memory import InMemorySaver
 
 from sqlnb import errors
-from sqlnb.adapters.base import Adapter, Result, Table
+from sqlnb.adapters import Adapter, Result, Table
 from sqlnb.agent.confidence import assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
 from sqlnb.agent.doubts import values_left_out
