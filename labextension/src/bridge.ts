@@ -18,11 +18,13 @@ import {
   RunEvent
 } from './core/protocol';
 
-
 /** What the panel runs to load sqlnb into a kernel (ModuleNotFoundError: not installed). */
 export const LOAD_SQLNB = "__import__('sqlnb').load_ipython_extension(get_ipython())";
 
 export const CLIENT_VERSION = '0.1.0';
+
+/** What a comm sends: JSON (the protocol's messages are built as plain objects). */
+type CommData = Parameters<Kernel.IComm['send']>[0];
 
 export type BridgeState =
   | 'idle' // not opened yet
@@ -117,12 +119,14 @@ export class KernelBridge {
     }
     if (this._opening) {
       // a probe under way: open for real once it ends
-      return load && !this._openingLoads
-        ? this._opening.then(() => this._start(force, load))
-        : this._opening;
+      return load && !this._openingLoads ? this._opening.then(() => this._start(force, load)) : this._opening;
     }
     if (!force && !REOPENABLE.includes(this._state)) {
-      return Promise.reject(new RequestError(this._message ?? { kind: this._state, message: 'sqlnb is not available in this kernel.' }));
+      return Promise.reject(
+        new RequestError(
+          this._message ?? { kind: this._state, message: 'sqlnb is not available in this kernel.' }
+        )
+      );
     }
     this._openingLoads = load;
     this._opening = this._open(load).finally(() => {
@@ -131,16 +135,19 @@ export class KernelBridge {
     return this._opening;
   }
 
-  /** Send a request (opening the comm first when needed); resolves with the reply data. */
-  async request(type: string, fields: Record<string, unknown> = {}): Promise<any> {
+  /**
+   * Send a request (opening the comm first when needed); resolves with the reply data,
+   * of the shape docs/protocol.md gives for the request (`T`: what the caller reads).
+   */
+  async request<T = unknown>(type: string, fields: Record<string, unknown> = {}): Promise<T> {
     await this.open();
-    return this._send(type, fields);
+    return this._send<T>(type, fields);
   }
 
   /** A message that expects no reply (`inserted`). */
   notify(message: Record<string, unknown>): void {
     if (this._comm && this._state === 'ready') {
-      this._comm.send({ ...message, v: PROTOCOL_VERSION } as any);
+      this._comm.send({ ...message, v: PROTOCOL_VERSION } as CommData);
     }
   }
 
@@ -163,18 +170,24 @@ export class KernelBridge {
     Signal.clearData(this);
   }
 
-  private _send(type: string, fields: Record<string, unknown>): Promise<any> {
+  /** The reply's data is the kernel's JSON, read as `T` (the protocol's shape for `type`). */
+  private _send<T = unknown>(type: string, fields: Record<string, unknown>): Promise<T> {
     const comm = this._comm;
     if (!comm) {
-      return Promise.reject(new RequestError({ kind: 'closed', message: 'sqlnb is not connected to the kernel.' }));
+      return Promise.reject(
+        new RequestError({ kind: 'closed', message: 'sqlnb is not connected to the kernel.' })
+      );
     }
     const { message, reply } = this._tracker.make(type, fields);
     try {
-      comm.send(message as any);
+      comm.send(message as CommData);
     } catch (e) {
-      this._tracker.fail(String(message.id), { kind: 'send_failed', message: `The request could not be sent: ${String(e)}` });
+      this._tracker.fail(String(message.id), {
+        kind: 'send_failed',
+        message: `The request could not be sent: ${String(e)}`
+      });
     }
-    return reply;
+    return reply as Promise<T>;
   }
 
   private async _open(load: boolean): Promise<void> {
@@ -207,8 +220,7 @@ export class KernelBridge {
       if (result === 'target_missing') {
         this._fail('failed', {
           kind: 'failed',
-          message:
-            "The kernel did not accept sqlnb's panel connection even after %load_ext sqlnb.",
+          message: "The kernel did not accept sqlnb's panel connection even after %load_ext sqlnb.",
           hint: 'The sqlnb in this kernel may be older than the panel: install the same version in both.'
         });
       }
@@ -223,8 +235,7 @@ export class KernelBridge {
     } catch (e) {
       this._fail('no_comms', {
         kind: 'no_comms',
-        message:
-          "This kernel connection cannot open comms, so sqlnb's panel cannot talk to the kernel.",
+        message: "This kernel connection cannot open comms, so sqlnb's panel cannot talk to the kernel.",
         hint: 'Another connection to this kernel (another notebook or browser tab) handles its comms: use the panel there, or close it and reload this page.'
       });
       return 'failed';
@@ -267,7 +278,11 @@ export class KernelBridge {
       if (this._state === 'restarting' || this._state === 'dead' || this._disposed) {
         return 'failed';
       }
-      this._fail('failed', { kind: err.kind, message: `sqlnb could not connect: ${err.message}`, hint: err.hint });
+      this._fail('failed', {
+        kind: err.kind,
+        message: `sqlnb could not connect: ${err.message}`,
+        hint: err.hint
+      });
       return 'failed';
     }
   }
@@ -284,11 +299,14 @@ export class KernelBridge {
         true
       );
       const reply = (await future.done) as KernelMessage.IExecuteReplyMsg;
-      const content = reply.content as any;
+      const content = reply.content;
       if (content.status === 'ok') {
         return true;
       }
-      if (content.ename === 'ModuleNotFoundError' || content.ename === 'ImportError') {
+      // an error names the exception; an aborted execution names none
+      const { ename, evalue } =
+        content.status === 'error' ? content : { ename: undefined, evalue: undefined };
+      if (ename === 'ModuleNotFoundError' || ename === 'ImportError') {
         this._fail('not_installed', {
           kind: 'not_installed',
           message: "sqlnb is not installed in this kernel's environment: run %pip install sqlnb",
@@ -296,8 +314,8 @@ export class KernelBridge {
         });
       } else {
         this._fail('failed', {
-          kind: content.ename ?? 'error',
-          message: `%load_ext sqlnb failed in the kernel: ${content.ename ?? 'error'}: ${content.evalue ?? ''}`
+          kind: ename ?? 'error',
+          message: `%load_ext sqlnb failed in the kernel: ${ename ?? 'error'}: ${evalue ?? ''}`
         });
       }
     } catch (e) {

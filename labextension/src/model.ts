@@ -17,6 +17,7 @@ import {
   Turn
 } from './core/conversation';
 import {
+  AskData,
   ConnectionInfo,
   ConnectionsData,
   describeError,
@@ -76,7 +77,7 @@ export class NotebookChat {
       if (this._disposed) {
         return;
       }
-      const meta = panel.model?.getMetadata('sqlnb') as any;
+      const meta = panel.model?.getMetadata('sqlnb') as { chat?: unknown } | undefined;
       const turns = deserializeChat(meta?.chat);
       if (turns.length && this.conversation.turns.length === 0) {
         this.conversation.reset(turns);
@@ -296,7 +297,7 @@ export class NotebookChat {
     const turn = this.conversation.start(question, this.active, followUp);
     this.setNotice(null);
     try {
-      const data = await bridge.request('ask', {
+      const data: AskData = await bridge.request('ask', {
         question,
         ...(this.active ? { connection: this.active } : {}),
         ...(settings.model ? { model: settings.model } : {}),
@@ -465,7 +466,7 @@ export class NotebookChat {
     const prev = (model.getMetadata('sqlnb') as Record<string, unknown> | undefined) ?? {};
     model.setMetadata('sqlnb', {
       ...prev,
-      chat: serializeChat(this.conversation.turns, this._owner.settings.rowsShown) as any
+      chat: serializeChat(this.conversation.turns, this._owner.settings.rowsShown)
     });
   }
 
@@ -511,13 +512,19 @@ export class NotebookChat {
     this._changed.emit();
   }
 
-  private _onExecuted(_: unknown, args: { notebook: unknown; cell: { model: { sharedModel: { getSource(): string } } } }): void {
+  private _onExecuted(
+    _: unknown,
+    args: { notebook: unknown; cell: { model: { sharedModel: { getSource(): string } } } }
+  ): void {
     if (args.notebook !== this.panel.content) {
       return;
     }
     if (this.isReady && !this.running) {
       void this.refreshConnections();
-    } else if (this._bridge?.state === 'absent' && /sqlnb|%%ask/.test(args.cell.model.sharedModel.getSource())) {
+    } else if (
+      this._bridge?.state === 'absent' &&
+      /sqlnb|%%ask/.test(args.cell.model.sharedModel.getSource())
+    ) {
       // e.g. %load_ext sqlnb just ran
       void this._bridge.probe();
     }

@@ -7,12 +7,7 @@ import { Clipboard, Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 import { NotebookChat, SqlnbModel } from './model';
 import { answerSql, Step, stepLabel, stepsSummary, Turn, turnErrorText } from './core/conversation';
-import {
-  confidenceAriaLabel,
-  confidenceLabel,
-  confidenceTooltip,
-  reasonText
-} from './core/confidence';
+import { confidenceAriaLabel, confidenceLabel, confidenceTooltip, reasonText } from './core/confidence';
 import {
   Confidence,
   describeError,
@@ -131,7 +126,7 @@ export class ChatPanel extends Widget {
     this._select.id = 'sqlnb-connections-select';
     this._select.setAttribute('aria-label', 'Connection sqlnb asks about');
     label.htmlFor = this._select.id;
-    this._select.title = 'The connection sqlnb asks about (the notebook\'s active one, as %sqlnb use NAME)';
+    this._select.title = "The connection sqlnb asks about (the notebook's active one, as %sqlnb use NAME)";
     this._select.addEventListener('change', () => {
       const chat = this._chat;
       if (chat && this._select.value && this._select.value !== chat.active) {
@@ -177,21 +172,26 @@ export class ChatPanel extends Widget {
       this._updateButtons();
     });
     const buttons = el('div', 'sqlnb-compose-buttons');
-    this._clear = button('sqlnb-new', 'New conversation', 'Forget this notebook\'s conversation and start a new one', () => {
-      const chat = this._chat;
-      if (!chat) {
-        return;
-      }
-      void showDialog({
-        title: 'Start a new conversation?',
-        body: 'sqlnb forgets the questions and answers of this notebook (they are removed from its metadata); the next question starts afresh. Cells already inserted stay.',
-        buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'New conversation' })]
-      }).then(result => {
-        if (result.button.accept) {
-          chat.clear();
+    this._clear = button(
+      'sqlnb-new',
+      'New conversation',
+      "Forget this notebook's conversation and start a new one",
+      () => {
+        const chat = this._chat;
+        if (!chat) {
+          return;
         }
-      });
-    });
+        void showDialog({
+          title: 'Start a new conversation?',
+          body: 'sqlnb forgets the questions and answers of this notebook (they are removed from its metadata); the next question starts afresh. Cells already inserted stay.',
+          buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'New conversation' })]
+        }).then(result => {
+          if (result.button.accept) {
+            chat.clear();
+          }
+        });
+      }
+    );
     this._stop = button('sqlnb-stop', 'Stop', 'Stop the answer being written', () => {
       void this._chat?.stop();
     });
@@ -281,7 +281,12 @@ export class ChatPanel extends Widget {
     if (banner.action) {
       const label = banner.action === 'use_here' ? 'Use here' : 'Retry';
       this._bannerAction.appendChild(
-        button('sqlnb-reconnect', label, 'Connect this panel to the kernel again', () => void chat.reconnect())
+        button(
+          'sqlnb-reconnect',
+          label,
+          'Connect this panel to the kernel again',
+          () => void chat.reconnect()
+        )
       );
     }
     this._renderConnections();
@@ -325,7 +330,11 @@ export class ChatPanel extends Widget {
   private _renderWriteAccess(info: Parameters<typeof writeAccessIndicator>[0]): void {
     const node = this._access;
     const shown = writeAccessIndicator(info);
-    node.classList.remove('sqlnb-write-access-read-only', 'sqlnb-write-access-writable', 'sqlnb-write-access-unknown');
+    node.classList.remove(
+      'sqlnb-write-access-read-only',
+      'sqlnb-write-access-writable',
+      'sqlnb-write-access-unknown'
+    );
     if (!shown) {
       node.style.display = 'none';
       node.textContent = '';
@@ -514,7 +523,9 @@ export class ChatPanel extends Widget {
       steps.appendChild(this._renderStep(s));
     }
     if (turn.status === 'running') {
-      steps.appendChild(el('div', 'sqlnb-thinking sqlnb-muted', turn.steps.length ? 'Working…' : 'Waiting for the kernel…'));
+      steps.appendChild(
+        el('div', 'sqlnb-thinking sqlnb-muted', turn.steps.length ? 'Working…' : 'Waiting for the kernel…')
+      );
     }
     // the steps fold away once the answer is there
     if (turn.status !== 'running' && turn.steps.length) {
@@ -592,7 +603,13 @@ export class ChatPanel extends Widget {
       box.appendChild(wrap);
       const total = turn.rowCount ?? turn.rows.length;
       box.appendChild(
-        el('div', 'sqlnb-muted sqlnb-row-count', total > turn.rows.length ? `${turn.rows.length} of ${total} rows` : `${total} row${total === 1 ? '' : 's'}`)
+        el(
+          'div',
+          'sqlnb-muted sqlnb-row-count',
+          total > turn.rows.length
+            ? `${turn.rows.length} of ${total} rows`
+            : `${total} row${total === 1 ? '' : 's'}`
+        )
       );
     }
     const actions = el('div', 'sqlnb-actions');
@@ -606,7 +623,9 @@ export class ChatPanel extends Widget {
     };
     actions.append(
       button('sqlnb-insert', 'Insert', 'Insert a %%sql cell below the active cell', () => insert(false)),
-      button('sqlnb-insert-run', 'Insert and run', 'Insert the cell below the active cell and run it', () => insert(true)),
+      button('sqlnb-insert-run', 'Insert and run', 'Insert the cell below the active cell and run it', () =>
+        insert(true)
+      ),
       button('sqlnb-copy', 'Copy', 'Copy the cell source', () => Clipboard.copyToSystem(source)),
       el('span', 'sqlnb-spacer'),
       this._renderRemember(chat, turn)
@@ -717,7 +736,10 @@ export class ChatPanel extends Widget {
     }
     if (chat.running) {
       // the question stays in the box for later
-      chat.setNotice({ text: 'A question is still being answered; wait for it or press Stop.', error: false });
+      chat.setNotice({
+        text: 'A question is still being answered; wait for it or press Stop.',
+        error: false
+      });
       return;
     }
     this._sending = true;

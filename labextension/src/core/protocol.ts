@@ -81,6 +81,11 @@ export interface Confidence {
   reasons: string[];
 }
 
+/** The reply data of `ask`: the run's id; the run then streams its events. */
+export interface AskData {
+  run: string;
+}
+
 /** The reply data of `remember`: the memory store's id of the pair. */
 export interface RememberData {
   id: number;
