@@ -16,12 +16,26 @@ from sqlnb.adapters.catalog import Catalog, Column, ForeignKey, Index, Table
 from sqlnb.adapters.result import Result, ResultColumn
 from sqlnb.adapters.spec import ConnectionSpec, ConnectOptions, Secret, parse_url, spec_for
 
-__all__ = ["Adapter", "Catalog", "Column", "ConnectOptions", "ConnectionSpec", "ForeignKey",
-           "Index", "Result", "ResultColumn", "Secret", "Table", "connect", "parse_url"]
+__all__ = [
+    "Adapter",
+    "Catalog",
+    "Column",
+    "ConnectOptions",
+    "ConnectionSpec",
+    "ForeignKey",
+    "Index",
+    "Result",
+    "ResultColumn",
+    "Secret",
+    "Table",
+    "connect",
+    "parse_url",
+]
 
 
-def connect(target: str | ConnectionSpec, options: ConnectOptions | None = None,
-            **option_overrides: Any) -> Adapter:
+def connect(
+    target: str | ConnectionSpec, options: ConnectOptions | None = None, **option_overrides: Any
+) -> Adapter:
     """Open a connection from a URL, a configured connection name or a parsed spec."""
     from sqlnb.adapters.registry import adapter_class
 

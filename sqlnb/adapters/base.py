@@ -103,8 +103,9 @@ class Adapter(ABC):
     def _connect(self) -> None: ...
 
     @abstractmethod
-    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
-                 timeout: float | None) -> Result:
+    def _execute(
+        self, statement: Statement, params: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         """Run ``statement`` (its parameters already in the driver's form, see
         :meth:`_bind`).  Every text this sends to the driver for the statement passes
         :meth:`_sendable`: the statement itself, or one of its :meth:`Statement.wrap`
@@ -119,8 +120,7 @@ class Adapter(ABC):
         """``value`` as a SQL literal of this engine (where interpolates_parameters)."""
         raise NotImplementedError
 
-    def _bind(self, sql: str, params: Mapping[str, Any] | None,
-              guarded: bool) -> tuple[str, Any]:
+    def _bind(self, sql: str, params: Mapping[str, Any] | None, guarded: bool) -> tuple[str, Any]:
         """The statement's text with ``:name`` parameters in the driver's placeholder style,
         and the values in the driver's form (only the placeholders change; values travel
         apart from the text).  The guard checks this text, as sent: where the driver would
@@ -130,8 +130,7 @@ class Adapter(ABC):
             return bind_literals(sql, params, self.dialect, self._literal), None
         return bind_params(sql, params, self.paramstyle, self.dialect)
 
-    def _statement(self, sql: str, params: Mapping[str, Any] | None,
-                   guarded: bool) -> tuple[Statement, Any]:
+    def _statement(self, sql: str, params: Mapping[str, Any] | None, guarded: bool) -> tuple[Statement, Any]:
         """The statement to send and its bound parameters: for a guarded statement (a
         read-only connection, or ``readonly=True``) the text the guard accepted, else the
         text as written."""
@@ -146,9 +145,10 @@ class Adapter(ABC):
         no engine can be asked) reads as ``count`` statements: nothing of it has run."""
         return errors.UsageError(
             f"{reader} reads {count} statements in this text; sqlnb sends one statement per "
-            "call, so none of them ran", dialect=self.dialect,
-            hint="run the statements one at a time (a %%sql cell splits a cell into "
-                 "statements)")
+            "call, so none of them ran",
+            dialect=self.dialect,
+            hint="run the statements one at a time (a %%sql cell splits a cell into statements)",
+        )
 
     def _sendable(self, text: Any) -> str:
         """The one check between sqlnb and a driver for every statement a user or the
@@ -158,14 +158,18 @@ class Adapter(ABC):
         comments stripped, a re-joined text) is refused before the driver sees it."""
         if not isinstance(text, Statement) or text.dialect != self.dialect:
             raise errors.ReadOnlyViolation(
-                "Refused: sqlnb was about to send a text other than the statement it "
-                "built and checked", reason="the text differs from the checked statement",
-                dialect=self.dialect, hint="this is a bug in sqlnb; please report it")
+                "Refused: sqlnb was about to send a text other than the statement it built and checked",
+                reason="the text differs from the checked statement",
+                dialect=self.dialect,
+                hint="this is a bug in sqlnb; please report it",
+            )
         if self.read_only_now and not text.accepted:
             raise errors.ReadOnlyViolation(
                 "Refused: the statement was not checked by the read-only guard",
-                reason="not checked by the guard", dialect=self.dialect,
-                hint="this is a bug in sqlnb; please report it")
+                reason="not checked by the guard",
+                dialect=self.dialect,
+                hint="this is a bug in sqlnb; please report it",
+            )
         return str.__str__(text)
 
     @abstractmethod
@@ -188,7 +192,8 @@ class Adapter(ABC):
         if self.options.readonly and not os.path.exists(path):
             raise errors.ConfigurationError(
                 f"{self.display_name} database {path!r} does not exist",
-                hint="a read-only connection cannot create it; check the path")
+                hint="a read-only connection cannot create it; check the path",
+            )
 
     def _reconnect(self) -> None:
         """Open a new session after the old one was lost (the catalog cache stays)."""
@@ -240,8 +245,11 @@ class Adapter(ABC):
     def _open_transaction_error(self, engine_message: str | None = None) -> errors.SqlnbError:
         return errors.UsageError(
             "The connection is inside an open transaction, so a query cannot run in a "
-            "read-only transaction of its own", dialect=self.dialect, engine_message=engine_message,
-            hint="COMMIT or ROLLBACK in a %%sql cell first")
+            "read-only transaction of its own",
+            dialect=self.dialect,
+            engine_message=engine_message,
+            hint="COMMIT or ROLLBACK in a %%sql cell first",
+        )
 
     def guard_functions(self) -> FunctionPolicy | None:
         """The function policy the read-only guard applies here: built from the engine's
@@ -250,9 +258,9 @@ class Adapter(ABC):
         if self._functions is None:
             from sqlnb.sql.live import SessionFunctions
 
-            self._functions = SessionFunctions(self.dialect, self._metadata_rows,
-                                               engine=self.display_name,
-                                               readonly=self.options.readonly)
+            self._functions = SessionFunctions(
+                self.dialect, self._metadata_rows, engine=self.display_name, readonly=self.options.readonly
+            )
         return self._functions.policy(getattr(self, "conn", None))
 
     def _catalog_rows(self, sql: str) -> Sequence[Sequence[Any]]:
@@ -283,8 +291,10 @@ class Adapter(ABC):
         except KeyboardInterrupt:
             raise errors.QueryCancelled(
                 "Query cancelled by interrupt while it was waiting for another statement on "
-                "this connection (sqlnb's agent or another thread)", dialect=self.dialect,
-                hint="the connection is still usable; run it again when the other statement ends") from None
+                "this connection (sqlnb's agent or another thread)",
+                dialect=self.dialect,
+                hint="the connection is still usable; run it again when the other statement ends",
+            ) from None
         try:
             yield
         finally:
@@ -309,16 +319,23 @@ class Adapter(ABC):
             self._statement_readonly = False
 
     # ---- public contract -------------------------------------------------------------
-    def execute(self, sql: str, params: Mapping[str, Any] | None = None, *,
-                max_rows: int | None = None, timeout: float | None = None,
-                readonly: bool = False) -> Result:
+    def execute(
+        self,
+        sql: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        max_rows: int | None = None,
+        timeout: float | None = None,
+        readonly: bool = False,
+    ) -> Result:
         """Run one statement.  ``max_rows`` caps the rows fetched (``truncated`` tells),
         ``timeout`` overrides the connection's statement timeout (seconds).
         ``readonly=True`` runs it like on a read-only connection: the guard first, then in
         a read-only session scope, even when the connection itself may write."""
         if self.closed:
-            raise errors.ConnectionLost(f"Connection to {self.spec.redacted_url()} is closed",
-                                        hint="reconnect with %sqlnb connect")
+            raise errors.ConnectionLost(
+                f"Connection to {self.spec.redacted_url()} is closed", hint="reconnect with %sqlnb connect"
+            )
         if not sql or not sql.strip():
             raise errors.UsageError("Empty SQL statement", hint="write a statement to run")
         reconnected = False
@@ -350,22 +367,29 @@ class Adapter(ABC):
                 timer.start()
             start = time.perf_counter()
             try:
-                with interrupt_watcher(self._interrupt_fired), gc_paused(), \
-                        self._statement_read_only(readonly):
+                with (
+                    interrupt_watcher(self._interrupt_fired),
+                    gc_paused(),
+                    self._statement_read_only(readonly),
+                ):
                     result = self._execute(statement, bound, max_rows, timeout)
             except KeyboardInterrupt:
                 self._recover_after_cancel()
                 raise errors.QueryCancelled(
-                    "Query cancelled by interrupt", dialect=self.dialect,
-                    hint="the connection is still usable") from None
+                    "Query cancelled by interrupt",
+                    dialect=self.dialect,
+                    hint="the connection is still usable",
+                ) from None
             except Exception as exc:
                 err = exc if isinstance(exc, errors.SqlnbError) else self.classify(exc, timeout=timeout)
                 if isinstance(err, (errors.QueryCancelled, errors.QueryTimeout)):
                     self._recover_after_cancel()
                 if isinstance(err, errors.ConnectionLost):
                     self._lost = True  # the next statement opens a new connection
-                    err.hint = ("run it again to reconnect; settings made with SET and "
-                                "temporary tables are gone with the old session")
+                    err.hint = (
+                        "run it again to reconnect; settings made with SET and "
+                        "temporary tables are gone with the old session"
+                    )
                 raise err from None
             finally:
                 if timer is not None:
@@ -373,8 +397,10 @@ class Adapter(ABC):
             result.elapsed = time.perf_counter() - start
             result.statement = sql
             if reconnected:
-                result.notices.append("The connection was lost and has been re-opened: settings "
-                                      "made with SET and temporary tables are gone.")
+                result.notices.append(
+                    "The connection was lost and has been re-opened: settings "
+                    "made with SET and temporary tables are gone."
+                )
             return result
 
     def catalog(self, refresh: bool = False) -> Catalog:
@@ -396,12 +422,14 @@ class Adapter(ABC):
         """Up to ``n`` rows of ``table`` (a name from the catalog)."""
         t = self.catalog().find(table)
         if t is None:
-            raise errors.TableNotFound(f"Table {table!r} is not in the catalog",
-                                       hint=self._closest_hint(table), dialect=self.dialect)
+            raise errors.TableNotFound(
+                f"Table {table!r} is not in the catalog", hint=self._closest_hint(table), dialect=self.dialect
+            )
         from sqlnb.sql.quoting import qualified
 
-        return self.execute(f"SELECT * FROM {qualified(t.schema, t.name, self.dialect)} LIMIT {int(n)}",
-                            max_rows=n)
+        return self.execute(
+            f"SELECT * FROM {qualified(t.schema, t.name, self.dialect)} LIMIT {int(n)}", max_rows=n
+        )
 
     def cancel(self) -> None:
         """Cancel the running statement, if any (safe to call from another thread)."""
@@ -432,15 +460,20 @@ class Adapter(ABC):
         s = self.spec
         if s.scheme in ("sqlite", "duckdb"):
             if not s.database:
-                return {"engine": s.scheme,
-                        "in_memory": self.__dict__.setdefault("_memory_token", uuid.uuid4().hex)}
+                return {
+                    "engine": s.scheme,
+                    "in_memory": self.__dict__.setdefault("_memory_token", uuid.uuid4().hex),
+                }
             return {"engine": s.scheme, "path": os.path.realpath(os.path.abspath(s.database))}
         ident: dict[str, Any] = {
-            "engine": s.scheme, "host": (s.host or "").lower(),
-            "port": s.port or _DEFAULT_PORTS.get(s.scheme), "database": s.database or "",
-            "user": s.user or "", "path": list(s.path)}
-        ident.update({k: s.params[k] for k in self.identity_params
-                      if k in s.params and not is_secret_key(k)})
+            "engine": s.scheme,
+            "host": (s.host or "").lower(),
+            "port": s.port or _DEFAULT_PORTS.get(s.scheme),
+            "database": s.database or "",
+            "user": s.user or "",
+            "path": list(s.path),
+        }
+        ident.update({k: s.params[k] for k in self.identity_params if k in s.params and not is_secret_key(k)})
         return ident
 
     def __enter__(self):
@@ -481,15 +514,25 @@ class Adapter(ABC):
         """Turn a driver exception into a classified, secret-free :class:`SqlnbError`."""
         if isinstance(exc, errors.SqlnbError):
             return exc
-        return classify_error(exc, self._classify(exc), dialect=self.dialect, scrub=self._scrub,
-                              timed_out=self._timed_out, cancel_requested=self._cancel_requested,
-                              timeout=timeout or self.options.statement_timeout,
-                              closest_hint=self._closest_hint)
+        return classify_error(
+            exc,
+            self._classify(exc),
+            dialect=self.dialect,
+            scrub=self._scrub,
+            timed_out=self._timed_out,
+            cancel_requested=self._cancel_requested,
+            timeout=timeout or self.options.statement_timeout,
+            closest_hint=self._closest_hint,
+        )
 
     def _connect_error(self, exc: BaseException) -> errors.SqlnbError:
-        return connect_error(self.classify(exc), where=self.spec.redacted_url(),
-                             scheme=self.spec.scheme, dialect=self.dialect,
-                             has_password=self.spec.password is not None)
+        return connect_error(
+            self.classify(exc),
+            where=self.spec.redacted_url(),
+            scheme=self.spec.scheme,
+            dialect=self.dialect,
+            has_password=self.spec.password is not None,
+        )
 
     def _scrub(self, text: str) -> str:
         """``text`` without this connection's password (see :mod:`sqlnb.adapters.scrub`)."""

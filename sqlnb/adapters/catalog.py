@@ -77,17 +77,23 @@ class Catalog:
         matches = [t for t in self.tables if t.name == bare and (not schema or t.schema == schema)]
         if not matches:
             low, slow = bare.lower(), schema.lower()
-            matches = [t for t in self.tables
-                       if t.name.lower() == low and (not schema or (t.schema or "").lower() == slow)]
+            matches = [
+                t
+                for t in self.tables
+                if t.name.lower() == low and (not schema or (t.schema or "").lower() == slow)
+            ]
         if len(matches) > 1 and not schema:
             preferred = [t for t in matches if t.schema == self.default_schema]
             matches = preferred or matches
         return matches[0] if matches else None
 
 
-def assemble_tables(table_rows: Iterable[Sequence[Any]], column_rows: Iterable[Sequence[Any]],
-                    constraint_rows: Iterable[Sequence[Any]] = (),
-                    index_rows: Iterable[Sequence[Any]] = ()) -> list[Table]:
+def assemble_tables(
+    table_rows: Iterable[Sequence[Any]],
+    column_rows: Iterable[Sequence[Any]],
+    constraint_rows: Iterable[Sequence[Any]] = (),
+    index_rows: Iterable[Sequence[Any]] = (),
+) -> list[Table]:
     """Build :class:`Table` objects from the rows of a few set-based catalog queries.
 
     - ``table_rows``: (schema, name, kind, row_count_estimate, comment)
@@ -99,18 +105,26 @@ def assemble_tables(table_rows: Iterable[Sequence[Any]], column_rows: Iterable[S
     tables: dict[tuple, Table] = {}
     for schema, name, kind, rows, comment in table_rows:
         kind = "view" if str(kind).lower() in ("v", "view", "m", "materialized view") else "table"
-        tables[(schema, name)] = Table(schema, name, kind,
-                                       row_count=int(rows) if rows is not None and int(rows) >= 0 else None,
-                                       comment=comment or None)
+        tables[(schema, name)] = Table(
+            schema,
+            name,
+            kind,
+            row_count=int(rows) if rows is not None and int(rows) >= 0 else None,
+            comment=comment or None,
+        )
     get = tables.get
     for schema, table, name, typ, nullable, default, comment in column_rows:  # the hot loop
         t = get((schema, table))
         if t is not None:
-            t.columns.append(Column(
-                name, (typ if type(typ) is str else str(typ)).lower(),
-                nullable if type(nullable) is bool else _truthy(nullable),
-                default if default is None or type(default) is str else str(default),
-                comment or None))
+            t.columns.append(
+                Column(
+                    name,
+                    (typ if type(typ) is str else str(typ)).lower(),
+                    nullable if type(nullable) is bool else _truthy(nullable),
+                    default if default is None or type(default) is str else str(default),
+                    comment or None,
+                )
+            )
     for schema, table, cname, kind, cols, ref_schema, ref_table, ref_cols in constraint_rows:
         t = tables.get((schema, table))
         if t is None:

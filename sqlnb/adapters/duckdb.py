@@ -64,17 +64,20 @@ class DuckDBAdapter(Adapter):
                 f"DuckDB file {path!r} is already open in this kernel with other settings "
                 "(read-only vs read-write)",
                 hint="close the other connection first (%sqlnb close NAME) or open it the same way",
-                engine_message=msg)
+                engine_message=msg,
+            )
         if "lock" in msg.lower():
             return errors.ConnectFailed(
                 f"DuckDB file {path!r} is locked by another process",
                 hint="another notebook or program has it open for writing; close it, or open "
-                     "this one with --readonly if the other is read-only too",
-                engine_message=msg)
+                "this one with --readonly if the other is read-only too",
+                engine_message=msg,
+            )
         return errors.ConnectFailed(f"Cannot open DuckDB database {path!r}: {msg}", engine_message=msg)
 
-    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
-                 timeout: float | None) -> Result:
+    def _execute(
+        self, statement: Statement, params: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         sql = self._sendable(statement)
         parsed = self._one_statement(sql)
         query_type = parsed[0].type if parsed else None
@@ -89,8 +92,9 @@ class DuckDBAdapter(Adapter):
             # sqlnb's wrapper, the statement unchanged on lines of its own and checked by
             # the guard again.  (The relation API's limit() re-parses the text inside a
             # wrapper of DuckDB's own, which a comment after a final semicolon breaks.)
-            sql = self._sendable(statement.wrap(
-                "SELECT * FROM (", f") AS sqlnb_rows LIMIT {int(max_rows) + 1}"))
+            sql = self._sendable(
+                statement.wrap("SELECT * FROM (", f") AS sqlnb_rows LIMIT {int(max_rows) + 1}")
+            )
         rel = self.conn.sql(sql, params=params) if params else self.conn.sql(sql)
         if rel is None:
             return empty_result(statement)
@@ -134,11 +138,16 @@ class DuckDBAdapter(Adapter):
         name that resolves to another attached database."""
         where = "on a read-only connection" if self.options.readonly else "as read-only"
         if several:
-            reason = ("DuckDB runs it as several statements (a PIVOT first queries the "
-                      "values that become its columns), so sqlnb cannot list the tables it reads")
-            raise errors.ReadOnlyViolation(f"Refused {where}: {reason}", reason=reason,
-                                           dialect=self.dialect,
-                                           hint="write the pivot with GROUP BY and FILTER or CASE")
+            reason = (
+                "DuckDB runs it as several statements (a PIVOT first queries the "
+                "values that become its columns), so sqlnb cannot list the tables it reads"
+            )
+            raise errors.ReadOnlyViolation(
+                f"Refused {where}: {reason}",
+                reason=reason,
+                dialect=self.dialect,
+                hint="write the pivot with GROUP BY and FILTER or CASE",
+            )
         refs = _table_references(self.conn, sql, where)
         if not refs:
             return
@@ -147,18 +156,26 @@ class DuckDBAdapter(Adapter):
             shown = ".".join(p for p in ref if p)
             status, database = lookup.resolve(ref)
             if status == "elsewhere":
-                reason = (f"it reads {shown}, which is in the attached database {database}, "
-                          f"not in the connected database {self.connected_database}")
+                reason = (
+                    f"it reads {shown}, which is in the attached database {database}, "
+                    f"not in the connected database {self.connected_database}"
+                )
                 raise errors.ReadOnlyViolation(
-                    f"Refused {where}: {reason}", reason=reason, dialect=self.dialect,
+                    f"Refused {where}: {reason}",
+                    reason=reason,
+                    dialect=self.dialect,
                     hint="sqlnb reads only the connected database here; query other "
-                         "databases from a %%sql cell on a connection without --readonly")
+                    "databases from a %%sql cell on a connection without --readonly",
+                )
             if status == "missing":
                 raise errors.TableNotFound(
                     f'Table with name "{shown}" does not exist in the connected database '
                     f"{self.connected_database}: refused rather than let DuckDB read that "
                     "name from anywhere else (a file, a URL, a Python variable, another "
-                    "database)", dialect=self.dialect, hint=self._closest_hint(shown))
+                    "database)",
+                    dialect=self.dialect,
+                    hint=self._closest_hint(shown),
+                )
 
     def _load_catalog(self) -> Catalog:
         q = self.conn.execute
@@ -169,27 +186,36 @@ class DuckDBAdapter(Adapter):
             "WHERE database_name = $db AND NOT internal AND NOT temporary "
             "UNION ALL SELECT schema_name, view_name, 'view', NULL, comment FROM duckdb_views() "
             "WHERE database_name = $db AND NOT internal AND NOT temporary "
-            "ORDER BY 1, 2", {"db": database}).fetchall()
+            "ORDER BY 1, 2",
+            {"db": database},
+        ).fetchall()
         columns = q(
             "SELECT schema_name, table_name, column_name, data_type, is_nullable, column_default, "
             "comment FROM duckdb_columns() WHERE database_name = $db AND NOT internal "
-            "ORDER BY schema_name, table_name, column_index", {"db": database}).fetchall()
+            "ORDER BY schema_name, table_name, column_index",
+            {"db": database},
+        ).fetchall()
         constraints = []
         for sch, tbl, ctype, cols, ref_table, ref_cols, name in q(
-                "SELECT schema_name, table_name, constraint_type, constraint_column_names, "
-                "referenced_table, referenced_column_names, constraint_name FROM duckdb_constraints() "
-                "WHERE database_name = $db AND constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')",
-                {"db": database}).fetchall():
+            "SELECT schema_name, table_name, constraint_type, constraint_column_names, "
+            "referenced_table, referenced_column_names, constraint_name FROM duckdb_constraints() "
+            "WHERE database_name = $db AND constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')",
+            {"db": database},
+        ).fetchall():
             kind = {"PRIMARY KEY": "p", "UNIQUE": "u", "FOREIGN KEY": "f"}[ctype]
-            constraints.append((sch, tbl, name, kind, cols, sch if kind == "f" else None,
-                                ref_table, ref_cols or []))
+            constraints.append(
+                (sch, tbl, name, kind, cols, sch if kind == "f" else None, ref_table, ref_cols or [])
+            )
         indexes = []
         for sch, tbl, name, unique, expressions in q(
-                "SELECT schema_name, table_name, index_name, is_unique, expressions FROM duckdb_indexes() "
-                "WHERE database_name = $db", {"db": database}).fetchall():
+            "SELECT schema_name, table_name, index_name, is_unique, expressions FROM duckdb_indexes() "
+            "WHERE database_name = $db",
+            {"db": database},
+        ).fetchall():
             indexes.append((sch, tbl, name, unique, _index_columns(expressions)))
-        return Catalog(self.dialect, assemble_tables(tables, columns, constraints, indexes),
-                       default_schema=schema)
+        return Catalog(
+            self.dialect, assemble_tables(tables, columns, constraints, indexes), default_schema=schema
+        )
 
     def _catalog_rows(self, sql: str) -> list:
         return self.conn.execute(sql).fetchall()
@@ -235,8 +261,11 @@ class DuckDBAdapter(Adapter):
             return errors.SQLSyntaxError(msg)
         if isinstance(exc, (duckdb.ConversionException, duckdb.TypeMismatchException)):
             return errors.TypeMismatch(msg)
-        if isinstance(exc, duckdb.PermissionException) or "read-only" in msg.lower() \
-                or "read only" in msg.lower():
+        if (
+            isinstance(exc, duckdb.PermissionException)
+            or "read-only" in msg.lower()
+            or "read only" in msg.lower()
+        ):
             return errors.PermissionDenied(msg)
         return None
 
@@ -271,12 +300,17 @@ def _table_references(conn, sql: str, where: str) -> list[tuple[str, str, str]]:
     raw = conn.execute("SELECT json_serialize_sql($1)", [sql]).fetchall()[0][0]
     tree = json.loads(raw)
     if tree.get("error"):
-        reason = ("DuckDB cannot list the tables it reads "
-                  f"({tree.get('error_message') or tree.get('error_type') or 'no reason given'}), "
-                  "so it is not known to read only the connected database")
-        raise errors.ReadOnlyViolation(f"Refused {where}: {reason}", reason=reason,
-                                       dialect="duckdb",
-                                       hint="write it as a plain SELECT over the database's tables")
+        reason = (
+            "DuckDB cannot list the tables it reads "
+            f"({tree.get('error_message') or tree.get('error_type') or 'no reason given'}), "
+            "so it is not known to read only the connected database"
+        )
+        raise errors.ReadOnlyViolation(
+            f"Refused {where}: {reason}",
+            reason=reason,
+            dialect="duckdb",
+            hint="write it as a plain SELECT over the database's tables",
+        )
     return list(dict.fromkeys(_walk(tree.get("statements", []), frozenset())))
 
 
@@ -311,8 +345,11 @@ def _walk(node: Any, ctes: frozenset) -> Iterator[tuple[str, str, str]]:
             if key != "cte_map":
                 yield from _walk(value, ctes | {name} if key == inside and name else ctes)
         return
-    if "table_name" in node and isinstance(node.get("table_name"), str) and (
-            kind == "BASE_TABLE" or node["table_name"]):
+    if (
+        "table_name" in node
+        and isinstance(node.get("table_name"), str)
+        and (kind == "BASE_TABLE" or node["table_name"])
+    ):
         catalog = str(node.get("catalog_name") or "")
         schema = str(node.get("schema_name") or "")
         table = node["table_name"]
@@ -337,14 +374,20 @@ class _Lookup:
     def __init__(self, conn, home: str):
         row = conn.execute(
             "SELECT current_database(), current_setting('search_path'), "
-            "(SELECT list(database_name) FROM duckdb_databases())").fetchall()[0]
+            "(SELECT list(database_name) FROM duckdb_databases())"
+        ).fetchall()[0]
         self.current = row[0]
         self.databases = {_fold(d): d for d in row[2] or []}
         self.allowed = {home, _TEMP, _SYSTEM}
         self._allowed = {_fold(d) for d in self.allowed}
         # '' stands for DuckDB's INVALID_CATALOG: the current database at lookup time
-        self.paths = [(_TEMP, "main"), *_search_path(row[1] or ""), ("", "main"),
-                      (_SYSTEM, "main"), (_SYSTEM, "pg_catalog")]
+        self.paths = [
+            (_TEMP, "main"),
+            *_search_path(row[1] or ""),
+            ("", "main"),
+            (_SYSTEM, "main"),
+            (_SYSTEM, "pg_catalog"),
+        ]
         self.custom_path = bool(row[1])  # SET search_path or USE: read more warily
         self._conn = conn
         self._relations: dict[str, set[tuple[str, str]]] = {}
@@ -357,7 +400,9 @@ class _Lookup:
                 "SELECT database_name, schema_name, table_name FROM duckdb_tables() "
                 "WHERE lower(table_name) = lower($1) UNION ALL "
                 "SELECT database_name, schema_name, view_name FROM duckdb_views() "
-                "WHERE lower(view_name) = lower($1)", [table]).fetchall()
+                "WHERE lower(view_name) = lower($1)",
+                [table],
+            ).fetchall()
             self._relations[key] = {(_fold(d), _fold(s)) for d, s, t in rows if _fold(t) == key}
         return self._relations[key]
 
@@ -366,8 +411,7 @@ class _Lookup:
         if catalog and schema:
             found = [(catalog, schema)]
         elif catalog:  # the database's schemas on the search path, else its main schema
-            found = [(c, s) for c, s in self.paths if c and _fold(c) == _fold(catalog)] or \
-                [(catalog, "main")]
+            found = [(c, s) for c, s in self.paths if c and _fold(c) == _fold(catalog)] or [(catalog, "main")]
         elif schema:
             found = [(_SYSTEM, schema)] if _fold(schema) in _DEFAULT_SCHEMAS else []
             found += [(c, s) for c, s in self.paths if _fold(s) == _fold(schema)]
@@ -395,8 +439,10 @@ class _Lookup:
         if outside is None and not catalog and self.custom_path:
             # a search path set in the session may lead anywhere: a name another database
             # holds (in that schema, if one is given) is refused whatever the order
-            outside = next((d for d, s in sorted(held) if d not in self._allowed
-                            and (not schema or s == _fold(schema))), None)
+            outside = next(
+                (d for d, s in sorted(held) if d not in self._allowed and (not schema or s == _fold(schema))),
+                None,
+            )
         if outside is not None:
             return "elsewhere", self.databases.get(_fold(outside), outside)
         if not hits:
@@ -415,7 +461,7 @@ def _search_path(text: str) -> list[tuple[str, str]]:
         ch = text[i] if i < len(text) else ","
         if quoted:
             if ch == '"':
-                if text[i + 1:i + 2] == '"':
+                if text[i + 1 : i + 2] == '"':
                     word += '"'
                     i += 1
                 else:
@@ -458,8 +504,22 @@ def _statement_kind(sql: str) -> str:
         log.setLevel(level)
     if isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Merge)):
         return "rows" if tree.args.get("returning") else "dml"
-    if isinstance(tree, (exp.Create, exp.Drop, exp.Alter, exp.Set, exp.Attach, exp.Detach,
-                         exp.Transaction, exp.Commit, exp.Rollback, exp.Use, exp.Copy,
-                         exp.TruncateTable)):
+    if isinstance(
+        tree,
+        (
+            exp.Create,
+            exp.Drop,
+            exp.Alter,
+            exp.Set,
+            exp.Attach,
+            exp.Detach,
+            exp.Transaction,
+            exp.Commit,
+            exp.Rollback,
+            exp.Use,
+            exp.Copy,
+            exp.TruncateTable,
+        ),
+    ):
         return "command"
     return "rows"

@@ -64,7 +64,9 @@ def interrupt_watcher(on_interrupt: Callable[[], None]) -> Iterator[None]:
     try:
         yield
     finally:
-        signal.set_wakeup_fd(previous, warn_on_full_buffer=False) if previous >= 0 else signal.set_wakeup_fd(-1)
+        signal.set_wakeup_fd(previous, warn_on_full_buffer=False) if previous >= 0 else signal.set_wakeup_fd(
+            -1
+        )
         os.write(stop_w, b"x")
         thread.join(timeout=1)
         for fd in (stop_r, stop_w):

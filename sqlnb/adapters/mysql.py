@@ -62,60 +62,146 @@ log = logging.getLogger(__name__)
 _DECIMAL, _TINY, _SHORT, _LONG, _FLOAT, _DOUBLE, _NULL, _TIMESTAMP = 0, 1, 2, 3, 4, 5, 6, 7
 _LONGLONG, _INT24, _DATE, _TIME, _DATETIME, _YEAR, _NEWDATE, _VARCHAR, _BIT = 8, 9, 10, 11, 12, 13, 14, 15, 16
 _VECTOR, _JSON, _NEWDECIMAL, _ENUM, _SET = 242, 245, 246, 247, 248
-_TINY_BLOB, _MEDIUM_BLOB, _LONG_BLOB, _BLOB, _VAR_STRING, _STRING, _GEOMETRY = 249, 250, 251, 252, 253, 254, 255
+_TINY_BLOB, _MEDIUM_BLOB, _LONG_BLOB, _BLOB, _VAR_STRING, _STRING, _GEOMETRY = (
+    249,
+    250,
+    251,
+    252,
+    253,
+    254,
+    255,
+)
 
 _UNSIGNED_FLAG, _ENUM_FLAG, _SET_FLAG = 32, 256, 2048
 _BINARY_CHARSET = 63
 
 # canonical widths (see result.normalize_arrow): int64, and uint64 only where int64 cannot hold it
-_INT_TYPES = {_TINY: (pa.int64(), pa.int64(), "tinyint"), _SHORT: (pa.int64(), pa.int64(), "smallint"),
-              _INT24: (pa.int64(), pa.int64(), "mediumint"), _LONG: (pa.int64(), pa.int64(), "int"),
-              _LONGLONG: (pa.int64(), pa.uint64(), "bigint")}
-_TEXT_TYPES = {_VARCHAR: ("varchar", "varbinary"), _VAR_STRING: ("varchar", "varbinary"),
-               _STRING: ("char", "binary"), _TINY_BLOB: ("tinytext", "tinyblob"),
-               _MEDIUM_BLOB: ("mediumtext", "mediumblob"), _LONG_BLOB: ("longtext", "longblob"),
-               _BLOB: ("text", "blob")}
-_OTHER_NAMES = {_DECIMAL: "decimal", _NEWDECIMAL: "decimal", _FLOAT: "float", _DOUBLE: "double",
-                _NULL: "null", _TIMESTAMP: "timestamp", _DATE: "date", _NEWDATE: "date",
-                _TIME: "time", _DATETIME: "datetime", _YEAR: "year", _BIT: "bit", _JSON: "json",
-                _ENUM: "enum", _SET: "set", _GEOMETRY: "geometry", _VECTOR: "vector"}
+_INT_TYPES = {
+    _TINY: (pa.int64(), pa.int64(), "tinyint"),
+    _SHORT: (pa.int64(), pa.int64(), "smallint"),
+    _INT24: (pa.int64(), pa.int64(), "mediumint"),
+    _LONG: (pa.int64(), pa.int64(), "int"),
+    _LONGLONG: (pa.int64(), pa.uint64(), "bigint"),
+}
+_TEXT_TYPES = {
+    _VARCHAR: ("varchar", "varbinary"),
+    _VAR_STRING: ("varchar", "varbinary"),
+    _STRING: ("char", "binary"),
+    _TINY_BLOB: ("tinytext", "tinyblob"),
+    _MEDIUM_BLOB: ("mediumtext", "mediumblob"),
+    _LONG_BLOB: ("longtext", "longblob"),
+    _BLOB: ("text", "blob"),
+}
+_OTHER_NAMES = {
+    _DECIMAL: "decimal",
+    _NEWDECIMAL: "decimal",
+    _FLOAT: "float",
+    _DOUBLE: "double",
+    _NULL: "null",
+    _TIMESTAMP: "timestamp",
+    _DATE: "date",
+    _NEWDATE: "date",
+    _TIME: "time",
+    _DATETIME: "datetime",
+    _YEAR: "year",
+    _BIT: "bit",
+    _JSON: "json",
+    _ENUM: "enum",
+    _SET: "set",
+    _GEOMETRY: "geometry",
+    _VECTOR: "vector",
+}
 # connectorx reads these as their canonical types: anything else stays on the plain path
 _CX_MAX_DECIMALS = 10  # connectorx rounds every DECIMAL to 10 decimals (decimal128(38, 10))
 
 _ERRNO_CLASSES: dict[int, type[errors.SqlnbError]] = {
-    1146: errors.TableNotFound, 1051: errors.TableNotFound, 1109: errors.TableNotFound,
+    1146: errors.TableNotFound,
+    1051: errors.TableNotFound,
+    1109: errors.TableNotFound,
     1054: errors.ColumnNotFound,
-    1064: errors.SQLSyntaxError, 1149: errors.SQLSyntaxError,
-    1366: errors.TypeMismatch, 1292: errors.TypeMismatch, 1264: errors.TypeMismatch,
-    1265: errors.TypeMismatch, 1406: errors.TypeMismatch, 3140: errors.TypeMismatch,
+    1064: errors.SQLSyntaxError,
+    1149: errors.SQLSyntaxError,
+    1366: errors.TypeMismatch,
+    1292: errors.TypeMismatch,
+    1264: errors.TypeMismatch,
+    1265: errors.TypeMismatch,
+    1406: errors.TypeMismatch,
+    3140: errors.TypeMismatch,
     4038: errors.TypeMismatch,
-    1142: errors.PermissionDenied, 1143: errors.PermissionDenied, 1044: errors.PermissionDenied,
-    1227: errors.PermissionDenied, 1370: errors.PermissionDenied, 1095: errors.PermissionDenied,
-    1792: errors.PermissionDenied, 1290: errors.PermissionDenied, 1836: errors.PermissionDenied,
-    1045: errors.AuthenticationFailed, 1698: errors.AuthenticationFailed,
+    1142: errors.PermissionDenied,
+    1143: errors.PermissionDenied,
+    1044: errors.PermissionDenied,
+    1227: errors.PermissionDenied,
+    1370: errors.PermissionDenied,
+    1095: errors.PermissionDenied,
+    1792: errors.PermissionDenied,
+    1290: errors.PermissionDenied,
+    1836: errors.PermissionDenied,
+    1045: errors.AuthenticationFailed,
+    1698: errors.AuthenticationFailed,
     1317: errors.QueryCancelled,
-    3024: errors.QueryTimeout, 1969: errors.QueryTimeout, 1907: errors.QueryTimeout,
-    2006: errors.ConnectionLost, 2013: errors.ConnectionLost, 2055: errors.ConnectionLost,
+    3024: errors.QueryTimeout,
+    1969: errors.QueryTimeout,
+    1907: errors.QueryTimeout,
+    2006: errors.ConnectionLost,
+    2013: errors.ConnectionLost,
+    2055: errors.ConnectionLost,
     4031: errors.ConnectionLost,
-    2002: errors.ConnectFailed, 2003: errors.ConnectFailed, 2005: errors.ConnectFailed,
+    2002: errors.ConnectFailed,
+    2003: errors.ConnectFailed,
+    2005: errors.ConnectFailed,
     2026: errors.ConnectFailed,
 }
 
 # statements after which the session holds state that connectorx's connection would lack
-_NEUTRAL_FIRST_WORDS = {"SELECT", "WITH", "VALUES", "TABLE", "(", "INSERT", "UPDATE", "DELETE",
-                        "REPLACE", "CREATE", "DROP", "ALTER", "TRUNCATE", "RENAME", "SHOW",
-                        "DESCRIBE", "DESC", "EXPLAIN", "ANALYZE", "OPTIMIZE", "CHECK", "CHECKSUM",
-                        "GRANT", "REVOKE", "HELP"}
-_SESSION_FUNCTIONS = re.compile(r"\b(connection_id|last_insert_id|found_rows|row_count|"
-                                r"last_value|lastval|previous\s+value|sql_calc_found_rows)\b", re.I)
+_NEUTRAL_FIRST_WORDS = {
+    "SELECT",
+    "WITH",
+    "VALUES",
+    "TABLE",
+    "(",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "REPLACE",
+    "CREATE",
+    "DROP",
+    "ALTER",
+    "TRUNCATE",
+    "RENAME",
+    "SHOW",
+    "DESCRIBE",
+    "DESC",
+    "EXPLAIN",
+    "ANALYZE",
+    "OPTIMIZE",
+    "CHECK",
+    "CHECKSUM",
+    "GRANT",
+    "REVOKE",
+    "HELP",
+}
+_SESSION_FUNCTIONS = re.compile(
+    r"\b(connection_id|last_insert_id|found_rows|row_count|"
+    r"last_value|lastval|previous\s+value|sql_calc_found_rows)\b",
+    re.I,
+)
 _USER_VARIABLE = re.compile(r"(?<![@\w])@(?!@)")
 _FILE_WRITE = re.compile(r"\b(outfile|dumpfile)\b", re.I)
 _CX_ERROR = re.compile(r"ERROR (\d+) \(([0-9A-Z]{5})\): (.*?)\s*\}?\s*$", re.S)
 
 _CONNECT_PARAMS = {  # URL query parameters passed to the driver
-    "charset": str, "collation": str, "unix_socket": str, "auth_plugin": str,
-    "ssl_ca": str, "ssl_cert": str, "ssl_key": str, "ssl_disabled": "bool",
-    "ssl_verify_cert": "bool", "ssl_verify_identity": "bool", "compress": "bool",
+    "charset": str,
+    "collation": str,
+    "unix_socket": str,
+    "auth_plugin": str,
+    "ssl_ca": str,
+    "ssl_cert": str,
+    "ssl_key": str,
+    "ssl_disabled": "bool",
+    "ssl_verify_cert": "bool",
+    "ssl_verify_identity": "bool",
+    "compress": "bool",
 }
 
 
@@ -169,7 +255,11 @@ class _Field:
         if code in (_FLOAT, _DOUBLE):
             return pa.float64()
         if code in (_NEWDECIMAL, _DECIMAL):
-            return pa.decimal128(38, self.decimals) if self.decimals is not None and self.decimals <= 38 else None
+            return (
+                pa.decimal128(38, self.decimals)
+                if self.decimals is not None and self.decimals <= 38
+                else None
+            )
         if code in (_DATE, _NEWDATE):
             return pa.date32()
         if code in (_DATETIME, _TIMESTAMP):
@@ -196,8 +286,7 @@ class _Field:
         protocol prints it with 6 digits while connectorx reads the exact binary float32,
         so the two paths could not agree."""
         code = self.code
-        if code in _INT_TYPES or code in (_YEAR, _DOUBLE, _DATE, _NEWDATE, _DATETIME,
-                                          _TIMESTAMP, _JSON):
+        if code in _INT_TYPES or code in (_YEAR, _DOUBLE, _DATE, _NEWDATE, _DATETIME, _TIMESTAMP, _JSON):
             return True
         if code in (_NEWDECIMAL, _DECIMAL):
             return self.decimals is not None and self.decimals <= _CX_MAX_DECIMALS
@@ -238,7 +327,9 @@ def _scale_reporting_protocol_class():
             rest = packet[4:]
             for _ in range(6):  # catalog, db, table, org_table, name, org_name
                 rest, _value = utils.read_lc_string(rest)
-            decimals = rest[10] if len(rest) > 10 else None  # <xHIBHBxx: 0x0c, charset, length, type, flags, decimals
+            decimals = (
+                rest[10] if len(rest) > 10 else None
+            )  # <xHIBHBxx: 0x0c, charset, length, type, flags, decimals
             return desc[:5] + (decimals,) + desc[6:]
 
     return ScaleReportingProtocol
@@ -297,17 +388,21 @@ def _literal(value: Any) -> str:
     if isinstance(value, decimal.Decimal) and value.is_finite():
         return str(value)
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
-        return "'" + value.isoformat(sep=" ") + "'" if isinstance(value, dt.datetime) else \
-            "'" + value.isoformat() + "'"
+        return (
+            "'" + value.isoformat(sep=" ") + "'"
+            if isinstance(value, dt.datetime)
+            else "'" + value.isoformat() + "'"
+        )
     if isinstance(value, (bytes, bytearray, memoryview)):
         return "X'" + bytes(value).hex() + "'"
     if isinstance(value, str):
-        if "\\" in value or any(ord(c) < 32 or 0x7f <= ord(c) <= 0x9f for c in value):
+        if "\\" in value or any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in value):
             return "CONVERT(X'" + value.encode("utf-8").hex() + "' USING utf8mb4)"
         return "'" + value.replace("'", "''") + "'"
     raise errors.UsageError(
-        f"A parameter of type {type(value).__name__} cannot be sent on a read-only MySQL "
-        "connection", hint="pass a number, text, bytes, a date or a time, or None")
+        f"A parameter of type {type(value).__name__} cannot be sent on a read-only MySQL connection",
+        hint="pass a number, text, bytes, a date or a time, or None",
+    )
 
 
 def _calls_unknown_function(sql: str) -> bool:
@@ -322,8 +417,7 @@ def _calls_unknown_function(sql: str) -> bool:
         trees = sqlglot.parse(sql, read="mysql")
     except Exception:
         return True
-    return any(t is not None and next(t.find_all(exp.Anonymous), None) is not None
-               for t in trees)
+    return any(t is not None and next(t.find_all(exp.Anonymous), None) is not None for t in trees)
 
 
 def _code_text(sql: str) -> str:
@@ -380,8 +474,17 @@ class MySQLAdapter(Adapter):
         self._kwargs = kwargs
         # connectorx cannot copy these connection settings: keep those sessions on the driver
         self._fast_enabled = bool(getattr(self.options, "arrow", True)) and not any(
-            k in kwargs for k in ("unix_socket", "ssl_ca", "ssl_cert", "ssl_key", "ssl_verify_cert",
-                                  "ssl_verify_identity", "compress"))
+            k in kwargs
+            for k in (
+                "unix_socket",
+                "ssl_ca",
+                "ssl_cert",
+                "ssl_key",
+                "ssl_verify_cert",
+                "ssl_verify_identity",
+                "compress",
+            )
+        )
         self._cx_ssl_mode: str | None = None  # connectorx's URL holds the password: never kept
         self._cx_ok: bool | None = None  # connectorx reached the server (None: not tried yet)
         self._running = False
@@ -407,7 +510,10 @@ class MySQLAdapter(Adapter):
             warnings.warn(
                 f"mysql-connector-python's C extension is not available ({exc}); using the "
                 "pure-Python driver, about 3x slower. Import sqlnb (or mysql.connector) before "
-                "pandas/pyarrow so the extension can load.", RuntimeWarning, stacklevel=3)
+                "pandas/pyarrow so the extension can load.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
             conn = _scrubbed(mysql.connector.connect(use_pure=True, **revealed(kwargs)))
             conn._protocol = _ScaleReportingProtocol()  # fill description's scale slot
             return conn
@@ -451,14 +557,17 @@ class MySQLAdapter(Adapter):
     def _literal(self, value: Any) -> str:
         return _literal(value)
 
-    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
-                 timeout: float | None) -> Result:
+    def _execute(
+        self, statement: Statement, params: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         guarded = self.read_only_now
         if guarded and _FILE_WRITE.search(_code_text(statement)):
             raise errors.ReadOnlyViolation(
                 "Refused on a read-only connection: INTO OUTFILE/DUMPFILE writes a file on the "
-                "server even in a read-only transaction", reason="it writes a file on the server",
-                dialect=self.dialect)
+                "server even in a read-only transaction",
+                reason="it writes a file on the server",
+                dialect=self.dialect,
+            )
         self._exec_token += 1
         self._running = True
         try:
@@ -488,13 +597,15 @@ class MySQLAdapter(Adapter):
             pass
 
     # the plain path -----------------------------------------------------------
-    def _execute_plain(self, statement: Statement, bound: Any, max_rows: int | None,
-                       timeout: float | None) -> Result:
+    def _execute_plain(
+        self, statement: Statement, bound: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         import mysql.connector
 
         first = _first_word(statement)
-        if first not in _NEUTRAL_FIRST_WORDS or (first in ("CREATE", "DROP") and
-                                                 re.search(r"\btemporary\b", _code_text(statement), re.I)):
+        if first not in _NEUTRAL_FIRST_WORDS or (
+            first in ("CREATE", "DROP") and re.search(r"\btemporary\b", _code_text(statement), re.I)
+        ):
             self._dirty = True  # SET, USE, BEGIN, temporary tables, CALL, ...: not for connectorx
         settings = []
         set_statement = self.has_set_statement
@@ -583,8 +694,11 @@ class MySQLAdapter(Adapter):
         """A killed statement may still end without an error (``SLEEP()`` returns 1 when
         interrupted): it did not run to its end, so it is a timeout all the same."""
         if getattr(self, "_backstop_token", None) == token:
-            raise errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout:g} s",
-                                      dialect=self.dialect, hint=TIMEOUT_HINT)
+            raise errors.QueryTimeout(
+                f"Query exceeded the statement timeout of {timeout:g} s",
+                dialect=self.dialect,
+                hint=TIMEOUT_HINT,
+            )
 
     def _stop_result(self) -> None:
         """The row cap was reached and the server still sends rows: KILL QUERY stops it, so
@@ -710,8 +824,7 @@ class MySQLAdapter(Adapter):
             return False  # reads this session's state
         from sqlnb.sql.guard import check_read_only
 
-        if not check_read_only(statement, self.dialect).read_only or \
-                _calls_unknown_function(statement):
+        if not check_read_only(statement, self.dialect).read_only or _calls_unknown_function(statement):
             return False
         return self._cx_reachable()
 
@@ -738,8 +851,11 @@ class MySQLAdapter(Adapter):
             self._cx_ok = bool(outcome.get("ok"))
             if not self._cx_ok:
                 why = self._scrub(str(outcome.get("error") or "no answer within the connect timeout"))
-                log.warning("connectorx cannot reach %s (%s): large results use the driver",
-                            self.spec.redacted_url(), why)
+                log.warning(
+                    "connectorx cannot reach %s (%s): large results use the driver",
+                    self.spec.redacted_url(),
+                    why,
+                )
         return self._cx_ok
 
     def _probe(self, statement: Statement) -> list[_Field] | None:
@@ -823,13 +939,18 @@ class MySQLAdapter(Adapter):
         except BaseException as exc:  # RuntimeError, or a Rust panic (pyo3 PanicException)
             server_error = _cx_server_error(exc)
             if self._fast_timed_out:
-                raise errors.QueryTimeout(f"Query exceeded the statement timeout of {timeout:g} s",
-                                          engine_message=self._scrub(str(exc))) from None
+                raise errors.QueryTimeout(
+                    f"Query exceeded the statement timeout of {timeout:g} s",
+                    engine_message=self._scrub(str(exc)),
+                ) from None
             if server_error is not None:
                 raise server_error from None
             if self._cancel_requested:
-                raise errors.QueryCancelled("Query cancelled", engine_message=self._scrub(str(exc)),
-                                            hint="the connection is still usable") from None
+                raise errors.QueryCancelled(
+                    "Query cancelled",
+                    engine_message=self._scrub(str(exc)),
+                    hint="the connection is still usable",
+                ) from None
             if "waiting for connection" in str(exc):
                 self._cx_ok = False  # it could not connect this time: stop trying
             log.debug("connectorx could not read the result, using the driver: %s", self._scrub(str(exc)))
@@ -863,25 +984,29 @@ class MySQLAdapter(Adapter):
             if database:
                 where, args = "{s} = %s", (database,)
             else:
-                where, args = ("{s} NOT IN ('information_schema', 'mysql', 'performance_schema', "
-                               "'sys')"), ()
+                where, args = ("{s} NOT IN ('information_schema', 'mysql', 'performance_schema', 'sys')"), ()
 
             def q(sql: str, col: str) -> list:
                 cur.execute(sql.replace("{where}", where.format(s=col)), args or None)
                 return cur.fetchall()
 
-            tables = q("SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_ROWS, TABLE_COMMENT "
-                       "FROM information_schema.TABLES WHERE {where} ORDER BY TABLE_SCHEMA, TABLE_NAME",
-                       "TABLE_SCHEMA")
+            tables = q(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_ROWS, TABLE_COMMENT "
+                "FROM information_schema.TABLES WHERE {where} ORDER BY TABLE_SCHEMA, TABLE_NAME",
+                "TABLE_SCHEMA",
+            )
             table_rows = []
             for schema, name, ttype, nrows, comment in tables:
                 kind = "view" if "VIEW" in str(ttype).upper() else "table"
                 if kind == "view":  # views have no row estimate; MySQL's comment says 'VIEW'
                     nrows, comment = None, None
                 table_rows.append((schema, name, kind, nrows, comment or None))
-            cols = q("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, "
-                     "COLUMN_DEFAULT, COLUMN_COMMENT FROM information_schema.COLUMNS WHERE {where} "
-                     "ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION", "TABLE_SCHEMA")
+            cols = q(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, "
+                "COLUMN_DEFAULT, COLUMN_COMMENT FROM information_schema.COLUMNS WHERE {where} "
+                "ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION",
+                "TABLE_SCHEMA",
+            )
             column_rows = []
             for schema, table, name, ctype, nullable, default, comment in cols:
                 if default is not None and str(default).upper() == "NULL":
@@ -889,34 +1014,64 @@ class MySQLAdapter(Adapter):
                 column_rows.append((schema, table, name, _text(ctype), nullable, default, comment or None))
             # three single-view queries joined here: MariaDB joins information_schema views
             # without indexes (the joined form took 1.2-1.7 s for 1,000 tables, these 0.05 s)
-            kinds = {(schema, table, name): ctype for schema, table, name, ctype in q(
-                "SELECT TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE "
-                "FROM information_schema.TABLE_CONSTRAINTS WHERE {where} "
-                "AND CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')", "TABLE_SCHEMA")}
-            keys = q("SELECT TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, "
-                     "REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME "
-                     "FROM information_schema.KEY_COLUMN_USAGE WHERE {where} "
-                     "ORDER BY TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION", "TABLE_SCHEMA")
+            kinds = {
+                (schema, table, name): ctype
+                for schema, table, name, ctype in q(
+                    "SELECT TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE "
+                    "FROM information_schema.TABLE_CONSTRAINTS WHERE {where} "
+                    "AND CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')",
+                    "TABLE_SCHEMA",
+                )
+            }
+            keys = q(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, "
+                "REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME "
+                "FROM information_schema.KEY_COLUMN_USAGE WHERE {where} "
+                "ORDER BY TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION",
+                "TABLE_SCHEMA",
+            )
             grouped: dict[tuple, dict] = {}
             for schema, table, cname, col, rschema, rtable, rcol in keys:
                 ctype = kinds.get((schema, table, cname))
                 if ctype is None:
                     continue
-                entry = grouped.setdefault((schema, table, cname), {
-                    "kind": {"PRIMARY KEY": "p", "UNIQUE": "u", "FOREIGN KEY": "f"}[ctype],
-                    "cols": [], "rschema": rschema, "rtable": rtable, "rcols": []})
+                entry = grouped.setdefault(
+                    (schema, table, cname),
+                    {
+                        "kind": {"PRIMARY KEY": "p", "UNIQUE": "u", "FOREIGN KEY": "f"}[ctype],
+                        "cols": [],
+                        "rschema": rschema,
+                        "rtable": rtable,
+                        "rcols": [],
+                    },
+                )
                 entry["cols"].append(col)
                 if rcol is not None:
                     entry["rcols"].append(rcol)
-            constraint_rows = [(s, t, c, e["kind"], e["cols"], e["rschema"] if e["kind"] == "f" else None,
-                                e["rtable"] if e["kind"] == "f" else None, e["rcols"])
-                               for (s, t, c), e in grouped.items()]
-            stats = q("SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME "
-                      "FROM information_schema.STATISTICS WHERE {where} "
-                      "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX", "TABLE_SCHEMA")
+            constraint_rows = [
+                (
+                    s,
+                    t,
+                    c,
+                    e["kind"],
+                    e["cols"],
+                    e["rschema"] if e["kind"] == "f" else None,
+                    e["rtable"] if e["kind"] == "f" else None,
+                    e["rcols"],
+                )
+                for (s, t, c), e in grouped.items()
+            ]
+            stats = q(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME "
+                "FROM information_schema.STATISTICS WHERE {where} "
+                "ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX",
+                "TABLE_SCHEMA",
+            )
             indexes: dict[tuple, dict] = {}
             for schema, table, iname, non_unique, col in stats:
-                entry = indexes.setdefault((schema, table, iname), {"unique": not int(non_unique), "cols": []})
+                entry = indexes.setdefault(
+                    (schema, table, iname), {"unique": not int(non_unique), "cols": []}
+                )
                 entry["cols"].append(col if col is not None else "(expression)")
             index_rows = [(s, t, i, e["unique"], e["cols"]) for (s, t, i), e in indexes.items()]
         finally:
@@ -944,8 +1099,11 @@ class MySQLAdapter(Adapter):
                 if tag is not None:
                     if self._fast_tag != tag:
                         return
-                    cur.execute("SELECT ID FROM information_schema.PROCESSLIST "
-                                "WHERE INFO LIKE %s AND ID <> CONNECTION_ID()", (f"%sqlnb:{tag}%",))
+                    cur.execute(
+                        "SELECT ID FROM information_schema.PROCESSLIST "
+                        "WHERE INFO LIKE %s AND ID <> CONNECTION_ID()",
+                        (f"%sqlnb:{tag}%",),
+                    )
                     ids = [r[0] for r in cur.fetchall()]
                 else:
                     ids = [self.connection_id]
@@ -983,9 +1141,9 @@ class MySQLAdapter(Adapter):
     def _read_only_scope(self):
         # a read-only transaction (MySQL and MariaDB); MariaDB statements also run as
         # SET STATEMENT tx_read_only=1 FOR ... and INTO OUTFILE is refused (read_only_now)
-        return self._read_only_transaction(self.conn.in_transaction,
-                                           lambda: self._run("START TRANSACTION READ ONLY"),
-                                           self.conn.rollback)
+        return self._read_only_transaction(
+            self.conn.in_transaction, lambda: self._run("START TRANSACTION READ ONLY"), self.conn.rollback
+        )
 
     def _close(self) -> None:
         self.conn.close()

@@ -56,8 +56,7 @@ import pyarrow.compute as pc
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter
 from sqlnb.adapters.catalog import Catalog, assemble_tables
-from sqlnb.adapters.result import (Result, ResultColumn, conform_arrow, empty_result, fetch_rows,
-                                   rows_to_arrow)
+from sqlnb.adapters.result import Result, ResultColumn, conform_arrow, empty_result, fetch_rows, rows_to_arrow
 from sqlnb.adapters.spec import revealed
 from sqlnb.sql.statement import Statement
 from sqlnb.sql.text import strip_comments
@@ -68,25 +67,61 @@ from sqlnb.sql.text import strip_comments
 
 # oid: (typname, format_type(oid, NULL)) for the built-in types results usually carry.
 BUILTIN_TYPES: dict[int, tuple[str, str]] = {
-    16: ("bool", "boolean"), 17: ("bytea", "bytea"), 18: ("char", '"char"'), 19: ("name", "name"),
-    20: ("int8", "bigint"), 21: ("int2", "smallint"), 23: ("int4", "integer"),
-    24: ("regproc", "regproc"), 25: ("text", "text"), 26: ("oid", "oid"), 28: ("xid", "xid"),
-    114: ("json", "json"), 142: ("xml", "xml"), 650: ("cidr", "cidr"), 700: ("float4", "real"),
-    701: ("float8", "double precision"), 790: ("money", "money"), 829: ("macaddr", "macaddr"),
-    869: ("inet", "inet"), 1000: ("_bool", "boolean[]"), 1005: ("_int2", "smallint[]"),
-    1007: ("_int4", "integer[]"), 1009: ("_text", "text[]"), 1015: ("_varchar", "character varying[]"),
-    1016: ("_int8", "bigint[]"), 1021: ("_float4", "real[]"), 1022: ("_float8", "double precision[]"),
-    1042: ("bpchar", "character"), 1043: ("varchar", "character varying"), 1082: ("date", "date"),
-    1083: ("time", "time without time zone"), 1114: ("timestamp", "timestamp without time zone"),
-    1115: ("_timestamp", "timestamp without time zone[]"), 1182: ("_date", "date[]"),
+    16: ("bool", "boolean"),
+    17: ("bytea", "bytea"),
+    18: ("char", '"char"'),
+    19: ("name", "name"),
+    20: ("int8", "bigint"),
+    21: ("int2", "smallint"),
+    23: ("int4", "integer"),
+    24: ("regproc", "regproc"),
+    25: ("text", "text"),
+    26: ("oid", "oid"),
+    28: ("xid", "xid"),
+    114: ("json", "json"),
+    142: ("xml", "xml"),
+    650: ("cidr", "cidr"),
+    700: ("float4", "real"),
+    701: ("float8", "double precision"),
+    790: ("money", "money"),
+    829: ("macaddr", "macaddr"),
+    869: ("inet", "inet"),
+    1000: ("_bool", "boolean[]"),
+    1005: ("_int2", "smallint[]"),
+    1007: ("_int4", "integer[]"),
+    1009: ("_text", "text[]"),
+    1015: ("_varchar", "character varying[]"),
+    1016: ("_int8", "bigint[]"),
+    1021: ("_float4", "real[]"),
+    1022: ("_float8", "double precision[]"),
+    1042: ("bpchar", "character"),
+    1043: ("varchar", "character varying"),
+    1082: ("date", "date"),
+    1083: ("time", "time without time zone"),
+    1114: ("timestamp", "timestamp without time zone"),
+    1115: ("_timestamp", "timestamp without time zone[]"),
+    1182: ("_date", "date[]"),
     1184: ("timestamptz", "timestamp with time zone"),
-    1185: ("_timestamptz", "timestamp with time zone[]"), 1186: ("interval", "interval"),
-    1231: ("_numeric", "numeric[]"), 1266: ("timetz", "time with time zone"), 1560: ("bit", "bit"),
-    1562: ("varbit", "bit varying"), 1700: ("numeric", "numeric"), 2205: ("regclass", "regclass"),
-    2206: ("regtype", "regtype"), 2950: ("uuid", "uuid"), 2951: ("_uuid", "uuid[]"),
-    3802: ("jsonb", "jsonb"), 3807: ("_jsonb", "jsonb[]"), 3904: ("int4range", "int4range"),
-    3906: ("numrange", "numrange"), 3908: ("tsrange", "tsrange"), 3910: ("tstzrange", "tstzrange"),
-    3912: ("daterange", "daterange"), 3926: ("int8range", "int8range"), 5069: ("xid8", "xid8"),
+    1185: ("_timestamptz", "timestamp with time zone[]"),
+    1186: ("interval", "interval"),
+    1231: ("_numeric", "numeric[]"),
+    1266: ("timetz", "time with time zone"),
+    1560: ("bit", "bit"),
+    1562: ("varbit", "bit varying"),
+    1700: ("numeric", "numeric"),
+    2205: ("regclass", "regclass"),
+    2206: ("regtype", "regtype"),
+    2950: ("uuid", "uuid"),
+    2951: ("_uuid", "uuid[]"),
+    3802: ("jsonb", "jsonb"),
+    3807: ("_jsonb", "jsonb[]"),
+    3904: ("int4range", "int4range"),
+    3906: ("numrange", "numrange"),
+    3908: ("tsrange", "tsrange"),
+    3910: ("tstzrange", "tstzrange"),
+    3912: ("daterange", "daterange"),
+    3926: ("int8range", "int8range"),
+    5069: ("xid8", "xid8"),
 }
 TYPNAME_DISPLAY = {typname: display for typname, display in BUILTIN_TYPES.values()}
 NUMERIC_OID = 1700
@@ -95,18 +130,36 @@ NUMERIC_OID = 1700
 # result.conform_arrow (ADBC) so both paths build the same table.  Integers and floats use
 # the canonical int64/float64 widths; numeric is handled by numeric_array().
 ARROW_TYPES: dict[str, pa.DataType] = {
-    "int2": pa.int64(), "int4": pa.int64(), "int8": pa.int64(),
-    "float4": pa.float64(), "float8": pa.float64(), "bool": pa.bool_(),
-    "text": pa.string(), "varchar": pa.string(), "bpchar": pa.string(), "name": pa.string(),
-    "date": pa.date32(), "time": pa.time64("us"),
-    "timestamp": pa.timestamp("us"), "timestamptz": pa.timestamp("us", tz="UTC"),
-    "uuid": pa.string(), "json": pa.string(), "jsonb": pa.string(), "bytea": pa.binary(),
+    "int2": pa.int64(),
+    "int4": pa.int64(),
+    "int8": pa.int64(),
+    "float4": pa.float64(),
+    "float8": pa.float64(),
+    "bool": pa.bool_(),
+    "text": pa.string(),
+    "varchar": pa.string(),
+    "bpchar": pa.string(),
+    "name": pa.string(),
+    "date": pa.date32(),
+    "time": pa.time64("us"),
+    "timestamp": pa.timestamp("us"),
+    "timestamptz": pa.timestamp("us", tz="UTC"),
+    "uuid": pa.string(),
+    "json": pa.string(),
+    "jsonb": pa.string(),
+    "bytea": pa.binary(),
 }
 # Types the ADBC path converts exactly like the psycopg path; anything else re-runs on psycopg.
 FAST_PATH_TYPES = frozenset(ARROW_TYPES) | {"numeric"}
 
-_NONFINITE = {"nan": "NaN", "inf": "Infinity", "+inf": "Infinity", "infinity": "Infinity",
-              "-inf": "-Infinity", "-infinity": "-Infinity"}
+_NONFINITE = {
+    "nan": "NaN",
+    "inf": "Infinity",
+    "+inf": "Infinity",
+    "infinity": "Infinity",
+    "-inf": "-Infinity",
+    "-infinity": "-Infinity",
+}
 
 
 def numeric_precision_scale(typmod: int | None) -> tuple[int, int] | None:
@@ -130,8 +183,11 @@ def numeric_array(col: pa.Array | pa.ChunkedArray, typmod: int | None = None) ->
     PostgreSQL's spelling.
     """
     declared = numeric_precision_scale(typmod)
-    if pa.types.is_decimal(col.type) and declared is not None \
-            and (col.type.precision, col.type.scale) == declared:
+    if (
+        pa.types.is_decimal(col.type)
+        and declared is not None
+        and (col.type.precision, col.type.scale) == declared
+    ):
         return col  # already what _to_decimal would make of it
     if not pa.types.is_string(col.type):
         col = col.cast(pa.string())
@@ -176,19 +232,21 @@ def arrow_types(typnames: Sequence[str | None]) -> list[pa.DataType | None]:
     return [ARROW_TYPES.get(t or "") for t in typnames]
 
 
-def with_numerics(table: pa.Table, typnames: Sequence[str | None],
-                  typmods: Sequence[int | None]) -> pa.Table:
+def with_numerics(table: pa.Table, typnames: Sequence[str | None], typmods: Sequence[int | None]) -> pa.Table:
     """Turn the numeric columns (text or decimals) into decimals, see numeric_array()."""
     if "numeric" not in typnames:
         return table
-    arrays = [numeric_array(col, typmod) if typname == "numeric" else col
-              for col, typname, typmod in zip(table.columns, typnames, typmods)]
+    arrays = [
+        numeric_array(col, typmod) if typname == "numeric" else col
+        for col, typname, typmod in zip(table.columns, typnames, typmods)
+    ]
     return pa.Table.from_arrays(arrays, names=table.column_names)
 
 
 # ---------------------------------------------------------------------------
 # Session-state tracking for the fast path
 # ---------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=512)
 def cached_read_only(sql: str, dialect: str) -> bool:
@@ -203,13 +261,38 @@ _FIRST_WORD = re.compile(r"^[\s(]*([A-Za-z]+)")
 _QUERY_WORDS = frozenset({"select", "with", "values", "table"})
 # Statements that leave no session state behind (unless they create something temporary).
 _STATELESS = _QUERY_WORDS | {
-    "insert", "update", "delete", "merge", "truncate", "drop", "alter", "comment", "grant",
-    "revoke", "vacuum", "analyze", "analyse", "refresh", "copy", "explain", "show", "cluster",
-    "reindex", "create", "commit", "end", "rollback", "abort", "checkpoint", "import",
+    "insert",
+    "update",
+    "delete",
+    "merge",
+    "truncate",
+    "drop",
+    "alter",
+    "comment",
+    "grant",
+    "revoke",
+    "vacuum",
+    "analyze",
+    "analyse",
+    "refresh",
+    "copy",
+    "explain",
+    "show",
+    "cluster",
+    "reindex",
+    "create",
+    "commit",
+    "end",
+    "rollback",
+    "abort",
+    "checkpoint",
+    "import",
 }
 _CREATE_TEMP = re.compile(r"^\s*create\s+(or\s+replace\s+)?((global|local)\s+)?(temp|temporary)\b", re.I)
 _INTO_TEMP = re.compile(r"\binto\s+(temp|temporary)\b", re.I)
-_SESSION_CALLS = re.compile(r"\b(pg_temp\w*|set_config|pg_advisory\w*|setval|nextval|currval|lastval)\b", re.I)
+_SESSION_CALLS = re.compile(
+    r"\b(pg_temp\w*|set_config|pg_advisory\w*|setval|nextval|currval|lastval)\b", re.I
+)
 
 
 def changes_session(sql: str, dialect: str) -> bool:
@@ -302,6 +385,7 @@ ORDER BY 1, 2, 3, 5
 # Shared PostgreSQL-family behaviour
 # ---------------------------------------------------------------------------
 
+
 class PgFamilyAdapter(Adapter):
     """What PostgreSQL and Redshift share: error classification by SQLSTATE, type names,
     the canonical Arrow types and the pg_catalog queries.  Engine differences are the
@@ -313,7 +397,8 @@ class PgFamilyAdapter(Adapter):
     catalog_relkinds: ClassVar[str] = "'r', 'p', 'v', 'm', 'f'"
     catalog_schema_filter: ClassVar[str] = (
         "(n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'"
-        " OR n.oid = pg_catalog.pg_my_temp_schema())")
+        " OR n.oid = pg_catalog.pg_my_temp_schema())"
+    )
     catalog_table_filter: ClassVar[str] = "AND NOT c.relispartition"
     catalog_index_keys: ClassVar[str] = "indnkeyatts"
 
@@ -331,7 +416,8 @@ class PgFamilyAdapter(Adapter):
             try:
                 rows = self._catalog_rows(
                     "SELECT oid::int, pg_catalog.format_type(oid, NULL) FROM pg_catalog.pg_type "
-                    f"WHERE oid IN ({', '.join(str(int(o)) for o in sorted(missing))})")
+                    f"WHERE oid IN ({', '.join(str(int(o)) for o in sorted(missing))})"
+                )
                 for oid, name in rows:
                     self._type_names[int(oid)] = str(name)
             except Exception:
@@ -342,17 +428,28 @@ class PgFamilyAdapter(Adapter):
 
     # ---- catalog ----------------------------------------------------------------------
     def _load_catalog(self) -> Catalog:
-        fmt = {"relkinds": self.catalog_relkinds, "schemas": self.catalog_schema_filter,
-               "extra": self.catalog_table_filter, "nkeys": self.catalog_index_keys}
-        tables, columns, constraints, indexes, schema = self._catalog_queries([
-            _TABLES_SQL.format(**fmt), _COLUMNS_SQL.format(**fmt),
-            _CONSTRAINTS_SQL.format(**fmt), _INDEXES_SQL.format(**fmt),
-            "SELECT pg_catalog.current_schema()"])
+        fmt = {
+            "relkinds": self.catalog_relkinds,
+            "schemas": self.catalog_schema_filter,
+            "extra": self.catalog_table_filter,
+            "nkeys": self.catalog_index_keys,
+        }
+        tables, columns, constraints, indexes, schema = self._catalog_queries(
+            [
+                _TABLES_SQL.format(**fmt),
+                _COLUMNS_SQL.format(**fmt),
+                _CONSTRAINTS_SQL.format(**fmt),
+                _INDEXES_SQL.format(**fmt),
+                "SELECT pg_catalog.current_schema()",
+            ]
+        )
         names = {oid: (nsp, rel) for oid, nsp, rel, *_ in tables}
         columns.sort(key=operator.itemgetter(0, 1))
-        column_rows = [names[oid] + (name, typ, nullable, default, comment)
-                       for oid, _num, name, typ, nullable, default, comment in columns
-                       if oid in names]
+        column_rows = [
+            names[oid] + (name, typ, nullable, default, comment)
+            for oid, _num, name, typ, nullable, default, comment in columns
+            if oid in names
+        ]
         constraint_rows: list[tuple] = []
         current = None
         for nsp, rel, cname, kind, _i, col, ref_schema, ref_table, ref_col in constraints:
@@ -391,8 +488,9 @@ class PgFamilyAdapter(Adapter):
         has none)."""
         return True
 
-    def _read_only_statement(self, run, query=None, *, timeout: bool = True,
-                             release: str = "all") -> "_ReadOnlyStatement":
+    def _read_only_statement(
+        self, run, query=None, *, timeout: bool = True, release: str = "all"
+    ) -> "_ReadOnlyStatement":
         """The read-only transaction one statement runs in (a read-only connection's every
         statement, or ``execute(..., readonly=True)`` on a read-write one).
 
@@ -409,8 +507,8 @@ class PgFamilyAdapter(Adapter):
         failed statement."""
         if not self._advisory_locks():
             release = ""
-        return _ReadOnlyStatement(run, query, self.local_timeout_sql if timeout else "",
-                                  release)
+        return _ReadOnlyStatement(run, query, self.local_timeout_sql if timeout else "", release)
+
     # ---- errors -----------------------------------------------------------------------
     def _sqlstate_and_message(self, exc: BaseException) -> tuple[str | None, str, str | None]:
         """(SQLSTATE, the engine's primary message, hint) of a driver exception."""
@@ -425,13 +523,20 @@ class PgFamilyAdapter(Adapter):
         if state == "57014" or (state is None and "canceling statement" in low):
             if "statement timeout" in low:
                 t = self._effective_timeout
-                text = (f"Query exceeded the statement timeout of {t:g} s" if t else
-                        "Query exceeded the statement timeout")
+                text = (
+                    f"Query exceeded the statement timeout of {t:g} s"
+                    if t
+                    else "Query exceeded the statement timeout"
+                )
                 return errors.QueryTimeout(f"{text} ({message})", engine_message=message)
-            return errors.QueryCancelled(f"Query cancelled ({message})", engine_message=message,
-                                         hint="the connection is still usable")
-        if "password authentication failed" in low or "authentication failed" in low or \
-                (state or "").startswith("28"):
+            return errors.QueryCancelled(
+                f"Query cancelled ({message})", engine_message=message, hint="the connection is still usable"
+            )
+        if (
+            "password authentication failed" in low
+            or "authentication failed" in low
+            or (state or "").startswith("28")
+        ):
             cls = errors.AuthenticationFailed
         elif state is not None:
             cls = _SQLSTATE_CLASSES.get(state) or _SQLSTATE_CLASSES.get(state[:2])
@@ -453,12 +558,28 @@ class PgFamilyAdapter(Adapter):
 UNKNOWN = object()
 
 # Driver messages without a SQLSTATE (libpq reports connection trouble as plain text).
-_LOST = ("server closed the connection", "consuming input failed", "terminating connection",
-         "connection is closed", "connection has been lost", "broken pipe", "connection reset",
-         "ssl syscall error", "lost synchronization")
-_CONNECT = ("connection failed", "could not connect", "connection refused", "connection to server",
-            "could not translate host", "name or service not known", "communication error",
-            "no route to host", "network is unreachable")
+_LOST = (
+    "server closed the connection",
+    "consuming input failed",
+    "terminating connection",
+    "connection is closed",
+    "connection has been lost",
+    "broken pipe",
+    "connection reset",
+    "ssl syscall error",
+    "lost synchronization",
+)
+_CONNECT = (
+    "connection failed",
+    "could not connect",
+    "connection refused",
+    "connection to server",
+    "could not translate host",
+    "name or service not known",
+    "communication error",
+    "no route to host",
+    "network is unreachable",
+)
 
 _SQLSTATE_CLASSES: dict[str, type[errors.SqlnbError]] = {
     "42P01": errors.TableNotFound,
@@ -502,6 +623,7 @@ _ADBC_ERROR = re.compile(r"(?:ERROR|FATAL):\s+(.*?)(?:\n|\. SQLSTATE:|$)", re.S)
 # PostgreSQL
 # ---------------------------------------------------------------------------
 
+
 class PostgresAdapter(PgFamilyAdapter):
     scheme = "postgresql"
     dialect = "postgres"
@@ -531,14 +653,17 @@ class PostgresAdapter(PgFamilyAdapter):
         if unknown:
             raise errors.ConfigurationError(
                 f"Unknown PostgreSQL connection parameter {unknown[0]!r} in {spec.redacted_url()}",
-                hint="use libpq parameters such as sslmode, application_name, options, "
-                     "target_session_attrs")
+                hint="use libpq parameters such as sslmode, application_name, options, target_session_attrs",
+            )
         kwargs: dict[str, Any] = {
-            "host": spec.host, "port": spec.port, "user": spec.user,
+            "host": spec.host,
+            "port": spec.port,
+            "user": spec.user,
             "password": spec.password,  # a Secret until the driver call (spec.revealed)
             "dbname": spec.database,
-            "connect_timeout": max(1, int(math.ceil(self.options.connect_timeout or 0))) if
-            self.options.connect_timeout else None,
+            "connect_timeout": max(1, int(math.ceil(self.options.connect_timeout or 0)))
+            if self.options.connect_timeout
+            else None,
             "application_name": "sqlnb",
         }
         kwargs.update(params)
@@ -557,9 +682,12 @@ class PostgresAdapter(PgFamilyAdapter):
 
         self._init_state()
         self._kwargs = self._connect_kwargs()
-        self.conn = psycopg.connect(autocommit=True, prepare_threshold=None,
-                                    cursor_factory=_one_statement_cursor(),
-                                    **revealed(self._kwargs))
+        self.conn = psycopg.connect(
+            autocommit=True,
+            prepare_threshold=None,
+            cursor_factory=_one_statement_cursor(),
+            **revealed(self._kwargs),
+        )
         try:
             # numeric, json, jsonb and uuid as their text: the fast path gets the same text
             for oid in (NUMERIC_OID, 114, 3802, 2950):
@@ -580,8 +708,9 @@ class PostgresAdapter(PgFamilyAdapter):
         self.last_path: str | None = None  # which path ran the last statement (for tests)
 
     # ---- execute ---------------------------------------------------------------------
-    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
-                 timeout: float | None) -> Result:
+    def _execute(
+        self, statement: Statement, params: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         self._effective_timeout = timeout
         if self._use_fast_path(statement, params, max_rows):
             self.last_path = "adbc"
@@ -615,8 +744,9 @@ class PostgresAdapter(PgFamilyAdapter):
         idle = self.conn.info.transaction_status == TransactionStatus.IDLE
         self._session_timeout = timeout if idle else UNKNOWN
 
-    def _execute_psycopg(self, statement: Statement, params: Any, max_rows: int | None,
-                         timeout: float | None) -> Result:
+    def _execute_psycopg(
+        self, statement: Statement, params: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         from psycopg.pq import TransactionStatus
 
         own = None
@@ -652,8 +782,9 @@ class PostgresAdapter(PgFamilyAdapter):
                     # text (parsed by the server, not run)
                     fields = self._describe(statement)
                     if fields is not None:
-                        return self._plain_result([f[1] for f in fields], [f[2] for f in fields],
-                                                  [f[0] for f in fields], [], False)
+                        return self._plain_result(
+                            [f[1] for f in fields], [f[2] for f in fields], [f[0] for f in fields], [], False
+                        )
             else:
                 cur.execute(query, params)
                 description = cur.description
@@ -666,16 +797,21 @@ class PostgresAdapter(PgFamilyAdapter):
             cur.close()
             if own is not None:
                 own.end()
-            if changes_session(statement, self.dialect) or \
-                    self.conn.info.transaction_status != TransactionStatus.IDLE:
+            if (
+                changes_session(statement, self.dialect)
+                or self.conn.info.transaction_status != TransactionStatus.IDLE
+            ):
                 self._dirty = True
                 self._session_timeout = UNKNOWN  # the statement may have SET it
         if description is None:  # a streamed statement that returned no row description
             return empty_result(statement, -1)
         oids = [d.type_code for d in description]
-        typmods = [((d.precision << 16) | (d.scale or 0)) + 4
-                   if d.type_code == NUMERIC_OID and d.precision is not None else -1
-                   for d in description]
+        typmods = [
+            ((d.precision << 16) | (d.scale or 0)) + 4
+            if d.type_code == NUMERIC_OID and d.precision is not None
+            else -1
+            for d in description
+        ]
         return self._plain_result(oids, typmods, [d.name for d in description], rows, truncated)
 
     def _describe(self, statement: Statement) -> list[tuple[str, int, int]] | None:
@@ -694,11 +830,19 @@ class PostgresAdapter(PgFamilyAdapter):
                 return None
         except Exception:
             return None
-        return [((desc.fname(i) or b"").decode("utf-8", "replace"), desc.ftype(i), desc.fmod(i))
-                for i in range(desc.nfields)]
+        return [
+            ((desc.fname(i) or b"").decode("utf-8", "replace"), desc.ftype(i), desc.fmod(i))
+            for i in range(desc.nfields)
+        ]
 
-    def _plain_result(self, oids: Sequence[int], typmods: Sequence[int], names: Sequence[str],
-                      rows: Sequence[Sequence[Any]], truncated: bool) -> Result:
+    def _plain_result(
+        self,
+        oids: Sequence[int],
+        typmods: Sequence[int],
+        names: Sequence[str],
+        rows: Sequence[Sequence[Any]],
+        truncated: bool,
+    ) -> Result:
         displays = self._type_display(oids)
         columns = [ResultColumn(n, t) for n, t in zip(names, displays)]
         typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
@@ -712,8 +856,9 @@ class PostgresAdapter(PgFamilyAdapter):
                 import adbc_driver_postgresql.dbapi as adbc
                 from psycopg.conninfo import make_conninfo
 
-                conn = adbc.connect(make_conninfo(**{k: str(v) for k, v in revealed(self._kwargs).items()}),
-                                    autocommit=True)
+                conn = adbc.connect(
+                    make_conninfo(**{k: str(v) for k, v in revealed(self._kwargs).items()}), autocommit=True
+                )
                 try:
                     cur = conn.cursor()
                     if self._session_sql():
@@ -728,11 +873,11 @@ class PostgresAdapter(PgFamilyAdapter):
             self._adbc_timeout = self.options.statement_timeout or None
         return self._adbc_cur
 
-    def _execute_adbc(self, statement: Statement, max_rows: int | None,
-                      timeout: float | None) -> Result:
+    def _execute_adbc(self, statement: Statement, max_rows: int | None, timeout: float | None) -> Result:
         cur = self._adbc_cursor()
         own = None
         if self.options.readonly:  # its own read-only transaction, timeout included
+
             def query(sql: str) -> list:
                 cur.execute(sql)
                 return [tuple(r) for r in cur.fetchall()]
@@ -796,8 +941,9 @@ class PostgresAdapter(PgFamilyAdapter):
         if narrow:  # back from float8 to numeric(p, s): exact, p <= 15 digits round-trip
             for i, typmod in narrow[1].items():
                 precision, scale = numeric_precision_scale(typmod)
-                table = table.set_column(i, schema.names[i], pc.cast(
-                    table.column(i), pa.decimal128(precision, scale), safe=False))
+                table = table.set_column(
+                    i, schema.names[i], pc.cast(table.column(i), pa.decimal128(precision, scale), safe=False)
+                )
         table = conform_arrow(table, arrow_types(typnames), names=schema.names)
         table = with_numerics(table, typnames, typmods)
         return Result(columns, table, table.num_rows, truncated)
@@ -829,8 +975,8 @@ class PostgresAdapter(PgFamilyAdapter):
         if not narrow or len(set(names)) != len(names) or not all(names):
             return None
         select = ", ".join(
-            f"{_quote(n)}::float8 AS {_quote(n)}" if i in narrow else _quote(n)
-            for i, n in enumerate(names))
+            f"{_quote(n)}::float8 AS {_quote(n)}" if i in narrow else _quote(n) for i, n in enumerate(names)
+        )
         try:
             return statement.wrap(f"SELECT {select} FROM (", ") AS _sqlnb_q"), narrow
         except errors.ReadOnlyViolation:  # a column name the guard refuses: as written
@@ -849,8 +995,9 @@ class PostgresAdapter(PgFamilyAdapter):
         with self.conn.transaction(), self.conn.cursor() as cur:
             if self.options.readonly:  # no session settings on a read-only connection
                 cur.execute("SET TRANSACTION READ ONLY")
-                cur.execute(f"SET LOCAL statement_timeout = "
-                            f"{self._timeout_ms(self.options.statement_timeout)}")
+                cur.execute(
+                    f"SET LOCAL statement_timeout = {self._timeout_ms(self.options.statement_timeout)}"
+                )
             cur.execute("SET LOCAL jit = off")
             out = []
             for q in queries:
@@ -873,11 +1020,10 @@ class PostgresAdapter(PgFamilyAdapter):
         advisory locks the statement takes are released (the user's own stay)."""
         from psycopg.pq import TransactionStatus
 
-        own = self._read_only_statement(self._run, self._catalog_rows, timeout=False,
-                                        release="new")
+        own = self._read_only_statement(self._run, self._catalog_rows, timeout=False, release="new")
         return self._read_only_transaction(
-            self.conn.info.transaction_status != TransactionStatus.IDLE,
-            lambda: own.begin(None), own.end)
+            self.conn.info.transaction_status != TransactionStatus.IDLE, lambda: own.begin(None), own.end
+        )
 
     def _close(self) -> None:
         try:
@@ -920,9 +1066,11 @@ class _ReadOnlyStatement:
     __slots__ = ("_run", "_query", "_timeout_sql", "_release", "_open", "_held")
 
     SAVEPOINT = "sqlnb_statement"
-    ADVISORY_LOCKS_SQL = ("SELECT l.classid::int8, l.objid::int8, l.objsubid::int4, l.mode "
-                          "FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' "
-                          "AND l.pid = pg_catalog.pg_backend_pid() AND l.granted")
+    ADVISORY_LOCKS_SQL = (
+        "SELECT l.classid::int8, l.objid::int8, l.objsubid::int4, l.mode "
+        "FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' "
+        "AND l.pid = pg_catalog.pg_backend_pid() AND l.granted"
+    )
 
     def __init__(self, run, query, timeout_sql: str, release: str):
         self._run, self._query = run, query
@@ -967,14 +1115,14 @@ class _ReadOnlyStatement:
         """Unlock the session-level advisory locks the statement took (each as often as it
         was taken: pg_advisory_unlock returns false once the lock is no longer held)."""
         for classid, objid, objsubid, mode in set(self._query(self.ADVISORY_LOCKS_SQL)) - (
-                self._held or set()):
+            self._held or set()
+        ):
             shared = "_shared" if "Share" in str(mode) and "Exclusive" not in str(mode) else ""
             if int(objsubid) == 1:  # one bigint key: high and low 32 bits
                 key = (int(classid) << 32) | int(objid)
                 args = str(key - (1 << 64) if key >= 1 << 63 else key)
             else:  # two int4 keys, stored as unsigned oids
-                a, b = (int(v) - (1 << 32) if int(v) >= 1 << 31 else int(v)
-                        for v in (classid, objid))
+                a, b = (int(v) - (1 << 32) if int(v) >= 1 << 31 else int(v) for v in (classid, objid))
                 args = f"{a}, {b}"
             for _ in range(1000):
                 rows = self._query(f"SELECT pg_catalog.pg_advisory_unlock{shared}({args})")

@@ -144,12 +144,18 @@ def _with(found: WriteAccess, **changes: Any) -> WriteAccess:
 # Building the verdict and its sentences
 # ---------------------------------------------------------------------------------------
 
+
 def unknown(engine: str, reason: str, role: str | None = None) -> WriteAccess:
     """Could not tell: counted as writable where that matters (``require_readonly_role``)."""
     reason = reason.strip().rstrip(".") or "no answer"
-    return WriteAccess(None, "write access unknown",
-                       f"sqlnb could not tell what this role may change ({reason}) — {ADVICE}",
-                       engine=engine, role=role, reason=reason)
+    return WriteAccess(
+        None,
+        "write access unknown",
+        f"sqlnb could not tell what this role may change ({reason}) — {ADVICE}",
+        engine=engine,
+        role=role,
+        reason=reason,
+    )
 
 
 def _plural(n: int, word: str) -> str:
@@ -164,11 +170,20 @@ def _names(names: tuple[str, ...], word: str) -> str:
     return f"{word}{'' if len(names) == 1 else 's'} {shown}{more}"
 
 
-def role_verdict(engine: str, role: str | None, *, writable_tables: int | None,
-                 create_schemas: tuple[str, ...] = (), superuser: bool | None = False,
-                 server_files: bool | None = False, remote_links: tuple[str, ...] = (),
-                 powers: tuple[str, ...] = (), reason: str = "",
-                 schema_word: str = "schema", who_word: str = "role") -> WriteAccess:
+def role_verdict(
+    engine: str,
+    role: str | None,
+    *,
+    writable_tables: int | None,
+    create_schemas: tuple[str, ...] = (),
+    superuser: bool | None = False,
+    server_files: bool | None = False,
+    remote_links: tuple[str, ...] = (),
+    powers: tuple[str, ...] = (),
+    reason: str = "",
+    schema_word: str = "schema",
+    who_word: str = "role",
+) -> WriteAccess:
     """The verdict for a server engine's role from what its catalog said."""
     if superuser:
         here = f", {_plural(writable_tables, 'table')} included" if writable_tables else ""
@@ -184,16 +199,29 @@ def role_verdict(engine: str, role: str | None, *, writable_tables: int | None,
         clauses += [f"can {p}" for p in powers]
     links = ""
     if remote_links:
-        links = (f"; {' and '.join(remote_links)} {'is' if len(remote_links) == 1 else 'are'} "
-                 "installed, which can reach other servers")
+        links = (
+            f"; {' and '.join(remote_links)} {'is' if len(remote_links) == 1 else 'are'} "
+            "installed, which can reach other servers"
+        )
     who = f"this {who_word} ({role})" if role else f"this {who_word}"
-    common = dict(engine=engine, role=role, writable_tables=writable_tables,
-                  create_schemas=create_schemas, superuser=superuser, server_files=server_files,
-                  remote_links=remote_links, powers=powers, reason=reason)
+    common = dict(
+        engine=engine,
+        role=role,
+        writable_tables=writable_tables,
+        create_schemas=create_schemas,
+        superuser=superuser,
+        server_files=server_files,
+        remote_links=remote_links,
+        powers=powers,
+        reason=reason,
+    )
     if not clauses:
-        return WriteAccess(False, "read-only role",
-                           f"read-only role: {who} may change no table and create nothing{links}",
-                           **common)
+        return WriteAccess(
+            False,
+            "read-only role",
+            f"read-only role: {who} may change no table and create nothing{links}",
+            **common,
+        )
     if superuser:
         label = "superuser role"
     elif writable_tables:
@@ -226,8 +254,10 @@ def _one(adapter: "Adapter", sql: str) -> tuple:
 # ---------------------------------------------------------------------------------------
 
 # Relations of the user's schemas (not the catalogs, TOAST or other sessions' temp schemas).
-_PG_USER_SCHEMA = ("n.nspname NOT IN ('pg_catalog', 'information_schema') "
-                   "AND left(n.nspname, 8) NOT IN ('pg_toast', 'pg_temp_')")
+_PG_USER_SCHEMA = (
+    "n.nspname NOT IN ('pg_catalog', 'information_schema') "
+    "AND left(n.nspname, 8) NOT IN ('pg_toast', 'pg_temp_')"
+)
 
 # One statement (each costs a guard check and a read-only transaction): the role's
 # attributes, the tables and views it may change, the schemas it may create in (a JSON
@@ -259,8 +289,9 @@ def _json_names(text: Any) -> tuple[str, ...]:
 
 
 def postgres_access(adapter: "Adapter") -> WriteAccess:
-    (role, superuser, createrole, createdb, create_db, tables, schemas, file_roles,
-     links) = _one(adapter, _PG_ACCESS)
+    (role, superuser, createrole, createdb, create_db, tables, schemas, file_roles, links) = _one(
+        adapter, _PG_ACCESS
+    )
     powers = []
     if create_db and not superuser:
         powers.append("create schemas (CREATE on the database)")
@@ -269,12 +300,18 @@ def postgres_access(adapter: "Adapter") -> WriteAccess:
     if createdb and not superuser:
         powers.append("create databases (CREATEDB)")
     return role_verdict(
-        "postgresql", role, writable_tables=int(tables), create_schemas=_json_names(schemas),
-        superuser=bool(superuser), server_files=bool(superuser) or int(file_roles) > 0,
-        remote_links=_json_names(links), powers=tuple(powers),
+        "postgresql",
+        role,
+        writable_tables=int(tables),
+        create_schemas=_json_names(schemas),
+        superuser=bool(superuser),
+        server_files=bool(superuser) or int(file_roles) > 0,
+        remote_links=_json_names(links),
+        powers=tuple(powers),
         reason="pg_roles, has_table_privilege / has_any_column_privilege over the tables and "
-               "views, has_schema_privilege, has_database_privilege, pg_write_server_files "
-               "membership, pg_extension")
+        "views, has_schema_privilege, has_database_privilege, pg_write_server_files "
+        "membership, pg_extension",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -312,11 +349,17 @@ def redshift_access(adapter: "Adapter") -> WriteAccess:
         powers.append("create databases (CREATEDB)")
     names = tuple(r[0] for r in schemas) + (("…",) if more else ())
     return role_verdict(
-        "redshift", role, writable_tables=int(tables), create_schemas=names,
-        superuser=bool(superuser), server_files=bool(superuser), powers=tuple(powers),
+        "redshift",
+        role,
+        writable_tables=int(tables),
+        create_schemas=names,
+        superuser=bool(superuser),
+        server_files=bool(superuser),
+        powers=tuple(powers),
         reason="pg_user, has_table_privilege over the tables and views, has_schema_privilege, "
-               "has_database_privilege; COPY and UNLOAD reach S3 through the cluster's IAM "
-               "roles, which no query shows")
+        "has_database_privilege; COPY and UNLOAD reach S3 through the cluster's IAM "
+        "roles, which no query shows",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -327,13 +370,17 @@ _MY_SYSTEM = ("mysql", "information_schema", "performance_schema", "sys")
 # privileges that change a table's rows or the table itself
 # (CREATE on a table lets its grantee create it; on a database or globally it creates new
 # tables, counted as create_schemas rather than as writing the existing ones)
-_MY_TABLE_WRITE = frozenset({"INSERT", "UPDATE", "DELETE", "DROP", "ALTER", "INDEX", "TRIGGER",
-                             "CREATE", "DELETE HISTORY"})
+_MY_TABLE_WRITE = frozenset(
+    {"INSERT", "UPDATE", "DELETE", "DROP", "ALTER", "INDEX", "TRIGGER", "CREATE", "DELETE HISTORY"}
+)
 _MY_EXISTING_WRITE = _MY_TABLE_WRITE - {"CREATE"}
 _MY_CREATE = frozenset({"CREATE", "CREATE VIEW", "CREATE ROUTINE"})
-_MY_POWERS = {"CREATE USER": "create users (CREATE USER)", "SHUTDOWN": "shut the server down",
-              "RELOAD": "reload and flush the server (RELOAD)",
-              "EVENT": "schedule events (EVENT)"}
+_MY_POWERS = {
+    "CREATE USER": "create users (CREATE USER)",
+    "SHUTDOWN": "shut the server down",
+    "RELOAD": "reload and flush the server (RELOAD)",
+    "EVENT": "schedule events (EVENT)",
+}
 
 _MY_GRANTS = """
 SELECT 'global' AS level, GRANTEE, NULL AS TABLE_SCHEMA, NULL AS TABLE_NAME, PRIVILEGE_TYPE
@@ -349,8 +396,10 @@ SELECT 'column', GRANTEE, TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE
   FROM information_schema.COLUMN_PRIVILEGES
 """
 
-_MY_TABLES = ("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "
-              f"WHERE TABLE_SCHEMA NOT IN ({', '.join(repr(s) for s in _MY_SYSTEM)})")
+_MY_TABLES = (
+    "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "
+    f"WHERE TABLE_SCHEMA NOT IN ({', '.join(repr(s) for s in _MY_SYSTEM)})"
+)
 
 
 def _grantee(text: str) -> tuple[str, str]:
@@ -382,8 +431,12 @@ def mysql_access(adapter: "Adapter") -> WriteAccess:
     me = _grantee(str(current))
     roles: list[tuple[str, str]] = []
     try:
-        result = adapter.execute("SELECT * FROM information_schema.APPLICABLE_ROLES",
-                                 readonly=True, max_rows=1000, timeout=_TIMEOUT)
+        result = adapter.execute(
+            "SELECT * FROM information_schema.APPLICABLE_ROLES",
+            readonly=True,
+            max_rows=1000,
+            timeout=_TIMEOUT,
+        )
         cols = [c.lower() for c in result.column_names]
         for row in result.rows:
             rec = dict(zip(cols, row))
@@ -413,32 +466,48 @@ def mysql_access(adapter: "Adapter") -> WriteAccess:
     superuser = "SUPER" in global_privs
     write_everywhere = bool(global_privs & _MY_EXISTING_WRITE)
     write_schemas = [p for p, _, priv in schema_privs if priv in _MY_EXISTING_WRITE]
-    create = ("*",) if global_privs & _MY_CREATE else tuple(
-        sorted({raw for _, raw, priv in schema_privs if priv in _MY_CREATE}))
+    create = (
+        ("*",)
+        if global_privs & _MY_CREATE
+        else tuple(sorted({raw for _, raw, priv in schema_privs if priv in _MY_CREATE}))
+    )
     writable = 0
     if write_everywhere:
         (count,) = _one(adapter, _MY_TABLES.replace("TABLE_SCHEMA, TABLE_NAME", "COUNT(*)", 1))
         writable = int(count)
     elif write_schemas or table_privs:
         tables, _ = _rows(adapter, _MY_TABLES, max_rows=None)
-        writable = sum(1 for schema, table in tables if (schema, table) in table_privs
-                       or any(p.fullmatch(schema) for p in write_schemas))
+        writable = sum(
+            1
+            for schema, table in tables
+            if (schema, table) in table_privs or any(p.fullmatch(schema) for p in write_schemas)
+        )
     powers = tuple(text for priv, text in _MY_POWERS.items() if priv in global_privs)
     role_note = ""
     hidden = [r for r in roles if r not in seen]
     if roles:
         role_note = f"; roles {', '.join(r[0] for r in roles)}"
     found = role_verdict(
-        "mysql", str(current), writable_tables=writable, create_schemas=create,
-        superuser=superuser, server_files="FILE" in global_privs, powers=powers,
-        schema_word="database", who_word="user",
+        "mysql",
+        str(current),
+        writable_tables=writable,
+        create_schemas=create,
+        superuser=superuser,
+        server_files="FILE" in global_privs,
+        powers=powers,
+        schema_word="database",
+        who_word="user",
         reason="information_schema USER_PRIVILEGES, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES and "
-               f"COLUMN_PRIVILEGES of {current}{role_note}")
+        f"COLUMN_PRIVILEGES of {current}{role_note}",
+    )
     if found.can_write is False and hidden:
         names = ", ".join(r[0] for r in hidden)
-        return unknown("mysql", f"{current} may use the role{'s' * (len(hidden) > 1)} {names}, "
-                                "whose privileges information_schema does not show to it",
-                       role=str(current))
+        return unknown(
+            "mysql",
+            f"{current} may use the role{'s' * (len(hidden) > 1)} {names}, "
+            "whose privileges information_schema does not show to it",
+            role=str(current),
+        )
     return found
 
 
@@ -470,18 +539,27 @@ def snowflake_access(adapter: "Adapter") -> WriteAccess:
         (tables,) = _one(adapter, _SF_TABLES)
         schemas, more = _rows(adapter, _SF_SCHEMAS, max_rows=1000)
     except errors.SqlnbError as exc:
-        return unknown("snowflake", "the role's grants could not be read from "
-                                    "INFORMATION_SCHEMA.ENABLED_ROLES, TABLE_PRIVILEGES and "
-                                    f"OBJECT_PRIVILEGES ({_why(exc)})", role=role)
+        return unknown(
+            "snowflake",
+            "the role's grants could not be read from "
+            "INFORMATION_SCHEMA.ENABLED_ROLES, TABLE_PRIVILEGES and "
+            f"OBJECT_PRIVILEGES ({_why(exc)})",
+            role=role,
+        )
     names = {str(r[0]).upper() for r in enabled} | {str(role or "").upper()}
     admin = tuple(a for a in _SF_ADMIN if a in names)
     return role_verdict(
-        "snowflake", role, writable_tables=int(tables or 0),
+        "snowflake",
+        role,
+        writable_tables=int(tables or 0),
         create_schemas=tuple(str(r[0]) for r in schemas) + (("…",) if more else ()),
-        superuser=bool(admin), server_files=False,
+        superuser=bool(admin),
+        server_files=False,
         reason="INFORMATION_SCHEMA.ENABLED_ROLES, TABLE_PRIVILEGES and OBJECT_PRIVILEGES of the "
-               "current database" + (f"; administrator role {', '.join(admin)}" if admin else "")
-               + "; stages and other databases were not inspected")
+        "current database"
+        + (f"; administrator role {', '.join(admin)}" if admin else "")
+        + "; stages and other databases were not inspected",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -489,10 +567,9 @@ def snowflake_access(adapter: "Adapter") -> WriteAccess:
 # ---------------------------------------------------------------------------------------
 
 _FILE_TABLES = {
-    "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-              "AND substr(name, 1, 7) <> 'sqlite_'",
+    "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_'",
     "duckdb": "SELECT count(*) FROM information_schema.tables "
-              "WHERE table_type = 'BASE TABLE' AND table_catalog = current_database()",
+    "WHERE table_type = 'BASE TABLE' AND table_catalog = current_database()",
 }
 _FILE_ESCAPES = {"sqlite": "ATTACH", "duckdb": "ATTACH and COPY ... TO"}
 
@@ -504,35 +581,54 @@ def file_access(adapter: "Adapter") -> WriteAccess:
     escapes = _FILE_ESCAPES.get(engine, "ATTACH")
     if adapter.options.readonly:
         what = f"{name} is opened read-only" if name else "the database is read-only"
-        return WriteAccess(False, "read-only connection",
-                           f"read-only connection: {what}, and {escapes} are refused",
-                           engine=engine, writable_tables=0, server_files=False,
-                           reason="opened with --readonly")
+        return WriteAccess(
+            False,
+            "read-only connection",
+            f"read-only connection: {what}, and {escapes} are refused",
+            engine=engine,
+            writable_tables=0,
+            server_files=False,
+            reason="opened with --readonly",
+        )
     try:
         (count,) = _one(adapter, _FILE_TABLES[engine])
         tables: int | None = int(count)
     except errors.SqlnbError:
         tables = None
     if path is None:
-        return WriteAccess(True, "in-memory database",
-                           f"in-memory database: this connection may change it (nothing of it "
-                           f"is on disk), and {escapes} can write files — {FILE_ADVICE}",
-                           engine=engine, writable_tables=tables, server_files=True,
-                           reason="in memory, not opened with --readonly")
+        return WriteAccess(
+            True,
+            "in-memory database",
+            f"in-memory database: this connection may change it (nothing of it "
+            f"is on disk), and {escapes} can write files — {FILE_ADVICE}",
+            engine=engine,
+            writable_tables=tables,
+            server_files=True,
+            reason="in memory, not opened with --readonly",
+        )
     full = os.path.abspath(path)
     target = full if os.path.exists(full) else os.path.dirname(full)
     if not os.access(target, os.W_OK):
-        return WriteAccess(False, "read-only file",
-                           f"read-only file: this process may not write {name}; without "
-                           f"--readonly, {escapes} could still write other files",
-                           engine=engine, writable_tables=0, server_files=True,
-                           reason=f"os.access({full!r}, W_OK) is false")
+        return WriteAccess(
+            False,
+            "read-only file",
+            f"read-only file: this process may not write {name}; without "
+            f"--readonly, {escapes} could still write other files",
+            engine=engine,
+            writable_tables=0,
+            server_files=True,
+            reason=f"os.access({full!r}, W_OK) is false",
+        )
     what = f"{name} ({_plural(tables, 'table')})" if tables is not None else name
-    return WriteAccess(True, f"can write {_plural(tables, 'table')}" if tables else "writable file",
-                       f"this connection can write {what}, and {escapes} can write other "
-                       f"files — {FILE_ADVICE}",
-                       engine=engine, writable_tables=tables, server_files=True,
-                       reason=f"os.access({full!r}, W_OK) is true; not opened with --readonly")
+    return WriteAccess(
+        True,
+        f"can write {_plural(tables, 'table')}" if tables else "writable file",
+        f"this connection can write {what}, and {escapes} can write other files — {FILE_ADVICE}",
+        engine=engine,
+        writable_tables=tables,
+        server_files=True,
+        reason=f"os.access({full!r}, W_OK) is true; not opened with --readonly",
+    )
 
 
 INSPECTORS: dict[str, Callable[["Adapter"], WriteAccess]] = {

@@ -40,8 +40,16 @@ import threading
 from typing import Any, ClassVar, Mapping, Sequence
 
 from sqlnb import errors
-from sqlnb.adapters.postgres import (BUILTIN_TYPES, NUMERIC_OID, UNKNOWN, PgFamilyAdapter,
-                                     arrow_types, cached_read_only, changes_session, with_numerics)
+from sqlnb.adapters.postgres import (
+    BUILTIN_TYPES,
+    NUMERIC_OID,
+    UNKNOWN,
+    PgFamilyAdapter,
+    arrow_types,
+    cached_read_only,
+    changes_session,
+    with_numerics,
+)
 from sqlnb.adapters.result import Result, ResultColumn, empty_result, fetch_rows, rows_to_arrow
 from sqlnb.adapters.spec import revealed
 from sqlnb.sql.statement import Statement
@@ -64,8 +72,9 @@ class RedshiftAdapter(PgFamilyAdapter):
     # Redshift's catalog is PostgreSQL 8.0's: no partitions, no INCLUDE columns in indexes,
     # no pg_my_temp_schema().
     catalog_relkinds = "'r', 'v', 'm'"
-    catalog_schema_filter = ("n.nspname NOT IN ('information_schema', 'catalog_history') "
-                             "AND n.nspname !~ '^pg_'")
+    catalog_schema_filter = (
+        "n.nspname NOT IN ('information_schema', 'catalog_history') AND n.nspname !~ '^pg_'"
+    )
     catalog_table_filter = ""
     catalog_index_keys = "indnatts"
     local_timeout_sql = "SELECT pg_catalog.set_config('statement_timeout', '{ms}', true)"
@@ -81,9 +90,12 @@ class RedshiftAdapter(PgFamilyAdapter):
         spec = self.spec
         accepted = inspect.signature(redshift_connector.connect).parameters
         kwargs: dict[str, Any] = {
-            "host": spec.host, "port": spec.port or self.default_port, "user": spec.user,
+            "host": spec.host,
+            "port": spec.port or self.default_port,
+            "user": spec.user,
             "password": spec.password,  # a Secret until the driver call (spec.revealed)
-            "database": spec.database, "application_name": "sqlnb",
+            "database": spec.database,
+            "application_name": "sqlnb",
             # unnamed statements: a cached named one would be missing (or another's) on the
             # next server session behind a pooler in transaction mode, and a cached FETCH
             # would keep the row description of the first cursor it read
@@ -96,7 +108,8 @@ class RedshiftAdapter(PgFamilyAdapter):
                 raise errors.ConfigurationError(
                     f"Unknown Redshift connection parameter {key!r} in {spec.redacted_url()}",
                     hint="use redshift_connector.connect() arguments such as ssl, sslmode, "
-                         "application_name, iam, cluster_identifier, region")
+                    "application_name, iam, cluster_identifier, region",
+                )
             kwargs[key] = _coerce(value, accepted[key].annotation)
         return {k: v for k, v in kwargs.items() if v is not None}
 
@@ -124,8 +137,7 @@ class RedshiftAdapter(PgFamilyAdapter):
                 cur.execute(f"SET statement_timeout TO {self._timeout_ms(self.options.statement_timeout)}")
             cur.execute("SELECT pg_backend_pid()")
             pid = cur.fetchone()[0]
-            cur.execute("SELECT count(*) FROM pg_catalog.pg_proc "
-                        "WHERE proname = 'pg_advisory_unlock_all'")
+            cur.execute("SELECT count(*) FROM pg_catalog.pg_proc WHERE proname = 'pg_advisory_unlock_all'")
             advisory = bool(cur.fetchone()[0])
             cur.close()
         except BaseException:
@@ -141,8 +153,7 @@ class RedshiftAdapter(PgFamilyAdapter):
         self._session_timeout = self.options.statement_timeout or None
 
     # ---- execute ---------------------------------------------------------------------
-    def _bind(self, sql: str, params: Mapping[str, Any] | None,
-              guarded: bool) -> tuple[str, Any]:
+    def _bind(self, sql: str, params: Mapping[str, Any] | None, guarded: bool) -> tuple[str, Any]:
         """``$n`` placeholders.  With parameters the driver reads the text again with a
         lexer of its own and turns every ``?`` it finds outside its idea of a string into a
         placeholder (dollar quotes included): such a text is refused rather than changed."""
@@ -151,22 +162,24 @@ class RedshiftAdapter(PgFamilyAdapter):
             raise errors.UsageError(
                 "A statement with :name parameters cannot contain '?' on Redshift: the "
                 "driver would read it as a placeholder and change the statement",
-                dialect=self.dialect, hint="write the value in the text instead of a parameter, "
-                                           "or avoid '?' in that statement")
+                dialect=self.dialect,
+                hint="write the value in the text instead of a parameter, or avoid '?' in that statement",
+            )
         return text, bound
 
-    def _execute(self, statement: Statement, params: Any, max_rows: int | None,
-                 timeout: float | None) -> Result:
+    def _execute(
+        self, statement: Statement, params: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         self._effective_timeout = timeout
         return self._execute_rows(statement, params, max_rows, timeout)
 
-    def _execute_rows(self, statement: Statement, params: Any, max_rows: int | None,
-                      timeout: float | None) -> Result:
+    def _execute_rows(
+        self, statement: Statement, params: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         cur = self.conn.cursor()
         cur.paramstyle = "qmark"
         # a capped query: a cursor on the server, so only max_rows + 1 rows are sent
-        capped = max_rows is not None and (statement.accepted or
-                                           cached_read_only(statement, self.dialect))
+        capped = max_rows is not None and (statement.accepted or cached_read_only(statement, self.dialect))
         own = None  # the read-only transaction this statement runs in, when sqlnb opens one
         cursor_txn = False  # a transaction sqlnb opened for a capped query's cursor
         declared = False
@@ -262,8 +275,10 @@ class RedshiftAdapter(PgFamilyAdapter):
         # with the connection's timeout, like every statement
         self._run("BEGIN READ ONLY")
         try:
-            self._run("SELECT pg_catalog.set_config('statement_timeout', "
-                      f"'{self._timeout_ms(self.options.statement_timeout)}', true)")
+            self._run(
+                "SELECT pg_catalog.set_config('statement_timeout', "
+                f"'{self._timeout_ms(self.options.statement_timeout)}', true)"
+            )
             return super()._catalog_queries(queries)
         finally:
             self._run_unless_broken("ROLLBACK")
@@ -314,10 +329,12 @@ class RedshiftAdapter(PgFamilyAdapter):
             return False
 
     def _read_only_scope(self):
-        own = self._read_only_statement(self._run_unless_broken, self._catalog_rows,
-                                        timeout=False, release="new")
-        return self._read_only_transaction(bool(getattr(self.conn, "in_transaction", False)),
-                                           lambda: own.begin(None), own.end)
+        own = self._read_only_statement(
+            self._run_unless_broken, self._catalog_rows, timeout=False, release="new"
+        )
+        return self._read_only_transaction(
+            bool(getattr(self.conn, "in_transaction", False)), lambda: own.begin(None), own.end
+        )
 
     def _close(self) -> None:
         self.conn.close()
@@ -351,11 +368,11 @@ def _driver_keeps_question_marks(sql: str) -> bool:
         text = tok.text
         if tok.kind == "comment" and text.startswith("/*"):
             return False
-        if tok.kind == "string" and (text.startswith("$") or
-                                     sql[max(tok.start - 1, 0):tok.start] in ("e", "E", "&")):
+        if tok.kind == "string" and (
+            text.startswith("$") or sql[max(tok.start - 1, 0) : tok.start] in ("e", "E", "&")
+        ):
             return False
-        if "?" in text and not (tok.kind == "ident" or (tok.kind == "string" and
-                                                        text.startswith("'"))):
+        if "?" in text and not (tok.kind == "ident" or (tok.kind == "string" and text.startswith("'"))):
             return False
     return True
 

@@ -27,7 +27,8 @@ def check_scheme(scheme: str) -> tuple[str, str, str, str]:
     except KeyError:
         raise errors.UnknownSchemeError(
             f"Unknown database scheme {scheme!r}",
-            hint=f"sqlnb supports {', '.join(s + '://' for s in ADAPTERS)}") from None
+            hint=f"sqlnb supports {', '.join(s + '://' for s in ADAPTERS)}",
+        ) from None
 
 
 def adapter_class(scheme: str):
@@ -38,7 +39,7 @@ def adapter_class(scheme: str):
     except ImportError:
         install = f'pip install "sqlnb[{extra}]"' if extra else f"pip install {driver}"
         raise errors.MissingDriverError(
-            f"The {scheme} driver ({driver}) is not installed",
-            hint=f"run: {install}") from None
+            f"The {scheme} driver ({driver}) is not installed", hint=f"run: {install}"
+        ) from None
     module = importlib.import_module(module_name)
     return getattr(module, class_name)

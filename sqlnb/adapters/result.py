@@ -34,9 +34,15 @@ class Result:
 
     __slots__ = ("_df", "arrow", "columns", "elapsed", "notices", "row_count", "statement", "truncated")
 
-    def __init__(self, columns: Sequence[ResultColumn], arrow: pa.Table | None,
-                 row_count: int, truncated: bool = False, elapsed: float = 0.0,
-                 statement: str = ""):
+    def __init__(
+        self,
+        columns: Sequence[ResultColumn],
+        arrow: pa.Table | None,
+        row_count: int,
+        truncated: bool = False,
+        elapsed: float = 0.0,
+        statement: str = "",
+    ):
         self.columns = list(columns)
         self.arrow = arrow
         self.row_count = row_count
@@ -71,8 +77,10 @@ class Result:
         return self.to_pandas()
 
     def __repr__(self) -> str:
-        return (f"Result(columns={self.column_names}, row_count={self.row_count}, "
-                f"truncated={self.truncated}, elapsed={self.elapsed:.3f}s)")
+        return (
+            f"Result(columns={self.column_names}, row_count={self.row_count}, "
+            f"truncated={self.truncated}, elapsed={self.elapsed:.3f}s)"
+        )
 
 
 def _empty_frame():
@@ -98,8 +106,9 @@ def arrow_to_pandas(table: pa.Table):
             as_float = _lossless_float(col, pc)
             if as_float is not None:
                 table = table.set_column(i, table.field(i).name, as_float)
-    return table.to_pandas(date_as_object=True, coerce_temporal_nanoseconds=False,
-                           types_mapper=_pandas_type_for)
+    return table.to_pandas(
+        date_as_object=True, coerce_temporal_nanoseconds=False, types_mapper=_pandas_type_for
+    )
 
 
 def _lossless_float(col, pc):
@@ -152,8 +161,11 @@ def _canonical_array(values: list, type_name: str = "") -> pa.Array:
     sample = next((v for v in values if v is not None), None)
     if isinstance(sample, uuid.UUID):
         values = [None if v is None else str(v) for v in values]
-    elif isinstance(sample, (dict, list)) or (type_name in ("json", "jsonb", "variant", "object", "array")
-                                              and not isinstance(sample, str) and sample is not None):
+    elif isinstance(sample, (dict, list)) or (
+        type_name in ("json", "jsonb", "variant", "object", "array")
+        and not isinstance(sample, str)
+        and sample is not None
+    ):
         values = [None if v is None else json.dumps(v) for v in values]
     elif isinstance(sample, (memoryview, bytearray)):
         values = [None if v is None else bytes(v) for v in values]
@@ -188,13 +200,19 @@ def _decimal_array(values: list) -> pa.Array:
         return pa.array([None if v is None else str(v) for v in values], type=pa.string())
     q = decimal.Decimal(1).scaleb(-scale)
     values = [None if v is None else v.quantize(q) for v in values]
-    typ = (pa.decimal128(min(max(precision, scale + 1), 38), scale) if precision <= 38
-           else pa.decimal256(precision, scale))
+    typ = (
+        pa.decimal128(min(max(precision, scale + 1), 38), scale)
+        if precision <= 38
+        else pa.decimal256(precision, scale)
+    )
     return pa.array(values, type=typ)
 
 
-def rows_to_arrow(columns: Sequence[ResultColumn], rows: Sequence[Sequence[Any]],
-                  types: Sequence[pa.DataType | None] | None = None) -> pa.Table:
+def rows_to_arrow(
+    columns: Sequence[ResultColumn],
+    rows: Sequence[Sequence[Any]],
+    types: Sequence[pa.DataType | None] | None = None,
+) -> pa.Table:
     """Build the canonical Arrow table from plain driver rows.
 
     ``types`` (optional, one per column, None = infer) are the Arrow types the engine's
@@ -207,8 +225,9 @@ def rows_to_arrow(columns: Sequence[ResultColumn], rows: Sequence[Sequence[Any]]
         known = list(types) if types is not None and len(types) == len(columns) else [None] * len(columns)
         if any(t is None for t in known):  # untyped columns: their type from the first rows
             sample = rows[:100]
-            known = [t if t is not None else _simple_type([r[i] for r in sample])
-                     for i, t in enumerate(known)]
+            known = [
+                t if t is not None else _simple_type([r[i] for r in sample]) for i, t in enumerate(known)
+            ]
     else:
         known = []
     if known and all(t is not None for t in known):
@@ -217,8 +236,14 @@ def rows_to_arrow(columns: Sequence[ResultColumn], rows: Sequence[Sequence[Any]]
         try:
             struct = pa.array(rows, type=pa.struct([pa.field(str(i), t) for i, t in enumerate(known)]))
             return pa.Table.from_arrays(struct.flatten(), names=names)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError,
-                TypeError, ValueError):
+        except (
+            pa.ArrowInvalid,
+            pa.ArrowTypeError,
+            pa.ArrowNotImplementedError,
+            OverflowError,
+            TypeError,
+            ValueError,
+        ):
             pass
     cols = [list(c) for c in zip(*rows, strict=False)] if rows else [[] for _ in columns]
     arrays = []
@@ -236,8 +261,7 @@ def rows_to_arrow(columns: Sequence[ResultColumn], rows: Sequence[Sequence[Any]]
     return pa.Table.from_arrays(arrays, names=names)
 
 
-_SIMPLE_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string(),
-                 bytes: pa.binary()}
+_SIMPLE_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string(), bytes: pa.binary()}
 
 
 def _simple_type(values: list) -> pa.DataType | None:
@@ -267,13 +291,23 @@ def _typed_array(values: list, typ: pa.DataType) -> pa.Array | None:
             values = [None if v is None else v.astimezone(dt.timezone.utc) for v in values]
     try:
         return pa.array(values, type=typ)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError, TypeError,
-            ValueError):
+    except (
+        pa.ArrowInvalid,
+        pa.ArrowTypeError,
+        pa.ArrowNotImplementedError,
+        OverflowError,
+        TypeError,
+        ValueError,
+    ):
         return None
 
 
-def conform_arrow(table: pa.Table, types: Sequence[pa.DataType | None],
-                  names: Sequence[str] | None = None, strict: bool = True) -> pa.Table:
+def conform_arrow(
+    table: pa.Table,
+    types: Sequence[pa.DataType | None],
+    names: Sequence[str] | None = None,
+    strict: bool = True,
+) -> pa.Table:
     """Normalise an Arrow-native result and cast its columns to ``types`` (None: keep the
     canonical type), giving the same table as :func:`rows_to_arrow` with those types.
     A value that does not fit raises ``pa.ArrowInvalid`` (the caller falls back to its
@@ -329,8 +363,10 @@ def normalize_arrow(table: pa.Table) -> pa.Table:
             if pa.types.is_fixed_size_binary(typ) and typ.byte_width == 16 and target == pa.string():
                 import uuid
 
-                col = pa.array([None if v is None else str(uuid.UUID(bytes=v)) for v in col.to_pylist()],
-                               type=pa.string())
+                col = pa.array(
+                    [None if v is None else str(uuid.UUID(bytes=v)) for v in col.to_pylist()],
+                    type=pa.string(),
+                )
             else:
                 col = col.cast(target)
         fields.append(pa.field(name, col.type))

@@ -66,8 +66,11 @@ _SCRUB_FILTER = _ScrubSecretsFilter()
 def filter_driver_logs(package: str) -> None:
     """Put the scrubbing filter on every logger of ``package`` that exists now (filters are
     not inherited: each module logger needs its own)."""
-    names = [n for n in list(logging.root.manager.loggerDict)
-             if (n == package or n.startswith(package + ".")) and n not in _FILTERED_LOGGERS]
+    names = [
+        n
+        for n in list(logging.root.manager.loggerDict)
+        if (n == package or n.startswith(package + ".")) and n not in _FILTERED_LOGGERS
+    ]
     for name in names:
         logging.getLogger(name).addFilter(_SCRUB_FILTER)
         _FILTERED_LOGGERS.add(name)

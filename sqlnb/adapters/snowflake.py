@@ -39,8 +39,7 @@ import pyarrow as pa
 from sqlnb import errors
 from sqlnb.adapters.base import Adapter
 from sqlnb.adapters.catalog import Catalog, assemble_tables
-from sqlnb.adapters.result import (Result, ResultColumn, conform_arrow, empty_result, fetch_rows,
-                                   rows_to_arrow)
+from sqlnb.adapters.result import Result, ResultColumn, conform_arrow, empty_result, fetch_rows, rows_to_arrow
 from sqlnb.sql.statement import Statement
 from sqlnb.sql.text import scan, split_statements
 
@@ -50,36 +49,83 @@ log = logging.getLogger(__name__)
 _FIXED, _REAL, _TEXT, _DATE, _TIMESTAMP, _VARIANT, _TIMESTAMP_LTZ, _TIMESTAMP_TZ = range(8)
 _TIMESTAMP_NTZ, _OBJECT, _ARRAY, _BINARY, _TIME, _BOOLEAN, _GEOGRAPHY, _GEOMETRY = range(8, 16)
 
-_TYPE_NAMES = {_REAL: "float", _TEXT: "varchar", _DATE: "date", _TIMESTAMP: "timestamp",
-               _VARIANT: "variant", _TIMESTAMP_LTZ: "timestamp_ltz", _TIMESTAMP_TZ: "timestamp_tz",
-               _TIMESTAMP_NTZ: "timestamp_ntz", _OBJECT: "object", _ARRAY: "array", _BINARY: "binary",
-               _TIME: "time", _BOOLEAN: "boolean", _GEOGRAPHY: "geography", _GEOMETRY: "geometry"}
-_ARROW_TYPES = {_REAL: pa.float64(), _TEXT: pa.string(), _DATE: pa.date32(),
-                _TIMESTAMP: pa.timestamp("us"), _TIMESTAMP_NTZ: pa.timestamp("us"),
-                _TIMESTAMP_LTZ: pa.timestamp("us", tz="UTC"), _TIMESTAMP_TZ: pa.timestamp("us", tz="UTC"),
-                _VARIANT: pa.string(), _OBJECT: pa.string(), _ARRAY: pa.string(),
-                _BINARY: pa.binary(), _TIME: pa.time64("us"), _BOOLEAN: pa.bool_(),
-                _GEOGRAPHY: pa.string(), _GEOMETRY: pa.string()}
+_TYPE_NAMES = {
+    _REAL: "float",
+    _TEXT: "varchar",
+    _DATE: "date",
+    _TIMESTAMP: "timestamp",
+    _VARIANT: "variant",
+    _TIMESTAMP_LTZ: "timestamp_ltz",
+    _TIMESTAMP_TZ: "timestamp_tz",
+    _TIMESTAMP_NTZ: "timestamp_ntz",
+    _OBJECT: "object",
+    _ARRAY: "array",
+    _BINARY: "binary",
+    _TIME: "time",
+    _BOOLEAN: "boolean",
+    _GEOGRAPHY: "geography",
+    _GEOMETRY: "geometry",
+}
+_ARROW_TYPES = {
+    _REAL: pa.float64(),
+    _TEXT: pa.string(),
+    _DATE: pa.date32(),
+    _TIMESTAMP: pa.timestamp("us"),
+    _TIMESTAMP_NTZ: pa.timestamp("us"),
+    _TIMESTAMP_LTZ: pa.timestamp("us", tz="UTC"),
+    _TIMESTAMP_TZ: pa.timestamp("us", tz="UTC"),
+    _VARIANT: pa.string(),
+    _OBJECT: pa.string(),
+    _ARRAY: pa.string(),
+    _BINARY: pa.binary(),
+    _TIME: pa.time64("us"),
+    _BOOLEAN: pa.bool_(),
+    _GEOGRAPHY: pa.string(),
+    _GEOMETRY: pa.string(),
+}
 
 _DML = {"INSERT", "UPDATE", "DELETE", "MERGE"}
 
 _ERRNO_CLASSES: dict[int, type[errors.SqlnbError]] = {
     2003: errors.TableNotFound,  # "Object 'X' does not exist or not authorized."
     904: errors.ColumnNotFound,  # "invalid identifier 'X'"
-    1003: errors.SQLSyntaxError, 1002: errors.SQLSyntaxError, 1007: errors.SQLSyntaxError,
-    100035: errors.TypeMismatch, 100037: errors.TypeMismatch, 100038: errors.TypeMismatch,
-    100040: errors.TypeMismatch, 100071: errors.TypeMismatch, 2262: errors.TypeMismatch,
-    3001: errors.PermissionDenied, 3003: errors.PermissionDenied, 3041: errors.PermissionDenied,
+    1003: errors.SQLSyntaxError,
+    1002: errors.SQLSyntaxError,
+    1007: errors.SQLSyntaxError,
+    100035: errors.TypeMismatch,
+    100037: errors.TypeMismatch,
+    100038: errors.TypeMismatch,
+    100040: errors.TypeMismatch,
+    100071: errors.TypeMismatch,
+    2262: errors.TypeMismatch,
+    3001: errors.PermissionDenied,
+    3003: errors.PermissionDenied,
+    3041: errors.PermissionDenied,
     630: errors.QueryTimeout,  # "Statement reached its statement or warehouse timeout"
     604: errors.QueryCancelled,  # "SQL execution canceled"
-    390100: errors.AuthenticationFailed, 390144: errors.AuthenticationFailed,
-    390111: errors.ConnectionLost, 390114: errors.ConnectionLost,
-    250003: errors.ConnectFailed, 251005: errors.ConnectFailed, 251006: errors.ConnectFailed,
+    390100: errors.AuthenticationFailed,
+    390144: errors.AuthenticationFailed,
+    390111: errors.ConnectionLost,
+    390114: errors.ConnectionLost,
+    250003: errors.ConnectFailed,
+    251005: errors.ConnectFailed,
+    251006: errors.ConnectFailed,
 }
 
-_CONNECT_PARAMS = ("authenticator", "host", "port", "protocol", "region", "private_key_file",
-                   "private_key_file_pwd", "token", "passcode", "client_session_keep_alive",
-                   "ocsp_fail_open", "timezone")
+_CONNECT_PARAMS = (
+    "authenticator",
+    "host",
+    "port",
+    "protocol",
+    "region",
+    "private_key_file",
+    "private_key_file_pwd",
+    "token",
+    "passcode",
+    "client_session_keep_alive",
+    "ocsp_fail_open",
+    "timezone",
+)
 
 
 def _first_word(sql: str) -> str:
@@ -184,8 +230,9 @@ class SnowflakeAdapter(Adapter):
     def _literal(self, value: Any) -> str:
         return _literal(value)
 
-    def _execute(self, statement: Statement, bound: Any, max_rows: int | None,
-                 timeout: float | None) -> Result:
+    def _execute(
+        self, statement: Statement, bound: Any, max_rows: int | None, timeout: float | None
+    ) -> Result:
         sql = statement
         # One statement per call.  The service refuses a text of several statements unless
         # MULTI_STATEMENT_COUNT allows them: it goes with every statement, always 1.  The
@@ -267,8 +314,10 @@ class SnowflakeAdapter(Adapter):
                     self.last_path = "rows"
                     columns = [ResultColumn(n, "") for n in names]
                     return rows_to_arrow(columns, rows, types)
-            table = pa.Table.from_arrays([_series_to_arrow(df.iloc[:, i], typ) for i, typ in enumerate(types)],
-                                         names=[str(i) for i in range(len(names))])
+            table = pa.Table.from_arrays(
+                [_series_to_arrow(df.iloc[:, i], typ) for i, typ in enumerate(types)],
+                names=[str(i) for i in range(len(names))],
+            )
             self.last_path = "pandas"
         if table.num_columns != len(names):
             return None
@@ -281,24 +330,32 @@ class SnowflakeAdapter(Adapter):
             cur.execute("SELECT CURRENT_DATABASE(), CURRENT_SCHEMA()")
             database, current_schema = cur.fetchone()
             where = "table_catalog = CURRENT_DATABASE() AND table_schema <> 'INFORMATION_SCHEMA'"
-            cur.execute("SELECT table_schema, table_name, table_type, row_count, comment "
-                        f"FROM information_schema.tables WHERE {where}")
+            cur.execute(
+                "SELECT table_schema, table_name, table_type, row_count, comment "
+                f"FROM information_schema.tables WHERE {where}"
+            )
             table_rows, seen = [], set()
             for schema, name, ttype, nrows, comment in cur.fetchall():
                 kind = "view" if "VIEW" in str(ttype).upper() else "table"
                 table_rows.append((schema, name, kind, nrows, comment))
                 seen.add((schema, name))
             # fakesnow lists views only here; real Snowflake lists them in both
-            cur.execute(f"SELECT table_schema, table_name, comment FROM information_schema.views WHERE {where}")
+            cur.execute(
+                f"SELECT table_schema, table_name, comment FROM information_schema.views WHERE {where}"
+            )
             for schema, name, comment in cur.fetchall():
                 if (schema, name) not in seen:
                     table_rows.append((schema, name, "view", None, comment))
-            cur.execute("SELECT table_schema, table_name, column_name, data_type, numeric_precision, "
-                        "numeric_scale, character_maximum_length, is_nullable, column_default, comment "
-                        f"FROM information_schema.columns WHERE {where} "
-                        "ORDER BY table_schema, table_name, ordinal_position")
-            column_rows = [(s, t, c, _column_type(dt, p, sc, ln), nullable, default, comment)
-                           for s, t, c, dt, p, sc, ln, nullable, default, comment in cur.fetchall()]
+            cur.execute(
+                "SELECT table_schema, table_name, column_name, data_type, numeric_precision, "
+                "numeric_scale, character_maximum_length, is_nullable, column_default, comment "
+                f"FROM information_schema.columns WHERE {where} "
+                "ORDER BY table_schema, table_name, ordinal_position"
+            )
+            column_rows = [
+                (s, t, c, _column_type(dt, p, sc, ln), nullable, default, comment)
+                for s, t, c, dt, p, sc, ln, nullable, default, comment in cur.fetchall()
+            ]
             constraint_rows = self._constraints(cur, database)
         finally:
             cur.close()
@@ -320,15 +377,18 @@ class SnowflakeAdapter(Adapter):
                 "  AND rc.constraint_schema = tc.constraint_schema AND rc.constraint_name = tc.constraint_name "
                 "WHERE tc.table_catalog = CURRENT_DATABASE() "
                 "AND tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') "
-                "ORDER BY 1, 2, 3, 6")
+                "ORDER BY 1, 2, 3, 6"
+            )
             rows = cur.fetchall()
         except Exception as exc:
             log.debug("no key_column_usage view (%s): using SHOW ... KEYS", exc)
             return self._constraints_from_show(cur, database)
         by_name: dict[tuple, dict] = {}
         for schema, table, cname, ctype, col, _pos, ref_schema, ref_name in rows:
-            e = by_name.setdefault((schema, cname), {"schema": schema, "table": table, "kind": ctype,
-                                                     "cols": [], "ref": (ref_schema, ref_name)})
+            e = by_name.setdefault(
+                (schema, cname),
+                {"schema": schema, "table": table, "kind": ctype, "cols": [], "ref": (ref_schema, ref_name)},
+            )
             e["cols"].append(col)
         out = []
         for (_schema, name), e in by_name.items():
@@ -360,8 +420,14 @@ class SnowflakeAdapter(Adapter):
                 r = dict(zip(names, row))
                 if kind == "f":
                     key = (r.get("fk_schema_name"), r.get("fk_table_name"), r.get("fk_name"))
-                    e = keys.setdefault(key, {"cols": [], "ref": (r.get("pk_schema_name"), r.get("pk_table_name")),
-                                              "ref_cols": []})
+                    e = keys.setdefault(
+                        key,
+                        {
+                            "cols": [],
+                            "ref": (r.get("pk_schema_name"), r.get("pk_table_name")),
+                            "ref_cols": [],
+                        },
+                    )
                     e["cols"].append((r.get("key_sequence"), r.get("fk_column_name")))
                     e["ref_cols"].append((r.get("key_sequence"), r.get("pk_column_name")))
                 else:
@@ -441,7 +507,8 @@ def _literal(value: Any) -> str:
         if not math.isfinite(value):
             raise errors.UsageError(
                 f"The parameter value {value!r} has no SQL literal",
-                hint="pass a finite number, or None for NULL")
+                hint="pass a finite number, or None for NULL",
+            )
         return repr(value)
     if isinstance(value, (list, tuple)):
         return ",".join(_literal(v) for v in value)
@@ -450,22 +517,24 @@ def _literal(value: Any) -> str:
     if isinstance(value, decimal.Decimal):
         text = str(value)
     elif isinstance(value, dt.datetime):
-        text = value.isoformat(sep=" ",
-                               timespec="microseconds" if value.microsecond else "seconds")
+        text = value.isoformat(sep=" ", timespec="microseconds" if value.microsecond else "seconds")
     elif isinstance(value, (dt.date, dt.time)):
         text = value.isoformat()
     elif isinstance(value, dt.timedelta):
         hours, rest = divmod(value.days * 86400 + value.seconds, 3600)
-        text = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}" + \
-            (f".{value.microseconds:06d}" if value.microseconds else "")
+        text = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}" + (
+            f".{value.microseconds:06d}" if value.microseconds else ""
+        )
     elif isinstance(value, str):
         text = value
     else:
         raise errors.UsageError(
-            f"A parameter of type {type(value).__name__} cannot be sent in a read-only "
-            "Snowflake statement", hint="pass a number, text, bytes, a date or a time, or None")
-    return "'" + (text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
-                  .replace("'", "\\'")) + "'"
+            f"A parameter of type {type(value).__name__} cannot be sent in a read-only Snowflake statement",
+            hint="pass a number, text, bytes, a date or a time, or None",
+        )
+    return (
+        "'" + (text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("'", "\\'")) + "'"
+    )
 
 
 def _series_to_arrow(series, typ: pa.DataType | None) -> pa.Array:
@@ -474,8 +543,14 @@ def _series_to_arrow(series, typ: pa.DataType | None) -> pa.Array:
     if typ is not None:
         try:
             return pa.array(series, type=typ, from_pandas=True)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError,
-                TypeError, ValueError):
+        except (
+            pa.ArrowInvalid,
+            pa.ArrowTypeError,
+            pa.ArrowNotImplementedError,
+            OverflowError,
+            TypeError,
+            ValueError,
+        ):
             pass
     return pa.array(series, from_pandas=True)
 
@@ -490,7 +565,7 @@ def _lossy_integers(df, types: list) -> bool:
             col = df.iloc[:, i]
             if col.dtype.kind == "f":
                 values = col.to_numpy()
-                if np.nanmax(np.abs(values), initial=0) >= 2 ** 53:
+                if np.nanmax(np.abs(values), initial=0) >= 2**53:
                     return True
     return False
 

@@ -134,9 +134,11 @@ def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEYS.search(key))
 
 
-_ENCODE_HINT = ("percent-encode the password in a URL: / is %2F, ? is %3F, # is %23, @ is %40, "
-                "a space %20 (urllib.parse.quote(password, safe='')), or keep the password out "
-                "of the URL: connections.toml, SQLNB_<NAME>_PASSWORD or the keyring")
+_ENCODE_HINT = (
+    "percent-encode the password in a URL: / is %2F, ? is %3F, # is %23, @ is %40, "
+    "a space %20 (urllib.parse.quote(password, safe='')), or keep the password out "
+    "of the URL: connections.toml, SQLNB_<NAME>_PASSWORD or the keyring"
+)
 
 
 def parse_url(url: str) -> ConnectionSpec:
@@ -147,17 +149,23 @@ def parse_url(url: str) -> ConnectionSpec:
     from sqlnb.adapters import registry  # late: registry imports this module
 
     if not isinstance(url, str) or not url.strip():
-        raise InvalidURLError("Empty connection URL",
-                              hint="use e.g. duckdb:///path/to.db or postgresql://user@host/db")
+        raise InvalidURLError(
+            "Empty connection URL", hint="use e.g. duckdb:///path/to.db or postgresql://user@host/db"
+        )
     url = url.strip()
     if re.search(r"[\x00-\x1f\x7f]", url):  # urlsplit would silently drop tabs and line breaks
-        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}: it holds a tab, "
-                              "line break or other control character", hint=_ENCODE_HINT)
+        raise InvalidURLError(
+            f"Malformed connection URL {_redact_unparsed(url)!r}: it holds a tab, "
+            "line break or other control character",
+            hint=_ENCODE_HINT,
+        )
     m = re.match(r"^([A-Za-z][A-Za-z0-9+.\-]*)://(.*)$", url, re.S)
     if not m:
-        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}",
-                              hint="a URL looks like scheme://[user@]host[:port]/database, "
-                                   "e.g. postgresql://analyst@localhost/sales or sqlite:///data.db")
+        raise InvalidURLError(
+            f"Malformed connection URL {_redact_unparsed(url)!r}",
+            hint="a URL looks like scheme://[user@]host[:port]/database, "
+            "e.g. postgresql://analyst@localhost/sales or sqlite:///data.db",
+        )
     scheme = m.group(1).lower()
     scheme = SCHEME_ALIASES.get(scheme, scheme)
     registry.check_scheme(scheme)  # UnknownSchemeError listing the schemes sqlnb knows
@@ -173,17 +181,19 @@ def parse_url(url: str) -> ConnectionSpec:
         parts = None  # raised below, outside this block: the ValueError (whose text can
         # hold the password) must not stay behind as the error's __context__
     if parts is None:
-        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}: the host or "
-                              "port cannot be read",
-                              hint="check the host, and that the port is a number; "
-                                   + _ENCODE_HINT)
+        raise InvalidURLError(
+            f"Malformed connection URL {_redact_unparsed(url)!r}: the host or port cannot be read",
+            hint="check the host, and that the port is a number; " + _ENCODE_HINT,
+        )
     if "@" in parts.path + parts.query + parts.fragment:
         # e.g. postgresql://ann:12/x@db/sales: a password holding / ? or # ended the host early
-        raise InvalidURLError(f"Malformed connection URL {_redact_unparsed(url)!r}: an @ after "
-                              "the host", hint=_ENCODE_HINT)
+        raise InvalidURLError(
+            f"Malformed connection URL {_redact_unparsed(url)!r}: an @ after the host", hint=_ENCODE_HINT
+        )
     if not parts.hostname:
-        raise InvalidURLError(f"Connection URL {_redact_unparsed(url)!r} has no host",
-                              hint=f"use {scheme}://user@host/database")
+        raise InvalidURLError(
+            f"Connection URL {_redact_unparsed(url)!r} has no host", hint=f"use {scheme}://user@host/database"
+        )
     segments = tuple(unquote(s) for s in parts.path.split("/") if s)
     params = dict(parse_qsl(parts.query, keep_blank_values=True))
     password = params.pop("password", None)
@@ -210,7 +220,8 @@ def _parse_file_url(scheme: str, rest: str, url: str) -> ConnectionSpec:
         raise InvalidURLError(
             f"Malformed {scheme} URL {_redact_unparsed(url)!r}",
             hint=f"use {scheme}:///relative/path.db, {scheme}:////absolute/path.db "
-                 f"or {scheme}:// for an in-memory database")
+            f"or {scheme}:// for an in-memory database",
+        )
     path = unquote(rest[1:])  # sqlite:///rel.db -> rel.db ; sqlite:////abs.db -> /abs.db
     return ConnectionSpec(scheme=scheme, database=os.path.expanduser(path), params=params)
 
@@ -236,13 +247,13 @@ def _redact_unparsed(url: str) -> str:
     text = str(url).strip()
     secret = re.search(r"[?&;#][^=&#]*(?:pass|secret|token|key|pwd)[^=&#]*=", text, re.I)
     if secret:  # ?password=... : hidden, and all that follows (it may hold & or @)
-        text = text[:secret.end()]
+        text = text[: secret.end()]
     m = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*):(/*)", text)
     if m and (m.group(2) or _known_scheme(m.group(1))):
-        head, rest = text[:m.end()], text[m.end():]
+        head, rest = text[: m.end()], text[m.end() :]
     else:  # no scheme: "ann:pw" is not the scheme "ann"
         m = re.match(r"/*", text)
-        head, rest = m.group(0), text[m.end():]
+        head, rest = m.group(0), text[m.end() :]
     if "@" in rest:
         return f"{head}***@{_hide_query(rest.rpartition('@')[2])}"
     authority = re.match(r"[^/?#]*", rest).group(0)
@@ -268,8 +279,7 @@ def _known_scheme(name: str) -> bool:
 
 def _hide_query(text: str) -> str:
     m = re.search(r"[?#;&]", text)
-    return text if m is None else f"{text[:m.start()]}{m.group(0)}***"
-
+    return text if m is None else f"{text[: m.start()]}{m.group(0)}***"
 
 
 def shown_name(target: str) -> str:
@@ -291,14 +301,21 @@ def hide_unrecognized(message: str) -> str:
     words = rest.split()
     options = [w for w in words if re.fullmatch(r"--[a-z][a-z0-9\-]{0,29}", w)]
     others = len(words) - len(options)
-    shown = options + ([f"{others} more word{'s' * (others != 1)} (not shown: they may be part "
-                        "of a password; quote a URL that holds spaces)"] if others else [])
+    shown = options + (
+        [
+            f"{others} more word{'s' * (others != 1)} (not shown: they may be part "
+            "of a password; quote a URL that holds spaces)"
+        ]
+        if others
+        else []
+    )
     return f"{head}{sep} {', '.join(shown)}"
 
 
 # ---------------------------------------------------------------------------
 # Named connections: ~/.sqlnb/connections.toml, environment and keyring
 # ---------------------------------------------------------------------------
+
 
 def connections_file() -> Path:
     return Path(os.environ.get("SQLNB_CONNECTIONS_FILE", "~/.sqlnb/connections.toml")).expanduser()
@@ -329,16 +346,18 @@ def lookup_named(name: str) -> NamedConnection | None:
     if entry is None:
         return None
     if not isinstance(entry, dict) or "url" not in entry:
-        raise ConfigurationError(f"Connection {name!r} in {path} has no url",
-                                 hint='add a line: url = "postgresql://user@host/db"')
+        raise ConfigurationError(
+            f"Connection {name!r} in {path} has no url", hint='add a line: url = "postgresql://user@host/db"'
+        )
     spec = _parse_url_from(str(entry["url"]), f"connection {name!r} in {path}")
     password = entry.get("password")
     if password is None and entry.get("password_env"):
         password = os.environ.get(str(entry["password_env"]))
         if password is None:
             raise ConfigurationError(
-                f"Connection {name!r} reads its password from ${entry['password_env']}, "
-                "which is not set", hint="export it before starting Jupyter")
+                f"Connection {name!r} reads its password from ${entry['password_env']}, which is not set",
+                hint="export it before starting Jupyter",
+            )
     if password:
         spec = spec.with_password(str(password))
     options = {k: v for k, v in entry.items() if k in ("readonly", "statement_timeout", "connect_timeout")}
@@ -365,8 +384,9 @@ def _read_connections_file(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         # tomllib quotes the characters it stumbles on, which may be a password's
         why = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "…", str(exc))
-        raise ConfigurationError(f"Cannot read {path}: {why}",
-                                 hint="fix the TOML syntax of the connections file") from None
+        raise ConfigurationError(
+            f"Cannot read {path}: {why}", hint="fix the TOML syntax of the connections file"
+        ) from None
     if isinstance(data.get("connections"), dict):  # [connections.NAME] layout
         data = data["connections"]
     return data
@@ -432,13 +452,18 @@ def spec_for(target: str) -> NamedConnection:
             raise InvalidURLError(
                 f"Malformed connection URL {_redact_unparsed(target)!r}",
                 hint="a URL looks like scheme://[user@]host[:port]/database, e.g. "
-                     "postgresql://analyst@localhost/sales or sqlite:///data.db; "
-                     "or give the name of a configured connection")
+                "postgresql://analyst@localhost/sales or sqlite:///data.db; "
+                "or give the name of a configured connection",
+            )
         names = known_names()
         shown = shown_name(target)
         raise UnknownConnectionError(
             f"No connection named {shown!r}",
-            hint=(f"configured names: {', '.join(names)}" if names else
-                  f"give a URL such as duckdb:///data.db, or add [{shown}] with a url to "
-                  f"{connections_file()}"))
+            hint=(
+                f"configured names: {', '.join(names)}"
+                if names
+                else f"give a URL such as duckdb:///data.db, or add [{shown}] with a url to "
+                f"{connections_file()}"
+            ),
+        )
     return found

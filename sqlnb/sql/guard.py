@@ -84,13 +84,47 @@ class Verdict:
 
 # Expression types that may never appear anywhere in a read-only statement.
 _FORBIDDEN: tuple[type[exp.Expression], ...] = tuple(
-    getattr(exp, name) for name in (
-        "DML", "DDL", "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter",
-        "TruncateTable", "Command", "Into", "Lock", "Copy", "Set", "Pragma", "Attach",
-        "Detach", "Grant", "Revoke", "Use", "Transaction", "Commit", "Rollback", "Analyze",
-        "Export", "Install", "LoadData", "Cache", "Uncache", "Refresh", "Kill", "Comment",
-        "Declare", "Execute", "Describe", "Show",
-    ) if hasattr(exp, name)
+    getattr(exp, name)
+    for name in (
+        "DML",
+        "DDL",
+        "Insert",
+        "Update",
+        "Delete",
+        "Merge",
+        "Create",
+        "Drop",
+        "Alter",
+        "TruncateTable",
+        "Command",
+        "Into",
+        "Lock",
+        "Copy",
+        "Set",
+        "Pragma",
+        "Attach",
+        "Detach",
+        "Grant",
+        "Revoke",
+        "Use",
+        "Transaction",
+        "Commit",
+        "Rollback",
+        "Analyze",
+        "Export",
+        "Install",
+        "LoadData",
+        "Cache",
+        "Uncache",
+        "Refresh",
+        "Kill",
+        "Comment",
+        "Declare",
+        "Execute",
+        "Describe",
+        "Show",
+    )
+    if hasattr(exp, name)
 )
 
 # Root types that count as a query.
@@ -105,13 +139,14 @@ _DYNAMIC_IDENTIFIER = getattr(exp, "DynamicIdentifier", None)
 _FILE_LIKE = re.compile(r"[/\\:*?]")
 _FILE_EXT = re.compile(
     r"\.(?:csv|tsv|txt|dat|parquet|parq|json|jsonl|ndjson|xlsx|xls|avro|arrow|ipc|feather"
-    r"|orc|gz|gzip|zst|bz2|xz|lz4|zip)$", re.I)
+    r"|orc|gz|gzip|zst|bz2|xz|lz4|zip)$",
+    re.I,
+)
 
 _log = logging.getLogger("sqlglot")
 
 
-def check_read_only(sql: str, dialect: str = "",
-                    functions: FunctionPolicy | None = None) -> Verdict:
+def check_read_only(sql: str, dialect: str = "", functions: FunctionPolicy | None = None) -> Verdict:
     """The read-only verdict for ``sql`` in ``dialect`` (a sqlglot dialect name).
 
     ``functions`` is the engine's function policy, built from the connected engine's
@@ -139,12 +174,14 @@ def check_read_only(sql: str, dialect: str = "",
     previous = _log.level
     _log.setLevel(logging.CRITICAL)  # sqlglot warns when it falls back to Command
     try:
-        trees = [t for t in sqlglot.parse(sql, read=d)
-                 if t is not None and not isinstance(t, exp.Semicolon)]
+        trees = [t for t in sqlglot.parse(sql, read=d) if t is not None and not isinstance(t, exp.Semicolon)]
     except (SqlglotError, ValueError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return Verdict(False, f"sqlglot could not parse it as {d or 'generic'} SQL ({first}), "
-                              "so it is not known to be read-only")
+        return Verdict(
+            False,
+            f"sqlglot could not parse it as {d or 'generic'} SQL ({first}), "
+            "so it is not known to be read-only",
+        )
     finally:
         _log.setLevel(previous)
 
@@ -180,8 +217,7 @@ def check_read_only(sql: str, dialect: str = "",
     try:
         theirs = Dialect.get_or_raise(d or None).tokenize(sql)
     except (SqlglotError, ValueError, RecursionError):
-        return Verdict(False, "sqlglot could not tokenize it, so it is not known to be "
-                              "read-only", kind)
+        return Verdict(False, "sqlglot could not tokenize it, so it is not known to be read-only", kind)
     disagreement = _reading_differs(sql, tokens, d, theirs)
     if disagreement:
         return Verdict(False, disagreement, kind)
@@ -214,12 +250,12 @@ _WRAPPERS = {
     "mysql": re.compile(
         r"SET STATEMENT (?:tx_read_only=1|sql_select_limit=[0-9]+|max_statement_time=[0-9.]+)"
         r"(?:, (?:tx_read_only=1|sql_select_limit=[0-9]+|max_statement_time=[0-9.]+))* FOR"
-        r"(?: /\* sqlnb:[0-9a-f]{32} \*/)?\n"),
+        r"(?: /\* sqlnb:[0-9a-f]{32} \*/)?\n"
+    ),
 }
 
 
-def check_wrapped(sql: str, dialect: str = "", functions: FunctionPolicy | None = None
-                  ) -> Verdict:
+def check_wrapped(sql: str, dialect: str = "", functions: FunctionPolicy | None = None) -> Verdict:
     """The verdict on one of sqlnb's wrappers around a statement, as sent: a query
     (``SELECT ... FROM (\n<statement>\n) AS q``) is checked like any statement; a
     server-side cursor or MariaDB's ``SET STATEMENT ... FOR`` must have exactly sqlnb's
@@ -229,7 +265,7 @@ def check_wrapped(sql: str, dialect: str = "", functions: FunctionPolicy | None 
     m = wrapper.match(sql) if wrapper is not None else None
     if m is None:
         return check_read_only(sql, d, functions)
-    inner = sql[m.end():]
+    inner = sql[m.end() :]
     if not inner.endswith("\n"):
         return Verdict(False, "sqlnb's wrapper does not end its statement on a line of its own")
     verdict = check_read_only(inner[:-1], d, functions)
@@ -244,8 +280,9 @@ _ATTRIBUTE_CALLS = frozenset({"postgres", "redshift"})
 _NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 
 
-def _policy_problem(policy: FunctionPolicy, called: set[str], as_table: set[str],
-                    after_dot: set[str], theirs: list) -> str | None:
+def _policy_problem(
+    policy: FunctionPolicy, called: set[str], as_table: set[str], after_dot: set[str], theirs: list
+) -> str | None:
     """The first function the statement calls that ``policy`` refuses.  A call is a name
     before "(" in sqlglot's tokens (which, checked above, the engine reads alike: a comment
     between the name and "(" is no token) or a call sqlglot's tree holds.  A name the
@@ -280,17 +317,24 @@ def _node_problem(node: exp.Expression, dialect: str) -> str | None:
     if _DYNAMIC_IDENTIFIER and isinstance(node, _DYNAMIC_IDENTIFIER):
         target = node.this
         if node.expressions:  # IDENTIFIER('system$wait')(1): a call through a string
-            return ("it calls a function named through IDENTIFIER(...), which the guard "
-                    "cannot check")
+            return "it calls a function named through IDENTIFIER(...), which the guard cannot check"
         if isinstance(target, exp.Literal) and str(target.this).startswith("@"):
             return f"it reads files from the stage {target.this}"
-    if dialect == "mysql" and isinstance(node, exp.Anonymous) and node.expressions and \
-            node.name.lower() == "last_insert_id":
-        return ("it calls LAST_INSERT_ID() with an argument, which sets the value the "
-                "session's next LAST_INSERT_ID() returns")
+    if (
+        dialect == "mysql"
+        and isinstance(node, exp.Anonymous)
+        and node.expressions
+        and node.name.lower() == "last_insert_id"
+    ):
+        return (
+            "it calls LAST_INSERT_ID() with an argument, which sets the value the "
+            "session's next LAST_INSERT_ID() returns"
+        )
     if dialect == "mysql" and isinstance(node, exp.Hint):
-        return ("it has a MySQL optimizer hint (/*+ ... */), which can override the "
-                "statement timeout and session settings")
+        return (
+            "it has a MySQL optimizer hint (/*+ ... */), which can override the "
+            "statement timeout and session settings"
+        )
     if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
         return "it assigns a user variable (@var := ...), which changes the session"
     if isinstance(node, exp.Table):
@@ -300,10 +344,13 @@ def _node_problem(node: exp.Expression, dialect: str) -> str | None:
         if dialect == "duckdb" and isinstance(node.this, exp.Identifier):
             full = ".".join(part.name for part in node.parts)
             if _FILE_LIKE.search(full) or _FILE_EXT.search(full):
-                return (f"it reads the table {full!r}, which DuckDB would read as a file "
-                        "(a replacement scan)")
-    if dialect == "snowflake" and isinstance(node, exp.Column) and node.table and \
-            node.name.lower() == "nextval":
+                return f"it reads the table {full!r}, which DuckDB would read as a file (a replacement scan)"
+    if (
+        dialect == "snowflake"
+        and isinstance(node, exp.Column)
+        and node.table
+        and node.name.lower() == "nextval"
+    ):
         return "it takes NEXTVAL of a sequence, which writes"
     return None
 
@@ -329,22 +376,43 @@ def _describe(node: exp.Expression, tokens: list | None = None) -> str:
     if isinstance(node, exp.Lock):
         return "a locking clause (FOR UPDATE/SHARE)"
     names = {
-        "Insert": "an INSERT", "Update": "an UPDATE", "Delete": "a DELETE", "Merge": "a MERGE",
-        "Create": "a CREATE", "Drop": "a DROP", "Alter": "an ALTER", "TruncateTable": "a TRUNCATE",
-        "Copy": "a COPY", "Set": "a SET", "Pragma": "a PRAGMA", "Attach": "an ATTACH",
-        "Detach": "a DETACH", "Grant": "a GRANT", "Revoke": "a REVOKE", "Use": "a USE",
-        "Transaction": "a transaction statement", "Commit": "a COMMIT", "Rollback": "a ROLLBACK",
-        "Analyze": "an ANALYZE", "Export": "an EXPORT", "Install": "an INSTALL",
-        "LoadData": "a LOAD DATA", "Cache": "a CACHE", "Kill": "a KILL", "Comment": "a COMMENT",
-        "Declare": "a DECLARE", "Execute": "an EXECUTE", "Describe": "a DESCRIBE", "Show": "a SHOW",
+        "Insert": "an INSERT",
+        "Update": "an UPDATE",
+        "Delete": "a DELETE",
+        "Merge": "a MERGE",
+        "Create": "a CREATE",
+        "Drop": "a DROP",
+        "Alter": "an ALTER",
+        "TruncateTable": "a TRUNCATE",
+        "Copy": "a COPY",
+        "Set": "a SET",
+        "Pragma": "a PRAGMA",
+        "Attach": "an ATTACH",
+        "Detach": "a DETACH",
+        "Grant": "a GRANT",
+        "Revoke": "a REVOKE",
+        "Use": "a USE",
+        "Transaction": "a transaction statement",
+        "Commit": "a COMMIT",
+        "Rollback": "a ROLLBACK",
+        "Analyze": "an ANALYZE",
+        "Export": "an EXPORT",
+        "Install": "an INSTALL",
+        "LoadData": "a LOAD DATA",
+        "Cache": "a CACHE",
+        "Kill": "a KILL",
+        "Comment": "a COMMENT",
+        "Declare": "a DECLARE",
+        "Execute": "an EXECUTE",
+        "Describe": "a DESCRIBE",
+        "Show": "a SHOW",
     }
     name = type(node).__name__
     if name in names:
         return names[name]
     # not a statement sqlglot models (it may have read CHECKPOINT as a column name): name
     # the statement by its first word
-    first = next((t.text.split()[0] for t in tokens or () if t.kind == "code" and t.text.split()),
-                 None)
+    first = next((t.text.split()[0] for t in tokens or () if t.kind == "code" and t.text.split()), None)
     if first and re.fullmatch(r"[A-Za-z_]+", first):
         return _a(f"{first.upper()} statement")
     return _a(f"{name.upper()} statement")
@@ -389,11 +457,15 @@ def _lexical_tricks(tokens: list, dialect: str) -> str | None:
     if dialect == "sqlite":
         code = "".join(t.text if t.kind in ("code", "param") else " " for t in tokens)
         if _SQLITE_TCL_VARIABLE.search(code):
-            return ("it has a variable written $name(...), which SQLite reads as one name up "
-                    "to the next ')', across quotes and comments")
+            return (
+                "it has a variable written $name(...), which SQLite reads as one name up "
+                "to the next ')', across quotes and comments"
+            )
     if dialect == "mysql" and sum(t.kind == "semicolon" for t in tokens) > 1:
-        return ("it has more than one semicolon: MariaDB reads a comment after an empty "
-                "statement (;;) as one more statement")
+        return (
+            "it has more than one semicolon: MariaDB reads a comment after an empty "
+            "statement (;;) as one more statement"
+        )
     for k, tok in enumerate(tokens):
         if not tok.closed:
             what = "comment" if tok.kind == "comment" else "string or quoted identifier"
@@ -401,27 +473,37 @@ def _lexical_tricks(tokens: list, dialect: str) -> str | None:
         if tok.kind == "comment":
             text = tok.text
             if dialect == "mysql" and _MYSQL_EXEC_COMMENT.match(text):
-                return ("it contains a MySQL executable comment (/*! ... */), which the "
-                        "server runs")
+                return "it contains a MySQL executable comment (/*! ... */), which the server runs"
             if dialect == "mysql" and text.startswith("/*+"):
-                return ("it has a MySQL optimizer hint comment (/*+ ... */): hints such as "
-                        "MAX_EXECUTION_TIME and SET_VAR override the statement timeout and "
-                        "session settings; remove the hint")
+                return (
+                    "it has a MySQL optimizer hint comment (/*+ ... */): hints such as "
+                    "MAX_EXECUTION_TIME and SET_VAR override the statement timeout and "
+                    "session settings; remove the hint"
+                )
             if text.startswith("/*"):
                 if dialect in _UNSURE_NESTING and ("/*" in text[2:-2] or text[2:3] == "/"):
-                    return ("it has a /* inside a comment; engines disagree on whether that "
-                            "opens a nested comment")
+                    return (
+                        "it has a /* inside a comment; engines disagree on whether that "
+                        "opens a nested comment"
+                    )
             elif re.search(r"\r(?!\n)", text):
-                return ("it has a carriage return inside a line comment; engines disagree on "
-                        "whether it ends the comment")
-        elif tok.kind == "ident" and dialect in _UNICODE_IDENTIFIERS and k and \
-                tokens[k - 1].kind == "code" and tokens[k - 1].text[-2:].upper() == "U&":
-            return ('it has a Unicode-escaped identifier (U&"..."), which can spell any name '
-                    "the guard would refuse")
-        elif tok.kind == "code" and dialect == "mysql" and re.search(r"--(?![\x00-\x20\x7f])",
-                                                                    tok.text):
-            return ("it contains '--' not followed by a space, which MySQL does not treat as a "
-                    "comment")
+                return (
+                    "it has a carriage return inside a line comment; engines disagree on "
+                    "whether it ends the comment"
+                )
+        elif (
+            tok.kind == "ident"
+            and dialect in _UNICODE_IDENTIFIERS
+            and k
+            and tokens[k - 1].kind == "code"
+            and tokens[k - 1].text[-2:].upper() == "U&"
+        ):
+            return (
+                'it has a Unicode-escaped identifier (U&"..."), which can spell any name '
+                "the guard would refuse"
+            )
+        elif tok.kind == "code" and dialect == "mysql" and re.search(r"--(?![\x00-\x20\x7f])", tok.text):
+            return "it contains '--' not followed by a space, which MySQL does not treat as a comment"
         if tok.kind not in _QUOTED_KINDS:
             odd = _odd_character(tok.text)
             if odd:
@@ -448,7 +530,7 @@ def _odd_character(text: str) -> str | None:
     if text.isascii():
         return None
     for ch in text:
-        if ord(ch) > 0x7f and unicodedata.category(ch)[0] in "ZC":
+        if ord(ch) > 0x7F and unicodedata.category(ch)[0] in "ZC":
             return ch
     return None
 
@@ -457,9 +539,11 @@ def _odd_character_reason(ch: str, kind: str) -> str:
     where = "a comment" if kind == "comment" else "the SQL outside strings and quoted names"
     name = unicodedata.name(ch, "")
     label = f"U+{ord(ch):04X}" + (f" {name}" if name else "")
-    return (f"it has the character {label} in {where}, which engines read differently (a "
-            "space to some, part of a name or of a comment to others); type a plain space "
-            "or move it inside a string")
+    return (
+        f"it has the character {label} in {where}, which engines read differently (a "
+        "space to some, part of a name or of a comment to others); type a plain space "
+        "or move it inside a string"
+    )
 
 
 def _reading_differs(sql: str, tokens: list, dialect: str, theirs: list) -> str | None:
@@ -469,16 +553,22 @@ def _reading_differs(sql: str, tokens: list, dialect: str, theirs: list) -> str 
 
     readings = _BACKSLASH_READINGS.get(dialect, (None,))
     for backslash in readings:
-        ours = tokens if backslash == readings[0] else list(
-            scan(sql, dialect, backslash_escapes=backslash))
+        ours = tokens if backslash == readings[0] else list(scan(sql, dialect, backslash_escapes=backslash))
         if not _same_reading(sql, ours, theirs):
             if backslash != readings[0]:
-                setting = ("standard_conforming_strings" if dialect in ("postgres", "redshift")
-                           else "NO_BACKSLASH_ESCAPES")
-                return ("it has a backslash before a quote, which ends the string or not "
-                        f"depending on the server's {setting} setting")
-            return ("sqlglot would read its strings or comments differently from the "
-                    f"{dialect or 'database'} engine")
+                setting = (
+                    "standard_conforming_strings"
+                    if dialect in ("postgres", "redshift")
+                    else "NO_BACKSLASH_ESCAPES"
+                )
+                return (
+                    "it has a backslash before a quote, which ends the string or not "
+                    f"depending on the server's {setting} setting"
+                )
+            return (
+                "sqlglot would read its strings or comments differently from the "
+                f"{dialect or 'database'} engine"
+            )
     return None
 
 
@@ -504,8 +594,9 @@ def _same_reading(sql: str, ours: list, theirs: list) -> bool:
             ok = first.kind == "comment" and k == m and first.start == a and first.end == e
         elif first.kind in _CODE_KINDS:
             middle = all(t.kind in _CODE_KINDS for t in ours[k:m])
-            ok = middle and (last.kind in _CODE_KINDS
-                             or last.kind in _QUOTED_KINDS and last.end == e and k < m)
+            ok = middle and (
+                last.kind in _CODE_KINDS or last.kind in _QUOTED_KINDS and last.end == e and k < m
+            )
         elif first.kind in _QUOTED_KINDS:
             ok = k == m and first.start == a and first.end == e
         else:

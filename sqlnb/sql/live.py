@@ -37,8 +37,9 @@ def duckdb_macro_problem(sql: str, policy: FunctionPolicy) -> str | None:
     return None if verdict.read_only else verdict.reason
 
 
-def read_live_policy(dialect: str, query: Query, *, engine: str,
-                     readonly: bool = False) -> FunctionPolicy | None:
+def read_live_policy(
+    dialect: str, query: Query, *, engine: str, readonly: bool = False
+) -> FunctionPolicy | None:
     """The function policy of the session ``query`` reaches, read from the engine's own
     metadata now; None where the engine publishes none.  ``engine``: its display name;
     ``readonly``: a read-only connection (a DuckDB one cannot create macros, so no lookup
@@ -50,8 +51,9 @@ def read_live_policy(dialect: str, query: Query, *, engine: str,
             return duckdb_policy(query, look_up=not readonly, check_macro=duckdb_macro_problem)
         return postgres_policy(query, engine=engine)
     except Exception as exc:
-        _log.warning("could not read the function metadata of %s (%s); the guard uses "
-                     "sqlnb's snapshot", engine, exc)
+        _log.warning(
+            "could not read the function metadata of %s (%s); the guard uses sqlnb's snapshot", engine, exc
+        )
         return snapshot_policy(dialect)
 
 
@@ -78,7 +80,6 @@ class SessionFunctions:
             return None
         if self._read and self._session is session:
             return self._policy
-        policy = read_live_policy(self.dialect, self._query, engine=self.engine,
-                                  readonly=self.readonly)
+        policy = read_live_policy(self.dialect, self._query, engine=self.engine, readonly=self.readonly)
         self._session, self._policy, self._read = session, policy, True
         return policy

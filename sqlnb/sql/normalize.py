@@ -23,8 +23,7 @@ def normalize_sql(sql: str, dialect: str = "") -> str:
     previous = _log.level
     _log.setLevel(logging.CRITICAL)  # sqlglot warns when it falls back to Command
     try:
-        trees = [t for t in sqlglot.parse(text, read=d)
-                 if t is not None and not isinstance(t, exp.Semicolon)]
+        trees = [t for t in sqlglot.parse(text, read=d) if t is not None and not isinstance(t, exp.Semicolon)]
         if trees and not any(isinstance(t, exp.Command) for t in trees):
             return ";\n".join(t.sql(dialect=d, normalize=True, comments=False) for t in trees)
     except (SqlglotError, ValueError, RecursionError):

@@ -12,7 +12,8 @@ from sqlnb.sql.dialects import sqlglot_dialect
 
 # Reserved in PostgreSQL / the SQL standard (some, like USER or CURRENT_DATE, mean a
 # function when left unquoted); sqlglot's keyword tables do not list them all.
-_RESERVED = frozenset("""
+_RESERVED = frozenset(
+    """
 all analyse analyze and any array as asc asymmetric authorization between binary both case
 cast check collate collation column concurrently constraint create cross current_catalog
 current_date current_role current_schema current_time current_timestamp current_user default
@@ -22,7 +23,8 @@ limit localtime localtimestamp natural not notnull null offset on only or order 
 overlaps placing primary qualify references returning right select session_user similar some
 symmetric system_user table tablesample then to trailing true union unique user using
 variadic verbose when where window with
-""".split())
+""".split()
+)
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

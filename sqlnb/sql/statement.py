@@ -36,8 +36,16 @@ class Statement(str):
     verdict: Any
     _functions: Any
 
-    def __new__(cls, text: str, *, _token: object = None, dialect: str = "",
-                accepted: bool = False, verdict: Any = None, functions: Any = None):
+    def __new__(
+        cls,
+        text: str,
+        *,
+        _token: object = None,
+        dialect: str = "",
+        accepted: bool = False,
+        verdict: Any = None,
+        functions: Any = None,
+    ):
         if _token is not _MINT:
             raise TypeError("a Statement is made by sqlnb.sql.statement.accept() or unchecked()")
         self = super().__new__(cls, text)
@@ -50,7 +58,7 @@ class Statement(str):
     def body(self) -> str:
         """The statement up to its last token: a trailing semicolon and the comments and
         whitespace after it cut off (a prefix of the text, never re-lexed)."""
-        return str(self)[:_body_end(str(self), self.dialect)]
+        return str(self)[: _body_end(str(self), self.dialect)]
 
     def wrap(self, prefix: str, suffix: str = "") -> "Statement":
         """``prefix``, newline, :meth:`body`, newline, ``suffix``: the statement embedded
@@ -64,11 +72,19 @@ class Statement(str):
         verdict = check_wrapped(text, self.dialect, self._functions)
         if not verdict.read_only:
             raise errors.ReadOnlyViolation(
-                f"Refused: sqlnb's own wrapper around the statement is not read-only "
-                f"({verdict.reason})", reason=verdict.reason, dialect=self.dialect,
-                hint="run the statement without a row limit, or report this to sqlnb")
-        return Statement(text, _token=_MINT, dialect=self.dialect, accepted=True,
-                         verdict=verdict, functions=self._functions)
+                f"Refused: sqlnb's own wrapper around the statement is not read-only ({verdict.reason})",
+                reason=verdict.reason,
+                dialect=self.dialect,
+                hint="run the statement without a row limit, or report this to sqlnb",
+            )
+        return Statement(
+            text,
+            _token=_MINT,
+            dialect=self.dialect,
+            accepted=True,
+            verdict=verdict,
+            functions=self._functions,
+        )
 
     def __reduce__(self):  # pickled as the plain text: a copy is no longer the checked one
         return (str, (str(self),))
@@ -78,8 +94,13 @@ _MINT = object()
 _ASCII_SPACE = " \t\n\r\f\v"  # what every engine takes for whitespace (not U+00A0)
 
 
-def accept(text: str, dialect: str, functions: Any = None, *, where: str = "as read-only",
-           ) -> Statement:
+def accept(
+    text: str,
+    dialect: str,
+    functions: Any = None,
+    *,
+    where: str = "as read-only",
+) -> Statement:
     """``text`` as a :class:`Statement` the guard accepted, or
     :class:`~sqlnb.errors.ReadOnlyViolation` with the guard's reason."""
     from sqlnb.sql.guard import check_read_only
@@ -88,11 +109,12 @@ def accept(text: str, dialect: str, functions: Any = None, *, where: str = "as r
     verdict = check_read_only(text, d, functions)
     if not verdict.read_only:
         raise errors.ReadOnlyViolation(
-            f"Refused {where}: {verdict.reason}", reason=verdict.reason, dialect=d,
-            hint="only single read-only queries run here; open a connection without "
-                 "--readonly to write")
-    return Statement(text, _token=_MINT, dialect=d, accepted=True, verdict=verdict,
-                     functions=functions)
+            f"Refused {where}: {verdict.reason}",
+            reason=verdict.reason,
+            dialect=d,
+            hint="only single read-only queries run here; open a connection without --readonly to write",
+        )
+    return Statement(text, _token=_MINT, dialect=d, accepted=True, verdict=verdict, functions=functions)
 
 
 def unchecked(text: str, dialect: str) -> Statement:
@@ -108,8 +130,11 @@ def _body_end(text: str, dialect: str) -> int:
 
     end = 0
     for tok in scan(text, dialect):
-        if tok.kind == "semicolon" or tok.kind == "comment" or \
-                (tok.kind == "code" and not tok.text.strip(_ASCII_SPACE)):
+        if (
+            tok.kind == "semicolon"
+            or tok.kind == "comment"
+            or (tok.kind == "code" and not tok.text.strip(_ASCII_SPACE))
+        ):
             continue
         end = tok.end if tok.kind != "code" else tok.start + len(tok.text.rstrip(_ASCII_SPACE))
     return end

@@ -64,17 +64,26 @@ class _Rules:
 
 _STD = {"'": ("'", "string", True, True), '"': ('"', "ident", False, True)}
 _RULES: dict[str, _Rules] = {
-    "": _Rules(quotes={**_STD, "`": ("`", "ident", False, True)}, e_strings=True, nested=True,
-               dollar="tag"),
-    "sqlite": _Rules(quotes={**_STD, "`": ("`", "ident", False, True),
-                             "[": ("]", "ident", False, False)}, line_ends="\n"),
-    "duckdb": _Rules(quotes={**_STD, "`": ("`", "ident", False, True)}, e_strings=True,
-                     nested=True, dollar="tag"),
+    "": _Rules(quotes={**_STD, "`": ("`", "ident", False, True)}, e_strings=True, nested=True, dollar="tag"),
+    "sqlite": _Rules(
+        quotes={**_STD, "`": ("`", "ident", False, True), "[": ("]", "ident", False, False)}, line_ends="\n"
+    ),
+    "duckdb": _Rules(
+        quotes={**_STD, "`": ("`", "ident", False, True)}, e_strings=True, nested=True, dollar="tag"
+    ),
     "postgres": _Rules(quotes=_STD, e_strings=True, nested=True, dollar="tag"),
     "redshift": _Rules(quotes=_STD, backslash=True, e_strings=True, nested=True, dollar="tag"),
-    "mysql": _Rules(quotes={"'": ("'", "string", True, True), '"': ('"', "string", True, True),
-                            "`": ("`", "ident", False, True)},
-                    backslash=True, hash_comments=True, mysql_dashes=True, line_ends="\n"),
+    "mysql": _Rules(
+        quotes={
+            "'": ("'", "string", True, True),
+            '"': ('"', "string", True, True),
+            "`": ("`", "ident", False, True),
+        },
+        backslash=True,
+        hash_comments=True,
+        mysql_dashes=True,
+        line_ends="\n",
+    ),
     "snowflake": _Rules(quotes=_STD, backslash=True, slash_comments=True, dollar="plain"),
 }
 
@@ -96,8 +105,9 @@ def _ident_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_$" or ord(ch) > 127
 
 
-def scan(sql: str, dialect: str = "", *, backslash_escapes: bool | None = None,
-         nested_comments: bool | None = None) -> Iterator[Token]:
+def scan(
+    sql: str, dialect: str = "", *, backslash_escapes: bool | None = None, nested_comments: bool | None = None
+) -> Iterator[Token]:
     """Yield tokens: runs of plain code, quoted strings/identifiers, comments, ``:params``
     and semicolons.  Joined, the tokens' texts give back ``sql``.
 
@@ -119,14 +129,25 @@ def scan(sql: str, dialect: str = "", *, backslash_escapes: bool | None = None,
         if c in rules.quotes:
             close, kind, escapes, doubling = rules.quotes[c]
             escapes = escapes and backslash
-            if (c == "'" and rules.e_strings and i > 0 and sql[i - 1] in "eE"
-                    and (i < 2 or not _ident_char(sql[i - 2]))):
+            if (
+                c == "'"
+                and rules.e_strings
+                and i > 0
+                and sql[i - 1] in "eE"
+                and (i < 2 or not _ident_char(sql[i - 2]))
+            ):
                 escapes = True  # E'…': escapes whatever standard_conforming_strings says
             end, closed = _quote_end(sql, i, close, escapes, doubling)
-        elif (c == "-" and nxt == "-" and (not rules.mysql_dashes or i + 2 >= n
-                                           or _mysql_comment_after_dashes(sql[i + 2]))
-              or c == "#" and rules.hash_comments
-              or c == "/" and nxt == "/" and rules.slash_comments):
+        elif (
+            c == "-"
+            and nxt == "-"
+            and (not rules.mysql_dashes or i + 2 >= n or _mysql_comment_after_dashes(sql[i + 2]))
+            or c == "#"
+            and rules.hash_comments
+            or c == "/"
+            and nxt == "/"
+            and rules.slash_comments
+        ):
             end = i
             while end < n and sql[end] not in rules.line_ends:
                 end += 1
@@ -169,8 +190,7 @@ def scan(sql: str, dialect: str = "", *, backslash_escapes: bool | None = None,
         yield Token("code", sql[code_start:n], code_start)
 
 
-def _quote_end(sql: str, start: int, q: str, backslash: bool,
-               doubling: bool = True) -> tuple[int, bool]:
+def _quote_end(sql: str, start: int, q: str, backslash: bool, doubling: bool = True) -> tuple[int, bool]:
     i, n = start + 1, len(sql)
     while i < n:
         c = sql[i]
@@ -204,8 +224,11 @@ def _block_comment_end(sql: str, start: int, nested: bool) -> tuple[int, bool]:
 
 # CREATE TRIGGER bodies (SQLite, MySQL) hold semicolons between BEGIN and END; CASE … END
 # may appear inside, and MySQL's END IF / END LOOP / … close blocks that BEGIN did not open.
-_TRIGGER = re.compile(r"create\s+(?:or\s+replace\s+)?(?:definer\s*=\s*\S+\s+)?"
-                      r"(?:temp\s+|temporary\s+)?trigger\b", re.I)
+_TRIGGER = re.compile(
+    r"create\s+(?:or\s+replace\s+)?(?:definer\s*=\s*\S+\s+)?"
+    r"(?:temp\s+|temporary\s+)?trigger\b",
+    re.I,
+)
 _OPENS = re.compile(r"\b(?:begin|case)\b", re.I)
 _CLOSES = re.compile(r"\bend\b(?!\s+(?:if|loop|while|repeat)\b)", re.I)
 
@@ -268,8 +291,7 @@ def find_params(sql: str, dialect: str = "") -> list[str]:
     return seen
 
 
-def bind_params(sql: str, params: Mapping[str, Any] | None, style: str,
-                dialect: str = "") -> tuple[str, Any]:
+def bind_params(sql: str, params: Mapping[str, Any] | None, style: str, dialect: str = "") -> tuple[str, Any]:
     """Rewrite ``:name`` placeholders into the driver's ``style``.
 
     Styles: ``named`` (``:name``), ``dollar_named`` (``$name``), ``pyformat``
@@ -289,9 +311,11 @@ def bind_params(sql: str, params: Mapping[str, Any] | None, style: str,
     params = params or {}
     missing = [n for n in names if n not in params]
     if missing:
-        raise UsageError(f"No value for parameter :{missing[0]}",
-                         hint=f"define {missing[0]} in the notebook before running the cell "
-                              f"(or write ::{missing[0]} for a cast)")
+        raise UsageError(
+            f"No value for parameter :{missing[0]}",
+            hint=f"define {missing[0]} in the notebook before running the cell "
+            f"(or write ::{missing[0]} for a cast)",
+        )
     out: list[str] = []
     positional: list[Any] = []
     for tok in scan(sql, dialect):
@@ -327,12 +351,12 @@ def bind_params(sql: str, params: Mapping[str, Any] | None, style: str,
 _STYLES = ("named", "dollar_named", "pyformat", "format", "qmark", "numeric")
 
 
-def bind_literals(sql: str, params: Mapping[str, Any], dialect: str,
-                  literal: Callable[[Any], str]) -> str:
+def bind_literals(sql: str, params: Mapping[str, Any], dialect: str, literal: Callable[[Any], str]) -> str:
     """``sql`` with each ``:name`` parameter replaced by ``literal(value)``: for a driver
     that would interpolate values into the text itself after sqlnb checked it, so the text
     checked is the text sent.  Raises :class:`UsageError` naming a parameter that has no
     value."""
     bind_params(sql, params, "named", dialect)  # a missing value says which
-    return "".join(literal(params[tok.text[1:]]) if tok.kind == "param" else tok.text
-                   for tok in scan(sql, dialect))
+    return "".join(
+        literal(params[tok.text[1:]]) if tok.kind == "param" else tok.text for tok in scan(sql, dialect)
+    )

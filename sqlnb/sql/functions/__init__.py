@@ -92,16 +92,42 @@ DUCKDB_ALLOWED: Mapping[str, str] = {
 # are refused unless reviewed as read-only here: generators, unnesting, JSON, and catalog
 # introspection (not secrets, logs, caches, external resources, or duckdb_extensions(),
 # which lists the extension directory on disk).
-DUCKDB_READ_ONLY_TABLE_FUNCTIONS: frozenset[str] = frozenset({
-    "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
-    "duckdb_columns", "duckdb_constraints", "duckdb_databases", "duckdb_dependencies",
-    "duckdb_functions", "duckdb_indexes", "duckdb_keywords",
-    "duckdb_schemas", "duckdb_sequences", "duckdb_settings", "duckdb_tables", "duckdb_types",
-    "duckdb_views", "duckdb_optimizers", "duckdb_memory",
-    "pragma_table_info", "pragma_version", "pragma_collations", "pragma_database_size",
-    "pragma_platform", "pragma_storage_info", "pragma_show",
-    "pg_timezone_names", "icu_calendar_names", "test_all_types",
-})
+DUCKDB_READ_ONLY_TABLE_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        "range",
+        "generate_series",
+        "unnest",
+        "repeat",
+        "repeat_row",
+        "json_each",
+        "json_tree",
+        "duckdb_columns",
+        "duckdb_constraints",
+        "duckdb_databases",
+        "duckdb_dependencies",
+        "duckdb_functions",
+        "duckdb_indexes",
+        "duckdb_keywords",
+        "duckdb_schemas",
+        "duckdb_sequences",
+        "duckdb_settings",
+        "duckdb_tables",
+        "duckdb_types",
+        "duckdb_views",
+        "duckdb_optimizers",
+        "duckdb_memory",
+        "pragma_table_info",
+        "pragma_version",
+        "pragma_collations",
+        "pragma_database_size",
+        "pragma_platform",
+        "pragma_storage_info",
+        "pragma_show",
+        "pg_timezone_names",
+        "icu_calendar_names",
+        "test_all_types",
+    }
+)
 
 # Return types and argument types that make a PostgreSQL function impossible to call from a
 # query (pseudo-types), by OID (the same in every PostgreSQL and in Redshift): trigger,
@@ -114,13 +140,13 @@ _PG_BUILTIN_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
 #: why a name is refused, by kind (snapshot files store the kind)
 REASONS = {
     "postgres:volatile": "is VOLATILE in PostgreSQL (pg_proc.provolatile = 'v'): it may write, "
-                         "change the session or reach outside the query",
+    "change the session or reach outside the query",
     "duckdb:volatile": "is VOLATILE in DuckDB (duckdb_functions().stability): it may write or "
-                       "change the session",
+    "change the session",
     "duckdb:side_effects": "has side effects in DuckDB (duckdb_functions().has_side_effects)",
     "duckdb:table": "is a DuckDB table function that is not on sqlnb's list of read-only table "
-                    "functions (DuckDB publishes no side effects for table functions; this one "
-                    "may write, change settings or read files)",
+    "functions (DuckDB publishes no side effects for table functions; this one "
+    "may write, change settings or read files)",
 }
 
 
@@ -157,7 +183,8 @@ class FunctionPolicy:
     #: must not read: a foreign table (it runs a query on another server), or a view over
     #: one or over a function the policy refuses (PostgreSQL; None elsewhere)
     relation_lookup: Callable[[frozenset[str]], Mapping[str, str]] | None = field(
-        default=None, compare=False, repr=False)
+        default=None, compare=False, repr=False
+    )
 
     def relation_refusals(self, names: Iterable[str]) -> dict[str, str]:
         """{name: why} for the relations a statement reads that a guarded statement must
@@ -171,11 +198,14 @@ class FunctionPolicy:
             raise
         except Exception as exc:
             _log.debug("relation lookup failed: %s", exc)
-            return {n: f"could not be checked: reading what it depends on from {self.engine} "
-                       "failed" for n in names}
+            return {
+                n: f"could not be checked: reading what it depends on from {self.engine} failed"
+                for n in names
+            }
 
-    def refusals(self, names: Iterable[str], ask: Iterable[str] = (),
-                 on_row: Iterable[str] = ()) -> dict[str, str]:
+    def refusals(
+        self, names: Iterable[str], ask: Iterable[str] = (), on_row: Iterable[str] = ()
+    ) -> dict[str, str]:
         """{name: why} for the functions a statement calls that this policy refuses.
 
         ``names``: every name called (as written and as sqlglot reads it); ``ask``: the
@@ -195,8 +225,7 @@ class FunctionPolicy:
                 raise  # the statement's own error: the session is gone, not the query's fault
             except Exception as exc:  # the statement is not known to be read-only
                 _log.debug("function lookup failed: %s", exc)
-                why = (f"could not be checked: reading its volatility from {self.engine} "
-                       "failed")
+                why = f"could not be checked: reading its volatility from {self.engine} failed"
                 out.update({n: why for n in ask if n not in out})
             else:
                 out.update({n: why for n, why in found.items() if n in ask})
@@ -222,8 +251,9 @@ JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 """.strip()
 
 #: the same for the functions outside the built-in schemas (the live lookup)
-POSTGRES_USER_FUNCTIONS_SQL = (POSTGRES_FUNCTIONS_SQL +
-                               "\nWHERE n.nspname NOT IN ('pg_catalog', 'information_schema')")
+POSTGRES_USER_FUNCTIONS_SQL = (
+    POSTGRES_FUNCTIONS_SQL + "\nWHERE n.nspname NOT IN ('pg_catalog', 'information_schema')"
+)
 
 # names that can stand in a SQL string literal as they are (any setting, any engine)
 _PLAIN_NAME = re.compile(r"^[a-z_][a-z0-9_$]*$")
@@ -243,9 +273,12 @@ def _pg_callable(rettype: Any, argtypes: Any) -> bool:
     return str(_PG_INTERNAL) not in str(argtypes or "").split()
 
 
-def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQL",
-                      allowed: Mapping[str, str] = POSTGRES_ALLOWED
-                      ) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+def postgres_refusals(
+    rows: Iterable[Sequence[Any]],
+    *,
+    engine: str = "PostgreSQL",
+    allowed: Mapping[str, str] = POSTGRES_ALLOWED,
+) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
     """({name: why} refused, built-in names, refused names callable as ``t.name``) from rows
     of :data:`POSTGRES_FUNCTIONS_SQL`."""
     refused: dict[str, str] = {}
@@ -256,16 +289,21 @@ def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQ
         if schema in _PG_BUILTIN_SCHEMAS:
             builtin.add(name)
         # the allowlist holds built-ins: a user's public.random() that writes is refused
-        if volatility != "v" or (name in allowed and schema in _PG_BUILTIN_SCHEMAS) or \
-                not _pg_callable(rettype, argtypes):
+        if (
+            volatility != "v"
+            or (name in allowed and schema in _PG_BUILTIN_SCHEMAS)
+            or not _pg_callable(rettype, argtypes)
+        ):
             continue
         if takes_row:
             on_row.add(name)
         if schema in _PG_BUILTIN_SCHEMAS:
             refused.setdefault(name, REASONS["postgres:volatile"].replace("PostgreSQL", engine))
         else:
-            refused[name] = (f"is a VOLATILE function of this database ({schema}.{name}), "
-                             "which may write; declare it STABLE or IMMUTABLE if it only reads")
+            refused[name] = (
+                f"is a VOLATILE function of this database ({schema}.{name}), "
+                "which may write; declare it STABLE or IMMUTABLE if it only reads"
+            )
     return refused, frozenset(builtin), frozenset(on_row)
 
 
@@ -274,10 +312,14 @@ def postgres_refusals(rows: Iterable[Sequence[Any]], *, engine: str = "PostgreSQ
 OUTBOUND_EXTENSIONS: Mapping[str, str] = {
     "dblink": "runs SQL through another connection",
     "postgres_fdw": "reaches another PostgreSQL server",
-    "mysql_fdw": "reaches a MySQL server", "oracle_fdw": "reaches an Oracle server",
-    "tds_fdw": "reaches a SQL Server", "odbc_fdw": "reaches another database",
-    "jdbc_fdw": "reaches another database", "multicorn": "runs Python foreign data wrappers",
-    "http": "sends HTTP requests", "pgsql_http": "sends HTTP requests",
+    "mysql_fdw": "reaches a MySQL server",
+    "oracle_fdw": "reaches an Oracle server",
+    "tds_fdw": "reaches a SQL Server",
+    "odbc_fdw": "reaches another database",
+    "jdbc_fdw": "reaches another database",
+    "multicorn": "runs Python foreign data wrappers",
+    "http": "sends HTTP requests",
+    "pgsql_http": "sends HTTP requests",
     "file_fdw": "reads server files",
 }
 
@@ -349,7 +391,8 @@ def _outbound_functions(rows: Iterable[Sequence[Any]]) -> dict[str, str]:
             continue
         refused[str(proname).lower()] = (
             f"belongs to the {extname} extension ({schema}.{proname}), which {what}: "
-            "outside the read-only transaction of this session")
+            "outside the read-only transaction of this session"
+        )
     return refused
 
 
@@ -393,22 +436,32 @@ def postgres_policy(query: Query, *, engine: str = "PostgreSQL") -> FunctionPoli
             if name not in names:
                 continue
             if extension in OUTBOUND_EXTENSIONS:
-                out[name] = (f"belongs to the {extension} extension ({schema}.{name}), which "
-                             f"{OUTBOUND_EXTENSIONS[extension]}: outside the read-only "
-                             "transaction of this session")
+                out[name] = (
+                    f"belongs to the {extension} extension ({schema}.{name}), which "
+                    f"{OUTBOUND_EXTENSIONS[extension]}: outside the read-only "
+                    "transaction of this session"
+                )
             elif extension:
                 continue
             elif not trusted and language not in ("sql", "internal"):
-                out.setdefault(name, (
-                    f"is a function of this database ({schema}.{name}) written in {language}, "
-                    "an untrusted language: it can write files or reach other hosts outside "
-                    "the read-only transaction, whatever its volatility says"))
+                out.setdefault(
+                    name,
+                    (
+                        f"is a function of this database ({schema}.{name}) written in {language}, "
+                        "an untrusted language: it can write files or reach other hosts outside "
+                        "the read-only transaction, whatever its volatility says"
+                    ),
+                )
             elif outbound_here:
-                out.setdefault(name, (
-                    f"is a function of this database ({schema}.{name}), and an extension that "
-                    "reaches other connections (dblink or a foreign-data wrapper) is installed "
-                    "here: the function could write through it, outside the read-only "
-                    "transaction, whatever its volatility says"))
+                out.setdefault(
+                    name,
+                    (
+                        f"is a function of this database ({schema}.{name}), and an extension that "
+                        "reaches other connections (dblink or a foreign-data wrapper) is installed "
+                        "here: the function could write through it, outside the read-only "
+                        "transaction, whatever its volatility says"
+                    ),
+                )
         return out
 
     def lookup(names: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
@@ -421,8 +474,9 @@ def postgres_policy(query: Query, *, engine: str = "PostgreSQL") -> FunctionPoli
         return found, now_on_row & names
 
     def relation_lookup(names: frozenset[str]) -> dict[str, str]:
-        literals = ", ".join("E'" + n.replace("\\", "\\\\").replace("'", "''") + "'"
-                             for n in sorted(names) if "\x00" not in n)
+        literals = ", ".join(
+            "E'" + n.replace("\\", "\\\\").replace("'", "''") + "'" for n in sorted(names) if "\x00" not in n
+        )
         if not literals:
             return {}
         try:
@@ -438,12 +492,14 @@ def postgres_policy(query: Query, *, engine: str = "PostgreSQL") -> FunctionPoli
         for top, kind, schema, name, _detail in rows:
             name = str(name)
             if kind == "relation":
-                out.setdefault(top, f"reads the foreign table {schema}.{name}, which runs a "
-                                    "query on another server, outside the read-only "
-                                    "transaction of this session")
+                out.setdefault(
+                    top,
+                    f"reads the foreign table {schema}.{name}, which runs a "
+                    "query on another server, outside the read-only "
+                    "transaction of this session",
+                )
             elif name.lower() in refused:
-                out.setdefault(top, f"is a view that calls {schema}.{name}(), which "
-                                    f"{refused[name.lower()]}")
+                out.setdefault(top, f"is a view that calls {schema}.{name}(), which {refused[name.lower()]}")
             elif schema not in _PG_BUILTIN_SCHEMAS:
                 called.setdefault(name.lower(), set()).add(top)
         if called:  # judged as a direct call of each would be
@@ -453,8 +509,14 @@ def postgres_policy(query: Query, *, engine: str = "PostgreSQL") -> FunctionPoli
                     out.setdefault(top, f"is a view that calls {fn}(), which {why}")
         return out
 
-    return FunctionPolicy(engine, refused, f"the connected {engine} server's pg_proc",
-                          on_row=on_row, lookup=lookup, relation_lookup=relation_lookup)
+    return FunctionPolicy(
+        engine,
+        refused,
+        f"the connected {engine} server's pg_proc",
+        on_row=on_row,
+        lookup=lookup,
+        relation_lookup=relation_lookup,
+    )
 
 
 # ---- DuckDB -------------------------------------------------------------------------------
@@ -473,12 +535,14 @@ FROM duckdb_functions()
 """.strip()
 
 
-def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
-                    allowed: Mapping[str, str] = DUCKDB_ALLOWED,
-                    table_functions: frozenset[str] = DUCKDB_READ_ONLY_TABLE_FUNCTIONS,
-                    also_refused: Mapping[str, str] | None = None,
-                    check_macro: MacroCheck | None = None,
-                    ) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+def duckdb_refusals(
+    rows: Iterable[Sequence[Any]],
+    *,
+    allowed: Mapping[str, str] = DUCKDB_ALLOWED,
+    table_functions: frozenset[str] = DUCKDB_READ_ONLY_TABLE_FUNCTIONS,
+    also_refused: Mapping[str, str] | None = None,
+    check_macro: MacroCheck | None = None,
+) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
     """({name: why} refused, built-in names, names refused only as tables) from rows of
     :data:`DUCKDB_FUNCTIONS_SQL`.
     ``also_refused`` adds names already refused elsewhere (a macro calling one of them is
@@ -495,8 +559,7 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
         name = str(name).lower()
         if internal:
             builtin.add(name)
-        if ftype in ("scalar", "aggregate", "window") and not side_effects and \
-                stability != "VOLATILE":
+        if ftype in ("scalar", "aggregate", "window") and not side_effects and stability != "VOLATILE":
             plain.add(name)
         if name in allowed and internal:  # the allowlists hold built-ins only
             continue
@@ -524,8 +587,9 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
                 continue
             hit = sorted(c for c in called if c in bad and c != name)
             if hit:
-                bad[name] = refused[name] = (f"is a DuckDB macro whose definition calls "
-                                             f"{hit[0]}(), which {bad[hit[0]]}")
+                bad[name] = refused[name] = (
+                    f"is a DuckDB macro whose definition calls {hit[0]}(), which {bad[hit[0]]}"
+                )
                 changed = True
     # a user's macro is also checked whole, as the guard checks a query: its body may read
     # a file (FROM 'x.csv') or do anything else a query may not
@@ -536,12 +600,12 @@ def duckdb_refusals(rows: Iterable[Sequence[Any]], *,
         if check_macro is None:
             refused[name] = "is a DuckDB macro of this database whose definition was not checked"
             continue
-        problem = check_macro(definition if ftype == "table_macro" else f"SELECT {definition}",
-                              policy)
+        problem = check_macro(definition if ftype == "table_macro" else f"SELECT {definition}", policy)
         if problem is not None:
             refused[name] = f"is a DuckDB macro whose definition is not read-only: {problem}"
     tables = {name for name, ftype, _, _ in macros if ftype == "table_macro"} | {
-        str(r[0]).lower() for r in rows if r[1] == "table"}
+        str(r[0]).lower() for r in rows if r[1] == "table"
+    }
     table_only = frozenset(n for n in refused if n in tables and n in plain)
     return refused, frozenset(builtin), table_only
 
@@ -558,31 +622,41 @@ def _called_names(definition: str, ftype: str) -> set[str]:
     for k, tok in enumerate(tokens):
         if tok.kind == "code":
             names.update(m.group(1).lower() for m in _CALL.finditer(tok.text))
-        elif tok.kind == "ident" and k + 1 < len(tokens) and tokens[k + 1].kind == "code" \
-                and tokens[k + 1].text.lstrip().startswith("("):
+        elif (
+            tok.kind == "ident"
+            and k + 1 < len(tokens)
+            and tokens[k + 1].kind == "code"
+            and tokens[k + 1].text.lstrip().startswith("(")
+        ):
             names.add(tok.text.strip('"').replace('""', '"').lower())
     return names
 
 
-def duckdb_policy(query: Query, *, look_up: bool = True,
-                  check_macro: MacroCheck | None = None) -> FunctionPolicy:
+def duckdb_policy(
+    query: Query, *, look_up: bool = True, check_macro: MacroCheck | None = None
+) -> FunctionPolicy:
     """The live policy of a DuckDB connection; ``query(sql)`` returns its rows.
     ``look_up=False``: no lookup per statement (duckdb_functions() takes about 10 ms), for
     a read-only connection, through which no macro can be created.  ``check_macro``: the
     guard, which judges a user's macro body as a query (see :func:`duckdb_refusals`)."""
-    refused, _, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL),
-                                             check_macro=check_macro)
+    refused, _, table_only = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL), check_macro=check_macro)
     bad = dict(_BY_LIST)
     bad.update(refused)
 
     def lookup(names: frozenset[str]) -> tuple[dict[str, str], frozenset[str]]:
         # every user function: a macro may call another one
-        now, _, _ = duckdb_refusals(query(DUCKDB_FUNCTIONS_SQL + "\nWHERE NOT internal"),
-                                    also_refused=bad, check_macro=check_macro)
+        now, _, _ = duckdb_refusals(
+            query(DUCKDB_FUNCTIONS_SQL + "\nWHERE NOT internal"), also_refused=bad, check_macro=check_macro
+        )
         return {n: why for n, why in now.items() if n in names}, frozenset()
 
-    return FunctionPolicy("DuckDB", refused, "the connected DuckDB's duckdb_functions()",
-                          table_only=table_only, lookup=lookup if look_up else None)
+    return FunctionPolicy(
+        "DuckDB",
+        refused,
+        "the connected DuckDB's duckdb_functions()",
+        table_only=table_only,
+        lookup=lookup if look_up else None,
+    )
 
 
 # ---- the shipped snapshots ----------------------------------------------------------------
@@ -615,13 +689,14 @@ def snapshot_policy(dialect: str) -> FunctionPolicy | None:
             table_only.add(fn)
             detail.pop()
         if kind == "macro":
-            refused[fn] = (f"is a DuckDB macro whose definition calls {detail[0]}(), which "
-                           "is refused")
+            refused[fn] = f"is a DuckDB macro whose definition calls {detail[0]}(), which is refused"
         else:
             refused[fn] = REASONS[kind]
     if dialect == "redshift":
-        refused = {n: why.replace("in PostgreSQL", "in PostgreSQL (whose catalog Redshift keeps)")
-                   for n, why in refused.items()}
+        refused = {
+            n: why.replace("in PostgreSQL", "in PostgreSQL (whose catalog Redshift keeps)")
+            for n, why in refused.items()
+        }
     source = f"sqlnb's snapshot of {version}"
     if dialect == "duckdb":
         # DuckDB runs in-process (a dependency of sqlnb): the installed release's own
@@ -654,19 +729,26 @@ def _installed_duckdb_refusals() -> tuple[str, dict[str, str], frozenset[str]] |
         refused, _, table_only = duckdb_refusals(rows)
         return f"v{duckdb.__version__}", refused, table_only
     except Exception as exc:  # an unusable duckdb: the snapshot alone stands
-        _log.warning("could not read the installed DuckDB's functions (%s); the guard uses "
-                     "sqlnb's snapshot alone", exc)
+        _log.warning(
+            "could not read the installed DuckDB's functions (%s); the guard uses sqlnb's snapshot alone", exc
+        )
         return None
 
 
-def write_snapshot(path: Path, engine_version: str, refused: Mapping[str, str],
-                   kinds: Mapping[str, str], generator: str,
-                   table_only: Iterable[str] = ()) -> None:
+def write_snapshot(
+    path: Path,
+    engine_version: str,
+    refused: Mapping[str, str],
+    kinds: Mapping[str, str],
+    generator: str,
+    table_only: Iterable[str] = (),
+) -> None:
     """Write a snapshot file: ``kinds`` maps each refused name to its kind line part."""
     table_only = set(table_only)
-    lines = [f"# Functions the read-only guard refuses without a connection ({generator}).",
-             "# Generated from the engine's own metadata; do not edit by hand.",
-             f"# engine: {engine_version}"]
-    lines += [f"{n}\t{kinds[n]}" + ("\ttable-only" if n in table_only else "")
-              for n in sorted(refused)]
+    lines = [
+        f"# Functions the read-only guard refuses without a connection ({generator}).",
+        "# Generated from the engine's own metadata; do not edit by hand.",
+        f"# engine: {engine_version}",
+    ]
+    lines += [f"{n}\t{kinds[n]}" + ("\ttable-only" if n in table_only else "") for n in sorted(refused)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

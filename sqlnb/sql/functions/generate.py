@@ -41,12 +41,17 @@ def postgres_snapshot(conninfo: str) -> int:
 
     with psycopg.connect(conninfo, autocommit=True) as conn:
         version = conn.execute("SELECT version()").fetchone()[0].split(" on ")[0]
-        rows = conn.execute(POSTGRES_FUNCTIONS_SQL + "\nWHERE n.nspname IN "
-                            "('pg_catalog', 'information_schema')").fetchall()
+        rows = conn.execute(
+            POSTGRES_FUNCTIONS_SQL + "\nWHERE n.nspname IN ('pg_catalog', 'information_schema')"
+        ).fetchall()
     refused, _, _ = postgres_refusals(rows)
-    write_snapshot(HERE / "postgres.txt", version, refused,
-                   {n: _kind(w) for n, w in refused.items()},
-                   "python -m sqlnb.sql.functions.generate")
+    write_snapshot(
+        HERE / "postgres.txt",
+        version,
+        refused,
+        {n: _kind(w) for n, w in refused.items()},
+        "python -m sqlnb.sql.functions.generate",
+    )
     return len(refused)
 
 
@@ -59,16 +64,22 @@ def duckdb_snapshot() -> int:
     finally:
         conn.close()
     refused, _, table_only = duckdb_refusals(rows)
-    write_snapshot(HERE / "duckdb.txt", f"DuckDB {duckdb.__version__}", refused,
-                   {n: _kind(w) for n, w in refused.items()},
-                   "python -m sqlnb.sql.functions.generate", table_only)
+    write_snapshot(
+        HERE / "duckdb.txt",
+        f"DuckDB {duckdb.__version__}",
+        refused,
+        {n: _kind(w) for n, w in refused.items()},
+        "python -m sqlnb.sql.functions.generate",
+        table_only,
+    )
     return len(refused)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--postgres", default="host=127.0.0.1 port=5432 user=postgres "
-                                              "dbname=postgres", metavar="CONNINFO")
+    parser.add_argument(
+        "--postgres", default="host=127.0.0.1 port=5432 user=postgres dbname=postgres", metavar="CONNINFO"
+    )
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-duckdb", action="store_true")
     args = parser.parse_args(argv)
