@@ -11,7 +11,7 @@ import pytest
 from sqlnb import errors
 from sqlnb.adapters import connect
 from sqlnb.agent import models
-from sqlnb.agent.models import LlamaCppChatModel, ModelClient, describe_model, resolve_model
+from sqlnb.agent.models import LlamaCppChatModel, ModelClient, describe_model, llamacpp, resolve_model
 from tests.tiny_gguf import write_tiny_llama
 
 MESSAGES = [("system", "You write SQL for a SQLite database."), ("human", "How many singers?")]
@@ -25,9 +25,9 @@ def tiny_model(tmp_path_factory):
 @pytest.fixture
 def loaded(monkeypatch):
     """A clean table of loaded models, freed after the test."""
-    monkeypatch.setattr(models, "_LLAMAS", {})
-    yield models._LLAMAS
-    models._close_llamas()
+    monkeypatch.setattr(llamacpp, "_LLAMAS", {})
+    yield llamacpp._LLAMAS
+    llamacpp._close_llamas()
 
 
 @pytest.fixture
@@ -116,11 +116,11 @@ def test_side_by_side_replies_are_the_ones_separate_calls_give(tiny_model, loade
     assert len(set(one_by_one)) == 3
     together = model.replies(MESSAGES, SPECS)
     assert [text for text, _ in together] == one_by_one
-    for text, usage in together:
+    for _text, usage in together:
         # max_tokens, or a few more to finish a character split across tokens
         assert usage["input_tokens"] > 10 and 0 < usage["output_tokens"] <= 30 + 3
     # the model holds the prompt alone afterwards: the next call starts from it
-    llama, _ = models._get_llama(str(tiny_model), 1024, 1)
+    llama, _ = llamacpp._get_llama(str(tiny_model), 1024, 1)
     assert llama.n_tokens == together[0][1]["input_tokens"]
     assert model.invoke(MESSAGES).content == one_by_one[0]
 
@@ -135,8 +135,8 @@ def test_side_by_side_replies_stop_where_separate_calls_stop(tiny_model, loaded)
                                    **({"seed": s["seed"]} if "seed" in s else {})).content
                       for s in SPECS]
         assert cut == one_by_one
-        assert all(whole.startswith(part) for whole, part in zip(full, cut))
-        shortened += sum(part != whole for whole, part in zip(full, cut))
+        assert all(whole.startswith(part) for whole, part in zip(full, cut, strict=True))
+        shortened += sum(part != whole for whole, part in zip(full, cut, strict=True))
     assert cut == full  # the last stop string never occurs
     assert shortened >= 3  # (a stop string is not looked for inside a split character)
 
@@ -188,7 +188,7 @@ def test_a_failure_while_writing_side_by_side_leaves_the_model_usable(tiny_model
                                                                        monkeypatch):
     model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=12)
     before = [text for text, _ in model.replies(MESSAGES, SPECS)]
-    llama, _ = models._get_llama(str(tiny_model), 1024, 1)
+    llama, _ = llamacpp._get_llama(str(tiny_model), 1024, 1)
     other = [("system", "You write SQL."), ("human", "Which singers are older than 40?")]
 
     def broken(tokens):

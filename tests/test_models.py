@@ -17,6 +17,7 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 from sqlnb import errors
 from sqlnb.agent import models
@@ -26,6 +27,7 @@ from sqlnb.agent.models import (
     ModelClient,
     ScriptedChatModel,
     describe_model,
+    llamacpp,
     resolve_model,
     scrub_secrets,
 )
@@ -219,7 +221,7 @@ def test_spec_without_provider_and_model(spec, monkeypatch):
 def test_scripted_file_errors(script, tmp_path):
     with pytest.raises(errors.ConfigurationError, match="does not exist"):
         resolve_model(f"scripted:{tmp_path / 'missing.json'}")
-    with pytest.raises(errors.ConfigurationError, match="not valid JSON: .* line 1"):
+    with pytest.raises(errors.ConfigurationError, match=r"not valid JSON: .* line 1"):
         resolve_model("scripted:" + script('["a",'))
     with pytest.raises(errors.ConfigurationError, match="holds a JSON dict, not a list"):
         resolve_model(f"scripted:{script({'answers': ['a']})}")
@@ -479,17 +481,17 @@ def test_llama_cpp_threads_wait_passively(monkeypatch, fake_llama_cpp):
     """OpenMP's spinning threads collapse on a shared machine: sqlnb asks for passive
     waiting before llama.cpp loads, unless the user chose otherwise."""
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
-    assert models._import_llama_cpp().__version__ == "0.0-test"
+    assert llamacpp.import_llama_cpp().__version__ == "0.0-test"
     assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
-    models._import_llama_cpp()
+    llamacpp.import_llama_cpp()
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
 
 
 class RecordingModel(BaseChatModel):
     """Records the options each call got; a reply that explains its query at length."""
 
-    calls: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = Field(default_factory=list)
     takes_seed: bool = True
 
     @property

@@ -1,0 +1,233 @@
+"""``llamacpp:``: a GGUF model run in-process by llama.cpp (``pip install 'sqlnb[local]'``).
+
+One loaded model per (path, context size, threads) per process, shared by every
+:class:`LlamaCppChatModel` that names it and freed at exit; several replies to one prompt can
+be decoded side by side (:mod:`sqlnb.agent.parallel`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+from sqlnb.agent.models.messages import role_content
+from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
+from sqlnb.errors import ConfigurationError, MissingDriverError, ModelError
+
+__all__ = ["LLAMA_PARALLEL_ENV", "LLAMA_THREADS_ENV", "LlamaCppChatModel", "import_llama_cpp"]
+
+LLAMA_THREADS_ENV = "SQLNB_LLAMA_THREADS"
+LLAMA_PARALLEL_ENV = "SQLNB_LLAMA_PARALLEL"  # 1/on: replies of one prompt side by side
+
+
+def _default_threads() -> int:
+    configured = os.environ.get(LLAMA_THREADS_ENV, "").strip()
+    if configured:
+        try:
+            return max(1, int(configured))
+        except ValueError:
+            raise ConfigurationError(
+                f"{LLAMA_THREADS_ENV}={configured!r} is not a number",
+                hint=f"set {LLAMA_THREADS_ENV} to a thread count such as 2",
+            ) from None
+    return min(4, os.cpu_count() or 1)
+
+
+def _default_parallel() -> bool:
+    # off unless asked for: on 24 car_1 questions it saved 7% of the time and its answers
+    # were not shown to be as good (benchmarks/results/accuracy_side_by_side.md)
+    return os.environ.get(LLAMA_PARALLEL_ENV, "").strip().lower() in ("1", "on", "true", "yes")
+
+
+_LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_LLAMAS_LOCK = threading.Lock()
+
+
+def import_llama_cpp() -> Any:
+    """The ``llama_cpp`` module (:class:`MissingDriverError` with the install hint when it is
+    not installed)."""
+    # llama.cpp's OpenMP threads spin while they wait: with any other busy process on the
+    # machine they steal each other's cores (measured on 2 shared cores: one question 83 s
+    # spinning, 8 s passive).  OpenMP reads this once, when llama.cpp's library loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise MissingDriverError(
+            "llama-cpp-python is not installed, so llamacpp: models cannot run",
+            hint="pip install 'sqlnb[local]'",
+        ) from exc
+    return llama_cpp
+
+
+def _get_llama(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
+    """One Llama per (path, n_ctx, n_threads) per process, with the lock that guards it."""
+    key = (model_path, n_ctx, n_threads)
+    with _LLAMAS_LOCK:
+        entry = _LLAMAS.get(key)
+        if entry is None:
+            llama_cpp = import_llama_cpp()
+            try:
+                # room for several sequences in one KV cache: replies decoded side by side
+                llama = load_llama(
+                    llama_cpp.Llama,
+                    llama_cpp.llama_cpp,
+                    model_path=model_path,
+                    n_ctx=n_ctx,
+                    n_threads=n_threads,
+                    verbose=False,
+                    seed=0,
+                )
+            except (ValueError, OSError, RuntimeError) as exc:
+                raise ConfigurationError(
+                    f"llama.cpp could not load {model_path}: {exc}",
+                    hint="the file may be corrupt or not a GGUF model: delete it and run "
+                    "`sqlnb model download qwen2.5-coder-1.5b` again",
+                ) from exc
+            if not _LLAMAS:
+                atexit.register(_close_llamas)
+            entry = _LLAMAS[key] = (llama, threading.Lock())
+        return entry
+
+
+def _close_llamas() -> None:
+    """Free loaded models while the interpreter still works (llama-cpp-python's own
+    finalizer fails noisily during interpreter shutdown)."""
+    with _LLAMAS_LOCK:
+        entries = list(_LLAMAS.values())
+        _LLAMAS.clear()
+    for llama, lock in entries:
+        if lock.acquire(timeout=1.0):  # never free a model a worker thread is still using
+            try:
+                llama.close()
+            except Exception:
+                pass
+            finally:
+                lock.release()
+
+
+class LlamaCppChatModel(BaseChatModel):
+    """A GGUF model run in-process by llama.cpp (``pip install 'sqlnb[local]'``).
+
+    Instances with the same (model_path, n_ctx, n_threads) share one loaded model, so the
+    prompt-prefix cache makes a repeated schema prefix cheap; calls are serialized.
+    :meth:`replies` writes several replies to one prompt side by side
+    (:mod:`sqlnb.agent.parallel`); with ``parallel`` on (``$SQLNB_LLAMA_PARALLEL=1``) the
+    agent's first answer and its first drafts are written that way.
+    """
+
+    model_path: str
+    n_ctx: int = 8192
+    n_threads: int = Field(default_factory=_default_threads)
+    max_tokens: int = 512
+    temperature: float = 0.0
+    repeat_penalty: float = 1.0
+    stop: list[str] | None = None
+    parallel: bool = Field(default_factory=_default_parallel)
+    takes_seed: ClassVar[bool] = True  # ModelClient passes a seed with sampled calls
+
+    @property
+    def _llm_type(self) -> str:
+        return "sqlnb-llamacpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {
+            "model_path": self.model_path,
+            "n_ctx": self.n_ctx,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama, lock = _get_llama(self.model_path, self.n_ctx, self.n_threads)
+        chat = [{"role": role, "content": content} for role, content in role_content(messages)]
+        stops = stop if stop is not None else self.stop
+        with lock:
+            try:
+                out = llama.create_chat_completion(
+                    messages=chat,
+                    temperature=kwargs.get("temperature", self.temperature),
+                    repeat_penalty=self.repeat_penalty,
+                    max_tokens=kwargs.get("max_tokens", self.max_tokens),
+                    stop=list(stops) if stops else [],
+                    # a fixed seed per call: sampled replies are reproducible
+                    **({"seed": int(kwargs["seed"])} if kwargs.get("seed") is not None else {}),
+                )
+            except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
+                raise self._refused(exc) from exc
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
+        completion_tokens = int(usage.get("completion_tokens", 0))
+        message = AIMessage(
+            content=choice["message"].get("content") or "",
+            usage_metadata={
+                "input_tokens": prompt_tokens,
+                "output_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+            response_metadata={
+                "finish_reason": choice.get("finish_reason"),
+                "model": Path(self.model_path).name,
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _refused(self, exc: ValueError) -> ModelError:
+        return ModelError(
+            f"llama.cpp refused the prompt: {exc}",
+            hint=f"the prompt is too long for n_ctx={self.n_ctx}: ask about fewer "
+            "tables or use a model with a larger context",
+        )
+
+    def replies(
+        self,
+        messages: LanguageModelInput,
+        specs: Sequence[dict[str, Any]],
+        *,
+        max_tokens: int | None = None,
+        stop: Sequence[str] | None = None,
+    ) -> list[tuple[str, dict[str, int]]]:
+        """One reply per spec (``temperature``, ``seed``) to ``messages``, decoded side by
+        side (one model pass per token for all of them): each reply's text and its token
+        usage (the prompt counted for each, as separate calls would).  Replies are the ones
+        separate calls would give, but for rounding differences of batched arithmetic."""
+        llama, lock = _get_llama(self.model_path, self.n_ctx, self.n_threads)
+        chat = [
+            {"role": role, "content": content}
+            for role, content in role_content(self._convert_input(messages).to_messages())
+        ]
+        stops = list(stop) if stop is not None else list(self.stop or [])
+        with lock:
+            try:
+                prompt, stops = chat_prompt(llama, chat, stops)
+                done = side_by_side(
+                    llama,
+                    prompt,
+                    specs,
+                    stop=stops,
+                    max_tokens=max_tokens if max_tokens is not None else self.max_tokens,
+                )
+            except ValueError as exc:
+                raise self._refused(exc) from exc
+        return [
+            (text, {"input_tokens": len(prompt), "output_tokens": n, "total_tokens": len(prompt) + n})
+            for text, n in done
+        ]

@@ -1,0 +1,174 @@
+"""``scripted:replies.json``: a chat model that answers from a fixed list, for sqlnb's tests
+and demos."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field, PrivateAttr
+
+from sqlnb.agent.models.messages import CURRENT_STOP, role_content
+from sqlnb.errors import ConfigurationError, ModelError, ScriptExhausted
+
+__all__ = ["ScriptedChatModel"]
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Replies from a fixed list, in order: deterministic tests and demos.
+
+    ``prompts`` records every prompt received as ``[(role, content), ...]`` with roles
+    ``system``/``user``/``assistant``.  Token usage is estimated (4 characters a token).
+
+    ``drafts``: the replies to sampled calls (a temperature given, as the agent's retry
+    drafts are), in order, recorded in ``draft_prompts``.  None: the script does not
+    sample, and the agent draws no drafts from it.
+
+    ``delay``: seconds each call (reply or draft) waits before answering: a slow model,
+    for the panel's Stop button in browser tests and the bridge benchmark.  The wait ends
+    early when the turn is stopped (:class:`sqlnb.agent.stop.StopToken`); the call then
+    fails with :class:`ModelError` and uses up no reply.  In a file:
+    ``{"replies": [...], "drafts": [...], "delay": 2.5}``.
+    """
+
+    replies: list[str]
+    position: int = 0
+    prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
+    drafts: list[str] | None = None
+    draft_position: int = 0
+    draft_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
+    source: str | None = None
+    """The file the replies came from (its name shows in :func:`describe_model`)."""
+    delay: float = 0.0
+
+    @property
+    def samples(self) -> bool:
+        return self.drafts is not None
+
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> ScriptedChatModel:
+        """Load replies from a JSON file: a list of strings, or an object with the list
+        under ``replies``, the sampled calls' replies under ``drafts`` and the seconds
+        each call waits under ``delay``."""
+        file = Path(path).expanduser()
+        example = 'e.g. ["```sql\\nSELECT 1\\n```", "FINAL"]'
+        try:
+            raw = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigurationError(
+                f"scripted model file {str(file)!r} does not exist",
+                hint=f"write the replies as a JSON list of strings to it, {example}",
+            ) from None
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot read scripted model file {str(file)!r}: {exc.strerror or exc}"
+            ) from exc
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ConfigurationError(
+                f"scripted model file {str(file)!r} is not valid JSON: {exc.msg} at line "
+                f"{exc.lineno}, column {exc.colno}",
+                hint=f"it must hold a JSON list of reply strings, {example}",
+            ) from None
+        drafts, delay = None, 0.0
+        if isinstance(data, dict) and set(data) <= {"replies", "drafts", "delay"} and "replies" in data:
+            data, drafts, delay = data["replies"], data.get("drafts"), data.get("delay", 0.0)
+            if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not delay >= 0:
+                raise ConfigurationError(
+                    f'scripted model file {str(file)!r}: "delay" must be a number of '
+                    f"seconds (0 or more), not {json.dumps(delay)}",
+                    hint='e.g. {"replies": ["```sql\\nSELECT 1\\n```"], "delay": 2}',
+                )
+        if not isinstance(data, list) or not isinstance(drafts, (list, type(None))):
+            raise ConfigurationError(
+                f"scripted model file {str(file)!r} holds a JSON {type(data).__name__}, not a list",
+                hint=f"it must hold a JSON list of reply strings, {example} (or an object "
+                'with that list under "replies" and sampled replies under "drafts")',
+            )
+        for what, items in (("reply", data), ("draft", drafts or [])):
+            for i, item in enumerate(items):
+                if not isinstance(item, str):
+                    raise ConfigurationError(
+                        f"scripted model file {str(file)!r}: {what} {i + 1} is a JSON "
+                        f"{type(item).__name__}, not a string",
+                        hint=f"it must hold a JSON list of reply strings, {example}",
+                    )
+        return cls(replies=data, drafts=drafts, source=file.name, delay=float(delay))
+
+    @property
+    def _llm_type(self) -> str:
+        return "sqlnb-scripted"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"source": self.source, "replies": len(self.replies)}
+
+    @property
+    def remaining(self) -> int:
+        return len(self.replies) - self.position
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        prompt = role_content(messages)
+        if self.delay > 0:
+            token = CURRENT_STOP.get()
+            if token is None:
+                time.sleep(self.delay)
+            elif token.wait(self.delay):
+                raise ModelError("the scripted model's call was stopped")
+        if kwargs.get("temperature") is not None and self.drafts is not None:
+            reply = self._next_draft(prompt)
+        else:
+            reply = self._next_reply(prompt)
+        input_tokens = sum(len(content) for _, content in prompt) // 4
+        output_tokens = len(reply) // 4
+        message = AIMessage(
+            content=reply,
+            usage_metadata={
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "total_tokens": input_tokens + output_tokens,
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _next_draft(self, prompt: list[tuple[str, str]]) -> str:
+        drafts = self.drafts or []
+        with self._lock:
+            self.draft_prompts.append(prompt)
+            if self.draft_position >= len(drafts):
+                raise ScriptExhausted(
+                    f"the scripted model has no draft left: all {len(drafts)} were used",
+                    hint="add drafts to the script, or expect fewer sampled calls",
+                )
+            self.draft_position += 1
+            return drafts[self.draft_position - 1]
+
+    def _next_reply(self, prompt: list[tuple[str, str]]) -> str:
+        with self._lock:
+            self.prompts.append(prompt)
+            if self.position >= len(self.replies):
+                where = f" in {self.source}" if self.source else ""
+                raise ScriptExhausted(
+                    f"the scripted model has no reply left: all {len(self.replies)} "
+                    f"replies{where} were used (call {len(self.prompts)})",
+                    hint="add replies to the script, or expect fewer model calls",
+                )
+            self.position += 1
+            return self.replies[self.position - 1]

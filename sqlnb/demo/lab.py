@@ -1,0 +1,25 @@
+"""``sqlnb demo`` opens the demo notebook in JupyterLab."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["launch_lab"]
+
+
+def launch_lab(notebook: Path, port: int = 8888, open_browser: bool = True) -> int:
+    """Run JupyterLab on the notebook (blocks until JupyterLab exits)."""
+    if shutil.which("jupyter") is None and not (Path(sys.executable).parent / "jupyter").exists():
+        print('JupyterLab is not installed: pip install "sqlnb[lab]"', file=sys.stderr)
+        return 2
+    jupyter = shutil.which("jupyter") or str(Path(sys.executable).parent / "jupyter")
+    cmd = [jupyter, "lab", notebook.name, f"--port={port}", f"--ServerApp.root_dir={notebook.parent}"]
+    if not open_browser:
+        cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return subprocess.call(cmd, cwd=notebook.parent)
