@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import duckdb
 
@@ -113,7 +114,7 @@ class DuckDBAdapter(Adapter):
         else:
             table, truncated = rel.to_arrow_table(), False
         table = normalize_arrow(table)
-        columns = [ResultColumn(n, t) for n, t in zip(names, types)]
+        columns = [ResultColumn(n, t) for n, t in zip(names, types, strict=True)]
         return Result(columns, table, table.num_rows, truncated)
 
     def _one_statement(self, sql: str) -> list:

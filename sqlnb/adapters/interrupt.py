@@ -15,7 +15,7 @@ import select
 import signal
 import socket
 import threading
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 
 @contextlib.contextmanager

@@ -460,7 +460,7 @@ class MySQLAdapter(Adapter):
             "user": spec.user or "",
             "password": spec.password or "",  # a Secret until the driver call (spec.revealed)
             "autocommit": True,
-            "connection_timeout": max(1, int(math.ceil(self.options.connect_timeout or 10))),
+            "connection_timeout": max(1, math.ceil(self.options.connect_timeout or 10)),
             "charset": "utf8mb4",
         }
         if spec.database:
@@ -546,7 +546,7 @@ class MySQLAdapter(Adapter):
         if self.is_mariadb:
             cur.execute(f"SET SESSION max_statement_time = {seconds:.6f}")
         else:  # MySQL: milliseconds, SELECT only
-            cur.execute(f"SET SESSION max_execution_time = {int(round(seconds * 1000))}")
+            cur.execute(f"SET SESSION max_execution_time = {round(seconds * 1000)}")
         self._session_timeout = seconds
 
     # ---- executing --------------------------------------------------------------
@@ -842,7 +842,7 @@ class MySQLAdapter(Adapter):
                 try:
                     cx.read_sql(url, "SELECT 1 AS ok", return_type="arrow")
                     outcome["ok"] = True
-                except BaseException as exc:  # noqa: BLE001  a Rust panic is a BaseException
+                except BaseException as exc:  # a Rust panic is a BaseException
                     outcome["error"] = exc
 
             thread = threading.Thread(target=attempt, name="sqlnb-connectorx-check", daemon=True)

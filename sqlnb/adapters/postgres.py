@@ -48,7 +48,8 @@ import functools
 import math
 import operator
 import re
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -123,7 +124,7 @@ BUILTIN_TYPES: dict[int, tuple[str, str]] = {
     3926: ("int8range", "int8range"),
     5069: ("xid8", "xid8"),
 }
-TYPNAME_DISPLAY = {typname: display for typname, display in BUILTIN_TYPES.values()}
+TYPNAME_DISPLAY = dict(BUILTIN_TYPES.values())
 NUMERIC_OID = 1700
 
 # Arrow type per PostgreSQL type, given to result.rows_to_arrow (plain rows) and
@@ -238,7 +239,7 @@ def with_numerics(table: pa.Table, typnames: Sequence[str | None], typmods: Sequ
         return table
     arrays = [
         numeric_array(col, typmod) if typname == "numeric" else col
-        for col, typname, typmod in zip(table.columns, typnames, typmods)
+        for col, typname, typmod in zip(table.columns, typnames, typmods, strict=True)
     ]
     return pa.Table.from_arrays(arrays, names=table.column_names)
 
@@ -404,7 +405,7 @@ class PgFamilyAdapter(Adapter):
 
     def _init_state(self) -> None:
         self._type_names: dict[int, str] = {}
-        self._session_timeout: float | None | object = UNKNOWN  # what statement_timeout is now
+        self._session_timeout: float | object | None = UNKNOWN  # what statement_timeout is now
         self._effective_timeout: float | None = None
 
     # ---- type names -----------------------------------------------------------------
@@ -476,7 +477,7 @@ class PgFamilyAdapter(Adapter):
     # ---- timeouts ---------------------------------------------------------------------
     @staticmethod
     def _timeout_ms(timeout: float | None) -> int:
-        return int(math.ceil(timeout * 1000)) if timeout else 0
+        return math.ceil(timeout * 1000) if timeout else 0
 
     # ---- read-only statements -------------------------------------------------------------
     #: sqlnb's own SQL that sets the statement timeout for the current transaction only
@@ -490,7 +491,7 @@ class PgFamilyAdapter(Adapter):
 
     def _read_only_statement(
         self, run, query=None, *, timeout: bool = True, release: str = "all"
-    ) -> "_ReadOnlyStatement":
+    ) -> _ReadOnlyStatement:
         """The read-only transaction one statement runs in (a read-only connection's every
         statement, or ``execute(..., readonly=True)`` on a read-write one).
 
@@ -661,7 +662,7 @@ class PostgresAdapter(PgFamilyAdapter):
             "user": spec.user,
             "password": spec.password,  # a Secret until the driver call (spec.revealed)
             "dbname": spec.database,
-            "connect_timeout": max(1, int(math.ceil(self.options.connect_timeout or 0)))
+            "connect_timeout": max(1, math.ceil(self.options.connect_timeout or 0))
             if self.options.connect_timeout
             else None,
             "application_name": "sqlnb",
@@ -702,7 +703,7 @@ class PostgresAdapter(PgFamilyAdapter):
         self._dirty = False  # session state the ADBC connection lacks
         self._adbc_conn = None
         self._adbc_cur = None
-        self._adbc_timeout: float | None | object = UNKNOWN
+        self._adbc_timeout: float | object | None = UNKNOWN
         self._adbc_failed = False
         self._running: str | None = None  # "pg" or "adbc" while a statement runs
         self.last_path: str | None = None  # which path ran the last statement (for tests)
@@ -844,7 +845,7 @@ class PostgresAdapter(PgFamilyAdapter):
         truncated: bool,
     ) -> Result:
         displays = self._type_display(oids)
-        columns = [ResultColumn(n, t) for n, t in zip(names, displays)]
+        columns = [ResultColumn(n, t) for n, t in zip(names, displays, strict=True)]
         typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
         table = rows_to_arrow(columns, rows, arrow_types(typnames))
         return Result(columns, with_numerics(table, typnames, typmods), len(rows), truncated)
@@ -937,7 +938,9 @@ class PostgresAdapter(PgFamilyAdapter):
                     pass
             if own is not None:
                 own.end()
-        columns = [ResultColumn(n, TYPNAME_DISPLAY.get(t, t)) for n, t in zip(schema.names, typnames)]
+        columns = [
+            ResultColumn(n, TYPNAME_DISPLAY.get(t, t)) for n, t in zip(schema.names, typnames, strict=True)
+        ]
         if narrow:  # back from float8 to numeric(p, s): exact, p <= 15 digits round-trip
             for i, typmod in narrow[1].items():
                 precision, scale = numeric_precision_scale(typmod)
@@ -1063,7 +1066,7 @@ class _ReadOnlyStatement:
     back (errors there are swallowed: a broken connection reports itself on the next
     statement)."""
 
-    __slots__ = ("_run", "_query", "_timeout_sql", "_release", "_open", "_held")
+    __slots__ = ("_held", "_open", "_query", "_release", "_run", "_timeout_sql")
 
     SAVEPOINT = "sqlnb_statement"
     ADVISORY_LOCKS_SQL = (

@@ -34,8 +34,9 @@ import re
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from sqlnb import errors
 
@@ -87,11 +88,11 @@ class WriteAccess:
 # Caching: once per connection
 # ---------------------------------------------------------------------------------------
 
-_CACHE: "weakref.WeakKeyDictionary[Any, WriteAccess]" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Any, WriteAccess] = weakref.WeakKeyDictionary()
 _CACHE_LOCK = threading.Lock()
 
 
-def write_access(adapter: "Adapter", *, refresh: bool = False) -> WriteAccess:
+def write_access(adapter: Adapter, *, refresh: bool = False) -> WriteAccess:
     """The write access of ``adapter``'s credentials, inspected on first use and cached for
     the connection's life (``refresh=True`` asks the engine again).  Never raises."""
     if not refresh:
@@ -105,13 +106,13 @@ def write_access(adapter: "Adapter", *, refresh: bool = False) -> WriteAccess:
     return found
 
 
-def cached_write_access(adapter: "Adapter") -> WriteAccess | None:
+def cached_write_access(adapter: Adapter) -> WriteAccess | None:
     """The cached write access of ``adapter``, or None when it was never inspected."""
     with _CACHE_LOCK:
         return _CACHE.get(adapter)
 
 
-def inspect_write_access(adapter: "Adapter") -> WriteAccess:
+def inspect_write_access(adapter: Adapter) -> WriteAccess:
     """Ask the engine what ``adapter``'s credentials may change (uncached).  A failure
     gives ``can_write=None`` with the reason; it never raises."""
     scheme = getattr(adapter, "scheme", "") or getattr(getattr(adapter, "spec", None), "scheme", "")
@@ -204,17 +205,17 @@ def role_verdict(
             "installed, which can reach other servers"
         )
     who = f"this {who_word} ({role})" if role else f"this {who_word}"
-    common = dict(
-        engine=engine,
-        role=role,
-        writable_tables=writable_tables,
-        create_schemas=create_schemas,
-        superuser=superuser,
-        server_files=server_files,
-        remote_links=remote_links,
-        powers=powers,
-        reason=reason,
-    )
+    common: dict[str, Any] = {
+        "engine": engine,
+        "role": role,
+        "writable_tables": writable_tables,
+        "create_schemas": create_schemas,
+        "superuser": superuser,
+        "server_files": server_files,
+        "remote_links": remote_links,
+        "powers": powers,
+        "reason": reason,
+    }
     if not clauses:
         return WriteAccess(
             False,
@@ -237,12 +238,12 @@ def _join(clauses: list[str]) -> str:
     return clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
 
 
-def _rows(adapter: "Adapter", sql: str, max_rows: int | None = 10_000) -> tuple[list[tuple], bool]:
+def _rows(adapter: Adapter, sql: str, max_rows: int | None = 10_000) -> tuple[list[tuple], bool]:
     result = adapter.execute(sql, readonly=True, max_rows=max_rows, timeout=_TIMEOUT)
     return result.rows, result.truncated
 
 
-def _one(adapter: "Adapter", sql: str) -> tuple:
+def _one(adapter: Adapter, sql: str) -> tuple:
     rows, _ = _rows(adapter, sql, max_rows=1)
     if not rows:
         raise errors.DatabaseError(f"no row from: {sql.split()[0]} ...")
@@ -288,7 +289,7 @@ def _json_names(text: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in json.loads(text)) if text else ()
 
 
-def postgres_access(adapter: "Adapter") -> WriteAccess:
+def postgres_access(adapter: Adapter) -> WriteAccess:
     (role, superuser, createrole, createdb, create_db, tables, schemas, file_roles, links) = _one(
         adapter, _PG_ACCESS
     )
@@ -339,7 +340,7 @@ SELECT n.nspname FROM pg_catalog.pg_namespace n
 """
 
 
-def redshift_access(adapter: "Adapter") -> WriteAccess:
+def redshift_access(adapter: Adapter) -> WriteAccess:
     role, superuser, createdb, create_db, tables = _one(adapter, _RS_ROLE)
     schemas, more = _rows(adapter, _RS_SCHEMAS, max_rows=1000)
     powers = []
@@ -426,7 +427,7 @@ def _like(pattern: str) -> re.Pattern:
     return re.compile("".join(out), re.S)
 
 
-def mysql_access(adapter: "Adapter") -> WriteAccess:
+def mysql_access(adapter: Adapter) -> WriteAccess:
     (current,) = _one(adapter, "SELECT CURRENT_USER()")
     me = _grantee(str(current))
     roles: list[tuple[str, str]] = []
@@ -439,7 +440,7 @@ def mysql_access(adapter: "Adapter") -> WriteAccess:
         )
         cols = [c.lower() for c in result.column_names]
         for row in result.rows:
-            rec = dict(zip(cols, row))
+            rec = dict(zip(cols, row, strict=True))
             name = rec.get("role_name")
             if name:
                 roles.append((str(name), str(rec.get("role_host") or "")))
@@ -532,7 +533,7 @@ SELECT DISTINCT OBJECT_NAME FROM INFORMATION_SCHEMA.OBJECT_PRIVILEGES
 """
 
 
-def snowflake_access(adapter: "Adapter") -> WriteAccess:
+def snowflake_access(adapter: Adapter) -> WriteAccess:
     (role,) = _one(adapter, "SELECT CURRENT_ROLE()")
     try:
         enabled, _ = _rows(adapter, _SF_ROLES, max_rows=1000)
@@ -574,7 +575,7 @@ _FILE_TABLES = {
 _FILE_ESCAPES = {"sqlite": "ATTACH", "duckdb": "ATTACH and COPY ... TO"}
 
 
-def file_access(adapter: "Adapter") -> WriteAccess:
+def file_access(adapter: Adapter) -> WriteAccess:
     engine = adapter.scheme
     path = adapter.spec.database
     name = os.path.basename(path) if path else None
@@ -631,7 +632,7 @@ def file_access(adapter: "Adapter") -> WriteAccess:
     )
 
 
-INSPECTORS: dict[str, Callable[["Adapter"], WriteAccess]] = {
+INSPECTORS: dict[str, Callable[[Adapter], WriteAccess]] = {
     "sqlite": file_access,
     "duckdb": file_access,
     "postgresql": postgres_access,

@@ -37,7 +37,8 @@ from __future__ import annotations
 import inspect
 import re
 import threading
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from sqlnb import errors
 from sqlnb.adapters.postgres import (
@@ -247,7 +248,7 @@ class RedshiftAdapter(PgFamilyAdapter):
         oids = [int(d[1]) for d in description]
         names = [d[0] for d in description]
         rows = _fix_values(list(rows), oids)
-        columns = [ResultColumn(n, t) for n, t in zip(names, self._type_display(oids))]
+        columns = [ResultColumn(n, t) for n, t in zip(names, self._type_display(oids), strict=True)]
         typnames = [BUILTIN_TYPES.get(o, (None,))[0] for o in oids]
         table = rows_to_arrow(columns, rows, arrow_types(typnames))
         return Result(columns, with_numerics(table, typnames, [-1] * len(oids)), len(rows), truncated)
@@ -396,7 +397,7 @@ def _coerce(value: str, annotation: Any) -> Any:
 
 def _fix_values(rows: list, oids: Sequence[int]) -> list:
     """Values redshift_connector leaves as text: bytea arrives as '\\x..' hex text."""
-    fix = [i for i, o in enumerate(oids) if o == _BYTEA_OID or o == NUMERIC_OID]
+    fix = [i for i, o in enumerate(oids) if o in (_BYTEA_OID, NUMERIC_OID)]
     if not fix or not rows:
         return rows
     out = []

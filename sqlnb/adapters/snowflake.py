@@ -32,7 +32,8 @@ import contextlib
 import logging
 import math
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pyarrow as pa
 
@@ -186,7 +187,7 @@ class SnowflakeAdapter(Adapter):
             "schema": spec.path[0] if spec.path else None,
             "warehouse": params.get("warehouse"),
             "role": params.get("role"),
-            "login_timeout": max(1, int(math.ceil(self.options.connect_timeout or 10))),
+            "login_timeout": max(1, math.ceil(self.options.connect_timeout or 10)),
             "autocommit": True,
             "paramstyle": self.paramstyle,
         }
@@ -245,7 +246,7 @@ class SnowflakeAdapter(Adapter):
         statement_params: dict[str, Any] = {"MULTI_STATEMENT_COUNT": 1}
         kwargs: dict[str, Any] = {"_statement_params": statement_params}
         if timeout:
-            seconds = max(1, int(math.ceil(timeout)))
+            seconds = max(1, math.ceil(timeout))
             statement_params["STATEMENT_TIMEOUT_IN_SECONDS"] = seconds
             kwargs["timeout"] = seconds + 1  # the connector aborts it client-side if need be
         cur = self.conn.cursor()
@@ -417,7 +418,7 @@ class SnowflakeAdapter(Adapter):
             names = [d.name.lower() for d in cur.description]
             keys: dict[tuple, dict] = {}
             for row in cur.fetchall():
-                r = dict(zip(names, row))
+                r = dict(zip(names, row, strict=True))
                 if kind == "f":
                     key = (r.get("fk_schema_name"), r.get("fk_table_name"), r.get("fk_name"))
                     e = keys.setdefault(

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from sqlnb.errors import ConfigurationError, InvalidURLError, UnknownConnectionError
@@ -49,10 +50,10 @@ class Secret:
         # a pickle (or anything built on it) would carry the value in clear text
         raise TypeError("a Secret cannot be pickled: it would write the password out")
 
-    def __copy__(self) -> "Secret":
+    def __copy__(self) -> Secret:
         return self  # immutable
 
-    def __deepcopy__(self, memo) -> "Secret":
+    def __deepcopy__(self, memo) -> Secret:
         return self
 
 
@@ -73,7 +74,7 @@ class ConnectOptions:
     # connectorx, fetch_pandas_all); False forces the plain driver path.
     arrow: bool = True
 
-    def replace(self, **changes: Any) -> "ConnectOptions":
+    def replace(self, **changes: Any) -> ConnectOptions:
         return dataclasses.replace(self, **changes)
 
 
@@ -122,7 +123,7 @@ class ConnectionSpec:
     def __repr__(self) -> str:
         return f"ConnectionSpec({self.redacted_url()!r})"
 
-    def with_password(self, password: str | None) -> "ConnectionSpec":
+    def with_password(self, password: str | None) -> ConnectionSpec:
         return dataclasses.replace(self, password=Secret(password) if password else None)
 
 

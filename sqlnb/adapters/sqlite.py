@@ -156,7 +156,7 @@ class SQLiteAdapter(Adapter):
             ("main", t, None, "p", [c for _, c in sorted(v)], None, None, []) for t, v in pks.items()
         ]
         fks: dict[tuple[str, int], list] = {}
-        for t, fid, seq, ref, frm, to in con.execute(
+        for t, fid, _seq, ref, frm, to in con.execute(
             'SELECT m.name, f.id, f.seq, f."table", f."from", f."to" '
             "FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f "
             "WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq"
@@ -169,7 +169,7 @@ class SQLiteAdapter(Adapter):
                 to_cols = [c for _, c in sorted(pks.get(ref, []))] or to_cols
             constraints.append(("main", t, f"fk_{t}_{fid}", "f", [p[1] for p in parts], "main", ref, to_cols))
         idx: dict[tuple[str, str], dict] = {}
-        for t, iname, unique, origin, seqno, cname in con.execute(
+        for t, iname, unique, origin, _seqno, cname in con.execute(
             'SELECT m.name, il.name, il."unique", il.origin, ii.seqno, ii.name '
             "FROM sqlite_master m JOIN pragma_index_list(m.name) il "
             "JOIN pragma_index_info(il.name) ii WHERE m.type = 'table' "

@@ -56,6 +56,7 @@ and functions no list here names.
 from __future__ import annotations
 
 import bisect
+import itertools
 import logging
 import re
 import unicodedata
@@ -290,7 +291,7 @@ def _policy_problem(
     sqlglot's tree does not show the call at all."""
     written: set[str] = set()
     askable: set[str] = set()
-    for tok, nxt in zip(theirs, theirs[1:]):
+    for tok, nxt in itertools.pairwise(theirs):
         if nxt.token_type == TokenType.L_PAREN and tok.text:
             name = tok.text.lower()
             written.add(name)
@@ -595,7 +596,7 @@ def _same_reading(sql: str, ours: list, theirs: list) -> bool:
         elif first.kind in _CODE_KINDS:
             middle = all(t.kind in _CODE_KINDS for t in ours[k:m])
             ok = middle and (
-                last.kind in _CODE_KINDS or last.kind in _QUOTED_KINDS and last.end == e and k < m
+                last.kind in _CODE_KINDS or (last.kind in _QUOTED_KINDS and last.end == e and k < m)
             )
         elif first.kind in _QUOTED_KINDS:
             ok = k == m and first.start == a and first.end == e

@@ -60,7 +60,7 @@ class Statement(str):
         whitespace after it cut off (a prefix of the text, never re-lexed)."""
         return str(self)[: _body_end(str(self), self.dialect)]
 
-    def wrap(self, prefix: str, suffix: str = "") -> "Statement":
+    def wrap(self, prefix: str, suffix: str = "") -> Statement:
         """``prefix``, newline, :meth:`body`, newline, ``suffix``: the statement embedded
         unchanged.  For an accepted statement the guard checks the whole text as sent and
         a refusal raises :class:`sqlnb.errors.ReadOnlyViolation`."""

@@ -27,8 +27,9 @@ dollar quoting.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from sqlnb.errors import UsageError
 
@@ -139,14 +140,13 @@ def scan(
                 escapes = True  # E'…': escapes whatever standard_conforming_strings says
             end, closed = _quote_end(sql, i, close, escapes, doubling)
         elif (
-            c == "-"
-            and nxt == "-"
-            and (not rules.mysql_dashes or i + 2 >= n or _mysql_comment_after_dashes(sql[i + 2]))
-            or c == "#"
-            and rules.hash_comments
-            or c == "/"
-            and nxt == "/"
-            and rules.slash_comments
+            (
+                c == "-"
+                and nxt == "-"
+                and (not rules.mysql_dashes or i + 2 >= n or _mysql_comment_after_dashes(sql[i + 2]))
+            )
+            or (c == "#" and rules.hash_comments)
+            or (c == "/" and nxt == "/" and rules.slash_comments)
         ):
             end = i
             while end < n and sql[end] not in rules.line_ends:

@@ -198,10 +198,9 @@ class FunctionPolicy:
             raise
         except Exception as exc:
             _log.debug("relation lookup failed: %s", exc)
-            return {
-                n: f"could not be checked: reading what it depends on from {self.engine} failed"
-                for n in names
-            }
+            return dict.fromkeys(
+                names, f"could not be checked: reading what it depends on from {self.engine} failed"
+            )
 
     def refusals(
         self, names: Iterable[str], ask: Iterable[str] = (), on_row: Iterable[str] = ()
@@ -526,7 +525,7 @@ def postgres_policy(query: Query, *, engine: str = "PostgreSQL") -> FunctionPoli
 MacroCheck = Callable[[str, FunctionPolicy], str | None]
 
 # what sqlnb's hand-kept list refuses (a macro calling one of these is refused too)
-_BY_LIST: Mapping[str, str] = {n: "is refused by sqlnb's list" for n in FORBIDDEN_FUNCTIONS}
+_BY_LIST: Mapping[str, str] = dict.fromkeys(FORBIDDEN_FUNCTIONS, "is refused by sqlnb's list")
 
 #: one row per function: name, type, stability, has_side_effects, internal, macro definition
 DUCKDB_FUNCTIONS_SQL = """
@@ -666,7 +665,7 @@ def duckdb_policy(
 SNAPSHOTS = {"postgres": "postgres.txt", "redshift": "postgres.txt", "duckdb": "duckdb.txt"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def snapshot_policy(dialect: str) -> FunctionPolicy | None:
     """The policy shipped with sqlnb for ``dialect`` (None where the engine publishes no
     function metadata).  A snapshot line is ``name<TAB>kind`` or, for a macro,
