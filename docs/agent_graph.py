@@ -31,7 +31,7 @@ def committed(text: str) -> str:
     """The generated block as it stands in ``text``."""
     if START not in text or END not in text:
         raise SystemExit(f"{DOC.name} has no agent-graph block (the {START!r} ... {END!r} markers)")
-    head, _, rest = text.partition(START)
+    _, _, rest = text.partition(START)
     inner, _, _ = rest.partition(END)
     return START + inner + END
 
