@@ -61,16 +61,20 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from sqlnb.sql.dialects import sqlglot_dialect
 from sqlnb.sql.forbidden import refused_by_name
 from sqlnb.sql.functions import FunctionPolicy, snapshot_policy
+
+if TYPE_CHECKING:  # at run time sqlnb.sql.text loads where it is used
+    from sqlnb.sql.text import Token as Piece
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ class Verdict:
 
 
 # Expression types that may never appear anywhere in a read-only statement.
-_FORBIDDEN: tuple[type[exp.Expression], ...] = tuple(
+_FORBIDDEN: tuple[type[exp.Expr], ...] = tuple(
     getattr(exp, name)
     for name in (
         "DML",
@@ -129,7 +133,7 @@ _FORBIDDEN: tuple[type[exp.Expression], ...] = tuple(
 )
 
 # Root types that count as a query.
-_QUERY_ROOTS: tuple[type[exp.Expression], ...] = (exp.Query, exp.Values)
+_QUERY_ROOTS: tuple[type[exp.Expr], ...] = (exp.Query, exp.Values)
 
 # Snowflake's IDENTIFIER('name'), a name given as a string (absent from old sqlglot).
 _DYNAMIC_IDENTIFIER = getattr(exp, "DynamicIdentifier", None)
@@ -282,7 +286,7 @@ _NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 
 
 def _policy_problem(
-    policy: FunctionPolicy, called: set[str], as_table: set[str], after_dot: set[str], theirs: list
+    policy: FunctionPolicy, called: set[str], as_table: set[str], after_dot: set[str], theirs: list[Token]
 ) -> str | None:
     """The first function the statement calls that ``policy`` refuses.  A call is a name
     before "(" in sqlglot's tokens (which, checked above, the engine reads alike: a comment
@@ -307,7 +311,7 @@ def _policy_problem(
     return f"it calls {name}(), which {refusals[name]}"
 
 
-def _node_problem(node: exp.Expression, dialect: str) -> str | None:
+def _node_problem(node: exp.Expr, dialect: str) -> str | None:
     if isinstance(node, _FORBIDDEN):
         return f"it contains {_describe(node)}"
     if isinstance(node, exp.Func):
@@ -368,7 +372,7 @@ def _function_names(node: exp.Func) -> set[str]:
     return names
 
 
-def _describe(node: exp.Expression, tokens: list | None = None) -> str:
+def _describe(node: exp.Expr, tokens: list[Piece] | None = None) -> str:
     if isinstance(node, exp.Command):
         word = str(node.this).split()[0].upper() if node.this else ""
         return _a(f"{word} command") if word else "a command"
@@ -452,7 +456,7 @@ _QUOTED_KINDS = frozenset({"string", "ident"})
 _SQLITE_TCL_VARIABLE = re.compile(r"(?<![A-Za-z0-9_$])[$@:](?:[A-Za-z0-9_$]|::)*\(")
 
 
-def _lexical_tricks(tokens: list, dialect: str) -> str | None:
+def _lexical_tricks(tokens: list[Piece], dialect: str) -> str | None:
     """Text the engine reads differently from what it looks like (sqlnb's scanner follows
     the engine's rules; ``tokens`` is its reading)."""
     if dialect == "sqlite":
@@ -547,7 +551,7 @@ def _odd_character_reason(ch: str, kind: str) -> str:
     )
 
 
-def _reading_differs(sql: str, tokens: list, dialect: str, theirs: list) -> str | None:
+def _reading_differs(sql: str, tokens: list[Piece], dialect: str, theirs: list[Token]) -> str | None:
     """Whether sqlglot's tokenizer (its tokens: ``theirs``) cuts ``sql`` into other strings
     and comments than the engine does, under any setting the engine may have."""
     from sqlnb.sql.text import scan
@@ -573,7 +577,7 @@ def _reading_differs(sql: str, tokens: list, dialect: str, theirs: list) -> str 
     return None
 
 
-def _same_reading(sql: str, ours: list, theirs: list) -> bool:
+def _same_reading(sql: str, ours: list[Piece], theirs: list[Token]) -> bool:
     """Whether sqlglot's tokens fall on the strings, comments and code that sqlnb's scanner
     (the engine's rules) finds: no sqlglot token straddles a boundary or sits in a comment,
     and no code or string goes missing from sqlglot's tokens (read as a comment)."""

@@ -18,10 +18,14 @@ wrapper of an accepted statement is checked again by the guard, as sent
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlnb import errors
 from sqlnb.sql.dialects import sqlglot_dialect
+
+if TYPE_CHECKING:  # at run time the guard (and sqlglot with it) loads on first use
+    from sqlnb.sql.functions import FunctionPolicy
+    from sqlnb.sql.guard import Verdict
 
 
 class Statement(str):
@@ -33,8 +37,8 @@ class Statement(str):
 
     dialect: str
     accepted: bool
-    verdict: Any
-    _functions: Any
+    verdict: Verdict | None
+    _functions: FunctionPolicy | None
 
     def __new__(
         cls,
@@ -43,9 +47,9 @@ class Statement(str):
         _token: object = None,
         dialect: str = "",
         accepted: bool = False,
-        verdict: Any = None,
-        functions: Any = None,
-    ):
+        verdict: Verdict | None = None,
+        functions: FunctionPolicy | None = None,
+    ) -> Statement:
         if _token is not _MINT:
             raise TypeError("a Statement is made by sqlnb.sql.statement.accept() or unchecked()")
         self = super().__new__(cls, text)
@@ -86,7 +90,8 @@ class Statement(str):
             functions=self._functions,
         )
 
-    def __reduce__(self):  # pickled as the plain text: a copy is no longer the checked one
+    # pickled as the plain text: a copy is no longer the checked one
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
         return (str, (str(self),))
 
 
@@ -97,7 +102,7 @@ _ASCII_SPACE = " \t\n\r\f\v"  # what every engine takes for whitespace (not U+00
 def accept(
     text: str,
     dialect: str,
-    functions: Any = None,
+    functions: FunctionPolicy | None = None,
     *,
     where: str = "as read-only",
 ) -> Statement:

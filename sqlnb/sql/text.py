@@ -162,8 +162,8 @@ def scan(
             else:
                 tag = "$$" if nxt == "$" else None
             if tag:
-                close = sql.find(tag, i + len(tag))
-                end, closed = (n, False) if close < 0 else (close + len(tag), True)
+                found = sql.find(tag, i + len(tag))
+                end, closed = (n, False) if found < 0 else (found + len(tag), True)
                 kind = "string"
         elif c == ":":
             if nxt == ":" or nxt == "=":  # cast or assignment
@@ -291,7 +291,13 @@ def find_params(sql: str, dialect: str = "") -> list[str]:
     return seen
 
 
-def bind_params(sql: str, params: Mapping[str, Any] | None, style: str, dialect: str = "") -> tuple[str, Any]:
+#: parameter values in a driver's form: by name, by position, or none (see bind_params)
+BoundParams = dict[str, Any] | list[Any] | None
+
+
+def bind_params(
+    sql: str, params: Mapping[str, Any] | None, style: str, dialect: str = ""
+) -> tuple[str, BoundParams]:
     """Rewrite ``:name`` placeholders into the driver's ``style``.
 
     Styles: ``named`` (``:name``), ``dollar_named`` (``$name``), ``pyformat``

@@ -266,7 +266,7 @@ def _names_filter(column: str, names: frozenset[str]) -> str:
     return f" AND lower({column}) IN ({', '.join(repr(n) for n in sorted(names))})"
 
 
-def _pg_callable(rettype: Any, argtypes: Any) -> bool:
+def _pg_callable(rettype: int, argtypes: str | None) -> bool:
     if int(rettype) in _PG_UNCALLABLE_RETURNS:
         return False
     return str(_PG_INTERNAL) not in str(argtypes or "").split()

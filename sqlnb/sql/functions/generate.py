@@ -40,7 +40,9 @@ def postgres_snapshot(conninfo: str) -> int:
     import psycopg
 
     with psycopg.connect(conninfo, autocommit=True) as conn:
-        version = conn.execute("SELECT version()").fetchone()[0].split(" on ")[0]
+        row = conn.execute("SELECT version()").fetchone()
+        assert row is not None  # SELECT version() gives one row
+        version = row[0].split(" on ")[0]
         rows = conn.execute(
             POSTGRES_FUNCTIONS_SQL + "\nWHERE n.nspname IN ('pg_catalog', 'information_schema')"
         ).fetchall()
