@@ -755,12 +755,19 @@ SHOWN_SETTINGS = ("rendering", "sample_values", "value_hints", "preview_rows", "
 
 
 def agent_settings() -> dict[str, Any]:
-    """The agent's default settings (what every question of the run used)."""
+    """The agent's default settings (what every question of the run used), with the answer
+    rewrites that were on (``rewrites``: the names of :data:`sqlnb.agent.repairs.REWRITES`
+    not in ``disabled_rewrites``)."""
     import dataclasses
 
-    from sqlnb.agent.nodes import AgentSettings
+    from sqlnb.agent.repairs import REWRITE_NAMES
+    from sqlnb.agent.settings import AgentSettings
 
-    return dataclasses.asdict(AgentSettings())
+    settings = AgentSettings()
+    out = dataclasses.asdict(settings)
+    out["disabled_rewrites"] = sorted(settings.disabled_rewrites)
+    out["rewrites"] = [n for n in REWRITE_NAMES if settings.rewrite_on(n)]
+    return out
 
 
 def git_commit() -> str | None:

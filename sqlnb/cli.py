@@ -182,8 +182,8 @@ def cmd_ask(args) -> int:
     import json
 
     from sqlnb.adapters import ConnectOptions
-    from sqlnb.agent.nodes import AgentSettings
     from sqlnb.agent.runner import Agent
+    from sqlnb.agent.settings import AgentSettings
     from sqlnb.display import ask_progress_line, ask_summary
     from sqlnb.session import ConnectionManager
 

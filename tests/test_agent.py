@@ -26,10 +26,10 @@ from langchain_core.outputs import ChatResult
 
 from sqlnb import errors
 from sqlnb.agent.models import ModelClient, ScriptedChatModel
-from sqlnb.agent.nodes import AgentSettings
 from sqlnb.agent.prompts import DIALECT_NAMES, dialect_notes, format_attempt, system_prompt
 from sqlnb.agent.protocol import parse_reply
 from sqlnb.agent.runner import Agent, AskResult
+from sqlnb.agent.settings import AgentSettings
 from sqlnb.agent.state import STOP_REASONS
 from sqlnb.display import ask_progress_line
 from tests.engines import PG_HOST, PG_PORT
@@ -1303,7 +1303,7 @@ def test_retry_drafts_default_per_kind_of_model(engine, db):
 def test_default_retry_drafts_by_model_name_and_server():
     from types import SimpleNamespace as NS
 
-    from sqlnb.agent.nodes import default_retry_drafts
+    from sqlnb.agent.settings import default_retry_drafts
 
     assert default_retry_drafts(NS(name="llamacpp:qwen2.5-coder-1.5b-instruct-q4_k_m")) == 3
     assert default_retry_drafts(NS(name="scripted:replies.json")) == 3
@@ -1379,7 +1379,7 @@ def test_drafts_take_the_question_first_prompt_in_chat_rendering_too(engine, db)
 PAID = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
 # the draft rewrites but the filter on a value the question names: the tests below that stand
 # for a draft leaving that value out (a doubt, a second pass with the memory) keep it out
-UNFILTERED = AgentSettings(named_filters=False)
+UNFILTERED = AgentSettings(disabled_rewrites={"named_filters"})
 
 
 def ask_voting(adapter, replies, drafts, **options: Any) -> Run:
@@ -1515,7 +1515,7 @@ def test_a_filter_on_a_value_the_question_does_not_name_takes_the_one_it_names(e
     run = ask_voting(db, [sql(paid)], [sql(paid)], question="How many orders are new or paid?")
     assert run.result.sql == paid
     # off by the setting, and without value lookups
-    for settings in (AgentSettings(named_values=False), AgentSettings(value_hints=False)):
+    for settings in (AgentSettings(disabled_rewrites={"named_values"}), AgentSettings(value_hints=False)):
         run = ask_voting(db, [sql(paid)], [sql(paid)], question=question, settings=settings)
         assert run.result.sql == paid
 
@@ -1580,17 +1580,17 @@ def test_a_draft_showing_ids_for_the_thing_asked_about_shows_its_name(engine, db
     assert r.rows() == [["Ada", 2]] and r.usage["calls"] == 2  # both drafts: one query, named
     assert '"customers"."name"' in r.sql and "LEFT JOIN" in r.sql
     (a,) = r.attempts
-    assert a["named"] == "orders.customer_id → customers.name"
+    assert a["rewrites"] == {"names_for_ids": "orders.customer_id → customers.name"}
     assert [(c["weight"], c["chosen"]) for c in a["candidates"]] == [(2, True)]
     assert r.confidence["level"] == "high"
     assert "names shown for the ids the query chose (orders.customer_id → customers.name)" in \
         r.confidence["reasons"]
     # asked for the id, or with the setting off: the id stays
     for q, settings in ((question.replace("customer", "customer id"), None),
-                        (question, AgentSettings(names_for_ids=False))):
+                        (question, AgentSettings(disabled_rewrites={"names_for_ids"}))):
         run = ask_voting(db, [sql(by_id)], [sql(by_id)], question=q,
                          **({"settings": settings} if settings else {}))
-        assert run.result.rows() == [[1, 2]] and "named" not in run.result.attempts[0]
+        assert run.result.rows() == [[1, 2]] and "rewrites" not in run.result.attempts[0]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -1605,13 +1605,13 @@ def test_a_draft_joined_on_columns_no_key_links_is_joined_along_the_key(engine, 
     assert (r.status, r.stop_reason) == ("success", "voted")
     assert r.rows() == [["Ada", 2], ["Grace", 1]]
     (a,) = r.attempts
-    assert a["linked"] == "c.id = o.id → customers.id = orders.customer_id"
+    assert a["rewrites"] == {"link_joins": "c.id = o.id → customers.id = orders.customer_id"}
     assert "joined along the foreign keys (c.id = o.id → customers.id = orders.customer_id)" in \
         r.confidence["reasons"]
     # with the setting off the draft stands as written
     run = ask_voting(db, [sql(unlinked)], [sql(unlinked), sql(unlinked)], question=question,
-                     settings=AgentSettings(link_joins=False))
-    assert run.result.rows() == [] and "linked" not in run.result.attempts[0]
+                     settings=AgentSettings(disabled_rewrites={"link_joins"}))
+    assert run.result.rows() == [] and "rewrites" not in run.result.attempts[0]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -1625,15 +1625,15 @@ def test_a_draft_filtering_the_joined_rows_for_things_that_have_none_asks_for_th
     assert sorted(r.rows()) == [["Grace"], ["Linus"]] and r.usage["calls"] == 2
     assert "NOT IN (SELECT" in r.sql and "JOIN" in r.sql.split("NOT IN")[1]
     (a,) = r.attempts
-    assert a["negated"] == 'o.status <> \'new\' → c."id" NOT IN (… WHERE o.status = \'new\')'
-    assert f"asks for the ones that have none instead of filtering their rows ({a['negated']})" in \
+    assert a["rewrites"] == {"negations": 'o.status <> \'new\' → c."id" NOT IN (… WHERE o.status = \'new\')'}
+    assert f"asks for the ones that have none instead of filtering their rows ({a['rewrites']['negations']})" in \
         r.confidence["reasons"]
     # a question about the rows themselves, or the setting off: the draft stands as written
     for q, settings in (("Which customers have orders that are not new?", None),
-                        (question, AgentSettings(negations=False))):
+                        (question, AgentSettings(disabled_rewrites={"negations"}))):
         run = ask_voting(db, [sql(joined)], [sql(joined)], question=q,
                          **({"settings": settings} if settings else {}))
-        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "negated" not in run.result.attempts[0]
+        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "rewrites" not in run.result.attempts[0]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -1648,7 +1648,7 @@ def test_a_draft_joining_on_a_column_its_table_lacks_is_joined_along_the_key(eng
     assert "customer_id" in r.sql and "order_id" not in r.sql
     # with the setting off the draft fails as written
     run = ask_voting(db, [sql(missing), sql(missing)], [sql(missing), sql(missing), sql(missing)],
-                     question="Who has a paid order?", settings=AgentSettings(link_joins=False))
+                     question="Who has a paid order?", settings=AgentSettings(disabled_rewrites={"link_joins"}))
     assert run.result.sql is None and run.result.attempts[0]["error_kind"] == "column_not_found"
 
 
@@ -1673,15 +1673,16 @@ def test_a_draft_leaving_out_a_category_the_question_names_filters_on_it(engine,
     assert (r.status, r.stop_reason) == ("success", "voted")
     assert r.rows() == [[2]] and r.usage["calls"] == 2  # no correction call
     (a,) = r.attempts
-    assert a["filtered"] == "orders.status = 'paid' added"
-    assert f"a filter on the value the question names was added ({a['filtered']})" in r.confidence["reasons"]
+    assert a["rewrites"] == {"named_filters": "orders.status = 'paid' added"}
+    assert f"a filter on the value the question names was added ({a['rewrites']['named_filters']})" in \
+        r.confidence["reasons"]
     # a question that names no value, one that excludes, or the setting off: as written
     for question, settings in (("How many orders are there?", None),
                                ("How many orders are not paid?", None),
                                ("How many paid orders are there?", UNFILTERED)):
         run = ask_voting(db, [sql(every)], [sql(every)], question=question,
                          **({"settings": settings} if settings else {}))
-        assert run.result.rows() == [[3]] and "filtered" not in run.result.attempts[0], question
+        assert run.result.rows() == [[3]] and "rewrites" not in run.result.attempts[0], question
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -1694,14 +1695,14 @@ def test_rows_compared_with_a_subsets_average_are_not_limited_to_that_subset(eng
     r = run.result
     assert r.rows() == [[10], [11]] and r.usage["calls"] == 2
     (a,) = r.attempts
-    assert a["averaged"] == "status = 'paid' left to the average"
+    assert a["rewrites"] == {"subset_averages": "status = 'paid' left to the average"}
     assert any(reason.startswith("the rows compared with a subset's average are no longer limited")
                for reason in r.confidence["reasons"])
     # the question limits the compared rows too, or the setting off: as written
     for q, settings in (("Which paid orders have an amount above the average amount of paid orders?", None),
-                        (question, AgentSettings(subset_averages=False))):
+                        (question, AgentSettings(disabled_rewrites={"subset_averages"}))):
         run = ask_voting(db, [sql(both)], [sql(both)], question=q, **({"settings": settings} if settings else {}))
-        assert run.result.rows() == [[10]] and "averaged" not in run.result.attempts[0], q
+        assert run.result.rows() == [[10]] and "rewrites" not in run.result.attempts[0], q
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -1716,14 +1717,14 @@ def test_a_draft_asking_for_either_of_two_values_where_the_question_says_both_as
     assert r.rows() == [["Ada"]] and r.usage["calls"] == 2  # no correction call
     assert "INTERSECT" in r.sql.upper()
     (a,) = r.attempts
-    assert a["intersected"] == "o.status IN ('paid', 'new') split into an INTERSECT, one value each"
+    assert a["rewrites"] == {"intersections": "o.status IN ('paid', 'new') split into an INTERSECT, one value each"}
     assert any(reason.startswith("each of the two values the question asks for both of is asked for apart")
                for reason in r.confidence["reasons"])
     # a question without "both", or the setting off: as written
     for q, settings in (("Which customers have a paid or a new order?", None),
-                        (question, AgentSettings(intersections=False))):
+                        (question, AgentSettings(disabled_rewrites={"intersections"}))):
         run = ask_voting(db, [sql(either)], [sql(either)], question=q, **({"settings": settings} if settings else {}))
-        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "intersected" not in run.result.attempts[0], q
+        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "rewrites" not in run.result.attempts[0], q
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -1830,7 +1831,7 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated
     assert run.result.stop_reason == "model_error" and not any(e["type"] == "memory" for e in run.events)
     # the setting off: shown from the first call on, one pass
     run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
-                     examples=remembered, settings=AgentSettings(memory_when_unsure=False, named_filters=False))
+                     examples=remembered, settings=AgentSettings(memory_when_unsure=False, disabled_rewrites={"named_filters"}))
     assert run.result.sql == every and run.result.usage["calls"] == 2 and shown(run.model.prompts[:1])
 
 
@@ -1962,7 +1963,7 @@ def test_first_drafts_are_off_for_models_that_do_not_sample_and_when_set_to_0(en
 
 
 def test_default_first_drafts_by_kind_of_model():
-    from sqlnb.agent.nodes import default_first_drafts
+    from sqlnb.agent.settings import default_first_drafts
 
     class Client:
         def __init__(self, name):
@@ -2005,7 +2006,8 @@ def ask_together(adapter, replies, drafts, **options: Any) -> tuple[Run, Togethe
 
 @RULE_ENGINES
 def test_first_answer_and_two_drafts_are_written_together_and_all_count(engine, db):
-    from sqlnb.agent.nodes import TOGETHER_DRAFTS, _draft_seed
+    from sqlnb.agent.first_round import draft_seed
+    from sqlnb.agent.nodes import TOGETHER_DRAFTS
 
     # the reply and the first draft agree: the second draft, written with them, still
     # counts (it is paid for), and no draft is drawn after the batch
@@ -2016,7 +2018,7 @@ def test_first_answer_and_two_drafts_are_written_together_and_all_count(engine, 
     reply, *drafts = client.batches[0]
     assert reply["temperature"] is None
     question = "How many orders are paid?"
-    assert [d["seed"] for d in drafts] == [_draft_seed({"question": question}, j) for j in (0, 1)]
+    assert [d["seed"] for d in drafts] == [draft_seed({"question": question}, j) for j in (0, 1)]
     assert run.model.draft_position == 2 and r.usage["calls"] == 3
     (a,) = r.attempts
     assert sorted(c["weight"] for c in a["candidates"]) == [1, 2]

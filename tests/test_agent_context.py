@@ -14,9 +14,9 @@ import pytest
 
 from sqlnb.agent.context import build_context, estimate_tokens, render_table
 from sqlnb.agent.models import ScriptedChatModel
-from sqlnb.agent.nodes import AgentSettings
 from sqlnb.agent.prompts import system_prompt
 from sqlnb.agent.runner import Agent
+from sqlnb.agent.settings import AgentSettings
 from tests.engines import ENV_CLASSES
 
 BIG_ENGINES = pytest.mark.engines(["sqlite", "duckdb", "postgresql"])

@@ -8,9 +8,12 @@ import pytest
 
 from sqlnb.adapters import connect
 from sqlnb.agent.doubts import answer_doubts, values_left_out
-from sqlnb.agent.hints import (alias_table, error_hint, label_column, label_columns, label_ids, link_joins,
-                               suggest_fix)
+from sqlnb.agent.hints import error_hint
 from sqlnb.agent.prompts import format_attempt
+from sqlnb.agent.repairs.joins import link_joins
+from sqlnb.agent.repairs.labels import label_column, label_columns, label_ids
+from sqlnb.agent.repairs.names import suggest_fix
+from sqlnb.agent.sqltree import alias_table
 
 
 def sqlite_catalog(tmp_path_factory, name: str, script: str):
@@ -110,7 +113,7 @@ def test_the_model_sees_the_suggestion(catalog):
 
 
 def test_repeated_rows_are_counted_not_shown(catalog, tmp_path):
-    from sqlnb.agent.nodes import repeated_rows_hint
+    from sqlnb.agent.hints import repeated_rows_hint
 
     conn = connect("sqlite://")
     try:
@@ -131,7 +134,7 @@ def test_empty_result_tells_the_model_to_check_filters():
 
 
 def test_null_safe_not_in_leaves_the_nulls_out_of_each_not_in_subquery():
-    from sqlnb.agent.hints import null_safe_not_in
+    from sqlnb.agent.repairs.empty import null_safe_not_in
 
     assert null_safe_not_in("SELECT Fname FROM Student WHERE StuID NOT IN (SELECT StuID FROM Has_Pet)", "sqlite") \
         == ("SELECT Fname FROM Student WHERE StuID NOT IN (SELECT StuID FROM Has_Pet WHERE StuID IS NOT NULL)",
@@ -152,7 +155,7 @@ def test_null_safe_not_in_leaves_the_nulls_out_of_each_not_in_subquery():
 
 
 def test_named_value_swap_takes_the_value_the_question_names(catalog):
-    from sqlnb.agent.hints import named_value_swap
+    from sqlnb.agent.repairs.values import named_value_swap
 
     stored = {("Pets", "PetType"): ["dog", "cat", "guinea pig"], ("Student", "Fname"): ["Ada", "Bo", "Grace"]}
 
@@ -187,7 +190,7 @@ def test_named_value_swap_takes_the_value_the_question_names(catalog):
     ("SOFT", "software"), ("STE", "suites"), ("DRM", "dramas"), ("PHN", "phone"), ("IMP", "imported"),
 ])
 def test_a_code_reads_as_a_short_form_of_a_word(code, word):
-    from sqlnb.agent.hints import abbreviates
+    from sqlnb.agent.lexicon import abbreviates
 
     assert abbreviates(code, word)
 
@@ -202,13 +205,13 @@ def test_a_code_reads_as_a_short_form_of_a_word(code, word):
     ("CXL", "cancelled"),  # no x: not read
 ])
 def test_a_code_does_not_read_as_any_word_with_its_letters(code, word):
-    from sqlnb.agent.hints import abbreviates
+    from sqlnb.agent.lexicon import abbreviates
 
     assert not abbreviates(code, word)
 
 
 def test_value_named_reads_codes_only_when_asked_and_not_in_asking_words_or_names():
-    from sqlnb.agent.hints import value_named
+    from sqlnb.agent.lexicon import value_named
 
     q = "What are the names of the software companies?"
     assert not value_named(q)("SOFT")  # whole words only, by default
@@ -253,7 +256,7 @@ def port(tmp_path_factory):
 
 
 def test_named_value_swap_takes_the_code_the_question_spells_out(port):
-    from sqlnb.agent.hints import named_value_swap
+    from sqlnb.agent.repairs.values import named_value_swap
 
     cat = port.catalog()
     assert named_value_swap("SELECT COUNT(*) FROM vessel WHERE ves_typ = 'GEN'", "sqlite", cat,
@@ -284,7 +287,7 @@ def test_a_code_the_question_spells_out_and_the_query_leaves_out_is_a_doubt(port
 
 
 def test_value_repair_puts_in_the_stored_value_when_exactly_one_fits(catalog):
-    from sqlnb.agent.hints import value_repair
+    from sqlnb.agent.repairs.empty import value_repair
 
     stored = {("Pets", "PetType"): ["dog", "cat", "guinea pig"], ("Student", "Fname"): ["Johnson", "Jonson", "Bob"]}
 
@@ -678,7 +681,7 @@ def makers(tmp_path_factory):
 
 
 def test_negated_join_asks_for_the_things_that_have_none(tmp_path, catalog, makers):
-    from sqlnb.agent.hints import negated_join
+    from sqlnb.agent.repairs.negations import negated_join
 
     joined = ("SELECT T1.Fname FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID "
               "JOIN Pets AS T3 ON T3.PetID = T2.PetID")
@@ -725,7 +728,7 @@ def test_negated_join_asks_for_the_things_that_have_none(tmp_path, catalog, make
 
 
 def test_negated_join_finds_the_things_without_one_on_data(tmp_path):
-    from sqlnb.agent.hints import negated_join
+    from sqlnb.agent.repairs.negations import negated_join
 
     path = tmp_path / "shop.sqlite"
     con = sqlite3.connect(path)
@@ -799,7 +802,7 @@ def club(tmp_path_factory):
 ])
 def test_a_category_the_question_names_and_the_query_leaves_out_is_filtered_on(club, question, sql, expected,
                                                                                 added):
-    from sqlnb.agent.hints import named_value_filter
+    from sqlnb.agent.repairs.values import named_value_filter
 
     assert named_value_filter(sql, "sqlite", club.catalog(), question, _stored(club)) == (expected, added)
 
@@ -827,13 +830,13 @@ def test_a_category_the_question_names_and_the_query_leaves_out_is_filtered_on(c
      "SELECT title FROM event WHERE fee > (SELECT AVG(fee) FROM event)"),
 ])
 def test_no_category_filter_unless_one_value_is_clearly_named_and_left_out(club, question, sql):
-    from sqlnb.agent.hints import named_value_filter
+    from sqlnb.agent.repairs.values import named_value_filter
 
     assert named_value_filter(sql, "sqlite", club.catalog(), question, _stored(club)) is None
 
 
 def test_a_category_filter_needs_a_column_of_few_values_and_stored_values_to_read(club):
-    from sqlnb.agent.hints import named_value_filter
+    from sqlnb.agent.repairs.values import named_value_filter
 
     q, sql = "Which cities have more than one active member?", "SELECT city FROM member GROUP BY city"
 
@@ -847,7 +850,7 @@ def test_a_category_filter_needs_a_column_of_few_values_and_stored_values_to_rea
 
 
 def test_rows_compared_with_the_average_of_a_subset_are_not_limited_to_it(club):
-    from sqlnb.agent.hints import average_subset_filter
+    from sqlnb.agent.repairs.averages import average_subset_filter
 
     cat = club.catalog()
     both = ("SELECT title FROM work WHERE form = 'SYM' AND minutes > "
@@ -899,14 +902,14 @@ def test_a_join_is_linked_through_a_table_the_query_does_not_read_yet(club):
 
 
 def test_the_missing_column_of_a_duckdb_error_is_read_with_its_table():
-    from sqlnb.agent.hints import _MISSING_COLUMN, missing_name
+    from sqlnb.agent.hints import MISSING_COLUMN, missing_name
 
-    assert missing_name('Binder Error: Table "c" does not have a column named "nam"', _MISSING_COLUMN) == "c.nam"
-    assert missing_name("no such column: T2.site_id", _MISSING_COLUMN) == "T2.site_id"
+    assert missing_name('Binder Error: Table "c" does not have a column named "nam"', MISSING_COLUMN) == "c.nam"
+    assert missing_name("no such column: T2.site_id", MISSING_COLUMN) == "T2.site_id"
 
 
 def test_a_code_read_strictly_is_the_word_with_vowels_dropped_or_its_start():
-    from sqlnb.agent.hints import abbreviates
+    from sqlnb.agent.lexicon import abbreviates
 
     assert abbreviates("PET", "payments") and not abbreviates("PET", "payments", strict=True)
     for code, word in (("MTG", "meeting"), ("TNK", "tankers"), ("ACT", "active"), ("SEAS", "season")):
@@ -960,7 +963,7 @@ BOTH_SPLIT = (f"{BOTH_JOIN} WHERE p.cat = 'CAK' INTERSECT {BOTH_JOIN} WHERE p.ca
      "cat IN ('CAK', 'SAV')"),
 ])
 def test_both_of_two_values_is_asked_for_each_value_apart(bakery, sql, expected, split):
-    from sqlnb.agent.hints import both_values_intersect
+    from sqlnb.agent.repairs.intersections import both_values_intersect
 
     assert both_values_intersect(sql, "sqlite", BOTH_Q) == (expected, f"{split} split into an INTERSECT, one value each")
     # the customer who ordered both, where the draft found one who ordered either or nobody
@@ -990,6 +993,32 @@ def test_both_of_two_values_is_asked_for_each_value_apart(bakery, sql, expected,
     (BOTH_Q, "SELECT c.cust_nm FROM cust AS c JOIN ord AS o ON o.cust_id = c.cust_id AND o.prod_cd IN ('SPG', 'PIE')"),
 ])
 def test_both_values_left_alone(bakery, question, sql):
-    from sqlnb.agent.hints import both_values_intersect
+    from sqlnb.agent.repairs.intersections import both_values_intersect
 
     assert both_values_intersect(sql, "sqlite", question) is None
+
+
+# ---------------------------------------------------------------------------
+# the lexicon: one stemmer, one stop list
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a, b", [
+    ("course", "courses"), ("category", "categories"), ("class", "classes"), ("box", "boxes"),
+    ("Course_ID", "course id"), ("courseId", "course_id"), ("match", "matches"),
+])
+def test_one_stemmer_reads_a_singular_and_its_plural_alike(a, b):
+    from sqlnb.agent.lexicon import roots, words
+
+    assert words(a) == words(b) and roots(a) == roots(b)
+
+
+def test_the_stop_list_leaves_out_stop_words_and_their_plurals_not_words_of_the_same_stem():
+    from sqlnb.agent.lexicon import content_words, sql_content_words
+
+    assert content_words("What does this list show? Give the numbers and totals") == []
+    # "theme" shares its stem with the stop word "them", but is not one
+    assert content_words("Show them the themes of each course") == ["them", "cours"]
+    assert content_words("customerName") == ["customer"]  # "name" is a stop word
+    # SQL's own words (and their plurals: "orders" as "order") and numbers left out
+    assert sql_content_words("SELECT count(*) FROM stores WHERE region IS NOT NULL AND id > 10") == \
+        ["stor", "region", "id"]

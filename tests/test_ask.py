@@ -131,11 +131,14 @@ def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
 
 @pytest.mark.engines(["sqlite"])
 def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_config(shell, seeded, tmp_path):
+    from sqlnb.agent.repairs import REWRITE_NAMES
+
     run(shell, f"%sqlnb connect {seeded.url()}")
     names = ("names_for_ids", "link_joins", "named_values", "negations", "named_filters", "subset_averages",
-             "intersections", "memory_when_unsure")
+             "intersections")
+    assert sorted(REWRITE_NAMES) == sorted(names)
     settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
-    assert [getattr(settings, n) for n in names] == [True] * 8
+    assert [settings.rewrite_on(n) for n in names] == [True] * 7 and settings.memory_when_unsure
     by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
     question = "Which customer placed the most orders, and how many?"
 
@@ -148,11 +151,16 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
 
     # on (the default): the draft's ids shown as the customers' names
     assert ask().rows() == [["Ada", 2]]
-    for name in names:
-        shell.run_line_magic("config", f"AskMagic.{name} = False")
+    shell.run_line_magic("config", f"AskMagic.disabled_rewrites = {list(names)!r}")
+    shell.run_line_magic("config", "AskMagic.memory_when_unsure = False")
     settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
-    assert [getattr(settings, n) for n in names] == [False] * 8
+    assert [settings.rewrite_on(n) for n in names] == [False] * 7 and not settings.memory_when_unsure
     assert ask().rows() == [[1, 2]]  # off: the id stays
+    # a name no rewrite has is refused, naming the ones there are
+    shell.run_line_magic("config", "AskMagic.disabled_rewrites = ['names_for_id']")
+    with pytest.raises(errors.ConfigurationError, match="names_for_id") as refused:
+        shell._sqlnb_ask.settings(no_data=False, connection="x")
+    assert all(n in str(refused.value) for n in names)
 
 
 @pytest.mark.engines(["sqlite"])

@@ -547,7 +547,7 @@ def test_history_seeds_a_new_agent_after_a_restart(shell, panel, bridge, tmp_pat
 def test_seeded_history_in_chat_rendering(tmp_path):
     from sqlnb.adapters import connect as open_adapter
     from sqlnb.agent.models import ScriptedChatModel
-    from sqlnb.agent.nodes import AgentSettings
+    from sqlnb.agent.settings import AgentSettings
 
     adapter = open_adapter(f"duckdb:///{tmp_path / 'r.duckdb'}")
     try:

@@ -27,7 +27,8 @@ import pytest
 import sqlnb.adapters as adapters
 from sqlnb import errors
 from sqlnb.adapters.duckdb import _Lookup, _search_path
-from sqlnb.agent.nodes import AgentContext, _run
+from sqlnb.agent.execution import run_statement as _run
+from sqlnb.agent.nodes import AgentContext
 from sqlnb.session import run_statements
 from tests.engines import fooled_guard
 

@@ -313,7 +313,7 @@ def test_the_agent_shows_remembered_answers_of_this_database(seeded, empty_db, c
 def test_chat_rendering_and_the_python_api_show_remembered_answers(seeded, connect_to, tmp_path):
     import sqlnb
     from sqlnb.agent.models import ScriptedChatModel
-    from sqlnb.agent.nodes import AgentSettings
+    from sqlnb.agent.settings import AgentSettings
     from sqlnb.agent.runner import Agent
 
     adapter = connect_to(seeded)

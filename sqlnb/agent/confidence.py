@@ -14,8 +14,13 @@ Every answer with SQL gets one of three levels:
   (``doubts.answer_doubts``: one row kept of the groups the question asks about each of,
   rows kept by a LIMIT with no ORDER BY when the question asks for no number of rows,
   a number the question names that the query does not use, a value the query filters on
-  that the question does not name, one date subtracted from another; and, from the data, a stored value the question names that the query does not
-  use: ``doubts.values_left_out``, looked up for the kept query when value hints are on).
+  that the question does not name, one date subtracted from another; and, from the data,
+  a stored value the question names that the query does not use:
+  ``doubts.values_left_out``, looked up for the kept query when value hints are on).
+
+An answer rewrite of the first round (:data:`sqlnb.agent.repairs.REWRITES`) that changed
+the kept query adds its reason (``Rewrite.reason``, with what it changed), without
+lowering the level.
 
 The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that
 "high" can be checked against what it promises.
@@ -24,6 +29,8 @@ The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level,
 from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
+
+from sqlnb.agent.repairs import REWRITES
 
 Level = Literal["high", "medium", "low"]
 LEVELS: tuple[Level, ...] = ("high", "medium", "low")
@@ -74,23 +81,11 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         reasons.append(doubt)
     if attempt.get("null_safe"):
         reasons.append(f"{attempt['null_safe']}: a NOT IN list that holds a NULL matches no row")
-    if attempt.get("swapped"):
-        reasons.append(f"a filter value the question does not name was replaced by the one it names "
-                       f"({attempt['swapped']})")
-    if attempt.get("filtered"):
-        reasons.append(f"a filter on the value the question names was added ({attempt['filtered']})")
-    if attempt.get("averaged"):
-        reasons.append(f"the rows compared with a subset's average are no longer limited to that subset "
-                       f"({attempt['averaged']})")
-    if attempt.get("intersected"):
-        reasons.append(f"each of the two values the question asks for both of is asked for apart "
-                       f"({attempt['intersected']})")
-    if attempt.get("negated"):
-        reasons.append(f"asks for the ones that have none instead of filtering their rows ({attempt['negated']})")
-    if attempt.get("linked"):
-        reasons.append(f"joined along the foreign keys ({attempt['linked']})")
-    if attempt.get("named"):
-        reasons.append(f"names shown for the ids the query chose ({attempt['named']})")
+    # what the answer rewrites changed (sqlnb.agent.repairs.REWRITES), in their order
+    done = attempt.get("rewrites") or {}
+    for rewrite in REWRITES:
+        if done.get(rewrite.name):
+            reasons.append(rewrite.reason_for(done[rewrite.name]))
     if earlier_failures:
         reasons.append(f"{earlier_failures} earlier quer{'ies' if earlier_failures != 1 else 'y'} "
                        "of this question failed")

@@ -1,29 +1,23 @@
 """Schema context for the model: the catalog as compact CREATE TABLE text.
 
 Small schemas go in whole.  On large ones the tables relevant to the question (names,
-columns and comments matched against its words, plus their foreign-key neighbours) are
-chosen so the text stays within a token budget, and the names of all tables are listed
-so the model knows what else exists.
+columns and comments matched against its words, stop words aside: the stems and the stop
+list of :mod:`sqlnb.agent.lexicon`, plus their foreign-key neighbours) are chosen so the
+text stays within a token budget, and the names of all tables are listed so the model
+knows what else exists.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 from sqlnb.adapters import Catalog, Table
+from sqlnb.agent.lexicon import content_words, words
 from sqlnb.sql.quoting import quote_identifier
 
 DEFAULT_BUDGET = 6000  # tokens
 NAMES_SHARE = 0.35  # at most this much of the budget lists table names
-
-_STOP = frozenset("""
-a an and are as at be by can do does each every find for from give had has have how i in
-is it its list me many much my name names number of on or per please return show that the
-their them then there these this those to total was were what when where which who whose
-with without all any both more most than top only also each whom you your we our ones one
-get count""".split())
 
 
 def estimate_tokens(text: str) -> int:
@@ -50,25 +44,6 @@ class SchemaContext:
 class ContextOptions:
     budget: int = DEFAULT_BUDGET
     sample_values: Mapping[str, Mapping[str, Sequence[str]]] = field(default_factory=dict)
-
-
-def words(text: str) -> list[str]:
-    """Lower-case word stems: split on non-letters, underscores and camelCase."""
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text or "")
-    out = []
-    for w in re.findall(r"[A-Za-z0-9]+", text.lower()):
-        out.append(_stem(w))
-    return out
-
-
-def _stem(w: str) -> str:
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("ses", "xes", "ches", "shes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
-    return w
 
 
 def relevance(table: Table, question_words: set[str]) -> float:
@@ -168,7 +143,7 @@ def build_context(catalog: Catalog, question: str, dialect: str, *,
     ``samples(table)`` gives a few example values per text column (None: no values, e.g.
     when data sharing is off for the connection)."""
     tables = list(catalog.tables)
-    qwords = {w for w in words(question) if w not in _STOP}
+    qwords = set(content_words(question))
 
     def render(t: Table) -> str:
         return render_table(t, catalog, dialect, samples(t) if samples else None)

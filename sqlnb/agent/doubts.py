@@ -16,15 +16,12 @@ from typing import Callable, Sequence
 from sqlglot import exp
 
 from sqlnb.adapters import Catalog, Table
-from sqlnb.agent.hints import (_TEXT_TYPES, _parse, _plain_text, _roots, _scope_tables, is_code, query_tables,
-                               table_names, value_named)
+from sqlnb.agent.lexicon import (ANY_ROWS, EACH_WORD, FILLER_WORDS, NUMBER_WORDS, is_code, plain_text, roots,
+                                 value_named)
+from sqlnb.agent.sqltree import TEXT_TYPES, parse, query_tables, scope_tables, table_names
 from sqlnb.sql.dialects import sqlglot_dialect
 
-_EACH = re.compile(r"\b(each|every|per)\b", re.I)
 _TEMPORAL_TYPES = re.compile(r"date|time", re.I)
-# a question that asks for any rows at all (a sample), or for a number of them (below)
-_ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
-_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # a number standing alone: not part of a word or of a longer number, a full stop after it
 # ends the sentence ("Show 5.")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")
@@ -49,15 +46,12 @@ def _numbers_left_out(question: str, sql: str) -> list[str]:
 def _asks_for_rows(question: str, n: str) -> bool:
     """Whether ``question`` asks for ``n`` rows (the number as digits or a word) or for
     any rows at all."""
-    if _ANY_ROWS.search(question):
+    if ANY_ROWS.search(question):
         return True
     if n in _NUMBER.findall(question):
         return True
-    word = _NUMBER_WORDS[int(n)] if n.isdigit() and int(n) < len(_NUMBER_WORDS) else None
+    word = NUMBER_WORDS[int(n)] if n.isdigit() and int(n) < len(NUMBER_WORDS) else None
     return word is not None and re.search(rf"(?<![\w.]){word}\b", question, re.I) is not None
-
-
-_SHORT_WORDS = {"the", "and", "for", "with", "from", "not", "all", "any", "per"}
 
 
 def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
@@ -66,14 +60,14 @@ def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
     letters or more) is a word of the question, the start of one ('FURN' for
     "furniture", 'IN_PROGRESS' for "in progress") or begins with one ("house" for
     'houses'), and that is not a code the question spells out ('TNK' for "tankers";
-    :func:`~sqlnb.agent.hints.value_named` with ``codes``).  Values of only short words or
+    :func:`~sqlnb.agent.lexicon.value_named` with ``codes``).  Values of only short words or
     digits (a code like 'F', a date) are not judged."""
     asked = set(re.findall(r"[a-z0-9]+", (question or "").lower()))
-    roots = _roots(question or "")
+    asked_roots = roots(question or "")
     spelled = value_named(question or "", codes=True)
 
     def named(word: str) -> bool:
-        return word in asked or bool(_roots(word) & roots) or any(
+        return word in asked or bool(roots(word) & asked_roots) or any(
             q.startswith(word) or (len(q) >= 4 and word.startswith(q)) for q in asked if len(q) >= 3)
 
     out: list[str] = []
@@ -82,7 +76,7 @@ def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
         for lit in values:
             if not (isinstance(lit, exp.Literal) and lit.is_string) or lit.this in out:
                 continue
-            words = [w for w in re.findall(r"[a-z]+", lit.this.lower()) if len(w) >= 3 and w not in _SHORT_WORDS]
+            words = [w for w in re.findall(r"[a-z]+", lit.this.lower()) if len(w) >= 3 and w not in FILLER_WORDS]
             if words and not any(named(w) for w in words) and not (is_code(lit.this) and spelled(lit.this)):
                 out.append(lit.this)
     return out
@@ -99,7 +93,7 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
     (:func:`_filters_not_asked`), or it subtracts one date or time column from another (an
     interval, or in SQLite a difference of the years only, where a number of days is
     usually meant)."""
-    tree = _parse(sql, dialect)
+    tree = parse(sql, dialect)
     if tree is None:
         return []
     out: list[str] = []
@@ -116,18 +110,18 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
     if not_asked:
         out.append(f"it filters on {', '.join(repr(v) for v in not_asked)}, which the question "
                    "does not name")
-    if _EACH.search(question or "") and row_count == 1:
+    if EACH_WORD.search(question or "") and row_count == 1:
         for select in tree.find_all(exp.Select):
             limit = select.args.get("limit")
             if select.args.get("group") is not None and limit is not None \
                     and limit.expression is not None and limit.expression.sql() == "1":
-                out.append(f'the question asks about every group ("{_EACH.search(question).group(1)}"), '
+                out.append(f'the question asks about every group ("{EACH_WORD.search(question).group(1)}"), '
                            "the query keeps only one (LIMIT 1)")
                 break
     if catalog is not None:
         scope: dict[str, Table] = {}
         for select in tree.find_all(exp.Select):
-            scope.update(_scope_tables(select, catalog))
+            scope.update(scope_tables(select, catalog))
 
         def temporal(e: exp.Expression) -> bool:
             if not isinstance(e, exp.Column):
@@ -150,25 +144,24 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
                     max_columns: int = 12) -> list[str]:
     """Doubts from the data: the stored values of the query's text columns (``distinct_values``,
     at most ``max_columns`` columns a table) that the question names and the query does not
-    use, e.g. "How many sales representatives are there?" answered without a filter on the
-    title 'Sales Representative'.  A value counts as named when the question holds it as
-    whole words, in any case, a plural ending allowed, and a code when a word of the
-    question spells it out ('TNK' for "tankers"; :func:`~sqlnb.agent.hints.value_named`
-    with ``codes``); other values shorter than three letters, numbers (see
+    use, e.g. a question about the orders of one status answered without a filter on that
+    status.  A value counts as named when the question holds it as whole words, in any
+    case, a plural ending allowed, and a code when a word of the question spells it out
+    (:func:`~sqlnb.agent.lexicon.value_named` with ``codes``); other values shorter than three letters, numbers (see
     :func:`_numbers_left_out`) and values whose every word is a word of a table or column
-    name of the query ("active" beside ``is_active``) are not looked for.  A value counts
+    name of the query (a value 'x' beside a column ``is_x``) are not looked for.  A value counts
     as used when the query holds it, or each of its words, anywhere (a code: quoted)."""
     if catalog is None or not question:
         return []
     tables = query_tables(sql, dialect, catalog)  # none for a query that does not parse
     names = table_names(tables)
-    named_words = {r for n in names for r in _roots(n)}
+    named_words = {r for n in names for r in roots(n)}
     named = value_named(question, codes=True, names=names)
-    used = _plain_text(sql).replace("''", "'")
+    used = plain_text(sql).replace("''", "'")
     out: list[str] = []
     seen: set[str] = set()
     for table in tables:
-        for col in [c for c in table.columns if _TEXT_TYPES.search(c.type or "")][:max_columns]:
+        for col in [c for c in table.columns if TEXT_TYPES.search(c.type or "")][:max_columns]:
             try:
                 values = distinct_values(table, col.name)
             except Exception:  # a column the database cannot list: nothing to say about it
@@ -176,10 +169,10 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
             for v in values:
                 if not isinstance(v, str):
                     continue
-                plain = _plain_text(v)
+                plain = plain_text(v)
                 words = re.findall(r"[a-z]+", plain)
                 code = is_code(v)
-                if (len(plain) < 3 and not code) or not words or plain in seen or _roots(plain) <= named_words:
+                if (len(plain) < 3 and not code) or not words or plain in seen or roots(plain) <= named_words:
                     continue
                 if not named(v):
                     continue

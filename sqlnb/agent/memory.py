@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Mapping, Sequence
 
 from sqlnb import errors
+from sqlnb.agent.lexicon import content_words, sql_content_words
 
 SOURCES = ("cell", "thumbs_up", "remember")
 BUSY_TIMEOUT = 10.0  # s: another kernel writing holds the file this long at most
@@ -87,40 +88,26 @@ def database_fingerprint(adapter: Any) -> str:
 
 
 # ---- similarity -----------------------------------------------------------------------------
-_SQL_WORDS = frozenset("""
-select from where group by order having join left right inner outer full cross on as and or
-not null is in limit offset distinct case when then else end asc desc with union all except
-intersect count sum avg min max cast like ilike between exists coalesce over partition
-true false interval date extract nulls first last using lateral filter round
-""".split())
 SQL_WEIGHT = 0.3  # a word of the stored SQL counts this much against a word of its question
 
 
-def _question_terms(text: str) -> list[str]:
-    from sqlnb.agent.context import _STOP, words
-
-    return [w for w in words(text) if w not in _STOP]
-
-
 def _doc_terms(pair: Mapping[str, Any]) -> Counter:
-    from sqlnb.agent.context import words
-
     tf: Counter = Counter()
-    for w in _question_terms(str(pair.get("question") or "")):
+    for w in content_words(str(pair.get("question") or "")):
         tf[w] += 1.0
-    for w in words(str(pair.get("sql") or "")):
-        if w not in _SQL_WORDS and not w.isdigit():
-            tf[w] += SQL_WEIGHT
+    for w in sql_content_words(str(pair.get("sql") or "")):
+        tf[w] += SQL_WEIGHT
     return tf
 
 
 def similar_pairs(question: str, pairs: Sequence[Mapping[str, Any]], k: int = 3,
                   *, k1: float = 1.2, b: float = 0.75) -> list[dict[str, Any]]:
     """The ``k`` pairs ``[{question, sql, ...}]`` most similar to ``question``, best first,
-    each a copy with its ``score`` (BM25 over word stems, stop words left out; a word of
-    the pair's SQL counts :data:`SQL_WEIGHT` of one of its question).  Only scores above 0;
-    ties keep the order given."""
-    terms = set(_question_terms(question))
+    each a copy with its ``score`` (BM25 over word stems, stop words left out: the stems and
+    the stop list of :mod:`sqlnb.agent.lexicon`; a word of the pair's SQL, SQL's own words
+    aside, counts :data:`SQL_WEIGHT` of one of its question).  Only scores above 0; ties
+    keep the order given."""
+    terms = set(content_words(question))
     if not terms or not pairs or k <= 0:
         return []
     docs = [_doc_terms(p) for p in pairs]

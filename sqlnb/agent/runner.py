@@ -20,8 +20,9 @@ from sqlnb.agent.confidence import assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
 from sqlnb.agent.doubts import values_left_out
 from sqlnb.agent.graph import build_graph, recursion_limit
-from sqlnb.agent.nodes import AgentContext, AgentSettings, add_usage, first_draft_cap, preview_rows
-from sqlnb.agent.state import new_turn
+from sqlnb.agent.nodes import AgentContext, preview_rows
+from sqlnb.agent.settings import AgentSettings, first_draft_cap
+from sqlnb.agent.state import add_usage, new_turn
 from sqlnb.sql.quoting import qualified, quote_identifier
 
 Event = dict[str, Any]
@@ -29,8 +30,8 @@ _TEXT_TYPE = re.compile(r"char|text|string|clob|enum|varchar|name|citext", re.I)
 # rows read of a table for the values of its text columns in the schema context
 SAMPLE_ROWS = 200
 # a column of codes or categories has every value in the context, up to this many
-# (measured on the unseen batches: a code such as 'TNK' for "tankers" or 'MUS' for
-# "musicals" was never among the three examples shown, and the model made one up)
+# (measured on the unseen batches: a stored code that a word of the question spells out
+# was never among the three examples shown, and the model made one up)
 ALL_VALUES = 10
 # the longest value of such a column, and the most rows of a table whose columns are
 # looked up with a DISTINCT query when the rows read do not hold the whole table
@@ -481,7 +482,7 @@ class Agent:
         """Values of the table's text columns for the schema context: ``n`` examples each,
         or every value (:class:`~sqlnb.agent.context.AllValues`) of a column of codes or
         categories, one that repeats a few short values (:func:`_codes_or_categories`), so that a
-        stored code the question names in words ('TNK' for "tankers") is in the context
+        stored code the question names in words (a word it abbreviates) is in the context
         even when no example shows it."""
         key = (id(getattr(adapter, "_adapter", adapter)), adapter.catalog().loaded_at, table.qualified_name)
         if key in self._samples:

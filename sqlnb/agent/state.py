@@ -32,7 +32,7 @@ class Attempt(TypedDict, total=False):
     error_kind: str | None
     error: str | None
     hint: str | None
-    suggestion: str | None  # the failed query with the names clearly meant (hints.suggest_fix)
+    suggestion: str | None  # the failed query with the names clearly meant (repairs.names.suggest_fix)
     row_count: int | None
     truncated: bool
     columns: list[list[str]]  # [name, type]
@@ -40,6 +40,13 @@ class Attempt(TypedDict, total=False):
     elapsed: float
     # when chosen among several candidates: each one's sql, ok, error_kind, votes, chosen
     candidates: list[dict[str, Any]]
+    # what the first round changed in this query without a model call: the answer
+    # rewrites that produced it, each by its name (sqlnb.agent.repairs.REWRITES) with what
+    # it changed, in the order applied; a filter value put back as stored; the NULLs left
+    # out of its NOT IN lists
+    rewrites: dict[str, str]
+    repaired: str
+    null_safe: str
 
 
 class Turn(TypedDict, total=False):
@@ -93,3 +100,15 @@ def new_turn(question: str, *, connection: str, dialect: str, schema_context: st
         "questions": [], "usage": {},
         "examples": [{"question": str(e["question"]), "sql": str(e["sql"])} for e in examples or []],
     }
+
+
+def add_usage(total: dict[str, float], usage: dict[str, Any] | None) -> dict[str, float]:
+    """``total`` with one call's (or one pass's) token and call counts added: a usage
+    without its own ``calls`` count is one call."""
+    out = dict(total)
+    for k, v in (usage or {}).items():
+        if isinstance(v, (int, float)):
+            out[k] = out.get(k, 0) + v
+    if "calls" not in (usage or {}):
+        out["calls"] = out.get("calls", 0) + 1
+    return out

@@ -12,6 +12,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Bool, Float, Int, List, Unicode, observe
 
 from sqlnb import errors
+from sqlnb.agent.repairs import REWRITE_NAMES
 from sqlnb.magics.sql import _Parser, _people_errors
 
 
@@ -55,32 +56,9 @@ class AskMagic(Magics):
                                 "drafts gave is kept (0: the model's reply alone, reviewed by the "
                                 "model; -1: by the kind of model, 3 for a local one, 0 for a "
                                 "hosted one, which pays for every draft).").tag(config=True)
-    names_for_ids = Bool(True, help="A draft that shows an id where the question asks for the "
-                                    "thing it identifies shows the referenced row's name instead, "
-                                    "when that runs and keeps every row.").tag(config=True)
-    link_joins = Bool(True, help="A draft whose JOIN compares columns no foreign key links is "
-                                 "joined along the foreign key between the two tables instead, "
-                                 "when that runs.").tag(config=True)
-    named_values = Bool(True, help="A draft filtering on a stored value the question does not "
-                                   "name, where the question names one other value of that "
-                                   "column, filters on the named one instead, when that finds "
-                                   "rows (needs the data shared).").tag(config=True)
-    negations = Bool(True, help="A draft answering a question about things that have none of "
-                                "something (\"students who do not have a cat\") by filtering "
-                                "their joined rows on the other value asks for their keys NOT IN "
-                                "those that have one instead, when that runs.").tag(config=True)
-    named_filters = Bool(True, help="A draft that leaves out a category the question names "
-                                    "(\"active members\", status 'ACT' stored) filters on it, when "
-                                    "that finds rows (needs the data shared).").tag(config=True)
-    subset_averages = Bool(True, help="A draft comparing rows with the average of a subset of them "
-                                      "(\"wines that cost more than the average price of red "
-                                      "wines\") that limits the compared rows to the subset as well "
-                                      "lists them all, when that finds rows.").tag(config=True)
-    intersections = Bool(True, help="A draft answering a question about things that have both of "
-                                    "two values (\"customers who ordered both cakes and savoury "
-                                    "products\") with one filter for either value asks for each "
-                                    "value apart, joined by INTERSECT, when that finds "
-                                    "rows.").tag(config=True)
+    disabled_rewrites = List(Unicode(), help="Answer rewrites of a draft to turn off, by name: "
+                                             + ", ".join(REWRITE_NAMES) + " (sqlnb.agent.repairs; "
+                                             "all on by default).").tag(config=True)
     memory_when_unsure = Bool(True, help="With a model that drafts its first answer, show the "
                                          "remembered answers only when the answer without them is "
                                          "rated low (a second pass); off: from the first call "
@@ -130,7 +108,7 @@ class AskMagic(Magics):
             self._agent.use_memory = bool(change["new"])
 
     def settings(self, *, no_data: bool, connection: str):
-        from sqlnb.agent.nodes import AgentSettings
+        from sqlnb.agent.settings import AgentSettings
 
         from sqlnb.agent.prompts import RENDERINGS
 
@@ -143,10 +121,7 @@ class AskMagic(Magics):
                              statement_timeout=self.statement_timeout or None,
                              retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts,
                              first_drafts=None if self.first_drafts < 0 else self.first_drafts,
-                             names_for_ids=self.names_for_ids, link_joins=self.link_joins,
-                             named_values=self.named_values, negations=self.negations,
-                             named_filters=self.named_filters, subset_averages=self.subset_averages,
-                             intersections=self.intersections,
+                             disabled_rewrites=frozenset(self.disabled_rewrites),
                              memory_when_unsure=self.memory_when_unsure,
                              require_readonly_role=self.require_readonly_role)
 

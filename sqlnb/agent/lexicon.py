@@ -1,0 +1,230 @@
+"""The lexicon: how the agent reads the words of a question and of a schema's names.
+
+One stemmer (:func:`stem`, through :func:`words` and :func:`roots`), one stop list
+(:data:`STOP_WORDS`, through :func:`content_words`), the word lists the rules read by
+(words that ask rather than name, codes that are everyday words, id words, the columns of
+a person's first and last name, the wording of a question that excludes, asks for things
+that have none, for an average, for both of two values, for each group), and how a
+question names a stored value (:func:`value_named`: as words, or as a code it spells out).
+
+Everything here reads English wording; the rules that use it live in
+:mod:`sqlnb.agent.repairs` (rewrites of a draft) and :mod:`sqlnb.agent.doubts` (what
+lowers an answer's confidence), the schema context's table choice in
+:mod:`sqlnb.agent.context` and the memory's similarity in :mod:`sqlnb.agent.memory`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+# ---------------------------------------------------------------------------
+# the stemmer
+# ---------------------------------------------------------------------------
+
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def stem(word: str) -> str:
+    """The root of one lower-case word, the same for a noun's singular and plural
+    (category/categories, class/classes, course/courses, box/boxes): a final "ies"
+    becomes "y", then a final "s" (not "ss") goes, then a final "e", each only from a
+    word longer than three letters."""
+    w = word
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def tokens(text: str | None) -> list[str]:
+    """The words of ``text`` in lower case, in order, repeats kept: split on anything but
+    letters and digits, on underscores and between camelCase parts."""
+    return _WORD.findall(_CAMEL.sub(r"\1 \2", text or "").lower())
+
+
+def words(text: str | None) -> list[str]:
+    """The stems (:func:`stem`) of ``text``'s :func:`tokens`."""
+    return [stem(w) for w in tokens(text)]
+
+
+def roots(text: str | None) -> set[str]:
+    """The set of :func:`words` of ``text``."""
+    return set(words(text))
+
+
+# ---------------------------------------------------------------------------
+# the stop list
+# ---------------------------------------------------------------------------
+
+
+def _word_list(text: str) -> frozenset[str]:
+    """The words of ``text``, a word list written as data (white space between words)."""
+    return frozenset(text.split())
+
+
+def listed(word: str, word_list: frozenset[str]) -> bool:
+    """Whether the lower-case ``word`` is in ``word_list`` as written or as a plural ("s")
+    of a word there.  A word list is matched word by word, not stem by stem: two words of
+    one stem are not always both on a list (a stop word's stem can be a content word's)."""
+    return word in word_list or (word.endswith("s") and word[:-1] in word_list)
+
+
+# words of a question that say nothing about which tables or rows it is about
+STOP_WORDS = _word_list("""
+a an and are as at be by can do does each every find for from give had has have how i in
+is it its list me many much my name names number of on or per please return show that the
+their them then there these this those to total was were what when where which who whose
+with without all any both more most than top only also whom you your we our ones one
+get count""")
+
+
+def content_words(text: str | None) -> list[str]:
+    """The stems of ``text``'s words that are not stop words (:data:`STOP_WORDS`, each
+    also as a plural: :func:`listed`), in order, repeats kept."""
+    return [stem(w) for w in tokens(text) if not listed(w, STOP_WORDS)]
+
+
+# SQL's own words: a stored query's words that say nothing about what it is about
+SQL_WORDS = _word_list("""
+select from where group by order having join left right inner outer full cross on as and or
+not null is in limit offset distinct case when then else end asc desc with union all except
+intersect count sum avg min max cast like ilike between exists coalesce over partition
+true false interval date extract nulls first last using lateral filter round
+""")
+
+
+def sql_content_words(sql: str | None) -> list[str]:
+    """The stems of a query's words that are not SQL's own (:data:`SQL_WORDS`, also as a
+    plural) nor numbers, in order, repeats kept."""
+    return [stem(w) for w in tokens(sql) if not listed(w, SQL_WORDS) and not w.isdigit()]
+
+# ---------------------------------------------------------------------------
+# word lists
+# ---------------------------------------------------------------------------
+
+# words of a question that say what to do, not which rows: never read as a code's long form
+ASKING_WORDS = _word_list("""
+    show list give find return display tell name names what which whose where when who how
+    many much number numbers count total totals average sum first last least most more less
+    than each every their there these those with without from that have been does done
+    highest lowest largest smallest longest shortest fewest greatest order ordered sorted
+    descending ascending rank ranked group grouped listed given shown different distinct
+    all both either also only other others same per along
+""")
+
+# Codes that are also everyday English words (a country code 'IN' or 'NO', a container
+# 'CAN'): in a question the word is usually English, so such a code counts as named only
+# where the question writes it as stored, in capitals, or as a plural noun.
+WORD_CODES = _word_list("""
+    am an as at be by do go he if in is it me my no of on or so to up us we
+    and are can for had has its not our the was who
+""")
+# words whose initial does not start a two-letter code read as initials
+NOT_INITIALS = ASKING_WORDS | WORD_CODES
+
+# words that say a question asks for an identifier itself, not for what it identifies
+ID_WORDS = frozenset({"id", "ids", "identifier", "identifiers"})
+
+# column names (lower case, without underscores) of a person's first and last name
+FIRST_NAME_COLUMNS = frozenset({"firstname", "fname", "givenname", "forename"})
+LAST_NAME_COLUMNS = frozenset({"lastname", "lname", "surname", "familyname"})
+
+# words of a stored value too common to show that a question names the value
+FILLER_WORDS = frozenset({"the", "and", "for", "with", "from", "not", "all", "any", "per"})
+
+# numbers a question may write as words
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+# a question that excludes or negates something: a value it names may be one to leave out
+EXCLUDING = re.compile(r"\b(?:not|never|no|non|nor|without|except|excluding|exclude|other than|apart from)\b"
+                       r"|n't\b", re.I)
+# a question about things that have none of something ("never", "without", "do not have",
+# "with no", "no … at all"), not about a property of the rows themselves ("are not")
+HAVING_NONE = re.compile(
+    r"\bnever\b|\bwithout\b|\b(?:do|does|did|have|has|had)\s*(?:not|n't)\b"
+    r"|\b(?:don|doesn|didn|haven|hasn|hadn)'t\b"
+    r"|\b(?:with|have|has|had)\s+no\b|\bno\s+(?!more\b|less\b|longer\b|later\b|earlier\b|fewer\b)\w+\s+(?:at all|ever)\b",
+    re.I)
+# where a question starts naming the rows an average is taken over
+AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
+# a question asking for the things that have both of two values
+BOTH_WORD = re.compile(r"\bboth\b", re.I)
+# a question asking about every group
+EACH_WORD = re.compile(r"\b(each|every|per)\b", re.I)
+# a question that asks for any rows at all (a sample)
+ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
+
+# ---------------------------------------------------------------------------
+# stored values a question names
+# ---------------------------------------------------------------------------
+
+# a stored code: two to five capital letters
+_CODE = re.compile(r"[A-Z]{2,5}")
+
+
+def plain_text(value: str) -> str:
+    """``value`` in lower case, its runs of white space one space each."""
+    return " ".join(value.lower().split())
+
+
+def is_code(value: object) -> bool:
+    """Whether a stored value looks like a code: two to five capital letters."""
+    return isinstance(value, str) and _CODE.fullmatch(value) is not None
+
+
+def abbreviates(code: str, word: str, *, strict: bool = False) -> bool:
+    """Whether the stored code ``code`` (three letters or more) reads as a short form of
+    the question's ``word``: the word is at least two letters longer and starts with the
+    code (the code is the word's first letters), or begins with the code's first letter
+    and holds the rest of it in order (the word's consonants, say).  Two-letter codes are
+    read only as initials (see :func:`value_named`): as short forms they fit too many
+    words.  ``strict``: letters held in order count only as the word with vowels dropped,
+    the code's letters after the first all consonants."""
+    c, w = code.lower(), word.lower()
+    if len(c) < 3 or len(w) <= len(c) or w[0] != c[0]:
+        return False
+    if w.startswith(c):
+        return len(w) >= len(c) + 2
+    if strict and any(ch in "aeiou" for ch in c[1:]):
+        return False
+    rest = iter(w[1:])
+    return all(ch in rest for ch in c[1:])
+
+
+def value_named(question: str, *, codes: bool = False,
+                names: Iterable[str] = (), strict: bool = False) -> Callable[[str], bool]:
+    """Whether ``question`` names a stored value: the value, in any case and spacing, as
+    whole words of the question (a plural ending allowed).  With ``codes``, also a code
+    (:func:`is_code`) that a word of the question spells out (:func:`abbreviates`), words
+    that ask rather than name (:data:`ASKING_WORDS`) and words whose root is one of
+    ``names`` (the tables and columns of the query: a word naming a table names no code)
+    left out; and a two-letter code made of the initials of two content words in a row;
+    ``strict``: as :func:`abbreviates` reads it with ``strict``.  A code that is also an
+    everyday word (:data:`WORD_CODES`) counts as that word only written in capitals, as
+    stored, or as a plural."""
+    asked = plain_text(question or "")
+    taken = {r for n in names for r in roots(n)}
+    found = re.findall(r"[a-z]+", asked)
+    longs = [w for w in found if len(w) >= 3 and w not in ASKING_WORDS and not (roots(w) & taken)]
+    initials = {a[0] + b[0] for a, b in zip(found, found[1:])
+                if len(a) >= 3 and len(b) >= 3 and not {a, b} & NOT_INITIALS}
+
+    def named(value: str) -> bool:
+        plain = plain_text(value)
+        if plain and re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked) is not None:
+            if not (plain in WORD_CODES and is_code(value)):
+                return True
+            # an everyday word: named as stored (capitals) or as a plural noun
+            if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", question or "") is not None or (
+                    len(plain) >= 3 and re.search(rf"(?<!\w){re.escape(plain)}e?s(?!\w)", asked) is not None):
+                return True
+        if not codes or not is_code(value):
+            return False
+        return plain in initials if len(plain) == 2 else any(abbreviates(value, w, strict=strict) for w in longs)
+
+    return named

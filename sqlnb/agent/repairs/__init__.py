@@ -1,0 +1,58 @@
+"""The agent's repairs of a draft query, without a model call.
+
+The answer rewrites: each a :class:`~sqlnb.agent.repairs.rewrite.Rewrite` (one name, a
+summary, the function that proposes the new query, what the new query's result must keep
+to stand, whether it reads stored values), defined in the module of its family and listed
+once in :data:`REWRITES`, in the order the first round applies them to a draft that ran
+(each to the query the ones before it left):
+
+- ``link_joins`` (:mod:`.joins`): a JOIN on columns no foreign key links, joined along the keys;
+- ``named_values`` (:mod:`.values`): a filter value the question does not name, swapped for
+  the one it names;
+- ``named_filters`` (:mod:`.values`): a category the question names, filtered on;
+- ``subset_averages`` (:mod:`.averages`): rows compared with a subset's average, no longer
+  limited to that subset;
+- ``intersections`` (:mod:`.intersections`): "both" of two values, each asked for apart;
+- ``negations`` (:mod:`.negations`): things that have none, as keys ``NOT IN`` those that do;
+- ``names_for_ids`` (:mod:`.labels`): names shown for the ids the question asks about.
+
+Adding a rule is one module (or a function and a ``Rewrite`` in its family's) and one line
+here; ``tests/test_repairs.py`` walks this registry and needs a case for each rule.  A rule
+is turned off by its name in ``AgentSettings.disabled_rewrites``.
+
+The other repairs are not switchable: the names a failed query clearly meant
+(:mod:`.names`), and a filter value or a ``NOT IN`` list of a query that found nothing
+(:mod:`.empty`).
+"""
+
+from __future__ import annotations
+
+from sqlnb.agent.repairs.averages import SUBSET_AVERAGES
+from sqlnb.agent.repairs.intersections import INTERSECTIONS
+from sqlnb.agent.repairs.joins import LINK_JOINS
+from sqlnb.agent.repairs.labels import NAMES_FOR_IDS
+from sqlnb.agent.repairs.negations import NEGATIONS
+from sqlnb.agent.repairs.rewrite import Draft, Rewrite
+from sqlnb.agent.repairs.values import NAMED_FILTERS, NAMED_VALUES
+
+REWRITES: tuple[Rewrite, ...] = (
+    LINK_JOINS,
+    NAMED_VALUES,
+    NAMED_FILTERS,
+    SUBSET_AVERAGES,
+    INTERSECTIONS,
+    NEGATIONS,
+    NAMES_FOR_IDS,
+)
+REWRITE_NAMES: tuple[str, ...] = tuple(r.name for r in REWRITES)
+_BY_NAME = {r.name: r for r in REWRITES}
+if len(_BY_NAME) != len(REWRITES):
+    raise RuntimeError("two rewrites share a name")
+
+
+def rewrite_named(name: str) -> Rewrite:
+    """The rewrite called ``name``; KeyError for a name no rewrite has."""
+    return _BY_NAME[name]
+
+
+__all__ = ["REWRITES", "REWRITE_NAMES", "Draft", "Rewrite", "rewrite_named"]
