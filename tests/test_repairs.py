@@ -1,0 +1,195 @@
+"""The answer rewrites' registry (sqlnb.agent.repairs.REWRITES), walked rule by rule.
+
+For every rule of the registry: a small SQLite database, a question and a draft where the
+rule fires through the real agent (a scripted model whose reply and draft both write the
+draft), proving that it is reachable (the answer is the rewritten query's), switchable (with
+its name in ``disabled_rewrites`` the draft stands as written) and reported (the attempt
+record carries the rule's name with what it changed, the confidence its reason).  The
+tests are parametrized over the registry: a rule added without a case here fails."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import pytest
+
+from sqlnb import errors
+from sqlnb.adapters import connect
+from sqlnb.agent.first_round import FirstRound
+from sqlnb.agent.repairs import REWRITE_NAMES, REWRITES, Rewrite, rewrite_named
+from sqlnb.agent.repairs.rewrite import KEEPS
+from sqlnb.agent.runner import Agent
+from sqlnb.agent.settings import AgentSettings
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    """Three customers and their orders; Ada has a paid and a new order, Grace a paid one,
+    Linus none."""
+    path = tmp_path_factory.mktemp("repairs") / "shop.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+        CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
+                             amount REAL, status TEXT);
+        INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
+        INSERT INTO orders VALUES (10, 1, 12.5, 'paid'), (11, 1, 99.99, 'new'), (12, 2, 5.0, 'paid');
+    """)
+    con.close()
+    conn = connect(f"sqlite:///{path}", readonly=True)
+    yield conn
+    conn.close()
+
+
+@dataclass(frozen=True)
+class Case:
+    question: str
+    draft: str  # what the model writes
+    rows: list  # the rewritten query's rows (sorted)
+    changed: str  # what the rule says it changed
+
+
+CASES = {
+    "link_joins": Case(
+        "How many orders did each customer place?",
+        "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON c.id = o.id GROUP BY c.name",
+        [["Ada", 2], ["Grace", 1]], "c.id = o.id → customers.id = orders.customer_id"),
+    "named_values": Case(
+        "How many new orders are there?",
+        "SELECT count(*) AS n FROM orders WHERE status = 'paid'",
+        [[1]], "'paid' → 'new'"),
+    "named_filters": Case(
+        "How many paid orders are there?",
+        "SELECT count(*) AS n FROM orders",
+        [[2]], "orders.status = 'paid' added"),
+    "subset_averages": Case(
+        "Which orders have an amount above the average amount of paid orders?",
+        "SELECT id FROM orders WHERE status = 'paid' AND amount > "
+        "(SELECT AVG(amount) FROM orders WHERE status = 'paid')",
+        [[10], [11]], "status = 'paid' left to the average"),
+    "intersections": Case(
+        "Which customers have both a paid order and a new order?",
+        "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "WHERE o.status IN ('paid', 'new')",
+        [["Ada"]], "o.status IN ('paid', 'new') split into an INTERSECT, one value each"),
+    "negations": Case(
+        "Which customers have never had a new order?",
+        "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id WHERE o.status <> 'new'",
+        [["Grace"], ["Linus"]], "o.status <> 'new' → c.\"id\" NOT IN (… WHERE o.status = 'new')"),
+    "names_for_ids": Case(
+        "Which customer placed the most orders, and how many?",
+        "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
+        [["Ada", 2]], "orders.customer_id → customers.name"),
+}
+
+
+def ask(shop, tmp_path, case: Case, settings: AgentSettings | None = None):
+    """``case.question`` asked through the agent with a scripted model (``scripted:`` spec)
+    whose reply and every sampled draft write ``case.draft``."""
+    script = tmp_path / f"script-{len(list(tmp_path.glob('script-*')))}.json"
+    block = f"```sql\n{case.draft}\n```"
+    script.write_text(json.dumps({"replies": [block], "drafts": [block] * 3}))
+    return Agent(memory=False).ask(case.question, shop, connection="shop", model=f"scripted:{script}",
+                                   settings=settings)
+
+
+def rows(result) -> list:
+    return sorted(result.rows(100))
+
+
+@pytest.mark.parametrize("rewrite", REWRITES, ids=[r.name for r in REWRITES])
+def test_each_rewrite_is_reachable_switchable_and_reported(shop, tmp_path, rewrite):
+    assert rewrite.name in CASES, f"the rewrite {rewrite.name} has no case in tests/test_repairs.py"
+    case = CASES[rewrite.name]
+    as_written = sorted([list(r) for r in shop.execute(case.draft).rows])
+    assert as_written != case.rows  # the case is one where the rule changes the answer
+
+    # reachable: the rewritten query answers, without a model call for it
+    on = ask(shop, tmp_path, case)
+    assert on.status == "success" and on.stop_reason == "voted", on.attempts
+    assert rows(on) == case.rows and on.sql != case.draft
+    assert on.usage["calls"] == 2  # the reply and one draft, both rewritten alike
+    # reported: the attempt record by the rule's name, the confidence by its reason
+    (attempt,) = on.attempts
+    assert attempt["rewrites"] == {rewrite.name: case.changed}
+    assert rewrite.reason_for(case.changed) in on.confidence["reasons"]
+
+    # switchable: with its name disabled the draft stands as written
+    off = ask(shop, tmp_path, case, AgentSettings(disabled_rewrites={rewrite.name}))
+    assert off.status == "success" and off.sql == case.draft
+    assert rows(off) == as_written and "rewrites" not in off.attempts[0]
+    assert rewrite.reason_for(case.changed) not in off.confidence["reasons"]
+    # and only its own name turns it off
+    others = AgentSettings(disabled_rewrites=set(REWRITE_NAMES) - {rewrite.name})
+    assert ask(shop, tmp_path, case, others).attempts[0]["rewrites"] == {rewrite.name: case.changed}
+
+
+def test_every_case_belongs_to_a_rule_of_the_registry():
+    assert set(CASES) == set(REWRITE_NAMES)  # a retired rule takes its case with it
+
+
+def test_the_registry_names_each_rule_once_in_the_order_applied():
+    assert REWRITE_NAMES == ("link_joins", "named_values", "named_filters", "subset_averages",
+                             "intersections", "negations", "names_for_ids")
+    for rewrite in REWRITES:
+        assert isinstance(rewrite, Rewrite) and rewrite_named(rewrite.name) is rewrite
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", rewrite.name)
+        assert rewrite.summary and "\n" not in rewrite.summary and rewrite.keeps in KEEPS
+        assert "{change}" in rewrite.reason and rewrite.reason_for("X").endswith("(X)")
+    # the rules that read stored values: not without them
+    assert [r.name for r in REWRITES if r.needs_values] == ["named_values", "named_filters"]
+    with pytest.raises(KeyError):
+        rewrite_named("names_for_id")
+
+
+def test_a_rewrite_that_reads_stored_values_does_not_run_without_them(shop, tmp_path):
+    for name in ("named_values", "named_filters"):
+        case = CASES[name]
+        for settings in (AgentSettings(value_hints=False), AgentSettings(share_data=False)):
+            result = ask(shop, tmp_path, case, settings)
+            assert result.sql == case.draft and "rewrites" not in result.attempts[0], (name, settings)
+
+
+def test_rewrites_chain_and_each_keeps_its_record(shop, tmp_path):
+    # an unlinked join whose ids the question asks the names of: joined along the key,
+    # then the customer's name shown for the id
+    case = Case("How many orders did each customer place?",
+                "SELECT o.customer_id, COUNT(*) AS n FROM orders AS o JOIN customers AS c ON c.id = o.id "
+                "GROUP BY o.customer_id", [], "")
+    result = ask(shop, tmp_path, case)
+    assert rows(result) == [["Ada", 2], ["Grace", 1]]
+    assert list(result.attempts[0]["rewrites"]) == ["link_joins", "names_for_ids"]
+    reasons = result.confidence["reasons"]
+    joined = next(i for i, r in enumerate(reasons) if r.startswith("joined along the foreign keys"))
+    named = next(i for i, r in enumerate(reasons) if r.startswith("names shown for the ids"))
+    assert joined < named  # in the registry's order
+    # the second one off: the first still stands
+    result = ask(shop, tmp_path, case, AgentSettings(disabled_rewrites={"names_for_ids"}))
+    assert rows(result) == [[1, 2], [2, 1]] and list(result.attempts[0]["rewrites"]) == ["link_joins"]
+
+
+def test_an_unknown_rewrite_name_is_refused_with_the_known_ones():
+    with pytest.raises(errors.ConfigurationError) as refused:
+        AgentSettings(disabled_rewrites={"negations", "named_value"})
+    text = str(refused.value)
+    assert "'named_value'" in text and "'negations'" not in text.split("(")[0]
+    assert all(name in text for name in REWRITE_NAMES)
+    assert AgentSettings(disabled_rewrites=["negations"]).disabled_rewrites == frozenset({"negations"})
+    assert AgentSettings().disabled_rewrites == frozenset()
+
+
+def test_stand_ins_are_followed_to_the_end_of_their_chain_and_a_cycle_stops():
+    ctx = SimpleNamespace(settings=AgentSettings(first_drafts=2), model=SimpleNamespace(name="scripted:x"),
+                          distinct_values=None, catalog=None, prerun={})
+    round_ = FirstRound({"question": "q", "dialect": "sqlite"}, None, [], ctx)
+    round_.stand_ins.update({"a": "b", "b": "c", "c": "d", "x": "y", "y": "x", "s": "s"})
+    assert round_.stand_in_of("a") == "d" and round_.stand_in_of("c") == "d" and round_.stand_in_of("d") == "d"
+    assert round_.stand_in_of("x") == "y" and round_.stand_in_of("y") == "x"  # no endless loop
+    assert round_.stand_in_of("s") == "s"
+    # longer than any fixed number of steps
+    round_.stand_ins.update({f"n{i}": f"n{i + 1}" for i in range(20)})
+    assert round_.stand_in_of("n0") == "n20"
