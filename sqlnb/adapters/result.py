@@ -13,9 +13,12 @@ import contextlib
 import gc
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+
+if TYPE_CHECKING:  # at run time pandas loads on the first DataFrame
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -67,13 +70,13 @@ class Result:
         cols = [col.to_pylist() for col in self.arrow.columns]
         return list(zip(*cols, strict=False)) if cols else []
 
-    def to_pandas(self):
+    def to_pandas(self) -> pd.DataFrame:
         if self._df is None:
             self._df = arrow_to_pandas(self.arrow) if self.arrow is not None else _empty_frame()
         return self._df
 
     @property
-    def df(self):
+    def df(self) -> pd.DataFrame:
         return self.to_pandas()
 
     def __repr__(self) -> str:
@@ -83,13 +86,13 @@ class Result:
         )
 
 
-def _empty_frame():
+def _empty_frame() -> pd.DataFrame:
     import pandas as pd
 
     return pd.DataFrame()
 
 
-def arrow_to_pandas(table: pa.Table):
+def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     """The one Arrow → pandas conversion every path goes through, so dtypes agree.
 
     - text becomes pandas' Arrow-backed string dtype (pandas 3's ``str``; no Python
