@@ -1,8 +1,15 @@
-"""sqlnb: ask your database a question inside a Jupyter notebook."""
+"""sqlnb: ask your database a question inside a Jupyter notebook.
+
+The package root imports only its version at import time: each front door (``ask``,
+``chat``, ``%load_ext sqlnb``) imports its module when it is called, so ``import
+sqlnb.agent`` or ``import sqlnb.adapters`` never loads IPython, the magics or the bridge.
+"""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from sqlnb._version import __version__
+
+__all__ = ["__version__", "ask", "chat", "load_ipython_extension", "unload_ipython_extension"]
 
 
 def _preload_mysql_cext() -> None:
@@ -21,6 +28,7 @@ def _preload_mysql_cext() -> None:
         return
     try:
         import ssl  # noqa: F401
+
         import _mysql_connector  # noqa: F401
     except ImportError:
         pass  # the MySQL adapter reports it (and falls back to pure Python) when used
@@ -31,29 +39,32 @@ _preload_mysql_cext()
 
 def ask(question, connection=None, model=None, **options):
     """Ask a database a question; see :func:`sqlnb.api.ask`."""
-    from sqlnb.api import ask as _ask
+    from sqlnb import api
 
-    return _ask(question, connection, model, **options)
+    return api.ask(question, connection, model, **options)
 
 
 def chat(connection=None, model=None):
     """The sqlnb chat as a widget in the output area (ipywidgets; for notebooks without
     the JupyterLab extension); see :mod:`sqlnb.bridge.widget`."""
-    from sqlnb.bridge.widget import chat as _chat
+    from sqlnb.bridge import widget
 
-    return _chat(connection, model)
+    return widget.chat(connection, model)
 
 
 def load_ipython_extension(ipython):  # %load_ext sqlnb
-    from sqlnb.magics import load_ipython_extension as _load
+    """Register the magics (``%sqlnb``, ``%%sql``, ``%sql``, ``%%ask``) and the JupyterLab
+    panel's comm target in ``ipython`` (idempotent)."""
+    from sqlnb import bridge, magics
 
-    _load(ipython)
+    magics.load_ipython_extension(ipython)
+    bridge.register(ipython)  # the panel's comm target (nothing without a kernel)
 
 
 def unload_ipython_extension(ipython):
-    from sqlnb.magics import unload_ipython_extension as _unload
+    from sqlnb import magics
 
-    _unload(ipython)
+    magics.unload_ipython_extension(ipython)
 
 
 def _jupyter_labextension_paths():  # `jupyter labextension develop .` links the built sidebar

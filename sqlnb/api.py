@@ -6,27 +6,41 @@ opened read-only for the call."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter
+from sqlnb.kernel import kernel_session
 
 
 def _notebook_magics():
+    """The notebook's ``%%ask`` magic when sqlnb is loaded in this kernel, else None."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython is a dependency
         return None
-    shell = get_ipython()
-    return getattr(shell, "_sqlnb_ask", None) if shell is not None else None
+    session = kernel_session(get_ipython())
+    return session.ask if session is not None else None
 
 
-def ask(question: str, connection: str | Adapter | None = None, model: Any = None, *,
-        max_iterations: int = 5, failure_cutoff: int = 3, no_review: bool = False,
-        share_data: bool = True, preview_rows: int = 5, retry_drafts: int | None = None,
-        first_drafts: int | None = None, use_memory: bool | None = None, agent=None,
-        on_event: Callable[[dict], None] | None = None,
-        require_readonly_role: bool | None = None):
+def ask(
+    question: str,
+    connection: str | Adapter | None = None,
+    model: Any = None,
+    *,
+    max_iterations: int = 5,
+    failure_cutoff: int = 3,
+    no_review: bool = False,
+    share_data: bool = True,
+    preview_rows: int = 5,
+    retry_drafts: int | None = None,
+    first_drafts: int | None = None,
+    use_memory: bool | None = None,
+    agent=None,
+    on_event: Callable[[dict], None] | None = None,
+    require_readonly_role: bool | None = None,
+):
     """Ask ``question`` of a database and return an :class:`~sqlnb.agent.runner.AskResult`
     (``.sql``, ``.status``, ``.attempts``, ``.df``).
 
@@ -44,18 +58,28 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
     none).  ``require_readonly_role``: refuse (:class:`~sqlnb.errors.WritableRoleError`) when
     the connection's credentials may write or sqlnb cannot tell (None: the notebook's
     ``AskMagic.require_readonly_role``, off outside a notebook)."""
+    from sqlnb.agent.nodes import AgentSettings
     from sqlnb.agent.runner import Agent
-    from sqlnb.agent.settings import AgentSettings
 
     magics = _notebook_magics()
     if require_readonly_role is None:
         require_readonly_role = bool(getattr(magics, "require_readonly_role", False))
-    settings = AgentSettings(share_data=share_data, preview_rows=max(0, preview_rows),
-                             retry_drafts=None if retry_drafts is None else max(0, retry_drafts),
-                             first_drafts=None if first_drafts is None else max(0, first_drafts),
-                             require_readonly_role=require_readonly_role)
-    kwargs = dict(model=model, max_iterations=max_iterations, failure_cutoff=failure_cutoff,
-                  no_review=no_review, settings=settings, on_event=on_event, use_memory=use_memory)
+    settings = AgentSettings(
+        share_data=share_data,
+        preview_rows=max(0, preview_rows),
+        retry_drafts=None if retry_drafts is None else max(0, retry_drafts),
+        first_drafts=None if first_drafts is None else max(0, first_drafts),
+        require_readonly_role=require_readonly_role,
+    )
+    kwargs = {
+        "model": model,
+        "max_iterations": max_iterations,
+        "failure_cutoff": failure_cutoff,
+        "no_review": no_review,
+        "settings": settings,
+        "on_event": on_event,
+        "use_memory": use_memory,
+    }
     if isinstance(connection, Adapter):
         return (agent or Agent()).ask(question, connection, connection="default", **kwargs)
     if magics is not None and (connection is None or connection in magics.manager.names()):
@@ -63,8 +87,10 @@ def ask(question: str, connection: str | Adapter | None = None, model: Any = Non
         return (agent or magics.agent).ask(question, entry.adapter, connection=entry.name, **kwargs)
     if connection is None:
         raise errors.NoActiveConnectionError(
-            "No connection to ask", hint="pass connection='duckdb:///data.duckdb' (a URL or a "
-                                         "configured name), or %sqlnb connect in a notebook first")
+            "No connection to ask",
+            hint="pass connection='duckdb:///data.duckdb' (a URL or a "
+            "configured name), or %sqlnb connect in a notebook first",
+        )
     from sqlnb.session import ConnectionManager
 
     manager = ConnectionManager()

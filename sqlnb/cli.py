@@ -30,7 +30,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sqlnb", description="Ask your database questions from a notebook or a terminal.")
-    from sqlnb import __version__
+    from sqlnb._version import __version__
 
     p.add_argument("--version", action="version", version=f"sqlnb {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)

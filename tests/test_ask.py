@@ -13,6 +13,7 @@ from IPython.utils.capture import capture_output
 
 import sqlnb
 from sqlnb import errors
+from sqlnb.kernel import kernel_session
 from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
@@ -137,7 +138,7 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     names = ("names_for_ids", "link_joins", "named_values", "negations", "named_filters", "subset_averages",
              "intersections")
     assert sorted(REWRITE_NAMES) == sorted(names)
-    settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
+    settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
     assert [settings.rewrite_on(n) for n in names] == [True] * 7 and settings.memory_when_unsure
     by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
     question = "Which customer placed the most orders, and how many?"
@@ -153,13 +154,13 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     assert ask().rows() == [["Ada", 2]]
     shell.run_line_magic("config", f"AskMagic.disabled_rewrites = {list(names)!r}")
     shell.run_line_magic("config", "AskMagic.memory_when_unsure = False")
-    settings = shell._sqlnb_ask.settings(no_data=False, connection="x")
+    settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
     assert [settings.rewrite_on(n) for n in names] == [False] * 7 and not settings.memory_when_unsure
     assert ask().rows() == [[1, 2]]  # off: the id stays
     # a name no rewrite has is refused, naming the ones there are
     shell.run_line_magic("config", "AskMagic.disabled_rewrites = ['names_for_id']")
     with pytest.raises(errors.ConfigurationError, match="names_for_id") as refused:
-        shell._sqlnb_ask.settings(no_data=False, connection="x")
+        kernel_session(shell).ask.settings(no_data=False, connection="x")
     assert all(n in str(refused.value) for n in names)
 
 
@@ -169,15 +170,15 @@ def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
     model = script(tmp_path, sql_block("SELECT name, email FROM customers"), "FINAL")
     res, out, _ = run(shell, f"%%ask --model {model} --no-data\nemails")
     assert res.result.status == "success"
-    client = shell._sqlnb_ask.agent.client(model)
+    client = kernel_session(shell).ask.agent.client(model)
     seen = "\n".join(content for prompt in client.model.prompts for _, content in prompt)
     for value in ("ada@example.com", "Grace", "Linus"):
         assert value not in seen
     # the same connection configured as private
-    shell.run_line_magic("config", f"AskMagic.private_connections = [{shell._sqlnb_magics.manager.active!r}]")
+    shell.run_line_magic("config", f"AskMagic.private_connections = [{kernel_session(shell).magics.manager.active!r}]")
     model = script(tmp_path, sql_block("SELECT name FROM customers"), "FINAL")
     res, out, _ = run(shell, f"%%ask --model {model}\nnames")
-    client = shell._sqlnb_ask.agent.client(model)
+    client = kernel_session(shell).ask.agent.client(model)
     seen = "\n".join(content for prompt in client.model.prompts for _, content in prompt)
     assert "Grace" not in seen and "rows are not shown" in seen
 
@@ -192,7 +193,7 @@ def test_follow_up_sees_the_earlier_turn(shell, seeded, tmp_path):
     assert res.result.status == "success"
     res, _, _ = run(shell, "%%ask\nnow only those above 10")
     assert res.result.status == "success"
-    client = shell._sqlnb_ask.agent.client(model)
+    client = kernel_session(shell).ask.agent.client(model)
     follow_up_prompt = client.model.prompts[2][-1][1]
     assert "Which orders are paid?" in follow_up_prompt and PAID in follow_up_prompt
     assert list(shell.run_line_magic("ask", "history")["question"]) == [
@@ -201,7 +202,7 @@ def test_follow_up_sees_the_earlier_turn(shell, seeded, tmp_path):
     run(shell, "%ask --new")
     model2 = script(tmp_path, sql_block(COUNT), "FINAL")
     res, _, _ = run(shell, f"%%ask --model {model2}\nhow many customers")
-    first = shell._sqlnb_ask.agent.client(model2).model.prompts[0][-1][1]
+    first = kernel_session(shell).ask.agent.client(model2).model.prompts[0][-1][1]
     assert "Which orders are paid?" not in first
 
 
@@ -390,6 +391,6 @@ def test_first_drafts_and_confidence_through_every_front_door(shell, seeded, tmp
     shell.run_line_magic("config", "AskMagic.first_drafts = 1")
     res, out, _ = run(shell, f"%%ask --model {voting_script(tmp_path, 'e')}\nhow many customers")
     assert res.result.confidence is not None and res.result.confidence["level"] == "low", out
-    shown = "Low confidence: check this answer (1 of 2 drafts gave this result"
+    shown = "Low confidence — check this answer (1 of 2 drafts gave this result"
     assert shown in res.result._repr_html_() and shown in str(res.result)
     assert res.result.usage["calls"] == 2

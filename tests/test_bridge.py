@@ -19,6 +19,7 @@ from sqlnb.agent.runner import Agent
 from sqlnb.agent.stop import StopToken
 from sqlnb.bridge.comm import Bridge
 from sqlnb.bridge.runs import AskRun
+from sqlnb.kernel import kernel_session
 from tests.doubles import script, sql_block
 from tests.engines import PG_HOST, PG_PORT
 from tests.test_contract import LONG_QUERY
@@ -100,18 +101,18 @@ def shell(shell):
     """The shared shell (tests/conftest.py) with a bridge on a fake kernel: there is no
     kernel here."""
     kernel = FakeKernel()
-    shell._sqlnb_bridge = Bridge(shell, kernel=kernel)
+    kernel_session(shell).bridge = Bridge(shell, kernel=kernel)
     yield shell
-    bridge = shell._sqlnb_bridge
+    bridge = kernel_session(shell).bridge
     for run in list(bridge.runs.values()):
         run.stop()
         run.wait(10)
-    del shell._sqlnb_bridge
+    kernel_session(shell).bridge = None
 
 
 @pytest.fixture
 def bridge(shell) -> Bridge:
-    return shell._sqlnb_bridge
+    return kernel_session(shell).bridge
 
 
 @pytest.fixture
@@ -203,7 +204,7 @@ def test_connections_and_use_never_show_a_password(shell, bridge, tmp_path, work
         pg_row = next(c for c in listed["connections"] if c["name"] == "pg")
         assert pg.db in pg_row["url"] and pg_row["readonly"] is False and pg_row["active"] is False
         used = comm.request("use", name="pg")["data"]
-        assert used["active"] == "pg" and shell._sqlnb_magics.manager.active == "pg"
+        assert used["active"] == "pg" and kernel_session(shell).magics.manager.active == "pg"
         assert next(c for c in used["connections"] if c["name"] == "pg")["active"] is True
         bad = comm.request("use", name="nope")
         assert bad["ok"] is False and bad["error"]["kind"] == "UnknownConnectionError"
@@ -216,7 +217,7 @@ def test_connections_and_use_never_show_a_password(shell, bridge, tmp_path, work
         assert done["status"] == "error" and done["error"]["kind"] == "ConfigurationError"
         assert secret not in json.dumps(comm.sent)
     finally:
-        shell._sqlnb_magics.manager.close_all()
+        kernel_session(shell).magics.manager.close_all()
         pg.drop()
 
 
@@ -226,7 +227,7 @@ def test_schema_lists_columns_with_keys(shell, panel, engine, seeded):
     reply = panel.request("schema", connection="db", refresh=True)
     assert reply["ok"], reply
     data = reply["data"]
-    assert data["connection"] == "db" and data["dialect"] == shell._sqlnb_magics.manager.get("db").dialect
+    assert data["connection"] == "db" and data["dialect"] == kernel_session(shell).magics.manager.get("db").dialect
     tables = {t["name"]: t for t in data["tables"]}
     assert {"customers", "orders", "big_orders"} <= set(tables)
     assert tables["big_orders"]["kind"] == "view" and tables["customers"]["kind"] == "table"
@@ -238,7 +239,7 @@ def test_schema_lists_columns_with_keys(shell, panel, engine, seeded):
     if engine != "sqlite":
         assert tables["customers"]["comment"] == "People who buy things"
     # the same catalog %sqlnb schema shows
-    assert len(data["tables"]) == len(shell._sqlnb_magics.manager.get("db").catalog().tables)
+    assert len(data["tables"]) == len(kernel_session(shell).magics.manager.get("db").catalog().tables)
 
 
 def test_schema_without_a_connection_is_an_error_for_people(panel):
@@ -284,7 +285,7 @@ def test_ask_streams_started_reply_attempt_done(shell, panel, engine, seeded, tm
 
 def test_failed_query_then_fix_streams_both_attempts(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'x.duckdb'}")
-    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE t AS SELECT 1 AS a")
+    kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE t AS SELECT 1 AS a")
     model = script(tmp_path, sql_block("SELECT b FROM t"), sql_block("SELECT a FROM t"), "FINAL")
     run = ask(panel, "a?", model=model)
     done = panel.wait_done(run)
@@ -296,7 +297,7 @@ def test_failed_query_then_fix_streams_both_attempts(shell, panel, tmp_path):
 
 def test_clarification_then_follow_up_continues_the_conversation(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'c.duckdb'}")
-    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE sales AS SELECT 2024 AS y, 5 AS n")
+    kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE sales AS SELECT 2024 AS y, 5 AS n")
     model = script(tmp_path, "CLARIFY: Which year do you mean?", sql_block("SELECT n FROM sales WHERE y = 2024"),
                    "FINAL")
     run = ask(panel, "How many sales?", model=model)
@@ -307,7 +308,7 @@ def test_clarification_then_follow_up_continues_the_conversation(shell, panel, t
     run2 = ask(panel, "2024", model=model)
     done2 = panel.wait_done(run2)
     assert done2["status"] == "success" and done2["rows"] == [[5]]
-    prompt = shell._sqlnb_ask.agent.client(model).model.prompts[1]
+    prompt = kernel_session(shell).ask.agent.client(model).model.prompts[1]
     text = "\n".join(content for _, content in prompt)
     assert "How many sales?" in text and "Which year do you mean?" in text
 
@@ -339,7 +340,7 @@ def test_a_model_timeout_ends_the_run_with_an_error(shell, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 't.duckdb'}")
     events: list[dict] = []
     client = ModelClient(ScriptedChatModel(replies=["FINAL"], delay=30), timeout=0.3)
-    run = AskRun(agent=Agent(), manager=shell._sqlnb_magics.manager, question="slow?", model=client,
+    run = AskRun(agent=Agent(), manager=kernel_session(shell).magics.manager, question="slow?", model=client,
                  on_event=events.append)
     run.start()
     assert run.wait(30)
@@ -363,7 +364,7 @@ def test_bad_ask_fields_are_usage_errors(shell, panel, tmp_path):
 
 def test_stop_while_the_model_thinks(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 's.duckdb'}")
-    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE t AS SELECT 7 AS a")
+    kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE t AS SELECT 7 AS a")
     slow = script(tmp_path, sql_block("SELECT a FROM t"), "FINAL", delay=60)
     run = ask(panel, "First question?", model=slow)
     panel.wait_event(run, "started")
@@ -383,13 +384,13 @@ def test_stop_while_the_model_thinks(shell, panel, tmp_path):
     run2 = ask(panel, "Second question?", model=fast)
     done2 = panel.wait_done(run2)
     assert done2["status"] == "success" and done2["rows"] == [[7]]
-    history = shell._sqlnb_ask.agent.history("db")
+    history = kernel_session(shell).ask.agent.history("db")
     assert [(t["question"], t["status"]) for t in history] == [("First question?", "stopped"),
                                                                 ("Second question?", "success")]
-    prompt = "\n".join(c for _, c in shell._sqlnb_ask.agent.client(fast).model.prompts[0])
+    prompt = "\n".join(c for _, c in kernel_session(shell).ask.agent.client(fast).model.prompts[0])
     assert "First question?" in prompt
     # the slow script's first reply was not used up by the abandoned call
-    assert shell._sqlnb_ask.agent.client(slow).model.position == 0
+    assert kernel_session(shell).ask.agent.client(slow).model.position == 0
 
 
 @pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
@@ -517,30 +518,30 @@ def test_scripted_delay_validation(tmp_path):
 
 def test_history_seeds_a_new_agent_after_a_restart(shell, panel, bridge, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'h.duckdb'}")
-    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE t AS SELECT 1 AS a, 2 AS b")
+    kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE t AS SELECT 1 AS a, 2 AS b")
     saved = [{"question": "What is a?", "status": "success", "sql": "SELECT a FROM t"},
              {"question": "And b?", "status": "needs_clarification", "sql": None,
               "questions": ["b of which row?"]}]
-    shell._sqlnb_ask._agent = Agent()  # what a restarted kernel has: an empty conversation
+    kernel_session(shell).ask._agent = Agent()  # what a restarted kernel has: an empty conversation
     model = script(tmp_path, sql_block("SELECT a, b FROM t"), "FINAL")
     run = ask(panel, "Now both together", model=model, history=saved)
     assert panel.wait_done(run)["status"] == "success"
-    prompt = "\n".join(c for _, c in shell._sqlnb_ask.agent.client(model).model.prompts[0])
+    prompt = "\n".join(c for _, c in kernel_session(shell).ask.agent.client(model).model.prompts[0])
     assert "What is a?" in prompt and "SELECT a FROM t" in prompt
     assert "And b?" in prompt and "b of which row?" in prompt
-    assert [t["question"] for t in shell._sqlnb_ask.agent.history("db")] == [
+    assert [t["question"] for t in kernel_session(shell).ask.agent.history("db")] == [
         "What is a?", "And b?", "Now both together"]
     # a history sent again is ignored once the conversation has turns
     model2 = script(tmp_path, sql_block("SELECT b FROM t"), "FINAL")
     run2 = ask(panel, "Only b", model=model2, history=[{"question": "Ignored?", "status": "success", "sql": "SELECT 9"}])
     assert panel.wait_done(run2)["status"] == "success"
-    prompt2 = "\n".join(c for _, c in shell._sqlnb_ask.agent.client(model2).model.prompts[0])
+    prompt2 = "\n".join(c for _, c in kernel_session(shell).ask.agent.client(model2).model.prompts[0])
     assert "Ignored?" not in prompt2 and "Now both together" in prompt2
     # new=True starts over: neither the turns nor a history
     model3 = script(tmp_path, sql_block("SELECT 1"), "FINAL")
     run3 = ask(panel, "Fresh start", model=model3, new=True, history=saved)
     assert panel.wait_done(run3)["status"] == "success"
-    prompt3 = "\n".join(c for _, c in shell._sqlnb_ask.agent.client(model3).model.prompts[0])
+    prompt3 = "\n".join(c for _, c in kernel_session(shell).ask.agent.client(model3).model.prompts[0])
     assert "What is a?" not in prompt3 and "Only b" not in prompt3
 
 
@@ -646,7 +647,7 @@ def test_a_cell_question_while_the_panel_answers_one_on_that_connection(shell, p
     assert res.error_in_exec is not None and "still being answered" in cap.stdout + cap.stderr
     panel.request("stop", run=run)
     assert panel.wait_done(run, timeout=30)["status"] == "stopped"
-    assert [t["question"] for t in shell._sqlnb_ask.agent.history("db")] == ["slow?"]
+    assert [t["question"] for t in kernel_session(shell).ask.agent.history("db")] == ["slow?"]
 
 
 def test_a_newer_panel_stops_the_older_panels_question(shell, bridge, panel, tmp_path):
@@ -669,7 +670,7 @@ def test_a_newer_panel_stops_the_older_panels_question(shell, bridge, panel, tmp
 @pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
 def test_done_carries_the_answers_confidence(shell, panel, engine, seeded, tmp_path):
     connect(shell, seeded.url())
-    bridge = shell._sqlnb_bridge
+    bridge = kernel_session(shell).bridge
     run = ask(panel, "Which orders are paid?", model=script(tmp_path, sql_block(PAID), "FINAL"))
     done = panel.wait_done(run)
     confidence = done["confidence"]
@@ -706,7 +707,7 @@ def test_done_has_no_confidence_for_an_error_or_a_stop(shell, panel, tmp_path):
 
 def test_a_clarification_keeps_its_best_query_its_cell_and_confidence(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'b.duckdb'}")
-    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE sales AS SELECT 2024 AS y, 5 AS n")
+    kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE sales AS SELECT 2024 AS y, 5 AS n")
     model = script(tmp_path, sql_block("SELECT max(n) AS n FROM sales"), "CLARIFY: Which year do you mean?")
     run = ask(panel, "How many sales?", model=model)
     done = panel.wait_done(run)
@@ -717,7 +718,7 @@ def test_a_clarification_keeps_its_best_query_its_cell_and_confidence(shell, pan
     # the best query so far can be remembered too
     reply = panel.request("remember", run=run)
     assert reply["ok"], reply
-    (entry,) = shell._sqlnb_ask.agent.memory.entries()
+    (entry,) = kernel_session(shell).ask.agent.memory.entries()
     assert entry["question"] == "How many sales?" and entry["sql"] == "SELECT max(n) AS n FROM sales"
 
 
@@ -763,7 +764,7 @@ def test_remember_stores_the_runs_question_sql_and_connection(shell, panel, engi
     model = script(tmp_path, sql_block(PAID), "FINAL")
     run = ask(panel, "Which orders are paid so far?", model=model)
     assert panel.wait_done(run)["status"] == "success"
-    prompt = "\n".join(c for _, c in shell._sqlnb_ask.agent.client(model).model.prompts[0])
+    prompt = "\n".join(c for _, c in kernel_session(shell).ask.agent.client(model).model.prompts[0])
     assert "Which orders are paid?" in prompt and PAID in prompt
 
 
@@ -831,24 +832,24 @@ def test_remembering_an_answer_to_a_clarification_keeps_the_whole_question(shell
 
 def test_remember_without_the_run_takes_the_answer_from_the_request(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'r.duckdb'}", "shop")
-    shell._sqlnb_magics.manager.get("shop").execute("CREATE TABLE t AS SELECT 7 AS a")
+    kernel_session(shell).magics.manager.get("shop").execute("CREATE TABLE t AS SELECT 7 AS a")
     # a reloaded page (no run id) or a restarted kernel (a run id it never saw)
     first = panel.request("remember", question="What is a?", sql="SELECT a FROM t", connection="shop")
     assert first["ok"], first
     second = panel.request("remember", run="0123abcd", question="What is a?", sql="SELECT a FROM t",
                            connection="shop")
     assert second["ok"] and second["data"]["id"] == first["data"]["id"]
-    (entry,) = shell._sqlnb_ask.agent.memory.entries()
+    (entry,) = kernel_session(shell).ask.agent.memory.entries()
     assert (entry["question"], entry["sql"], entry["connection"]) == ("What is a?", "SELECT a FROM t", "shop")
     # no connection named: the active one
     assert panel.request("remember", question="Count t?", sql="SELECT count(*) FROM t")["ok"]
-    assert len(shell._sqlnb_ask.agent.memory.entries()) == 2
+    assert len(kernel_session(shell).ask.agent.memory.entries()) == 2
 
 
 def test_remember_errors_come_back_in_the_error_shape(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'e.duckdb'}")
-    shell._sqlnb_magics.manager.get("db").execute("CREATE TABLE t AS SELECT 7 AS a")
-    memory = shell._sqlnb_ask.agent.memory
+    kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE t AS SELECT 7 AS a")
+    memory = kernel_session(shell).ask.agent.memory
 
     def error(**fields) -> dict:
         reply = panel.request("remember", **fields)
@@ -875,7 +876,7 @@ def test_remember_errors_come_back_in_the_error_shape(shell, panel, tmp_path):
     panel.request("stop", run=slow)
     panel.wait_done(slow, timeout=30)
     # the memory turned off
-    shell._sqlnb_ask.agent.use_memory = False
+    kernel_session(shell).ask.agent.use_memory = False
     err = error(question="What is a?", sql="SELECT a FROM t")
     assert err["kind"] == "UsageError" and "off" in err["message"]
     assert memory.entries() == []

@@ -15,6 +15,7 @@ from sqlnb.agent.models import ModelClient, ScriptedChatModel
 from sqlnb.bridge import widget as chat_widget
 from sqlnb.bridge.runs import AskRun
 from sqlnb.bridge.widget import widgets_in
+from sqlnb.kernel import kernel_session
 from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
@@ -73,8 +74,8 @@ def test_steps_stream_in_order_then_the_sql_and_its_table(shell, seeded, tmp_pat
     assert [e["type"] for e in turn.events] == ["started", "reply", "attempt", "reply", "attempt",
                                                "reply", "done"]
     steps = turn.steps_view.value
-    order = [steps.index(s) for s in ("Asking <b>shop</b>", "Attempt 1 of 5", "order_lines",
-                                      "✗ table_not_found", "Attempt 2 of 5",
+    order = [steps.index(s) for s in ("Asking ", " on shop (", "Attempt 1 of at most 5",
+                                      "order_lines", "✗ table_not_found", "Attempt 2 of at most 5",
                                       "amount &lt; 50", "✓ 2 rows", "The model confirmed the result")]
     assert order == sorted(order), steps
     assert "amount < 50" not in steps  # SQL is escaped, never HTML
@@ -149,7 +150,7 @@ def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, se
         assert f"• {shown_as}" in outcome and f"<li>{shown_as}</li>" in outcome
     assert outcome.index("✓ Answer") < outcome.index(badge) < outcome.index("amount &lt; 50")
 
-    agent = shell._sqlnb_ask.agent
+    agent = kernel_session(shell).ask.agent
     calls = []
     real = agent.remember
     monkeypatch.setattr(agent, "remember", lambda *a, **k: calls.append(a) or real(*a, **k))
@@ -176,8 +177,8 @@ def test_a_second_pass_with_remembered_answers_shows_why_between_the_attempts(sh
     every = "SELECT status, count(*) AS n FROM orders GROUP BY status"
     paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
-    entry = shell._sqlnb_magics.manager.get_entry("shop")
-    shell._sqlnb_ask.agent.remember(entry.adapter, "Which orders are paid?",
+    entry = kernel_session(shell).magics.manager.get_entry("shop")
+    kernel_session(shell).ask.agent.remember(entry.adapter, "Which orders are paid?",
                                     "SELECT id FROM orders WHERE status = 'paid'",
                                     connection="shop", source="thumbs_up")
     path = tmp_path / "drafts.json"  # drafts that agree on a count leaving out 'paid' (low)
@@ -190,7 +191,7 @@ def test_a_second_pass_with_remembered_answers_shows_why_between_the_attempts(sh
     line = ("Not sure of that answer (low confidence): asking again with 1 remembered answer of "
             "this database as examples…")
     assert steps.count(line) == 1
-    first, second = steps.index("Attempt 1 of 5"), steps.rindex("Attempt 1 of 5")
+    first, second = steps.index("Attempt 1 of at most 5"), steps.rindex("Attempt 1 of at most 5")
     assert first < steps.index(line) < second, steps
 
 
@@ -211,7 +212,7 @@ def test_a_clarification_with_a_best_query_offers_insert_copy_and_remember(shell
     turn.copy_button.click()
     assert turn.copy_box.value == COUNT
     turn.remember_button.click()
-    (entry,) = shell._sqlnb_ask.agent.memory.entries()
+    (entry,) = kernel_session(shell).ask.agent.memory.entries()
     assert entry["question"] == "How many customers do we have?" and entry["sql"] == COUNT
 
 
@@ -220,15 +221,15 @@ def test_the_thumbs_up_shows_why_it_could_not_remember(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
     chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
     turn = ask(chat, "How many customers are there?")
-    shell._sqlnb_ask.agent.use_memory = False
+    kernel_session(shell).ask.agent.use_memory = False
     turn.remember_button.click()
     assert "memory of accepted answers is off" in turn.note.value
     assert turn.remembered is None and turn.remember_button.description == "Remember"
     assert not turn.remember_button.disabled
-    shell._sqlnb_ask.agent.use_memory = True  # turned on again: the same button works
+    kernel_session(shell).ask.agent.use_memory = True  # turned on again: the same button works
     turn.remember_button.click()
     assert turn.remembered is not None and turn.remember_button.description == "Remembered"
-    assert len(shell._sqlnb_ask.agent.memory.entries()) == 1
+    assert len(kernel_session(shell).ask.agent.memory.entries()) == 1
 
 
 def test_confidence_html_escapes_and_shows_nothing_without_a_confidence():
@@ -285,7 +286,7 @@ def test_a_clarification_is_answered_as_a_follow_up(shell, seeded, tmp_path):
     assert second is not first and second.question == "Only paid ones."
     assert second.done["status"] == "success" and ">2</td>" in second.outcome.value
     assert first.answer.disabled and first.answer.value == ""
-    history = shell._sqlnb_ask.agent.history("shop")  # one conversation: the answer followed up
+    history = kernel_session(shell).ask.agent.history("shop")  # one conversation: the answer followed up
     assert [t["question"] for t in history] == ["How many orders were sold?", "Only paid ones."]
     assert history[0]["status"] == "needs_clarification"
 
@@ -297,7 +298,7 @@ def test_new_conversation_forgets_the_earlier_questions(shell, seeded, tmp_path)
                                    sql_block(COUNT), "FINAL"))
     ask(chat, "How many customers?")
     ask(chat, "Really?")
-    agent = shell._sqlnb_ask.agent
+    agent = kernel_session(shell).ask.agent
     assert [t["question"] for t in agent.history("shop")] == ["How many customers?", "Really?"]
     chat.new_button.click()
     assert "starts a new conversation" in status_text(chat)
@@ -412,7 +413,7 @@ class ExecutingKernel:
 def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait(shell, seeded, tmp_path):
     from sqlnb.bridge.comm import Bridge
 
-    bridge = shell._sqlnb_bridge = Bridge(shell, kernel=ExecutingKernel("chat-cell"))
+    bridge = kernel_session(shell).bridge = Bridge(shell, kernel=ExecutingKernel("chat-cell"))
     try:
         panel = PanelComm()
         bridge.open(panel, {})
@@ -450,7 +451,7 @@ def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait
                             "cell_id": "chat-cell", "run": False}]
         assert shell.rl_next_input is None and "inserted below the chat" in turn.note.value
     finally:
-        del shell._sqlnb_bridge
+        kernel_session(shell).bridge = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -460,9 +461,9 @@ def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait
 @pytest.mark.engines(["sqlite"])
 def test_without_a_connection_it_says_so_then_works_once_connected(shell, seeded, tmp_path):
     # sqlnb not loaded in this shell: chat() loads it
-    del shell._sqlnb_magics, shell._sqlnb_ask
+    kernel_session(shell).unload()
     chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL"))
-    assert shell._sqlnb_magics is chat.magics
+    assert kernel_session(shell).magics is chat.magics
     assert chat.connection.options == () and "No connection" in status_text(chat)
     chat.question.value = "How many customers?"
     chat.ask_button.click()

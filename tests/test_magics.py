@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from IPython.utils.capture import capture_output
 
+from sqlnb.kernel import kernel_session
 from tests.doubles import loaded_shell
 
 
@@ -39,7 +40,7 @@ def test_connect_use_list_close(shell, tmp_path):
     assert ok and "'a'" in out and "active" in out
     ok, out, _ = run(shell, "%sqlnb connect sqlite:// --name b")
     assert ok
-    magics = shell._sqlnb_magics
+    magics = kernel_session(shell).magics
     assert magics.manager.active == "b"
     ok, out, _ = run(shell, "%sqlnb use a")
     assert ok and magics.manager.active == "a"
@@ -246,12 +247,12 @@ def test_loading_twice_keeps_the_connections_and_says_nothing(shell, tmp_path):
     %load_ext must neither say 'already loaded' nor replace the connections."""
     ok, _, _ = run(shell, f"%sqlnb connect duckdb:///{tmp_path}/a.duckdb --name a")
     assert ok
-    magics = shell._sqlnb_magics
+    magics = kernel_session(shell).magics
     ok, out, _ = run(shell, "import sqlnb\nsqlnb.load_ipython_extension(get_ipython())")
     assert ok and out == ""
     shell.extension_manager.loaded.discard("sqlnb")  # as in a kernel where only the panel loaded it
     ok, out, _ = run(shell, "%load_ext sqlnb")
     assert ok and out == "", out
-    assert shell._sqlnb_magics is magics and magics.manager.names() == ["a"]
+    assert kernel_session(shell).magics is magics and magics.manager.names() == ["a"]
     ok, out, _ = run(shell, "%reload_ext sqlnb")  # a reload starts afresh
-    assert ok and shell._sqlnb_magics is not magics and shell._sqlnb_magics.manager.names() == []
+    assert ok and kernel_session(shell).magics is not magics and kernel_session(shell).magics.manager.names() == []

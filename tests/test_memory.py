@@ -18,6 +18,7 @@ from IPython.utils.capture import capture_output
 from sqlnb import errors
 from sqlnb.agent.memory import (MemoryStore, database_fingerprint, database_identity, memory_path,
                                 provenance_question, similar_pairs, without_provenance)
+from sqlnb.kernel import kernel_session
 from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
@@ -27,13 +28,13 @@ SECRET = "Pw-n0t-in-the-memory"
 
 def seen_by(shell, model: str) -> str:
     """Every prompt the scripted model ``model`` received, as one text."""
-    client = shell._sqlnb_ask.agent.client(model)
+    client = kernel_session(shell).ask.agent.client(model)
     return "\n".join(content for prompt in client.model.prompts for _, content in prompt)
 
 
 def first_prompt(shell, model: str) -> str:
     """What the scripted model ``model`` was asked first (before any attempt of its own)."""
-    return shell._sqlnb_ask.agent.client(model).model.prompts[0][-1][1]
+    return kernel_session(shell).ask.agent.client(model).model.prompts[0][-1][1]
 
 
 def run(shell, cell: str):
@@ -364,7 +365,7 @@ def test_running_the_inserted_cell_keeps_the_answer_for_the_next_question(shell,
     res, out = run(shell, f"%%ask --model {model}\nWhich orders are paid?")
     assert res.success and res.result.examples == [], out
     cell = shell.rl_next_input
-    store = shell._sqlnb_ask.memory
+    store = kernel_session(shell).ask.memory
     assert store.entries() == []  # asking alone keeps nothing
     res, out = run(shell, cell)
     assert res.success, out
@@ -403,14 +404,14 @@ def test_a_failing_or_plain_cell_keeps_nothing(shell, seeded):
     res, out = run(shell, "%%sql\n-- sqlnb ask: Make a table | model: m | attempts: 1\n"
                           "CREATE TEMP TABLE scratch AS SELECT 1 AS x")
     assert res.success, out
-    assert shell._sqlnb_ask.memory.entries() == []
+    assert kernel_session(shell).ask.memory.entries() == []
 
 
 @pytest.mark.engines(["duckdb"])
 def test_memory_off_stores_and_shows_nothing(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
-    store = shell._sqlnb_ask.memory
-    fp = database_fingerprint(shell._sqlnb_magics.manager.get("shop"))
+    store = kernel_session(shell).ask.memory
+    fp = database_fingerprint(kernel_session(shell).magics.manager.get("shop"))
     store.remember(fp, "Which orders are paid?", PAID, source="remember", dialect="duckdb")
     shell.run_line_magic("config", "AskMagic.use_memory = False")
     res, out = run(shell, f"%%sql\n-- sqlnb ask: How many customers? | model: m | attempts: 1\n{COUNT}")

@@ -19,6 +19,7 @@ from sqlnb import errors
 from sqlnb.adapters import privileges
 from sqlnb.adapters.privileges import (ADVICE, WriteAccess, cached_write_access,
                                        inspect_write_access, write_access)
+from sqlnb.kernel import kernel_session
 from sqlnb.session import ConnectionManager
 from tests.doubles import script
 from tests.engines import (MY_HOST, MY_PORT, PG_HOST, PG_PORT, PGB_PASSWORD, PGB_PORT, PGB_USER,
@@ -440,7 +441,7 @@ def test_require_readonly_role_refuses_a_writable_role(shell, pg, tmp_path):
     run(shell, f"%sqlnb connect {pg_url(pg, pg.roles['ro'])} --name ro")
     model = script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL")
     # off by default: a writable role is asked (the agent only reads)
-    assert shell._sqlnb_ask.require_readonly_role is False
+    assert kernel_session(shell).ask.require_readonly_role is False
     res, out = run(shell, f"%%ask --conn rw --model {model}\nHow many rows has a?")
     assert res.success and res.result.status == "success", out
     shell.run_line_magic("config", "AskMagic.require_readonly_role = True")
@@ -500,12 +501,12 @@ def test_sidebar_rows_and_run_refused(shell, pg, tmp_path):
 
     from sqlnb.bridge.comm import Bridge
 
-    shell._sqlnb_bridge = Bridge(shell, kernel=FakeKernel())
+    kernel_session(shell).bridge = Bridge(shell, kernel=FakeKernel())
     try:
         run(shell, f"%sqlnb connect {pg_url(pg, pg.roles['rw'])} --name rw")
         run(shell, f"%sqlnb connect {pg_url(pg, pg.roles['ro'])} --name ro")
         comm = FakeComm()
-        shell._sqlnb_bridge.open(comm, {})
+        kernel_session(shell).bridge.open(comm, {})
         reply = comm.request("hello", client={"name": "test", "version": "0"}, protocol=1,
                              notebook="t.ipynb")
         assert "write_access" in reply["data"]["features"]
@@ -522,7 +523,7 @@ def test_sidebar_rows_and_run_refused(shell, pg, tmp_path):
         assert done["status"] == "error" and done["error"]["kind"] == "WritableRoleError", done
         assert "require_readonly_role" in done["error"]["message"]
     finally:
-        del shell._sqlnb_bridge
+        kernel_session(shell).bridge = None
 
 
 def test_chat_widget_shows_the_selected_connections_write_access(shell, pg):

@@ -7,7 +7,12 @@ import { Clipboard, Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 import { NotebookChat, SqlnbModel } from './model';
 import { answerSql, Step, stepLabel, stepsSummary, Turn, turnErrorText } from './core/conversation';
-import { confidenceAriaLabel, confidenceLabel, confidenceTooltip, reasonText } from './core/confidence';
+import {
+  confidenceAriaLabel,
+  confidenceLabel,
+  confidenceReasons,
+  confidenceTooltip
+} from './core/confidence';
 import {
   Confidence,
   describeError,
@@ -642,7 +647,8 @@ export class ChatPanel extends Widget {
   /** The confidence badge: the level, the reasons on hover and on expand. */
   private _renderConfidence(c: Confidence): HTMLElement {
     const label = confidenceLabel(c);
-    if (!c.reasons.length) {
+    const reasons = confidenceReasons(c);
+    if (!reasons.length) {
       const badge = el('span', 'sqlnb-confidence sqlnb-confidence-badge', label);
       badge.dataset.level = c.level;
       badge.setAttribute('role', 'note');
@@ -656,8 +662,8 @@ export class ChatPanel extends Widget {
     summary.setAttribute('aria-label', confidenceAriaLabel(c));
     summary.title = confidenceTooltip(c);
     const list = el('ul', 'sqlnb-confidence-reasons');
-    for (const r of c.reasons) {
-      list.appendChild(el('li', 'sqlnb-confidence-reason', reasonText(r)));
+    for (const r of reasons) {
+      list.appendChild(el('li', 'sqlnb-confidence-reason', r));
     }
     det.append(summary, list);
     return det;

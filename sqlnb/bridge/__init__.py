@@ -1,7 +1,8 @@
 """The kernel side of sqlnb's JupyterLab panel: the ``sqlnb`` comm (docs/protocol.md).
 
 :mod:`sqlnb.bridge.runs` runs a question in a thread and streams protocol events;
-:mod:`sqlnb.bridge.comm` answers the panel's requests.  ``%load_ext sqlnb`` calls
+:mod:`sqlnb.bridge.comm` answers the panel's requests; :mod:`sqlnb.bridge.widget` is
+``sqlnb.chat()``.  ``%load_ext sqlnb`` (``sqlnb.load_ipython_extension``) calls
 :func:`register`.
 """
 
@@ -11,9 +12,9 @@ from __future__ import annotations
 def register(ipython):
     """Register the ``sqlnb`` comm target with the kernel of ``ipython`` (no kernel, as in
     a plain IPython terminal: nothing to do)."""
-    from sqlnb.bridge.comm import register as _register
+    from sqlnb.bridge import comm
 
-    return _register(ipython)
+    return comm.register(ipython)
 
 
 __all__ = ["register"]

@@ -19,17 +19,20 @@ import logging
 import sys
 import threading
 from collections import OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from sqlnb import errors
-from sqlnb.bridge.runs import AskRun, Busy, _safe, error_info
+from sqlnb._version import __version__
+from sqlnb.bridge.runs import AskRun, Busy, error_info, safe_text
+from sqlnb.kernel import kernel_session
 
-__all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "ProtocolMismatch", "Busy", "register"]
+__all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "Busy", "ProtocolMismatch", "register"]
 
 PROTOCOL = 1
 # what this kernel side does beyond the first version of protocol 1 (the hello reply's
 # `features`; docs/protocol.md "Changes")
-FEATURES = ("confidence", "remember", "memory_event", "write_access")
+FEATURES = ("confidence", "remember", "memory_event", "write_access", "labels")
 TARGET = "sqlnb"
 _KEEP_RUNS = 20  # finished runs remembered for a late `stop`
 
@@ -51,12 +54,11 @@ def register(ipython) -> Bridge | None:
         import comm
 
         manager = comm.get_comm_manager()
-    bridge = getattr(ipython, "_sqlnb_bridge", None)
-    if bridge is None:
-        bridge = Bridge(ipython)
-        ipython._sqlnb_bridge = bridge
-    manager.register_target(TARGET, bridge.open)
-    return bridge
+    session = kernel_session(ipython, create=True)
+    if session.bridge is None:
+        session.bridge = Bridge(ipython)
+    manager.register_target(TARGET, session.bridge.open)
+    return session.bridge
 
 
 class Bridge:
@@ -73,19 +75,25 @@ class Bridge:
         self._lock = threading.RLock()
         self._send_lock = threading.Lock()
         self._handlers: dict[str, Callable[[Any, dict], dict]] = {
-            "hello": self.hello, "connections": self.connections, "use": self.use,
-            "schema": self.schema, "ask": self.ask, "stop": self.stop,
+            "hello": self.hello,
+            "connections": self.connections,
+            "use": self.use,
+            "schema": self.schema,
+            "ask": self.ask,
+            "stop": self.stop,
             "remember": self.remember,
         }
 
     # ---- what the bridge works with ------------------------------------------------
+    def _session(self):
+        session = kernel_session(self.shell)
+        if session is None or not session.loaded:
+            raise errors.ConfigurationError("sqlnb is not loaded in this kernel", hint="run %load_ext sqlnb")
+        return session
+
     @property
     def magics(self):
-        magics = getattr(self.shell, "_sqlnb_magics", None)
-        if magics is None:
-            raise errors.ConfigurationError("sqlnb is not loaded in this kernel",
-                                            hint="run %load_ext sqlnb")
-        return magics
+        return self._session().magics
 
     @property
     def manager(self):
@@ -93,11 +101,7 @@ class Bridge:
 
     @property
     def ask_magic(self):
-        ask = getattr(self.shell, "_sqlnb_ask", None)
-        if ask is None:
-            raise errors.ConfigurationError("sqlnb is not loaded in this kernel",
-                                            hint="run %load_ext sqlnb")
-        return ask
+        return self._session().ask
 
     # ---- the comm ------------------------------------------------------------------
     def open(self, comm, open_msg: dict | None = None) -> None:
@@ -156,20 +160,25 @@ class Bridge:
                     f"the panel speaks protocol version {data.get('v')!r}, this kernel's sqlnb "
                     f"speaks version {PROTOCOL}",
                     hint="install the same sqlnb version in the kernel's environment as in "
-                         "JupyterLab's (pip install -U sqlnb), then restart the kernel")
+                    "JupyterLab's (pip install -U sqlnb), then restart the kernel",
+                )
             handler = self._handlers.get(kind) if isinstance(kind, str) else None
             if handler is None:
-                raise errors.UsageError(f"unknown request {kind!r}",
-                                        hint=f"requests: {', '.join(self._handlers)}")
+                raise errors.UsageError(
+                    f"unknown request {kind!r}", hint=f"requests: {', '.join(self._handlers)}"
+                )
             if not isinstance(rid, str) or not rid:
                 raise errors.UsageError("a request needs an id (a string)")
             after: list[Callable[[], None]] = []
             reply_data = handler(comm, data, after) if kind == "ask" else handler(comm, data)
         except Exception as exc:
             if not isinstance(exc, errors.SqlnbError):
-                log.error("sqlnb: the panel's %r request failed", kind, exc_info=True)
-            info = {"kind": exc.kind, "message": _safe(exc.message), "hint": exc.hint} \
-                if isinstance(exc, (ProtocolMismatch, Busy)) else error_info(exc)
+                log.exception("sqlnb: the panel's %r request failed", kind)
+            info = (
+                {"kind": exc.kind, "message": safe_text(exc.message), "hint": exc.hint}
+                if isinstance(exc, (ProtocolMismatch, Busy))
+                else error_info(exc)
+            )
             self.send(comm, {"type": "reply", "id": rid, "ok": False, "error": info})
             return
         self.send(comm, {"type": "reply", "id": rid, "ok": True, "data": reply_data})
@@ -183,7 +192,8 @@ class Bridge:
                 f"the panel speaks protocol version {data.get('protocol')!r}, this kernel's "
                 f"sqlnb speaks version {PROTOCOL}",
                 hint="install the same sqlnb version in the kernel's environment as in "
-                     "JupyterLab's (pip install -U sqlnb), then restart the kernel")
+                "JupyterLab's (pip install -U sqlnb), then restart the kernel",
+            )
         with self._lock:
             old, self.panel = self.panel, comm
         if old is not None and old is not comm:
@@ -197,10 +207,13 @@ class Bridge:
             run = self.run
             if run is not None and not run.done and getattr(run, "comm", None) is old:
                 run.stop()
-        from sqlnb import __version__
-
-        return {"protocol": PROTOCOL, "sqlnb": __version__, "python": sys.version.split()[0],
-                "features": list(FEATURES), **self._connections()}
+        return {
+            "protocol": PROTOCOL,
+            "sqlnb": __version__,
+            "python": sys.version.split()[0],
+            "features": list(FEATURES),
+            **self._connections(),
+        }
 
     def connections(self, comm, data: dict) -> dict:
         return self._connections()
@@ -214,10 +227,17 @@ class Bridge:
 
     def _connections(self) -> dict:
         manager = self.manager
-        conns = [{"name": c["name"], "engine": c["engine"], "url": c["url"],
-                  "readonly": bool(c["readonly"]), "active": bool(c["active"]),
-                  "write_access": write_access_info(manager.get(c["name"]))}
-                 for c in manager.describe()]
+        conns = [
+            {
+                "name": c["name"],
+                "engine": c["engine"],
+                "url": c["url"],
+                "readonly": bool(c["readonly"]),
+                "active": bool(c["active"]),
+                "write_access": write_access_info(manager.write_access(c["name"])),
+            }
+            for c in manager.describe()
+        ]
         return {"connections": conns, "active": manager.active}
 
     def schema(self, comm, data: dict) -> dict:
@@ -226,8 +246,11 @@ class Bridge:
             raise errors.UsageError("schema: connection must be a name")
         entry = self.manager.get_entry(name)
         catalog = entry.adapter.catalog(refresh=bool(data.get("refresh")))
-        return {"connection": entry.name, "dialect": catalog.dialect,
-                "tables": [table_info(t) for t in catalog.tables]}
+        return {
+            "connection": entry.name,
+            "dialect": catalog.dialect,
+            "tables": [table_info(t) for t in catalog.tables],
+        }
 
     def ask(self, comm, data: dict, after: list) -> dict:
         question = data.get("question")
@@ -249,12 +272,20 @@ class Bridge:
             def settings(name: str):
                 return ask_magic.settings(no_data=False, connection=name)
 
-            run = AskRun(agent=ask_magic.agent, manager=self.manager, question=question.strip(),
-                         connection=connection, model=model, max_iterations=max_iterations,
-                         settings=settings, history=history, new=bool(data.get("new")), rows=rows,
-                         failure_cutoff=ask_magic.failure_cutoff,
-                         on_event=lambda event: self.send(comm, {"type": "event", "run": run.id,
-                                                                  "event": event}))
+            run = AskRun(
+                agent=ask_magic.agent,
+                manager=self.manager,
+                question=question.strip(),
+                connection=connection,
+                model=model,
+                max_iterations=max_iterations,
+                settings=settings,
+                history=history,
+                new=bool(data.get("new")),
+                rows=rows,
+                failure_cutoff=ask_magic.failure_cutoff,
+                on_event=lambda event: self.send(comm, {"type": "event", "run": run.id, "event": event}),
+            )
             run.claim()  # Busy while a question (the panel's or a chat's) is answered
             run.comm = comm  # type: ignore[attr-defined]  # the panel that asked
             self.run = run
@@ -268,8 +299,9 @@ class Bridge:
         rid = data.get("run")
         run = self.runs.get(rid) if isinstance(rid, str) else None
         if run is None:
-            raise errors.UsageError(f"no run {rid!r} in this kernel",
-                                    hint="it may have ended with a kernel restart")
+            raise errors.UsageError(
+                f"no run {rid!r} in this kernel", hint="it may have ended with a kernel restart"
+            )
         if run.done:
             return {"stopping": False}
         run.stop()
@@ -287,8 +319,9 @@ class Bridge:
         run = self.runs.get(rid) if rid else None
         if run is not None:
             if not run.done:
-                raise errors.UsageError("this answer is not finished yet",
-                                        hint="wait for its end, then remember it")
+                raise errors.UsageError(
+                    "this answer is not finished yet", hint="wait for its end, then remember it"
+                )
             result = run.result
             if result is None or not result.sql:
                 raise errors.UsageError("this answer has no SQL to remember")
@@ -296,17 +329,19 @@ class Bridge:
         else:
             question, sql, connection = (data.get(k) for k in ("question", "sql", "connection"))
             if rid and not (question or sql):
-                raise errors.UsageError(f"no run {rid!r} in this kernel",
-                                        hint="it may have ended with a kernel restart; send "
-                                             "its question, sql and connection")
+                raise errors.UsageError(
+                    f"no run {rid!r} in this kernel",
+                    hint="it may have ended with a kernel restart; send its question, sql and connection",
+                )
             for field, value in (("question", question), ("sql", sql)):
                 if not isinstance(value, str) or not value.strip():
                     raise errors.UsageError(f"remember needs the answer's {field}")
             if connection is not None and not isinstance(connection, str):
                 raise errors.UsageError("remember: connection must be a name")
         entry = self.manager.get_entry(connection or None)
-        memory_id = self.ask_magic.agent.remember(entry.adapter, question.strip(), sql,
-                                                  connection=entry.name, source="thumbs_up")
+        memory_id = self.ask_magic.agent.remember(
+            entry.adapter, question.strip(), sql, connection=entry.name, source="thumbs_up"
+        )
         return {"id": memory_id}
 
     # ---- commands ----------------------------------------------------------------------
@@ -320,8 +355,9 @@ class Bridge:
             panel = self.panel
         if panel is None or not cell_id:
             return False
-        return self.send(panel, {"type": "insert_cell", "source": source, "cell_id": cell_id,
-                                 "run": bool(run)})
+        return self.send(
+            panel, {"type": "insert_cell", "source": source, "cell_id": cell_id, "run": bool(run)}
+        )
 
     def current_cell_id(self) -> str | None:
         """The id of the cell being executed: JupyterLab sends it as ``cellId`` in the
@@ -340,15 +376,19 @@ class Bridge:
         return cell_id if isinstance(cell_id, str) and cell_id else None
 
 
-def write_access_info(adapter) -> dict:
-    """What a connection's credentials may write, as the panel shows it: ``can_write``
-    (true, false, or null when sqlnb could not tell), ``label`` (a few words for the
-    connection indicator), ``summary`` (the full sentence, its tooltip) and the counts."""
-    from sqlnb.adapters.privileges import write_access
-
-    access = write_access(adapter)
-    return {"can_write": access.can_write, "label": access.label, "summary": access.summary,
-            "writable_tables": access.writable_tables, "superuser": access.superuser}
+def write_access_info(access) -> dict:
+    """What a connection's credentials may write (a
+    :class:`~sqlnb.adapters.privileges.WriteAccess`, from the connection manager), as the
+    panel shows it: ``can_write`` (true, false, or null when sqlnb could not tell), ``label``
+    (a few words for the connection indicator), ``summary`` (the full sentence, its tooltip)
+    and the counts."""
+    return {
+        "can_write": access.can_write,
+        "label": access.label,
+        "summary": access.summary,
+        "writable_tables": access.writable_tables,
+        "superuser": access.superuser,
+    }
 
 
 def table_info(table) -> dict:
@@ -360,9 +400,22 @@ def table_info(table) -> dict:
             if ref_col and col not in refs:
                 refs[col] = f"{fk.ref_table}.{ref_col}"
     pk = set(table.primary_key or [])
-    return {"schema": table.schema, "name": table.name, "kind": table.kind, "comment": table.comment,
-            "columns": [{"name": c.name, "type": c.type, "nullable": bool(c.nullable),
-                         "pk": c.name in pk, "fk": refs.get(c.name)} for c in table.columns]}
+    return {
+        "schema": table.schema,
+        "name": table.name,
+        "kind": table.kind,
+        "comment": table.comment,
+        "columns": [
+            {
+                "name": c.name,
+                "type": c.type,
+                "nullable": bool(c.nullable),
+                "pk": c.name in pk,
+                "fk": refs.get(c.name),
+            }
+            for c in table.columns
+        ],
+    }
 
 
 def _int(data: dict, key: str, default: int, *, minimum: int) -> int:

@@ -20,14 +20,25 @@ import threading
 import time
 import uuid
 import weakref
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from sqlnb import errors
+from sqlnb import errors, labels
 from sqlnb.agent.stop import StopToken
-from sqlnb.display import ask_progress_line
+from sqlnb.values import json_value
 
-__all__ = ["AskRun", "Busy", "confidence_info", "error_info", "json_rows", "protocol_event",
-           "running"]
+__all__ = [
+    "AskRun",
+    "Busy",
+    "confidence_info",
+    "confidence_labels",
+    "done_event",
+    "error_info",
+    "json_rows",
+    "protocol_event",
+    "running",
+    "safe_text",
+]
 
 Event = dict[str, Any]
 
@@ -44,7 +55,7 @@ _RUNS: weakref.WeakSet = weakref.WeakSet()
 _RUNS_LOCK = threading.Lock()
 
 
-def running() -> "AskRun | None":
+def running() -> AskRun | None:
     """The question being answered in this kernel, if any (from the panel or a chat)."""
     return next((r for r in list(_RUNS) if not r.done), None)
 
@@ -57,7 +68,7 @@ class AskRun:
     when the run fails before it starts (no connection, no model: status ``error`` with
     ``error: {kind, message, hint}``; ``started`` is then not sent).
 
-    ``settings``: an :class:`~sqlnb.agent.settings.AgentSettings`, or a callable taking the
+    ``settings``: an :class:`~sqlnb.agent.nodes.AgentSettings`, or a callable taking the
     connection name and returning one (e.g. ``lambda name: ask_magic.settings(no_data=False,
     connection=name)``), or None for the defaults.  ``history``: earlier turns
     ``[{question, status, sql, questions?}]`` seeded when the connection's conversation is
@@ -65,10 +76,23 @@ class AskRun:
     history is then not seeded).  ``rows``: result rows in the ``done`` event.
     """
 
-    def __init__(self, *, agent, manager, question: str, connection: str | None = None,
-                 model=None, max_iterations: int = 5, settings=None, history=None,
-                 new: bool = False, rows: int = 10, on_event: Callable[[Event], None],
-                 failure_cutoff: int = 3, no_review: bool = False):
+    def __init__(
+        self,
+        *,
+        agent,
+        manager,
+        question: str,
+        connection: str | None = None,
+        model=None,
+        max_iterations: int = 5,
+        settings=None,
+        history=None,
+        new: bool = False,
+        rows: int = 10,
+        on_event: Callable[[Event], None],
+        failure_cutoff: int = 3,
+        no_review: bool = False,
+    ):
         self.id: str = uuid.uuid4().hex
         self.result = None  # AskResult, after done (None when the run failed to start)
         self.done: bool = False
@@ -98,8 +122,10 @@ class AskRun:
         with _RUNS_LOCK:
             other = running()
             if other is not None and other is not self:
-                raise Busy("A question is still being answered in this kernel (in the sqlnb "
-                           "panel or a chat)", hint="wait for it to end, or stop it there")
+                raise Busy(
+                    "A question is still being answered in this kernel (in the sqlnb panel or a chat)",
+                    hint="wait for it to end, or stop it there",
+                )
             _RUNS.add(self)
 
     def start(self) -> None:
@@ -108,8 +134,7 @@ class AskRun:
             if self._thread is not None:
                 return
             self.claim()
-            self._thread = threading.Thread(target=self._run, daemon=True,
-                                            name=f"sqlnb-ask-{self.id[:8]}")
+            self._thread = threading.Thread(target=self._run, daemon=True, name=f"sqlnb-ask-{self.id[:8]}")
             self._thread.start()
 
     def stop(self) -> None:
@@ -147,25 +172,51 @@ class AskRun:
             client = self.agent.client(self.model)
             from sqlnb.agent.models import describe_model
 
-            self._emit({"type": "started", "question": self.question, "connection": entry.name,
-                        "dialect": entry.adapter.dialect,
-                        "model": describe_model(getattr(client, "model", client)),
-                        "max_iterations": self.max_iterations})
+            started = {
+                "type": "started",
+                "question": self.question,
+                "connection": entry.name,
+                "dialect": entry.adapter.dialect,
+                "model": describe_model(getattr(client, "model", client)),
+                "max_iterations": self.max_iterations,
+            }
+            self._emit({**started, "label": labels.started_label(started)})
             result = self.agent.ask(
-                self.question, entry.adapter, connection=entry.name, model=client,
-                max_iterations=self.max_iterations, failure_cutoff=self.failure_cutoff,
-                no_review=self.no_review, settings=settings, stop=self._stop,
-                on_event=self._agent_event)
+                self.question,
+                entry.adapter,
+                connection=entry.name,
+                model=client,
+                max_iterations=self.max_iterations,
+                failure_cutoff=self.failure_cutoff,
+                no_review=self.no_review,
+                settings=settings,
+                stop=self._stop,
+                on_event=self._agent_event,
+            )
             self.result = result
             done = done_event(result, self.rows)
         except Exception as exc:  # every run ends with a done, errors included
             if not isinstance(exc, errors.SqlnbError):  # a bug: the details go to the log
-                logging.getLogger("sqlnb.bridge").error("sqlnb: the question failed", exc_info=True)
-            done = {"type": "done", "status": "error", "stop_reason": None, "sql": None,
-                    "questions": [], "columns": [], "rows": [], "row_count": None, "cell": None,
-                    "connection": connection_name, "iterations": 0, "usage": {},
-                    "elapsed": round(time.perf_counter() - start, 3), "confidence": None,
-                    "error": error_info(exc)}
+                logging.getLogger("sqlnb.bridge").exception("sqlnb: the question failed")
+            done = {
+                "type": "done",
+                "status": "error",
+                "stop_reason": None,
+                "sql": None,
+                "questions": [],
+                "columns": [],
+                "rows": [],
+                "row_count": None,
+                "cell": None,
+                "connection": connection_name,
+                "iterations": 0,
+                "usage": {},
+                "elapsed": round(time.perf_counter() - start, 3),
+                "confidence": None,
+                "confidence_labels": None,
+                "error": error_info(exc),
+                "label": None,
+            }
         self.done_event = done
         self.done = True
         try:
@@ -183,31 +234,53 @@ class AskRun:
 # events
 # ---------------------------------------------------------------------------
 
+
 def protocol_event(event: Mapping[str, Any]) -> Event | None:
     """The protocol form of one of :meth:`Agent.ask`'s progress events (``reply``,
-    ``attempt``, ``memory``); None for the others (the run sends ``started`` and ``done`` itself)."""
+    ``attempt``, ``memory``), with its ``label`` (:mod:`sqlnb.labels`); None for the others
+    (the run sends ``started`` and ``done`` itself)."""
     kind = event.get("type")
     if kind == "reply":
         clarify = event.get("clarify")
-        return {"type": "reply", "iteration": event.get("iteration"),
-                "max_iterations": event.get("max_iterations"), "sql": event.get("sql"),
-                "final": bool(event.get("final")),
-                "clarify": [str(q) for q in clarify] if clarify is not None else None,
-                "candidates": event.get("candidates"), "model_error": event.get("model_error")}
+        return {
+            "type": "reply",
+            "iteration": event.get("iteration"),
+            "max_iterations": event.get("max_iterations"),
+            "sql": event.get("sql"),
+            "final": bool(event.get("final")),
+            "clarify": [str(q) for q in clarify] if clarify is not None else None,
+            "candidates": event.get("candidates"),
+            "model_error": event.get("model_error"),
+            "label": labels.reply_label(event),
+        }
     if kind == "attempt":
         a = event.get("attempt") or {}
-        return {"type": "attempt", "n": a.get("n"), "max_iterations": event.get("max_iterations"),
-                "sql": a.get("sql"), "ok": bool(a.get("ok")), "row_count": a.get("row_count"),
-                "truncated": bool(a.get("truncated")), "error_kind": a.get("error_kind"),
-                "error": a.get("error"), "elapsed": a.get("elapsed"),
-                "candidates": len(a.get("candidates") or []) or 1}
+        return {
+            "type": "attempt",
+            "n": a.get("n"),
+            "max_iterations": event.get("max_iterations"),
+            "sql": a.get("sql"),
+            "ok": bool(a.get("ok")),
+            "row_count": a.get("row_count"),
+            "truncated": bool(a.get("truncated")),
+            "error_kind": a.get("error_kind"),
+            "error": a.get("error"),
+            "elapsed": a.get("elapsed"),
+            "candidates": len(a.get("candidates") or []) or 1,
+            "label": labels.attempt_label(event),
+        }
     if kind == "memory":
         # the answer was not trusted: the turn starts over with remembered answers as
         # examples (its attempts are numbered from 1 again)
-        # or, after that second pass found no answer, the first answer stands (kept_first)
-        return {"type": "memory", "examples": int(event.get("examples") or 0),
-                "level": event.get("level"), "kept_first": bool(event.get("kept_first")),
-                "text": ask_progress_line(dict(event))}
+        # or, after that second pass found no answer, the first answer stands (kept_first);
+        # its label is ``text`` (the event had its line before the others had labels)
+        return {
+            "type": "memory",
+            "examples": int(event.get("examples") or 0),
+            "level": event.get("level"),
+            "kept_first": bool(event.get("kept_first")),
+            "text": labels.memory_label(event),
+        }
     return None
 
 
@@ -221,18 +294,30 @@ def done_event(result: Any, rows: int = 10) -> Event:
     if result.stop_reason == "model_error" and status != "success":
         # the model failed (timeout, service down, script exhausted) before any answer
         status = "error"
-        error = {"kind": "ModelError", "message": _safe(result.model_error or "the model failed"),
-                 "hint": "check the model's configuration and try again"}
+        error = {
+            "kind": "ModelError",
+            "message": safe_text(result.model_error or "the model failed"),
+            "hint": "check the model's configuration and try again",
+        }
+    confidence = confidence_info(getattr(result, "confidence", None)) if result.sql else None
     return {
-        "type": "done", "status": status, "stop_reason": result.stop_reason, "sql": result.sql,
-        "questions": list(result.questions or []), "columns": list(result.columns),
+        "type": "done",
+        "status": status,
+        "stop_reason": result.stop_reason,
+        "sql": result.sql,
+        "questions": list(result.questions or []),
+        "columns": list(result.columns),
         "rows": json_rows(result.result, rows) if result.result is not None else [],
-        "row_count": row_count, "cell": result.cell_source(), "connection": result.connection,
+        "row_count": row_count,
+        "cell": result.cell_source(),
+        "connection": result.connection,
         "iterations": result.iterations,
         "usage": {k: v for k, v in (result.usage or {}).items() if isinstance(v, (int, float))},
         "elapsed": round(result.elapsed, 3),
-        "confidence": confidence_info(getattr(result, "confidence", None)) if result.sql else None,
+        "confidence": confidence,
+        "confidence_labels": confidence_labels(confidence),
         "error": error,
+        "label": labels.outcome_label(status, result.stop_reason),
     }
 
 
@@ -241,7 +326,7 @@ _LEVELS = ("high", "medium", "low")
 
 def confidence_info(confidence: Any) -> dict[str, Any] | None:
     """The ``confidence`` of a ``done`` event: ``{level, score, reasons}`` (level high,
-    medium or low; score 0..1; reasons sentences for people), or None when the answer has
+    medium or low; score 0..1; reasons short phrases for people), or None when the answer has
     no confidence (no SQL, or an agent that does not rate its answers)."""
     if confidence is None:
         return None
@@ -254,45 +339,64 @@ def confidence_info(confidence: Any) -> dict[str, Any] | None:
         score = float(confidence.get("score"))
     except (TypeError, ValueError):
         score = None
-    if score is not None and score == score:  # NaN is no score
-        score = round(min(1.0, max(0.0, score)), 3)
-    else:
-        score = None
+    # NaN is no score
+    score = round(min(1.0, max(0.0, score)), 3) if score is not None and score == score else None
     reasons = confidence.get("reasons") or []
     if isinstance(reasons, str):
         reasons = [reasons]
-    return {"level": level, "score": score,
-            "reasons": [_safe(r) for r in reasons if str(r or "").strip()]}
+    return {
+        "level": level,
+        "score": score,
+        "reasons": [safe_text(r) for r in reasons if str(r or "").strip()],
+    }
+
+
+def confidence_labels(info: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The words of a confidence badge (:mod:`sqlnb.labels`), for a :func:`confidence_info`:
+    ``{label, aria_label, tooltip, reasons}`` (the reasons as sentences); None without one."""
+    if info is None:
+        return None
+    level, score, reasons = info["level"], info["score"], info["reasons"]
+    return {
+        "label": labels.confidence_label(level),
+        "aria_label": labels.confidence_aria_label(level, score, reasons),
+        "tooltip": labels.confidence_tooltip(level, score, reasons),
+        "reasons": [labels.reason_sentence(r) for r in reasons],
+    }
 
 
 def json_rows(result: Any, n: int) -> list[list[Any]]:
     """The first ``n`` rows of a Result, JSON-safe as ``sqlnb sql --json`` writes them:
     dates ISO, decimals as strings, bytes base64."""
-    from sqlnb.display import json_value
-
     table = getattr(result, "arrow", None)
     if table is None or n <= 0:
         return []
     head = table.slice(0, n)
     cols = [col.to_pylist() for col in head.columns]
-    return [[json_value(v) for v in row] for row in zip(*cols)]
+    return [[json_value(v) for v in row] for row in zip(*cols, strict=True)]
 
 
 def error_info(exc: BaseException) -> dict[str, Any]:
     """``{kind, message, hint}`` for the browser: sqlnb's errors by class name, anything
     else as an internal error; no traceback, no password."""
     if isinstance(exc, errors.SqlnbError):
-        return {"kind": type(exc).__name__, "message": _safe(exc.message),
-                "hint": _safe(exc.hint) if exc.hint else None}
-    return {"kind": "InternalError", "message": _safe(f"{type(exc).__name__}: {exc}"),
-            "hint": "this is a bug in sqlnb; the kernel's log has the details"}
+        return {
+            "kind": type(exc).__name__,
+            "message": safe_text(exc.message),
+            "hint": safe_text(exc.hint) if exc.hint else None,
+        }
+    return {
+        "kind": "InternalError",
+        "message": safe_text(f"{type(exc).__name__}: {exc}"),
+        "hint": "this is a bug in sqlnb; the kernel's log has the details",
+    }
 
 
 _URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^:/@\s]*:)[^@\s]+@")
 _PASSWORD_WORD = re.compile(r"(?i)\b(password|pwd|passwd)(\s*[=:]\s*)('[^']*'|\"[^\"]*\"|\S+)")
 
 
-def _safe(text: str | None) -> str:
+def safe_text(text: str | None) -> str:
     """Text with API keys, URL passwords and ``password=...`` masked."""
     from sqlnb.agent.models import scrub_secrets
 

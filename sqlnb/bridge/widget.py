@@ -38,7 +38,8 @@ What the buttons do:
 An answer with SQL — a success, or the best query found before the model asked back —
 offers these buttons, and its confidence (``High confidence`` / ``Medium confidence`` /
 ``Low confidence — check this answer``, the reasons on hover and on expand) when the agent
-rated it.
+rated it.  Every step, confidence and outcome text is :mod:`sqlnb.labels`'s, the words the
+terminal and the JupyterLab panel show.
 
 Connection names, engines and the SQL reach the browser; URLs and passwords never do.
 """
@@ -46,19 +47,23 @@ Connection names, engines and the SQL reach the browser; URLs and passwords neve
 from __future__ import annotations
 
 import html
+import importlib
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from sqlnb import errors
-from sqlnb.display import _STOP_WORDS, format_elapsed
+from sqlnb import errors, labels
+from sqlnb.kernel import kernel_session
 
-__all__ = ["ChatWidget", "chat", "confidence_html", "step_html", "done_html", "table_html"]
+__all__ = ["ChatWidget", "chat", "confidence_html", "done_html", "step_html", "table_html"]
 
 _MUTED = "opacity:0.7;font-size:90%"
 _OK = "color:#1a7f37"
 _BAD = "color:#cf222e"
-_PRE = ("white-space:pre-wrap;margin:2px 0 4px 0;padding:4px 6px;font-size:90%;"
-        "background:rgba(127,127,127,0.08);border-radius:3px")
+_PRE = (
+    "white-space:pre-wrap;margin:2px 0 4px 0;padding:4px 6px;font-size:90%;"
+    "background:rgba(127,127,127,0.08);border-radius:3px"
+)
 
 
 def _import_widgets():
@@ -76,50 +81,28 @@ def _import_widgets():
 # rendering protocol events (pure functions: HTML text, every value escaped)
 # ---------------------------------------------------------------------------------------
 
+
 def _esc(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def _rows(n: int, more: bool = False) -> str:
-    return f"{n:,}{'+' if more else ''} row{'s' if n != 1 else ''}"
-
-
 def step_html(event: dict) -> str | None:
-    """One step of a run's progress as HTML (None: the event shows nothing by itself)."""
+    """One step of a run's progress as HTML (None: the event shows nothing by itself: a
+    reply that only brings the next query, or a failed model call, which the outcome says)."""
     kind = event.get("type")
-    if kind == "started":
-        n = event.get("max_iterations")
-        return (f'<div style="{_MUTED}">Asking <b>{_esc(event.get("connection"))}</b> '
-                f'({_esc(event.get("dialect"))}) · model <code>{_esc(event.get("model"))}</code>'
-                + (f" · at most {int(n)} model calls" if n else "") + "</div>")
+    if kind == "started" or (kind == "memory" and event.get("text")):
+        return f'<div style="{_MUTED}">{_esc(event.get("label") or event.get("text"))}</div>'
     if kind == "reply":
-        if event.get("model_error"):
-            return None  # the done event says it, once
-        if event.get("clarify") is not None:
-            return f'<div style="{_MUTED}">The model asks for clarification.</div>'
-        if event.get("sql") is None and event.get("final"):
-            return f'<div style="{_MUTED}">The model confirmed the result.</div>'
-        n = event.get("candidates") or 0
-        if n == 1:
-            return f'<div style="{_MUTED}">Trying another query in place of one that already failed…</div>'
-        if n > 1:
-            return (f'<div style="{_MUTED}">Trying {n} candidate queries; the result most of them '
-                    "agree on is kept…</div>")
-        return None
+        if event.get("model_error") or labels.is_routine_reply(event):
+            return None
+        return f'<div style="{_MUTED}">{_esc(labels.reply_label(event))}</div>'
     if kind == "attempt":
-        cands = event.get("candidates") or 0
-        kept = f" (kept 1 of {cands} candidates)" if cands > 1 else ""
-        head = f"<b>Attempt {_esc(event.get('n'))} of {_esc(event.get('max_iterations'))}</b>{kept}"
-        if event.get("ok"):
-            n = int(event.get("row_count") or 0)
-            outcome = (f'<span style="{_OK}">✓ {_rows(n, bool(event.get("truncated")))}</span>'
-                       f'<span style="{_MUTED}"> · {_esc(format_elapsed(event.get("elapsed") or 0))}</span>')
-        else:
-            outcome = (f'<span style="{_BAD}">✗ {_esc(event.get("error_kind"))}: '
-                       f"{_esc(event.get('error'))}</span>")
-        return f'<div>{head}<pre style="{_PRE}">{_esc(event.get("sql"))}</pre>{outcome}</div>'
-    if kind == "memory" and event.get("text"):
-        return f'<div style="{_MUTED}">{_esc(event["text"])}</div>'
+        head = _esc(labels.attempt_head(event))
+        style = _OK if event.get("ok") else _BAD
+        return (
+            f'<div><b>{head}</b><pre style="{_PRE}">{_esc(event.get("sql"))}</pre>'
+            f'<span style="{style}">{_esc(labels.attempt_outcome(event))}</span></div>'
+        )
     return None
 
 
@@ -130,15 +113,22 @@ def table_html(columns: list[str], rows: list[list[Any]], row_count: int | None 
     head = "".join(f"<th style='text-align:left;padding:1px 8px'>{_esc(c)}</th>" for c in columns)
     null = "<i style='opacity:0.6'>NULL</i>"
     body = "".join(
-        "<tr>" + "".join(f"<td style='padding:1px 8px'>{null if v is None else _esc(v)}</td>"
-                         for v in row) + "</tr>"
-        for row in rows)
+        "<tr>"
+        + "".join(f"<td style='padding:1px 8px'>{null if v is None else _esc(v)}</td>" for v in row)
+        + "</tr>"
+        for row in rows
+    )
     total = row_count if row_count is not None and row_count >= 0 else len(rows)
-    note = (f"First {len(rows):,} of {_rows(total)}; run the cell for the full result."
-            if total > len(rows) else f"{_rows(total)}.")
-    return (f"<div style='overflow-x:auto;max-height:22em'><table style='border-collapse:collapse;"
-            f"font-size:90%'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-            f'<div style="{_MUTED}">{_esc(note)}</div>')
+    note = (
+        f"First {len(rows):,} of {labels.rows_text(total)}; run the cell for the full result."
+        if total > len(rows)
+        else f"{labels.rows_text(total)}."
+    )
+    return (
+        f"<div style='overflow-x:auto;max-height:22em'><table style='border-collapse:collapse;"
+        f"font-size:90%'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        f'<div style="{_MUTED}">{_esc(note)}</div>'
+    )
 
 
 def error_line(error: dict | None) -> str:
@@ -150,87 +140,100 @@ def error_line(error: dict | None) -> str:
     return text
 
 
-_LEVEL_TEXT = {"high": "High confidence", "medium": "Medium confidence",
-               "low": "Low confidence — check this answer"}
 # JupyterLab's theme colours where the chat is shown in JupyterLab, fixed ones elsewhere
-_LEVEL_COLOR = {"high": "var(--jp-success-color1, #1a7f37)",
-                "medium": "var(--jp-warn-color1, #9a6700)",
-                "low": "var(--jp-error-color1, #cf222e)"}
+_LEVEL_COLOR = {
+    "high": "var(--jp-success-color1, #1a7f37)",
+    "medium": "var(--jp-warn-color1, #9a6700)",
+    "low": "var(--jp-error-color1, #cf222e)",
+}
 
 
 def confidence_html(confidence: Any) -> str:
     """The confidence badge of an answer (empty when it has none): the level, the score
     and reasons on hover, the reasons on expand; an accessible name for screen readers."""
-    from sqlnb.bridge.runs import confidence_info
+    from sqlnb.bridge.runs import confidence_info, confidence_labels
 
     c = confidence_info(confidence)
     if c is None:
         return ""
-    label = _LEVEL_TEXT[c["level"]]
-    pct = f"{round(c['score'] * 100)}%" if c["score"] is not None else None
-    reasons = [r[:1].upper() + r[1:] for r in c["reasons"]]  # phrases, shown as sentences
-    n = len(reasons)
-    aria = label + (f" (score {pct})" if pct else "") + (
-        f"; {n} reason{'s' if n != 1 else ''}, expand to read {'them' if n != 1 else 'it'}" if n else "")
-    title = "\n".join([label + (f" ({pct})" if pct else "")] + [f"• {r}" for r in reasons])
+    words = confidence_labels(c)
+    label, reasons, aria, title = words["label"], words["reasons"], words["aria_label"], words["tooltip"]
     color = _LEVEL_COLOR[c["level"]]
-    style = (f"display:inline-block;padding:0 6px;border-radius:8px;border:1px solid {color};"
-             f"color:{color};font-size:85%;line-height:1.6")
-    attrs = (f'class="sqlnb-confidence-badge" data-level="{c["level"]}" '
-             f'aria-label="{_esc(aria)}" title="{_esc(title)}"')
+    style = (
+        f"display:inline-block;padding:0 6px;border-radius:8px;border:1px solid {color};"
+        f"color:{color};font-size:85%;line-height:1.6"
+    )
+    attrs = (
+        f'class="sqlnb-confidence-badge" data-level="{c["level"]}" '
+        f'aria-label="{_esc(aria)}" title="{_esc(title)}"'
+    )
     if not reasons:
         return f'<span role="note" {attrs} style="{style}">{_esc(label)}</span>'
     items = "".join(f"<li>{_esc(r)}</li>" for r in reasons)
-    return (f'<details class="sqlnb-confidence" style="display:inline-block;vertical-align:top">'
-            f'<summary {attrs} style="{style};cursor:pointer">{_esc(label)}</summary>'
-            f'<ul style="margin:2px 0 4px 0;padding-left:18px;{_MUTED}">{items}</ul></details>')
+    return (
+        f'<details class="sqlnb-confidence" style="display:inline-block;vertical-align:top">'
+        f'<summary {attrs} style="{style};cursor:pointer">{_esc(label)}</summary>'
+        f'<ul style="margin:2px 0 4px 0;padding-left:18px;{_MUTED}">{items}</ul></details>'
+    )
 
 
 def done_html(event: dict) -> str:
     """How a run ended: the outcome line, the final SQL and its result preview."""
     status = event.get("status")
-    why = _STOP_WORDS.get(event.get("stop_reason") or "", event.get("stop_reason") or "")
+    why = labels.stop_reason_text(event.get("stop_reason"))
     usage = event.get("usage") or {}
     calls = int(usage.get("calls") or event.get("iterations") or 0)
     stats = []
     if calls:
         stats.append(f"{calls} model call{'s' if calls != 1 else ''}")
     if event.get("elapsed") is not None:
-        stats.append(format_elapsed(float(event["elapsed"])))
+        stats.append(labels.format_elapsed(float(event["elapsed"])))
     tail = f'<span style="{_MUTED}"> · {_esc(" · ".join(stats))}</span>' if stats else ""
     sql = event.get("sql")
     if status == "error":
         return f'<div style="{_BAD}">✗ {_esc(error_line(event.get("error")))}</div>'
     if status == "stopped":
-        parts = [f'<div style="{_BAD}">■ Stopped.</div>']
+        parts = [f'<div style="{_BAD}">■ {_esc(labels.outcome_label("stopped"))}</div>']
         if sql:
             parts.append(f'<div>Best query so far:</div><pre style="{_PRE}">{_esc(sql)}</pre>')
         return "".join(parts)
     if status == "needs_clarification":
-        items = "".join(f"<li>{_esc(q)}</li>" for q in event.get("questions") or []) \
+        items = (
+            "".join(f"<li>{_esc(q)}</li>" for q in event.get("questions") or [])
             or "<li>(no question given)</li>"
-        parts = [f"<div><b>The model needs more information:</b><ul style='margin:2px 0'>{items}</ul></div>"]
+        )
+        head = labels.outcome_head("needs_clarification")
+        parts = [f"<div><b>{_esc(head)}:</b><ul style='margin:2px 0'>{items}</ul></div>"]
         if sql:
-            parts.append(f'<div>Best query so far: {confidence_html(event.get("confidence"))}</div>'
-                         f'<pre style="{_PRE}">{_esc(sql)}</pre>')
+            parts.append(
+                f"<div>Best query so far: {confidence_html(event.get('confidence'))}</div>"
+                f'<pre style="{_PRE}">{_esc(sql)}</pre>'
+            )
         parts.append(f'<div style="{_MUTED}">Answer below; the answer is asked as a follow-up.</div>')
         return "".join(parts)
     if status == "success" and sql:
-        return (f'<div><b style="{_OK}">✓ Answer</b> <span style="{_MUTED}">({_esc(why)})</span>{tail}</div>'
-                + (f"<div>{badge}</div>" if (badge := confidence_html(event.get("confidence"))) else "")
-                + f'<pre style="{_PRE}">{_esc(sql)}</pre>'
-                + table_html(list(event.get("columns") or []), list(event.get("rows") or []),
-                             event.get("row_count")))
-    return (f'<div><b style="{_BAD}">✗ No query succeeded</b> '
-            f'<span style="{_MUTED}">({_esc(why)})</span>{tail}</div>')
+        return (
+            f'<div><b style="{_OK}">✓ {_esc(labels.outcome_head(status))}</b> '
+            f'<span style="{_MUTED}">({_esc(why)})</span>{tail}</div>'
+            + (f"<div>{badge}</div>" if (badge := confidence_html(event.get("confidence"))) else "")
+            + f'<pre style="{_PRE}">{_esc(sql)}</pre>'
+            + table_html(
+                list(event.get("columns") or []), list(event.get("rows") or []), event.get("row_count")
+            )
+        )
+    return (
+        f'<div><b style="{_BAD}">✗ {_esc(labels.outcome_head("failed"))}</b> '
+        f'<span style="{_MUTED}">({_esc(why)})</span>{tail}</div>'
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # the widget
 # ---------------------------------------------------------------------------------------
 
-NO_CONNECTION = ("No connection: open one with %sqlnb connect URL --name NAME in a cell, "
-                 "then refresh the list (↻).")
+NO_CONNECTION = (
+    "No connection: open one with %sqlnb connect URL --name NAME in a cell, then refresh the list (↻)."
+)
 
 
 def _status_html(text: str, *, bad: bool) -> str:
@@ -244,8 +247,10 @@ def write_access_html(access: Any) -> str:
         return ""
     style = _MUTED if access.can_write is False else _BAD
     mark = "🔒" if access.can_write is False else "⚠"
-    return (f'<div class="sqlnb-write-access" style="{style}" title="{_esc(access.summary)}">'
-            f'{mark} {_esc(access.label)}</div>')
+    return (
+        f'<div class="sqlnb-write-access" style="{style}" title="{_esc(access.summary)}">'
+        f"{mark} {_esc(access.label)}</div>"
+    )
 
 
 class Turn:
@@ -260,16 +265,20 @@ class Turn:
         self.events: list[dict] = []
         self.done: dict | None = None
         self.run = None
-        self.header = w.HTML(f'<div style="margin-top:6px"><b>You</b> '
-                             f'<span style="{_MUTED}">on {_esc(connection)}</span>: '
-                             f'<span style="white-space:pre-wrap">{_esc(question)}</span></div>')
+        self.header = w.HTML(
+            f'<div style="margin-top:6px"><b>You</b> '
+            f'<span style="{_MUTED}">on {_esc(connection)}</span>: '
+            f'<span style="white-space:pre-wrap">{_esc(question)}</span></div>'
+        )
         self.steps_view = w.HTML("")
         self.outcome = w.HTML("")
-        self.insert_button = w.Button(description="Insert", icon="plus", tooltip="Insert the %%sql cell "
-                                      "into the notebook")
+        self.insert_button = w.Button(
+            description="Insert", icon="plus", tooltip="Insert the %%sql cell into the notebook"
+        )
         self.copy_button = w.Button(description="Copy", icon="copy", tooltip="Show the SQL to copy")
-        self.remember_button = w.Button(description="Remember", icon="thumbs-up",
-                                        tooltip="Remember this answer")
+        self.remember_button = w.Button(
+            description="Remember", icon="thumbs-up", tooltip="Remember this answer"
+        )
         self.remembered: int | None = None  # the memory store's id, once remembered
         self.insert_button.on_click(lambda _b: chat._guard(self.insert))
         self.copy_button.on_click(lambda _b: chat._guard(self.copy))
@@ -277,15 +286,19 @@ class Turn:
         self.note = w.HTML("")
         self.copy_box = w.Textarea(layout=w.Layout(width="100%", display="none"))
         self.copy_box.observe(self._keep_copy_text, names="value")
-        self.actions = w.HBox([self.insert_button, self.copy_button, self.remember_button, self.note],
-                              layout=w.Layout(display="none", align_items="center"))
-        self.answer = w.Textarea(placeholder="Your answer to the model's question…",
-                                 layout=w.Layout(width="100%"))
+        self.actions = w.HBox(
+            [self.insert_button, self.copy_button, self.remember_button, self.note],
+            layout=w.Layout(display="none", align_items="center"),
+        )
+        self.answer = w.Textarea(
+            placeholder="Your answer to the model's question…", layout=w.Layout(width="100%")
+        )
         self.answer_button = w.Button(description="Answer", button_style="primary")
         self.answer_button.on_click(lambda _b: chat._guard(self.send_answer))
         self.clarify = w.VBox([self.answer, self.answer_button], layout=w.Layout(display="none"))
-        self.box = w.VBox([self.header, self.steps_view, self.outcome, self.actions, self.copy_box,
-                           self.clarify])
+        self.box = w.VBox(
+            [self.header, self.steps_view, self.outcome, self.actions, self.copy_box, self.clarify]
+        )
 
     # called with the chat's lock held
     def add_event(self, event: dict) -> None:
@@ -311,7 +324,8 @@ class Turn:
         cell = (self.done or {}).get("cell")
         if not cell:
             return
-        bridge = getattr(self.chat.shell, "_sqlnb_bridge", None)
+        session = kernel_session(self.chat.shell)
+        bridge = session.bridge if session is not None else None
         if bridge is not None and self.chat.cell_id and bridge.insert_cell(cell, self.chat.cell_id):
             note = "The %%sql cell was inserted below the chat's cell."  # the sqlnb panel is open
         else:
@@ -324,8 +338,7 @@ class Turn:
         self.copy_box.value = sql
         self.copy_box.rows = min(12, max(2, sql.count("\n") + 1))
         self.copy_box.layout.display = "flex"
-        self.note.value = (f'<span style="{_MUTED}">Select the SQL below and copy it '
-                           "(Ctrl+C / ⌘C).</span>")
+        self.note.value = f'<span style="{_MUTED}">Select the SQL below and copy it (Ctrl+C / ⌘C).</span>'
 
     def remember(self) -> None:
         """The thumbs-up: store the answer's question and SQL in the memory store (once;
@@ -340,8 +353,9 @@ class Turn:
         connection = getattr(result, "connection", None) or self.connection
         try:
             entry = self.chat.manager.get_entry(connection)
-            memory_id = self.chat.ask_magic.agent.remember(entry.adapter, question, sql,
-                                                           connection=entry.name, source="thumbs_up")
+            memory_id = self.chat.ask_magic.agent.remember(
+                entry.adapter, question, sql, connection=entry.name, source="thumbs_up"
+            )
         except errors.SqlnbError as exc:
             self.note.value = f'<span style="{_BAD}">{_esc(exc)}</span>'
             return
@@ -349,11 +363,15 @@ class Turn:
         self.remember_button.description = "Remembered"
         self.remember_button.icon = "check"
         self.remember_button.button_style = "success"
-        self.remember_button.tooltip = ("Remembered: sqlnb shows this question and its SQL to the "
-                                        "model as an example for similar questions")
+        self.remember_button.tooltip = (
+            "Remembered: sqlnb shows this question and its SQL to the "
+            "model as an example for similar questions"
+        )
         self.remember_button.disabled = True
-        self.note.value = (f'<span style="{_MUTED}">Remembered: similar questions on '
-                           f"{_esc(entry.name)} get this SQL as an example.</span>")
+        self.note.value = (
+            f'<span style="{_MUTED}">Remembered: similar questions on '
+            f"{_esc(entry.name)} get this SQL as an example.</span>"
+        )
 
     def _keep_copy_text(self, change) -> None:
         sql = (self.done or {}).get("sql") or ""
@@ -382,8 +400,11 @@ class ChatWidget:
     def __init__(self, shell, *, connection: str | None = None, model: Any = None, rows: int = 10):
         self._w = w = _import_widgets()
         self.shell = shell
-        self.magics = shell._sqlnb_magics
-        self.ask_magic = shell._sqlnb_ask
+        session = kernel_session(shell)
+        if session is None or not session.loaded:
+            raise errors.ConfigurationError("sqlnb is not loaded in this kernel", hint="run %load_ext sqlnb")
+        self.magics = session.magics
+        self.ask_magic = session.ask
         self.manager = self.magics.manager
         self.model = model
         self.rows = rows
@@ -395,35 +416,45 @@ class ChatWidget:
         self.run = None
         self.turns: list[Turn] = []
 
-        self.connection = w.Dropdown(description="Connection", options=[],
-                                     layout=w.Layout(width="auto"))
+        self.connection = w.Dropdown(description="Connection", options=[], layout=w.Layout(width="auto"))
         self.connection.observe(lambda ch: self._guard(self._on_pick, ch["new"]), names="value")
-        self.refresh_button = w.Button(icon="refresh", tooltip="Refresh the list of connections",
-                                       layout=w.Layout(width="36px"))
+        self.refresh_button = w.Button(
+            icon="refresh", tooltip="Refresh the list of connections", layout=w.Layout(width="36px")
+        )
         self.refresh_button.on_click(lambda _b: self._guard(self.refresh_connections))
-        self.new_button = w.Button(description="New conversation",
-                                   tooltip="The next question starts over: earlier questions are forgotten")
+        self.new_button = w.Button(
+            description="New conversation",
+            tooltip="The next question starts over: earlier questions are forgotten",
+        )
         self.new_button.on_click(lambda _b: self._guard(self.new_conversation))
         title = w.HTML("<b>sqlnb</b>")
         self.transcript = w.VBox([])
         self.status = w.HTML("")
         self.access = w.HTML("")  # what the selected connection's credentials may write
-        self.question = w.Textarea(placeholder="Ask the database a question…",
-                                   layout=w.Layout(width="100%", height="4.5em"))
+        self.question = w.Textarea(
+            placeholder="Ask the database a question…", layout=w.Layout(width="100%", height="4.5em")
+        )
         self.ask_button = w.Button(description="Ask", button_style="primary", icon="paper-plane")
         self.ask_button.on_click(lambda _b: self._guard(self.ask))
-        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop",
-                                    layout=w.Layout(display="none"))
+        self.stop_button = w.Button(
+            description="Stop", button_style="danger", icon="stop", layout=w.Layout(display="none")
+        )
         self.stop_button.on_click(lambda _b: self._guard(self.stop))
-        self.view = w.VBox([
-            w.HBox([title, self.connection, self.refresh_button, self.new_button],
-                   layout=w.Layout(align_items="center")),
-            self.access,
-            self.transcript,
-            self.status,
-            w.HBox([self.question, w.VBox([self.ask_button, self.stop_button])],
-                   layout=w.Layout(width="100%")),
-        ])
+        self.view = w.VBox(
+            [
+                w.HBox(
+                    [title, self.connection, self.refresh_button, self.new_button],
+                    layout=w.Layout(align_items="center"),
+                ),
+                self.access,
+                self.transcript,
+                self.status,
+                w.HBox(
+                    [self.question, w.VBox([self.ask_button, self.stop_button])],
+                    layout=w.Layout(width="100%"),
+                ),
+            ]
+        )
         self.refresh_connections()
         if connection is not None:
             self._guard(self._open, connection)
@@ -466,11 +497,10 @@ class ChatWidget:
         self._say(NO_CONNECTION if not options else "")  # a refresh clears an older complaint
 
     def _show_access(self) -> None:
-        from sqlnb.adapters.privileges import write_access
-
         name = self.connection.value
         self.access.value = write_access_html(
-            write_access(self.manager.get(name)) if name in self.manager.names() else None)
+            self.manager.write_access(name) if name in self.manager.names() else None
+        )
 
     @staticmethod
     def _label(row: dict) -> str:
@@ -517,10 +547,18 @@ class ChatWidget:
             settings = self.ask_magic.settings(no_data=False, connection=entry.name)
             model = self.model if self.model is not None else (self.ask_magic.model or None)
             run = _ask_run_class()(
-                agent=self.ask_magic.agent, manager=self.manager, question=question,
-                connection=entry.name, model=model, max_iterations=self.ask_magic.max_iterations,
-                failure_cutoff=self.ask_magic.failure_cutoff, settings=settings, new=self._new,
-                rows=self.rows, on_event=lambda event: self._on_event(turn, answering, event))
+                agent=self.ask_magic.agent,
+                manager=self.manager,
+                question=question,
+                connection=entry.name,
+                model=model,
+                max_iterations=self.ask_magic.max_iterations,
+                failure_cutoff=self.ask_magic.failure_cutoff,
+                settings=settings,
+                new=self._new,
+                rows=self.rows,
+                on_event=lambda event: self._on_event(turn, answering, event),
+            )
             run.claim()  # one question at a time per kernel (this chat's, another's, the panel's)
             turn = Turn(self, question, entry.name)
             turn.run = run
@@ -590,7 +628,8 @@ class ChatWidget:
 
 
 def _current_cell_id(shell) -> str | None:
-    bridge = getattr(shell, "_sqlnb_bridge", None)
+    session = kernel_session(shell)
+    bridge = session.bridge if session is not None else None
     try:
         return bridge.current_cell_id() if bridge is not None else None
     except Exception:
@@ -620,15 +659,20 @@ def _shell():
 
     shell = get_ipython()
     if shell is None:
-        raise errors.UsageError("sqlnb.chat() runs in a notebook (a Jupyter kernel)",
-                                hint="from a terminal, use sqlnb ask or sqlnb.ask()")
-    if getattr(shell, "_sqlnb_magics", None) is None:
+        raise errors.UsageError(
+            "sqlnb.chat() runs in a notebook (a Jupyter kernel)",
+            hint="from a terminal, use sqlnb ask or sqlnb.ask()",
+        )
+    if not _loaded(shell):
         shell.extension_manager.load_extension("sqlnb")
-        if getattr(shell, "_sqlnb_magics", None) is None:  # recorded as loaded, then unloaded
-            from sqlnb import load_ipython_extension
-
-            load_ipython_extension(shell)
+        if not _loaded(shell):  # recorded as loaded, then unloaded: load it again by name
+            importlib.import_module("sqlnb").load_ipython_extension(shell)
     return shell
+
+
+def _loaded(shell) -> bool:
+    session = kernel_session(shell)
+    return session is not None and session.loaded
 
 
 def chat(connection: str | None = None, model: Any = None) -> ChatWidget:

@@ -13,7 +13,9 @@ from traitlets import Bool, Float, Int, List, Unicode, observe
 
 from sqlnb import errors
 from sqlnb.agent.repairs import REWRITE_NAMES
-from sqlnb.magics.sql import _Parser, _people_errors
+from sqlnb.kernel import kernel_session
+from sqlnb.magics.sql import MagicArgumentParser as _Parser
+from sqlnb.magics.sql import people_errors as _people_errors
 
 
 def _ask_parser() -> _Parser:
@@ -166,7 +168,8 @@ class AskMagic(Magics):
         if source and self.insert_cell and not args.no_insert:
             # with the JupyterLab panel open, it inserts the cell below this one; without
             # it, the frontend does (set_next_input)
-            bridge = getattr(self.shell, "_sqlnb_bridge", None)
+            session = kernel_session(self.shell)
+            bridge = session.bridge if session is not None else None
             if bridge is None or not bridge.insert_cell(source):
                 self.shell.set_next_input(source, replace=False)
         elif source is None and result.status != "needs_clarification":

@@ -15,15 +15,17 @@ from sqlnb import errors
 from sqlnb.adapters import ConnectOptions
 from sqlnb.adapters.spec import hide_unrecognized
 from sqlnb.display import ResultView
+from sqlnb.kernel import kernel_session
 from sqlnb.session import ConnectionManager, run_statements
 
 
-class _Parser(argparse.ArgumentParser):
+class MagicArgumentParser(argparse.ArgumentParser):
     """argparse that raises a one-line UsageError instead of exiting the kernel."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise errors.UsageError(f"{self.prog}: {hide_unrecognized(message)}",
-                                hint=f"usage: {self.format_usage().strip()[7:]}")
+        raise errors.UsageError(
+            f"{self.prog}: {hide_unrecognized(message)}", hint=f"usage: {self.format_usage().strip()[7:]}"
+        )
 
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
         if message:
@@ -31,9 +33,9 @@ class _Parser(argparse.ArgumentParser):
         raise errors.UsageError(self.format_help())
 
 
-def _sqlnb_parser() -> _Parser:
-    p = _Parser(prog="%sqlnb", add_help=False)
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+def _sqlnb_parser() -> MagicArgumentParser:
+    p = MagicArgumentParser(prog="%sqlnb", add_help=False)
+    sub = p.add_subparsers(dest="command", parser_class=MagicArgumentParser)
     c = sub.add_parser("connect", prog="%sqlnb connect", add_help=False)
     c.add_argument("target", help="URL or configured connection name")
     c.add_argument("--name", "-n")
@@ -60,8 +62,8 @@ def _sqlnb_parser() -> _Parser:
     return p
 
 
-def _sql_parser() -> _Parser:
-    p = _Parser(prog="%%sql", add_help=False)
+def _sql_parser() -> MagicArgumentParser:
+    p = MagicArgumentParser(prog="%%sql", add_help=False)
     p.add_argument("--conn", "-c")
     p.add_argument("-o", "--output", dest="output")
     p.add_argument("--limit", type=int, help="fetch at most N rows (0: no limit)")
@@ -81,11 +83,11 @@ def split_line_options(line: str) -> tuple[list[str], str]:
         if not m:
             break
         opts += [m.group(1), shlex.split(m.group(2))[0]]
-        rest = rest[m.end():]
+        rest = rest[m.end() :]
     return opts, rest.strip()
 
 
-def _people_errors(func):
+def people_errors(func):
     """Unexpected exceptions become one readable line too (``%tb`` still has the details)."""
     import functools
 
@@ -96,8 +98,11 @@ def _people_errors(func):
         except (errors.SqlnbError, KeyboardInterrupt):
             raise
         except Exception as exc:
-            raise errors.SqlnbError(f"Unexpected {type(exc).__name__}: {' '.join(str(exc).split())}",
-                                    hint="this is a bug in sqlnb; %tb shows the details") from exc
+            raise errors.SqlnbError(
+                f"Unexpected {type(exc).__name__}: {' '.join(str(exc).split())}",
+                hint="this is a bug in sqlnb; %tb shows the details",
+            ) from exc
+
     return wrapper
 
 
@@ -105,10 +110,17 @@ def _people_errors(func):
 class SqlMagic(Magics):
     """Runnable SQL cells.  Settings: ``%config SqlMagic.display_limit = 50`` and so on."""
 
-    display_limit = Int(20, help="Rows rendered for a result; the full result is kept with -o VAR.").tag(config=True)
-    autolimit = Int(100_000, help="Rows fetched for a displayed result without -o (0: no limit). "
-                                  "Keeps a 10-million-row query from filling the kernel's memory.").tag(config=True)
-    statement_timeout = Float(30.0, help="Seconds before a statement is cancelled on the server (0: none).").tag(config=True)
+    display_limit = Int(20, help="Rows rendered for a result; the full result is kept with -o VAR.").tag(
+        config=True
+    )
+    autolimit = Int(
+        100_000,
+        help="Rows fetched for a displayed result without -o (0: no limit). "
+        "Keeps a 10-million-row query from filling the kernel's memory.",
+    ).tag(config=True)
+    statement_timeout = Float(
+        30.0, help="Seconds before a statement is cancelled on the server (0: none)."
+    ).tag(config=True)
     connect_timeout = Float(10.0, help="Seconds to wait for a connection.").tag(config=True)
     show_progress = Bool(True, help="Show which statement runs in a multi-statement cell.").tag(config=True)
 
@@ -121,7 +133,7 @@ class SqlMagic(Magics):
 
     # ------------------------------------------------------------------ %sqlnb
     @line_magic("sqlnb")
-    @_people_errors
+    @people_errors
     def sqlnb(self, line: str):
         """%sqlnb connect URL|NAME [--name NAME] [--readonly] | use NAME | list | schema [TABLE] | close NAME
         | remember ["QUESTION"] | memory [--all] | memory export FILE | memory delete ID [ID ...] | memory clear"""
@@ -130,9 +142,11 @@ class SqlMagic(Magics):
         except ValueError as exc:  # unbalanced quotes
             raise errors.UsageError(f"%sqlnb: {exc}") from None
         if args.command is None:
-            raise errors.UsageError("%sqlnb needs a command",
-                                    hint="connect URL [--name N] [--readonly] | use N | list | schema [TABLE] | "
-                                         "close N | remember [QUESTION] | memory [list|export FILE|delete ID|clear]")
+            raise errors.UsageError(
+                "%sqlnb needs a command",
+                hint="connect URL [--name N] [--readonly] | use N | list | schema [TABLE] | "
+                "close N | remember [QUESTION] | memory [list|export FILE|delete ID|clear]",
+            )
         return getattr(self, f"_cmd_{args.command}")(args)
 
     def _options(self, args) -> ConnectOptions:
@@ -142,11 +156,14 @@ class SqlMagic(Magics):
 
     def _cmd_connect(self, args):
         if "://" in args.target and re.search(r"://[^/@\s]*:[^/@\s]+@", args.target):
-            print("Note: this URL holds a password, which is saved with the notebook. Put it in "
-                  "~/.sqlnb/connections.toml, an environment variable or the keyring instead.",
-                  file=sys.stderr)
-        entry = self.manager.connect(args.target, args.name, readonly=args.readonly,
-                                     options=self._options(args))
+            print(
+                "Note: this URL holds a password, which is saved with the notebook. Put it in "
+                "~/.sqlnb/connections.toml, an environment variable or the keyring instead.",
+                file=sys.stderr,
+            )
+        entry = self.manager.connect(
+            args.target, args.name, readonly=args.readonly, options=self._options(args)
+        )
         ro = " (read-only)" if entry.adapter.options.readonly else ""
         print(f"Connected to {entry.adapter.spec.redacted_url()} as {entry.name!r}{ro}; it is now active.")
         print(f"Write access: {self.manager.write_access(entry.name).summary}")
@@ -182,9 +199,12 @@ class SqlMagic(Magics):
                 import difflib
 
                 close = difflib.get_close_matches(args.table, [t.name for t in catalog.tables], n=3)
-                raise errors.TableNotFound(f"No table or view named {args.table!r}",
-                                           hint=f"did you mean {', '.join(close)}?" if close else
-                                           "%sqlnb schema lists them; add --refresh after changes")
+                raise errors.TableNotFound(
+                    f"No table or view named {args.table!r}",
+                    hint=f"did you mean {', '.join(close)}?"
+                    if close
+                    else "%sqlnb schema lists them; add --refresh after changes",
+                )
             from IPython.display import display
 
             display(table_frame(table))
@@ -195,7 +215,7 @@ class SqlMagic(Magics):
 
     # ------------------------------------------------------------------ %sql / %%sql
     @line_cell_magic("sql")
-    @_people_errors
+    @people_errors
     def sql(self, line: str, cell: str | None = None):
         """%%sql [--conn NAME] [-o VAR] [--limit N] [--timeout S]  — then SQL in the cell body.
 
@@ -214,8 +234,10 @@ class SqlMagic(Magics):
         if args.output and not args.output.isidentifier():
             raise errors.UsageError(f"-o needs a Python variable name, not {args.output!r}")
         if not text.strip():
-            raise errors.UsageError("The cell has no SQL to run",
-                                    hint="write the SQL below %%sql" if cell is not None else "write the SQL after %sql")
+            raise errors.UsageError(
+                "The cell has no SQL to run",
+                hint="write the SQL below %%sql" if cell is not None else "write the SQL after %sql",
+            )
         entry = self.manager.get_entry(args.conn)
         if args.limit is not None:
             max_rows = args.limit or None
@@ -238,8 +260,14 @@ class SqlMagic(Magics):
         if self.show_progress and cell is not None:
             progress = self._progress
         try:
-            result = run_statements(entry.adapter, text, lookup=lookup, max_rows=max_rows,
-                                    timeout=args.timeout, on_result=progress)
+            result = run_statements(
+                entry.adapter,
+                text,
+                lookup=lookup,
+                max_rows=max_rows,
+                timeout=args.timeout,
+                on_result=progress,
+            )
         except errors.SqlnbError as exc:
             if released:
                 exc.message += f" ({args.output} was cleared when the cell started; re-run to fill it)"
@@ -248,8 +276,9 @@ class SqlMagic(Magics):
         if args.output:
             df = result.to_pandas()
             self.shell.user_ns[args.output] = df
-        view = ResultView(result, self.display_limit, fetch_limit=max_rows, connection=entry.name,
-                          stored_as=args.output)
+        view = ResultView(
+            result, self.display_limit, fetch_limit=max_rows, connection=entry.name, stored_as=args.output
+        )
         if cell is None:
             if not result.returns_rows:
                 print(view.summary())
@@ -265,7 +294,8 @@ class SqlMagic(Magics):
     # ------------------------------------------------------------------ the memory
     def _memory(self):
         """The memory of accepted answers (the agent's) and whether it is on."""
-        ask = getattr(self.shell, "_sqlnb_ask", None)
+        session = kernel_session(self.shell)
+        ask = session.ask if session is not None else None
         if ask is not None:
             return ask.memory, bool(ask.use_memory)
         if self._own_memory is None:
@@ -285,8 +315,9 @@ class SqlMagic(Magics):
         if not on:
             return
         try:
-            remember_answer(store, adapter, question, without_provenance(text), connection=name,
-                            source="cell")
+            remember_answer(
+                store, adapter, question, without_provenance(text), connection=name, source="cell"
+            )
         except errors.MemoryStoreError as exc:
             if not self._memory_warned:  # the cell ran; say once why nothing is remembered
                 self._memory_warned = True
@@ -298,19 +329,25 @@ class SqlMagic(Magics):
         from sqlnb.agent.memory import provenance_question, remember_answer, without_provenance
 
         if self._last_cell is None:
-            raise errors.UsageError("No %%sql cell has run successfully in this session yet",
-                                    hint='run the query in a %%sql cell, then %sqlnb remember "the question it answers"')
+            raise errors.UsageError(
+                "No %%sql cell has run successfully in this session yet",
+                hint='run the query in a %%sql cell, then %sqlnb remember "the question it answers"',
+            )
         name, adapter, text = self._last_cell
         question = " ".join(args.question).strip() or provenance_question(text)
         if not question:
-            raise errors.UsageError("Which question does the last %%sql cell answer?",
-                                    hint='say it: %sqlnb remember "How many orders are paid?"')
+            raise errors.UsageError(
+                "Which question does the last %%sql cell answer?",
+                hint='say it: %sqlnb remember "How many orders are paid?"',
+            )
         store, on = self._memory()
         if not on:
-            raise errors.UsageError("The memory of accepted answers is off",
-                                    hint="turn it on: %config AskMagic.use_memory = True")
-        entry_id = remember_answer(store, adapter, question, without_provenance(text),
-                                   connection=name, source="remember")
+            raise errors.UsageError(
+                "The memory of accepted answers is off", hint="turn it on: %config AskMagic.use_memory = True"
+            )
+        entry_id = remember_answer(
+            store, adapter, question, without_provenance(text), connection=name, source="remember"
+        )
         print(f"Remembered #{entry_id} for {name!r}: {question}")
 
     def _cmd_memory(self, args):
@@ -323,13 +360,17 @@ class SqlMagic(Magics):
             fingerprint, where = database_fingerprint(entry.adapter), f"{entry.name!r}'s database"
         if args.action == "list":
             if args.args:
-                raise errors.UsageError("%sqlnb memory takes no arguments",
-                                        hint="export FILE | delete ID [ID ...] | clear | --all")
+                raise errors.UsageError(
+                    "%sqlnb memory takes no arguments",
+                    hint="export FILE | delete ID [ID ...] | clear | --all",
+                )
             return self._memory_frame(store.entries(fingerprint), where, with_connection=args.all)
         if args.action == "export":
             if len(args.args) != 1:
-                raise errors.UsageError("%sqlnb memory export needs one FILE",
-                                        hint="e.g. %sqlnb memory export answers.json [--all]")
+                raise errors.UsageError(
+                    "%sqlnb memory export needs one FILE",
+                    hint="e.g. %sqlnb memory export answers.json [--all]",
+                )
             n = store.export(args.args[0], fingerprint)
             print(f"Exported {n} remembered answer{'s' * (n != 1)} of {where} to {args.args[0]}")
             return None
@@ -337,22 +378,29 @@ class SqlMagic(Magics):
             try:
                 ids = [int(a) for a in args.args]
             except ValueError:
-                raise errors.UsageError("%sqlnb memory delete takes entry ids (numbers)",
-                                        hint="%sqlnb memory lists them") from None
+                raise errors.UsageError(
+                    "%sqlnb memory delete takes entry ids (numbers)", hint="%sqlnb memory lists them"
+                ) from None
             if not ids:
-                raise errors.UsageError("%sqlnb memory delete needs the ids to delete",
-                                        hint="e.g. %sqlnb memory delete 3 7; %sqlnb memory lists them")
+                raise errors.UsageError(
+                    "%sqlnb memory delete needs the ids to delete",
+                    hint="e.g. %sqlnb memory delete 3 7; %sqlnb memory lists them",
+                )
             n = store.delete(ids)
             missing = "" if n == len(set(ids)) else " (the others were not there)"
             print(f"Deleted {n} remembered answer{'s' * (n != 1)}{missing}")
             return None
         # clear
         if args.args:
-            raise errors.UsageError("%sqlnb memory clear takes no arguments",
-                                    hint="it clears the active connection's database (--conn NAME: another's)")
+            raise errors.UsageError(
+                "%sqlnb memory clear takes no arguments",
+                hint="it clears the active connection's database (--conn NAME: another's)",
+            )
         if args.all:
-            raise errors.UsageError("%sqlnb memory clear works on one database",
-                                    hint="delete the file instead: " + str(store.path))
+            raise errors.UsageError(
+                "%sqlnb memory clear works on one database",
+                hint="delete the file instead: " + str(store.path),
+            )
         n = store.delete(fingerprint=fingerprint)
         print(f"Deleted {n} remembered answer{'s' * (n != 1)} of {where}")
         return None
@@ -362,18 +410,29 @@ class SqlMagic(Magics):
         import pandas as pd
 
         if not entries:
-            print(f"No remembered answers for {where}. Run a cell %%ask inserted, or "
-                  '%sqlnb remember "QUESTION" after a %%sql cell.')
+            print(
+                f"No remembered answers for {where}. Run a cell %%ask inserted, or "
+                '%sqlnb remember "QUESTION" after a %%sql cell.'
+            )
             return None
         cols = ["id"] + (["connection"] if with_connection else []) + ["question", "sql", "source", "date"]
-        rows = [{**e, "sql": (e["sql"].strip().splitlines() or [""])[0],
-                 "date": e["created_at"].replace("T", " ").rstrip("Z")[:16]} for e in entries]
+        rows = [
+            {
+                **e,
+                "sql": (e["sql"].strip().splitlines() or [""])[0],
+                "date": e["created_at"].replace("T", " ").rstrip("Z")[:16],
+            }
+            for e in entries
+        ]
         return pd.DataFrame(rows, columns=cols).set_index("id")
 
     def _progress(self, i: int, n: int, result) -> None:
         if n > 1 and i < n:
             from sqlnb.display import format_elapsed
 
-            what = f"{result.row_count} rows" if result.returns_rows else (
-                f"{result.row_count} rows affected" if result.row_count >= 0 else "done")
+            what = (
+                f"{result.row_count} rows"
+                if result.returns_rows
+                else (f"{result.row_count} rows affected" if result.row_count >= 0 else "done")
+            )
             print(f"[{i}/{n}] {what} · {format_elapsed(result.elapsed)}")

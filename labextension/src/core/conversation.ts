@@ -33,6 +33,8 @@ export interface Step {
   examples?: number;
   /** a note that the start over found no answer, so the first answer stands */
   keptFirst?: boolean;
+  /** the step in the kernel's words (the event's `label`, sqlnb.labels): shown as it is */
+  label?: string;
 }
 
 export interface Turn {
@@ -149,7 +151,8 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
         : '';
       t.steps.push({
         kind: 'note',
-        text: `Asking ${model}${on}, up to ${event.max_iterations ?? '?'} attempts`
+        text: `Asking ${model}${on}, up to ${event.max_iterations ?? '?'} attempts`,
+        ...labelOf(event)
       });
       break;
     }
@@ -174,7 +177,8 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
         max: num(event.max_iterations),
         sql: event.final ? null : str(event.sql),
         candidates: candidateCount(event.candidates),
-        text
+        text,
+        ...labelOf(event)
       });
       break;
     }
@@ -189,7 +193,8 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
         truncated: event.truncated === true,
         errorKind: str(event.error_kind),
         error: str(event.error),
-        candidates: num(event.candidates) ?? null
+        candidates: num(event.candidates) ?? null,
+        ...labelOf(event)
       });
       if (event.sql) {
         t.sql = event.sql;
@@ -226,20 +231,20 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
         ? event.rows.slice(0, Math.max(0, rowsShown)).map(r => (Array.isArray(r) ? r : [r]))
         : [];
       t.rowCount = num(event.row_count) ?? null;
-      t.confidence = t.cell ? parseConfidence(event.confidence) : null;
+      t.confidence = t.cell ? parseConfidence(event.confidence, event.confidence_labels) : null;
       if (event.connection) {
         t.connection = event.connection;
       }
       if (event.error) {
         t.error = event.error;
       } else if (t.status === 'stopped') {
-        t.error = { kind: 'stopped', message: 'Stopped.' };
+        t.error = { kind: 'stopped', message: str(event.label) ?? 'Stopped.' };
       } else if (t.status === 'failed') {
         t.error = {
           kind: 'failed',
-          message: event.stop_reason
-            ? `No working query: ${event.stop_reason}.`
-            : 'No working query was found.'
+          message:
+            str(event.label) ??
+            (event.stop_reason ? `No working query: ${event.stop_reason}.` : 'No working query was found.')
         };
       } else if (t.status === 'error') {
         t.error = { kind: 'error', message: 'The run ended with an error.' };
@@ -248,6 +253,11 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
     }
   }
   return t;
+}
+
+/** The kernel's label of an event (sqlnb.labels), as a step field. */
+function labelOf(event: { label?: string | null }): Pick<Step, 'label'> {
+  return typeof event.label === 'string' && event.label ? { label: event.label } : {};
 }
 
 /** End a running turn locally (kernel died, restarted, comm lost). */
@@ -301,7 +311,8 @@ function compactStep(s: Step): Step {
     'candidates',
     'text',
     'examples',
-    'keptFirst'
+    'keptFirst',
+    'label'
   ] as const) {
     if (s[key] !== undefined && s[key] !== null) {
       copyField(out, s, key);
@@ -474,8 +485,16 @@ export function stepsSummary(turn: Turn): string {
   return text;
 }
 
-/** Short text of an attempt / reply / note step, as the panel shows it. */
+/**
+ * Short text of an attempt / reply / note step, as the panel shows it: the kernel's label
+ * (sqlnb.labels, the words the terminal and the chat widget show too). A step without one
+ * (saved by an older panel, or from a kernel without the `labels` feature) keeps the
+ * panel's older wording below.
+ */
 export function stepLabel(step: Step): string {
+  if (step.label) {
+    return step.label;
+  }
   if (step.kind === 'attempt') {
     const of = step.max ? ` of ${step.max}` : '';
     const cands = step.candidates && step.candidates > 1 ? ` (${step.candidates} candidates tried)` : '';

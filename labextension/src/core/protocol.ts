@@ -79,6 +79,17 @@ export interface Confidence {
   score: number | null;
   /** sentences for people: why this level */
   reasons: string[];
+  /** the badge's words as the kernel wrote them (the done event's `confidence_labels`) */
+  labels?: ConfidenceLabels | null;
+}
+
+/** The words of a confidence badge (the done event's `confidence_labels`, sqlnb.labels). */
+export interface ConfidenceLabels {
+  label: string;
+  aria_label: string;
+  tooltip: string;
+  /** the reasons as sentences */
+  reasons: string[];
 }
 
 /** The reply data of `ask`: the run's id; the run then streams its events. */
@@ -130,6 +141,8 @@ export interface StartedEvent {
   dialect?: string;
   model?: string;
   max_iterations?: number;
+  /** the step as the panel shows it (sqlnb.labels; also on reply, attempt and done) */
+  label?: string | null;
 }
 
 export interface ReplyEvent {
@@ -141,6 +154,7 @@ export interface ReplyEvent {
   clarify?: string[] | string | null;
   candidates?: unknown;
   model_error?: string | null;
+  label?: string | null;
 }
 
 export interface AttemptEvent {
@@ -155,6 +169,7 @@ export interface AttemptEvent {
   error?: string | null;
   elapsed?: number | null;
   candidates?: number | null;
+  label?: string | null;
 }
 
 /**
@@ -185,7 +200,10 @@ export interface DoneEvent {
   usage?: unknown;
   elapsed?: number | null;
   confidence?: Confidence | null;
+  confidence_labels?: ConfidenceLabels | null;
   error?: ErrorInfo | null;
+  /** how the run ended, in one line (null for `error`: its error says it) */
+  label?: string | null;
 }
 
 export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | MemoryEvent | DoneEvent;
