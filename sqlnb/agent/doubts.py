@@ -59,9 +59,9 @@ def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
     ``LIKE``) that the question names in no way: none of the value's words (of three
     letters or more) is a word of the question, the start of one ('FURN' for
     "furniture", 'IN_PROGRESS' for "in progress") or begins with one ("house" for
-    'houses'), and that is not a code the question spells out ('TNK' for "tankers";
-    :func:`~sqlnb.agent.lexicon.value_named` with ``codes``).  Values of only short words or
-    digits (a code like 'F', a date) are not judged."""
+    'houses'), and that is not a code the question spells out (a word's first letters or
+    consonants: :func:`~sqlnb.agent.lexicon.value_named` with ``codes``).  Values of only
+    short words or digits (a code like 'F', a date) are not judged."""
     asked = set(re.findall(r"[a-z0-9]+", (question or "").lower()))
     asked_roots = roots(question or "")
     spelled = value_named(question or "", codes=True)
