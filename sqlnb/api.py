@@ -58,8 +58,8 @@ def ask(
     none).  ``require_readonly_role``: refuse (:class:`~sqlnb.errors.WritableRoleError`) when
     the connection's credentials may write or sqlnb cannot tell (None: the notebook's
     ``AskMagic.require_readonly_role``, off outside a notebook)."""
-    from sqlnb.agent.nodes import AgentSettings
     from sqlnb.agent.runner import Agent
+    from sqlnb.agent.settings import AgentSettings
 
     magics = _notebook_magics()
     if require_readonly_role is None:

@@ -68,7 +68,7 @@ class AskRun:
     when the run fails before it starts (no connection, no model: status ``error`` with
     ``error: {kind, message, hint}``; ``started`` is then not sent).
 
-    ``settings``: an :class:`~sqlnb.agent.nodes.AgentSettings`, or a callable taking the
+    ``settings``: an :class:`~sqlnb.agent.settings.AgentSettings`, or a callable taking the
     connection name and returning one (e.g. ``lambda name: ask_magic.settings(no_data=False,
     connection=name)``), or None for the defaults.  ``history``: earlier turns
     ``[{question, status, sql, questions?}]`` seeded when the connection's conversation is
