@@ -52,8 +52,14 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
     draws = sum(int(c.get("weight") or 1) for c in cands) if cands else 1
     chosen = next((c for c in cands if c.get("chosen")), None)
     agree = int(chosen.get("votes") or 0) if chosen else (1 if attempt.get("row_count") else 0)
-    rivals = [c for c in cands if c.get("ok") and not c.get("chosen") and (c.get("votes") or 0) > 0
-              and c.get("group") != (chosen or {}).get("group")]
+    rivals = [
+        c
+        for c in cands
+        if c.get("ok")
+        and not c.get("chosen")
+        and (c.get("votes") or 0) > 0
+        and c.get("group") != (chosen or {}).get("group")
+    ]
     best_rival = max((int(c.get("votes") or 0) for c in rivals), default=0)
     rows = attempt.get("row_count") or 0
     nothing = rows == 0 or bool(attempt.get("nothing_found"))
@@ -87,13 +93,19 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         if done.get(rewrite.name):
             reasons.append(rewrite.reason_for(done[rewrite.name]))
     if earlier_failures:
-        reasons.append(f"{earlier_failures} earlier quer{'ies' if earlier_failures != 1 else 'y'} "
-                       "of this question failed")
+        reasons.append(
+            f"{earlier_failures} earlier quer{'ies' if earlier_failures != 1 else 'y'} "
+            "of this question failed"
+        )
     if attempt.get("reviewed"):
         reasons.append("the model checked the result and kept it")
 
-    doubts = nothing or bool(attempt.get("repeated_rows")) or bool(attempt.get("repaired")) \
+    doubts = (
+        nothing
+        or bool(attempt.get("repeated_rows"))
+        or bool(attempt.get("repaired"))
         or bool(attempt.get("doubts"))
+    )
     if doubts:
         score = min(score, 0.3)
     if not doubts and agree >= 2 and not rivals and agree == draws:

@@ -71,8 +71,9 @@ class AllValues(tuple):
     'FT'), shown as ``values: …`` rather than as examples."""
 
 
-def render_table(table: Table, catalog: Catalog, dialect: str,
-                 samples: Mapping[str, Sequence[str]] | None = None) -> str:
+def render_table(
+    table: Table, catalog: Catalog, dialect: str, samples: Mapping[str, Sequence[str]] | None = None
+) -> str:
     """One table as a compact CREATE TABLE statement with keys, comments and samples."""
     name = _table_name(table, catalog, dialect)
     lines = []
@@ -99,7 +100,12 @@ def render_table(table: Table, catalog: Catalog, dialect: str,
             notes.append(lead + ", ".join(_literal(v) for v in values))
         body.append(("".join(parts), "; ".join(notes)))
     if len(pk) > 1:
-        body.append((f"  PRIMARY KEY ({', '.join(quote_identifier(c, dialect, always=False) for c in table.primary_key)})", ""))
+        body.append(
+            (
+                f"  PRIMARY KEY ({', '.join(quote_identifier(c, dialect, always=False) for c in table.primary_key)})",
+                "",
+            )
+        )
     for fk in table.foreign_keys:
         ref = _ref_name(fk.ref_schema, fk.ref_table, catalog, dialect)
         cols = ", ".join(quote_identifier(c, dialect, always=False) for c in fk.columns)
@@ -124,15 +130,21 @@ def join_paths(tables: Iterable[Table], catalog: Catalog, dialect: str) -> list[
             right = _table_name(ref, catalog, dialect)
             conds = " AND ".join(
                 f"{left}.{quote_identifier(a, dialect, always=False)} = {right}.{quote_identifier(b, dialect, always=False)}"
-                for a, b in zip(fk.columns, fk.ref_columns))
+                for a, b in zip(fk.columns, fk.ref_columns)
+            )
             out.append(conds)
     return out
 
 
-def build_context(catalog: Catalog, question: str, dialect: str, *,
-                  budget: int = DEFAULT_BUDGET,
-                  samples: Callable[[Table], Mapping[str, Sequence[str]]] | None = None,
-                  with_join_paths: bool = False) -> SchemaContext:
+def build_context(
+    catalog: Catalog,
+    question: str,
+    dialect: str,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    samples: Callable[[Table], Mapping[str, Sequence[str]]] | None = None,
+    with_join_paths: bool = False,
+) -> SchemaContext:
     """The schema text for ``question`` within ``budget`` tokens.
 
     Foreign keys are always in the CREATE TABLE text; ``with_join_paths`` also lists them
@@ -201,9 +213,14 @@ def build_context(catalog: Catalog, question: str, dialect: str, *,
     while estimate_tokens(text) > budget and names:
         names.pop()
         text = assemble(with_paths=False)
-    return SchemaContext(text=text, tables=[t.qualified_name for t in chosen],
-                         total_tables=len(tables), tokens=estimate_tokens(text),
-                         listed_names=len(names), omitted_names=len(others) - len(names))
+    return SchemaContext(
+        text=text,
+        tables=[t.qualified_name for t in chosen],
+        total_tables=len(tables),
+        tokens=estimate_tokens(text),
+        listed_names=len(names),
+        omitted_names=len(others) - len(names),
+    )
 
 
 def _table_room(tables: list[Table], budget: int) -> int:
@@ -212,16 +229,18 @@ def _table_room(tables: list[Table], budget: int) -> int:
     return budget - min(names_room, sum(estimate_tokens(t.qualified_name + ", ") for t in tables))
 
 
-def _choose(tables: list[Table], catalog: Catalog, qwords: set[str],
-            rendered: Mapping[int, str], budget: int) -> list[Table]:
+def _choose(
+    tables: list[Table], catalog: Catalog, qwords: set[str], rendered: Mapping[int, str], budget: int
+) -> list[Table]:
     room = _table_room(tables, budget)
     scores = {id(t): relevance(t, qwords) for t in tables}
     by_key = {(t.schema, t.name): t for t in tables}
     neighbours: dict[int, list[Table]] = {id(t): [] for t in tables}
     for t in tables:
         for fk in t.foreign_keys:
-            ref = by_key.get((fk.ref_schema if fk.ref_schema else t.schema, fk.ref_table)) or \
-                catalog.find(fk.ref_table)
+            ref = by_key.get((fk.ref_schema if fk.ref_schema else t.schema, fk.ref_table)) or catalog.find(
+                fk.ref_table
+            )
             if ref is not None and ref is not t:
                 neighbours[id(t)].append(ref)
                 neighbours[id(ref)].append(t)

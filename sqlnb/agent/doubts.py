@@ -16,8 +16,16 @@ from typing import Callable, Sequence
 from sqlglot import exp
 
 from sqlnb.adapters import Catalog, Table
-from sqlnb.agent.lexicon import (ANY_ROWS, EACH_WORD, FILLER_WORDS, NUMBER_WORDS, is_code, plain_text, roots,
-                                 value_named)
+from sqlnb.agent.lexicon import (
+    ANY_ROWS,
+    EACH_WORD,
+    FILLER_WORDS,
+    NUMBER_WORDS,
+    is_code,
+    plain_text,
+    roots,
+    value_named,
+)
 from sqlnb.agent.sqltree import TEXT_TYPES, parse, query_tables, scope_tables, table_names
 from sqlnb.sql.dialects import sqlglot_dialect
 
@@ -67,8 +75,11 @@ def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
     spelled = value_named(question or "", codes=True)
 
     def named(word: str) -> bool:
-        return word in asked or bool(roots(word) & asked_roots) or any(
-            q.startswith(word) or (len(q) >= 4 and word.startswith(q)) for q in asked if len(q) >= 3)
+        return (
+            word in asked
+            or bool(roots(word) & asked_roots)
+            or any(q.startswith(word) or (len(q) >= 4 and word.startswith(q)) for q in asked if len(q) >= 3)
+        )
 
     out: list[str] = []
     for node in tree.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike):
@@ -76,14 +87,17 @@ def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
         for lit in values:
             if not (isinstance(lit, exp.Literal) and lit.is_string) or lit.this in out:
                 continue
-            words = [w for w in re.findall(r"[a-z]+", lit.this.lower()) if len(w) >= 3 and w not in FILLER_WORDS]
+            words = [
+                w for w in re.findall(r"[a-z]+", lit.this.lower()) if len(w) >= 3 and w not in FILLER_WORDS
+            ]
             if words and not any(named(w) for w in words) and not (is_code(lit.this) and spelled(lit.this)):
                 out.append(lit.this)
     return out
 
 
-def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str,
-                  row_count: int | None) -> list[str]:
+def answer_doubts(
+    sql: str, dialect: str, catalog: Catalog | None, question: str, row_count: int | None
+) -> list[str]:
     """What about a query that ran speaks against it as the answer to ``question``, from
     the query, the catalog and the result's size (no data): the question asks for each of
     something while the query keeps one row of its groups (``GROUP BY … LIMIT 1``), the
@@ -98,25 +112,38 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
         return []
     out: list[str] = []
     limit = tree.args.get("limit") if isinstance(tree, (exp.Select, exp.Union)) else None
-    if limit is not None and limit.expression is not None and tree.args.get("order") is None \
-            and not _asks_for_rows(question or "", limit.expression.sql()):
-        out.append(f"it keeps {limit.expression.sql()} row(s) (LIMIT) without an ORDER BY: which ones "
-                   "is up to the database, and the question asks for no number of rows")
+    if (
+        limit is not None
+        and limit.expression is not None
+        and tree.args.get("order") is None
+        and not _asks_for_rows(question or "", limit.expression.sql())
+    ):
+        out.append(
+            f"it keeps {limit.expression.sql()} row(s) (LIMIT) without an ORDER BY: which ones "
+            "is up to the database, and the question asks for no number of rows"
+        )
     left_out = _numbers_left_out(question or "", sql)
     if left_out:
-        out.append(f"the question names {', '.join(left_out)}, the query does not use "
-                   f"{'it' if len(left_out) == 1 else 'them'}")
+        out.append(
+            f"the question names {', '.join(left_out)}, the query does not use "
+            f"{'it' if len(left_out) == 1 else 'them'}"
+        )
     not_asked = _filters_not_asked(tree, question)
     if not_asked:
-        out.append(f"it filters on {', '.join(repr(v) for v in not_asked)}, which the question "
-                   "does not name")
+        out.append(f"it filters on {', '.join(repr(v) for v in not_asked)}, which the question does not name")
     if EACH_WORD.search(question or "") and row_count == 1:
         for select in tree.find_all(exp.Select):
             limit = select.args.get("limit")
-            if select.args.get("group") is not None and limit is not None \
-                    and limit.expression is not None and limit.expression.sql() == "1":
-                out.append(f'the question asks about every group ("{EACH_WORD.search(question).group(1)}"), '
-                           "the query keeps only one (LIMIT 1)")
+            if (
+                select.args.get("group") is not None
+                and limit is not None
+                and limit.expression is not None
+                and limit.expression.sql() == "1"
+            ):
+                out.append(
+                    f'the question asks about every group ("{EACH_WORD.search(question).group(1)}"), '
+                    "the query keeps only one (LIMIT 1)"
+                )
                 break
     if catalog is not None:
         scope: dict[str, Table] = {}
@@ -126,22 +153,32 @@ def answer_doubts(sql: str, dialect: str, catalog: Catalog | None, question: str
         def temporal(e: exp.Expression) -> bool:
             if not isinstance(e, exp.Column):
                 return False
-            owners = [scope[e.table.lower()]] if e.table and e.table.lower() in scope else \
-                [t for t in scope.values() if t.column(e.name) is not None]
+            owners = (
+                [scope[e.table.lower()]]
+                if e.table and e.table.lower() in scope
+                else [t for t in scope.values() if t.column(e.name) is not None]
+            )
             col = owners[0].column(e.name) if len(owners) == 1 else None
             return col is not None and bool(_TEMPORAL_TYPES.search(col.type or ""))
 
         for sub in tree.find_all(exp.Sub):
             if temporal(sub.this) and temporal(sub.expression):
-                out.append(f"it subtracts one date from another ({sub.sql(dialect=sqlglot_dialect(dialect))}): "
-                           "an interval, not a number of days")
+                out.append(
+                    f"it subtracts one date from another ({sub.sql(dialect=sqlglot_dialect(dialect))}): "
+                    "an interval, not a number of days"
+                )
                 break
     return out
 
 
-def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: str,
-                    distinct_values: Callable[[Table, str], Sequence[object]],
-                    max_columns: int = 12) -> list[str]:
+def values_left_out(
+    sql: str,
+    dialect: str,
+    catalog: Catalog | None,
+    question: str,
+    distinct_values: Callable[[Table, str], Sequence[object]],
+    max_columns: int = 12,
+) -> list[str]:
     """Doubts from the data: the stored values of the query's text columns (``distinct_values``,
     at most ``max_columns`` columns a table) that the question names and the query does not
     use, e.g. a question about the orders of one status answered without a filter on that
@@ -177,9 +214,14 @@ def values_left_out(sql: str, dialect: str, catalog: Catalog | None, question: s
                 if not named(v):
                     continue
                 seen.add(plain)
-                if (f"'{plain}'" in used or f'"{plain}"' in used) if code \
-                        else (plain in used or all(w in used for w in words if len(w) > 2)):
+                if (
+                    (f"'{plain}'" in used or f'"{plain}"' in used)
+                    if code
+                    else (plain in used or all(w in used for w in words if len(w) > 2))
+                ):
                     continue
-                out.append(f"the question names '{v}' (a value of {table.name}.{col.name}), "
-                           "the query does not use it")
+                out.append(
+                    f"the question names '{v}' (a value of {table.name}.{col.name}), "
+                    "the query does not use it"
+                )
     return out

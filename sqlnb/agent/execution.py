@@ -26,7 +26,8 @@ def run_statement(sql: str, ctx: AgentContext) -> Run:
         # readonly=True: the guard refuses writes before the database sees them, and the
         # statement runs in a read-only session scope of the connection
         outcome: Result | errors.SqlnbError = ctx.adapter.execute(
-            sql, max_rows=s.row_cap, readonly=True, timeout=s.statement_timeout)
+            sql, max_rows=s.row_cap, readonly=True, timeout=s.statement_timeout
+        )
     except errors.SqlnbError as exc:
         outcome = exc
     return sql, outcome, time.perf_counter() - start
@@ -52,8 +53,10 @@ def nothing_found(result: Result) -> bool:
     if table.num_rows != 1:
         return False
     values = [col[0].as_py() for col in table.columns]
-    return all(v is None or (isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool)
-                             and v == 0) for v in values)
+    return all(
+        v is None or (isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool) and v == 0)
+        for v in values
+    )
 
 
 def plain_value(v: Any) -> Any:

@@ -49,9 +49,14 @@ def draft_seed(state: AgentState, j: int) -> int:
     return zlib.crc32(f"{state.get('question', '')}#{j}".encode())
 
 
-def first_round(state: AgentState, reply: Any, messages: list, ctx: AgentContext,
-                usage: dict[str, float], drawn: Sequence[str] = ()
-                ) -> tuple[dict[str, Any] | None, dict[str, float]]:
+def first_round(
+    state: AgentState,
+    reply: Any,
+    messages: list,
+    ctx: AgentContext,
+    usage: dict[str, float],
+    drawn: Sequence[str] = (),
+) -> tuple[dict[str, Any] | None, dict[str, float]]:
     """The first round of a question (:class:`FirstRound`): what it gives ``generate``
     (:meth:`FirstRound.result`) and the usage with its draft calls added.  ``drawn``:
     drafts already written beside the reply, all taken before any more is drawn.  None
@@ -102,7 +107,7 @@ class FirstRound:
         settled, most of the round asks back, or the drafts find nothing; the usage with
         the draws' calls added."""
         self.take(self.reply)
-        for text in drawn[:self.cap]:
+        for text in drawn[: self.cap]:
             self.take(parse_reply(text))
         for j in range(len(drawn), self.cap):
             if self.settled():
@@ -119,8 +124,12 @@ class FirstRound:
                 # (fill_empty) or the correction, which sees the error or the empty result
                 # with the values there are, goes on from here
                 break
-            text, call_usage = self.ctx.model.invoke(self.messages, temperature=self.settings.first_temperature,
-                                                     seed=draft_seed(self.state, j), draft=True)
+            text, call_usage = self.ctx.model.invoke(
+                self.messages,
+                temperature=self.settings.first_temperature,
+                seed=draft_seed(self.state, j),
+                draft=True,
+            )
             usage = add_usage(usage, call_usage)
             self.take(parse_reply(text))
         return usage
@@ -163,8 +172,14 @@ class FirstRound:
         for rewrite in REWRITES:
             if not isinstance(run[1], Result) or not self.may_run(rewrite):
                 continue
-            draft = Draft(sql=sql, dialect=self.dialect, catalog=self.ctx.catalog, question=self.question,
-                          result=run[1], stored_values=self.stored_values)
+            draft = Draft(
+                sql=sql,
+                dialect=self.dialect,
+                catalog=self.ctx.catalog,
+                question=self.question,
+                result=run[1],
+                stored_values=self.stored_values,
+            )
             new = self.stand_in(rewrite, draft)
             if new is None:
                 continue
@@ -195,8 +210,9 @@ class FirstRound:
 
     def may_run(self, rewrite: Rewrite) -> bool:
         """Whether ``rewrite`` is on, and has the stored values it reads."""
-        return self.settings.rewrite_on(rewrite.name) and (not rewrite.needs_values
-                                                           or self.stored_values is not None)
+        return self.settings.rewrite_on(rewrite.name) and (
+            not rewrite.needs_values or self.stored_values is not None
+        )
 
     def stand_in(self, rewrite: Rewrite, draft: Draft) -> tuple[str, Run, str] | None:
         """``rewrite``'s query for ``draft``, its run and what it changed, when the query
@@ -222,8 +238,9 @@ class FirstRound:
         otherwise."""
         if exc.kind not in ("column_not_found", "table_not_found"):
             return None
-        fixed = suggest_fix(exc.kind, f"{exc.message} {exc.engine_message or ''}", sql, self.dialect,
-                            self.ctx.catalog)
+        fixed = suggest_fix(
+            exc.kind, f"{exc.message} {exc.engine_message or ''}", sql, self.dialect, self.ctx.catalog
+        )
         if fixed is None and exc.kind == "column_not_found" and self.settings.rewrite_on(LINK_JOINS.name):
             linked = link_joins(sql, self.dialect, self.ctx.catalog, allow_missing=True)
             fixed = linked[0] if linked else None
@@ -279,8 +296,11 @@ class FirstRound:
             fixed_sql = self.sqls[key]
             by_value: str | None = None
             by_nulls: str | None = None
-            if self.stored_values is not None and (fixed := value_repair(
-                    fixed_sql, self.dialect, self.ctx.catalog, self.stored_values)) is not None:
+            if (
+                self.stored_values is not None
+                and (fixed := value_repair(fixed_sql, self.dialect, self.ctx.catalog, self.stored_values))
+                is not None
+            ):
                 fixed_sql, by_value = fixed
             if (null_safe := null_safe_not_in(fixed_sql, self.dialect)) is not None:
                 fixed_sql, by_nulls = null_safe[0], f"NULLs left out of NOT IN ({', '.join(null_safe[1])})"
@@ -315,9 +335,18 @@ class FirstRound:
         if self.asked and len(self.asked) > top and len(self.asked) >= fruitless:
             clarify = self.reply.clarify if self.reply.clarify else self.asked[0]
         if not self.order:
-            return ({"candidates": [], "weights": [], "draws": self.draws, "clarify": clarify}
-                    if clarify is not None else None)
+            return (
+                {"candidates": [], "weights": [], "draws": self.draws, "clarify": clarify}
+                if clarify is not None
+                else None
+            )
         sqls = [self.sqls[k] for k in self.order]
-        return {"candidates": sqls, "weights": [self.weights[k] for k in self.order],
-                "draws": self.draws, "clarify": clarify, "repairs": self.repairs, "nulls": self.nulls,
-                "rewrites": {sql: dict(self.changes[sql]) for sql in sqls if self.changes.get(sql)}}
+        return {
+            "candidates": sqls,
+            "weights": [self.weights[k] for k in self.order],
+            "draws": self.draws,
+            "clarify": clarify,
+            "repairs": self.repairs,
+            "nulls": self.nulls,
+            "rewrites": {sql: dict(self.changes[sql]) for sql in sqls if self.changes.get(sql)},
+        }

@@ -16,8 +16,9 @@ def build_graph(checkpointer=None):
     g.add_edge(START, "generate")
     g.add_edge("generate", "decide_next_step")
     g.add_edge("execute", "decide_next_step")
-    g.add_conditional_edges("decide_next_step", route,
-                            {"generate": "generate", "execute": "execute", END: END})
+    g.add_conditional_edges(
+        "decide_next_step", route, {"generate": "generate", "execute": "execute", END: END}
+    )
     return g.compile(checkpointer=checkpointer)
 
 

@@ -61,20 +61,28 @@ def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog
             owners = [t for t in catalog.tables if t.column(bare) is not None]
             aliased = alias_table(sql, dialect, catalog, qualifier) if qualifier else None
             if aliased is not None and aliased.column(bare) is None:
-                where = f"{qualifier} is {aliased.name}" if qualifier.lower() != aliased.name.lower() \
+                where = (
+                    f"{qualifier} is {aliased.name}"
+                    if qualifier.lower() != aliased.name.lower()
                     else aliased.name
-                hints.append(f"{where}, which has no column {bare} (its columns: "
-                             f"{', '.join(c.name for c in aliased.columns[:30])})")
+                )
+                hints.append(
+                    f"{where}, which has no column {bare} (its columns: "
+                    f"{', '.join(c.name for c in aliased.columns[:30])})"
+                )
             if owners:
-                names = ", ".join(t.qualified_name if t.schema and t.schema != catalog.default_schema
-                                  else t.name for t in owners[:6])
+                names = ", ".join(
+                    t.qualified_name if t.schema and t.schema != catalog.default_schema else t.name
+                    for t in owners[:6]
+                )
                 hints.append(f"column {bare} exists in: {names}")
                 if used and not any(t in used for t in owners):
                     hints.append("join one of those tables, or take the column from the table that has it")
             else:
                 pool = sorted({c.name for t in (used or catalog.tables) for c in t.columns})
-                close = difflib.get_close_matches(bare, pool, n=3, cutoff=0.5) or \
-                    difflib.get_close_matches(bare.lower(), [p.lower() for p in pool], n=3, cutoff=0.5)
+                close = difflib.get_close_matches(bare, pool, n=3, cutoff=0.5) or difflib.get_close_matches(
+                    bare.lower(), [p.lower() for p in pool], n=3, cutoff=0.5
+                )
                 if close:
                     hints.append(f"no column is named {bare}; closest: {', '.join(close)}")
     if kind == "table_not_found" or missing_name(message, MISSING_TABLE):
@@ -82,8 +90,9 @@ def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog
         if name:
             bare = name.split(".")[-1]
             pool = [t.name for t in catalog.tables]
-            close = difflib.get_close_matches(bare, pool, n=3, cutoff=0.5) or \
-                [p for p in pool if p.lower() == bare.lower()]
+            close = difflib.get_close_matches(bare, pool, n=3, cutoff=0.5) or [
+                p for p in pool if p.lower() == bare.lower()
+            ]
             if close:
                 hints.append(f"no table is named {bare}; closest: {', '.join(close)}")
     if used and kind not in ("timeout", "cancelled", "read_only"):
@@ -92,8 +101,9 @@ def error_hint(kind: str, message: str, sql: str, dialect: str, catalog: Catalog
     return "; ".join(hints) or None
 
 
-def empty_result_hint(sql: str, dialect: str, catalog: Catalog | None,
-                      distinct_values: Callable[[Table, str], Sequence[object]]) -> str | None:
+def empty_result_hint(
+    sql: str, dialect: str, catalog: Catalog | None, distinct_values: Callable[[Table, str], Sequence[object]]
+) -> str | None:
     """When a filter matched nothing: the existing values closest to each string literal
     compared with a column (``col = 'x'``, ``col LIKE 'x'``, ``col IN (...)``)."""
     if catalog is None:
@@ -124,15 +134,19 @@ def empty_result_hint(sql: str, dialect: str, catalog: Catalog | None,
         if shown:
             label = "closest values" if picks else "some values"
             quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in shown)
-            hints.append(f"{table.name}.{col.name} has no {', '.join(repr(w) for w in wanted)}; {label}: {quoted}")
+            hints.append(
+                f"{table.name}.{col.name} has no {', '.join(repr(w) for w in wanted)}; {label}: {quoted}"
+            )
     return "; ".join(hints) or None
 
 
 def null_not_in_hint(columns: Sequence[str]) -> str:
     """Why a query with ``NOT IN (SELECT c …)`` came back empty, for the subqueries'
     ``columns`` (:func:`sqlnb.agent.repairs.empty.null_safe_not_in`): from the query alone."""
-    return (f"NOT IN matches no row once its list holds a NULL: add IS NOT NULL "
-            f"to the subquery ({', '.join(columns)})")
+    return (
+        f"NOT IN matches no row once its list holds a NULL: add IS NOT NULL "
+        f"to the subquery ({', '.join(columns)})"
+    )
 
 
 def repeated_rows_hint(result: Result) -> str | None:
@@ -148,5 +162,7 @@ def repeated_rows_hint(result: Result) -> str | None:
     if distinct == table.num_rows:
         return None
     more = " fetched" if result.truncated else ""
-    return (f"only {distinct} of the {table.num_rows} rows{more} are different; the others repeat "
-            "them (a join that multiplies rows, or a missing DISTINCT or GROUP BY?)")
+    return (
+        f"only {distinct} of the {table.num_rows} rows{more} are different; the others repeat "
+        "them (a join that multiplies rows, or a missing DISTINCT or GROUP BY?)"
+    )

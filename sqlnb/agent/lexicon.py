@@ -103,6 +103,7 @@ def sql_content_words(sql: str | None) -> list[str]:
     plural) nor numbers, in order, repeats kept."""
     return [stem(w) for w in tokens(sql) if not listed(w, SQL_WORDS) and not w.isdigit()]
 
+
 # ---------------------------------------------------------------------------
 # word lists
 # ---------------------------------------------------------------------------
@@ -141,15 +142,19 @@ FILLER_WORDS = frozenset({"the", "and", "for", "with", "from", "not", "all", "an
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 # a question that excludes or negates something: a value it names may be one to leave out
-EXCLUDING = re.compile(r"\b(?:not|never|no|non|nor|without|except|excluding|exclude|other than|apart from)\b"
-                       r"|n't\b", re.I)
+EXCLUDING = re.compile(
+    r"\b(?:not|never|no|non|nor|without|except|excluding|exclude|other than|apart from)\b"
+    r"|n't\b",
+    re.I,
+)
 # a question about things that have none of something ("never", "without", "do not have",
 # "with no", "no … at all"), not about a property of the rows themselves ("are not")
 HAVING_NONE = re.compile(
     r"\bnever\b|\bwithout\b|\b(?:do|does|did|have|has|had)\s*(?:not|n't)\b"
     r"|\b(?:don|doesn|didn|haven|hasn|hadn)'t\b"
     r"|\b(?:with|have|has|had)\s+no\b|\bno\s+(?!more\b|less\b|longer\b|later\b|earlier\b|fewer\b)\w+\s+(?:at all|ever)\b",
-    re.I)
+    re.I,
+)
 # where a question starts naming the rows an average is taken over
 AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
 # a question asking for the things that have both of two values
@@ -196,8 +201,9 @@ def abbreviates(code: str, word: str, *, strict: bool = False) -> bool:
     return all(ch in rest for ch in c[1:])
 
 
-def value_named(question: str, *, codes: bool = False,
-                names: Iterable[str] = (), strict: bool = False) -> Callable[[str], bool]:
+def value_named(
+    question: str, *, codes: bool = False, names: Iterable[str] = (), strict: bool = False
+) -> Callable[[str], bool]:
     """Whether ``question`` names a stored value: the value, in any case and spacing, as
     whole words of the question (a plural ending allowed).  With ``codes``, also a code
     (:func:`is_code`) that a word of the question spells out (:func:`abbreviates`), words
@@ -211,8 +217,11 @@ def value_named(question: str, *, codes: bool = False,
     taken = {r for n in names for r in roots(n)}
     found = re.findall(r"[a-z]+", asked)
     longs = [w for w in found if len(w) >= 3 and w not in ASKING_WORDS and not (roots(w) & taken)]
-    initials = {a[0] + b[0] for a, b in zip(found, found[1:])
-                if len(a) >= 3 and len(b) >= 3 and not {a, b} & NOT_INITIALS}
+    initials = {
+        a[0] + b[0]
+        for a, b in zip(found, found[1:])
+        if len(a) >= 3 and len(b) >= 3 and not {a, b} & NOT_INITIALS
+    }
 
     def named(value: str) -> bool:
         plain = plain_text(value)
@@ -221,10 +230,13 @@ def value_named(question: str, *, codes: bool = False,
                 return True
             # an everyday word: named as stored (capitals) or as a plural noun
             if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", question or "") is not None or (
-                    len(plain) >= 3 and re.search(rf"(?<!\w){re.escape(plain)}e?s(?!\w)", asked) is not None):
+                len(plain) >= 3 and re.search(rf"(?<!\w){re.escape(plain)}e?s(?!\w)", asked) is not None
+            ):
                 return True
         if not codes or not is_code(value):
             return False
-        return plain in initials if len(plain) == 2 else any(abbreviates(value, w, strict=strict) for w in longs)
+        return (
+            plain in initials if len(plain) == 2 else any(abbreviates(value, w, strict=strict) for w in longs)
+        )
 
     return named

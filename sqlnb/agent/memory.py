@@ -59,8 +59,18 @@ CREATE TABLE IF NOT EXISTS accepted (
 );
 CREATE INDEX IF NOT EXISTS accepted_fingerprint ON accepted (fingerprint);
 """
-_COLUMNS = ("id", "fingerprint", "dialect", "connection", "question", "sql", "source",
-            "created_at", "used_at", "times")
+_COLUMNS = (
+    "id",
+    "fingerprint",
+    "dialect",
+    "connection",
+    "question",
+    "sql",
+    "source",
+    "created_at",
+    "used_at",
+    "times",
+)
 
 
 # ---- where, and which database -------------------------------------------------------------
@@ -100,8 +110,9 @@ def _doc_terms(pair: Mapping[str, Any]) -> Counter:
     return tf
 
 
-def similar_pairs(question: str, pairs: Sequence[Mapping[str, Any]], k: int = 3,
-                  *, k1: float = 1.2, b: float = 0.75) -> list[dict[str, Any]]:
+def similar_pairs(
+    question: str, pairs: Sequence[Mapping[str, Any]], k: int = 3, *, k1: float = 1.2, b: float = 0.75
+) -> list[dict[str, Any]]:
     """The ``k`` pairs ``[{question, sql, ...}]`` most similar to ``question``, best first,
     each a copy with its ``score`` (BM25 over word stems, stop words left out: the stems and
     the stop list of :mod:`sqlnb.agent.lexicon`; a word of the pair's SQL, SQL's own words
@@ -143,8 +154,9 @@ def _broken(path: Path, exc: BaseException) -> errors.MemoryStoreError:
     return errors.MemoryStoreError(
         f"The memory of accepted answers ({path}) cannot be used: {what}",
         hint="move the file away or delete it (it holds only remembered questions and their "
-             "SQL; sqlnb starts a new one), or turn the memory off: "
-             "%config AskMagic.use_memory = False")
+        "SQL; sqlnb starts a new one), or turn the memory off: "
+        "%config AskMagic.use_memory = False",
+    )
 
 
 class MemoryStore:
@@ -172,8 +184,9 @@ class MemoryStore:
                     os.fchmod(fd, 0o600)
             finally:
                 os.close(fd)
-            con = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT, isolation_level=None,
-                                  check_same_thread=False)
+            con = sqlite3.connect(
+                str(self.path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
         except (OSError, sqlite3.Error) as exc:
             raise _broken(self.path, exc) from None
         try:
@@ -204,8 +217,17 @@ class MemoryStore:
             con.close()
 
     # ---- writing -------------------------------------------------------------------
-    def remember(self, fingerprint: str, question: str, sql: str, *, source: str,
-                 connection: str = "", dialect: str = "", functions: Any = None) -> int:
+    def remember(
+        self,
+        fingerprint: str,
+        question: str,
+        sql: str,
+        *,
+        source: str,
+        connection: str = "",
+        dialect: str = "",
+        functions: Any = None,
+    ) -> int:
         """Store ``question`` and its ``sql`` for the database ``fingerprint``; returns the
         entry's id.  The same question with the same SQL (normalised) again updates that
         entry (source, connection, time, count).  Only a single read-only query is
@@ -215,13 +237,13 @@ class MemoryStore:
         from sqlnb.sql.normalize import normalize_sql
 
         if source not in SOURCES:
-            raise errors.UsageError(f"unknown memory source {source!r}",
-                                    hint=f"one of {', '.join(SOURCES)}")
+            raise errors.UsageError(f"unknown memory source {source!r}", hint=f"one of {', '.join(SOURCES)}")
         question = " ".join((question or "").split())
         sql = (sql or "").strip()
         if not question:
-            raise errors.UsageError("No question to remember",
-                                    hint='give it: %sqlnb remember "How many orders are paid?"')
+            raise errors.UsageError(
+                "No question to remember", hint='give it: %sqlnb remember "How many orders are paid?"'
+            )
         if not sql:
             raise errors.UsageError("No SQL to remember")
         if not fingerprint:
@@ -231,10 +253,21 @@ class MemoryStore:
             raise errors.UsageError(
                 f"Not remembered: only read-only queries are remembered, and this one is "
                 f"not ({verdict.reason})",
-                hint="the memory keeps the questions and SELECT queries you accepted")
+                hint="the memory keeps the questions and SELECT queries you accepted",
+            )
         now = _now()
-        row = (fingerprint, dialect, connection, question, _question_key(question), sql,
-               normalize_sql(sql, dialect), source, now, now)
+        row = (
+            fingerprint,
+            dialect,
+            connection,
+            question,
+            _question_key(question),
+            sql,
+            normalize_sql(sql, dialect),
+            source,
+            now,
+            now,
+        )
 
         def work(con: sqlite3.Connection) -> int:
             con.execute(
@@ -243,9 +276,13 @@ class MemoryStore:
                 " ON CONFLICT (fingerprint, question_key, sql_key) DO UPDATE SET"
                 " question = excluded.question, sql = excluded.sql, source = excluded.source,"
                 " connection = excluded.connection, used_at = excluded.used_at,"
-                " times = times + 1", row)
-            return con.execute("SELECT id FROM accepted WHERE fingerprint = ? AND question_key = ?"
-                               " AND sql_key = ?", (row[0], row[4], row[6])).fetchone()[0]
+                " times = times + 1",
+                row,
+            )
+            return con.execute(
+                "SELECT id FROM accepted WHERE fingerprint = ? AND question_key = ? AND sql_key = ?",
+                (row[0], row[4], row[6]),
+            ).fetchone()[0]
 
         return self._run(work)
 
@@ -253,8 +290,10 @@ class MemoryStore:
         """Delete entries by id (within ``fingerprint`` when given too), or every entry of
         ``fingerprint``; returns how many went."""
         if ids is None and fingerprint is None:
-            raise errors.UsageError("Say which remembered answers to delete",
-                                    hint="give their ids, or a database fingerprint for all of one database")
+            raise errors.UsageError(
+                "Say which remembered answers to delete",
+                hint="give their ids, or a database fingerprint for all of one database",
+            )
         clauses, params = [], []
         if ids is not None:
             ids = [int(i) for i in ids]
@@ -265,8 +304,9 @@ class MemoryStore:
         if fingerprint is not None:
             clauses.append("fingerprint = ?")
             params.append(fingerprint)
-        return self._run(lambda con: con.execute(
-            f"DELETE FROM accepted WHERE {' AND '.join(clauses)}", params).rowcount)
+        return self._run(
+            lambda con: con.execute(f"DELETE FROM accepted WHERE {' AND '.join(clauses)}", params).rowcount
+        )
 
     # ---- reading -------------------------------------------------------------------
     def entries(self, fingerprint: str | None = None) -> list[dict[str, Any]]:
@@ -275,8 +315,9 @@ class MemoryStore:
         where, params = ("WHERE fingerprint = ?", (fingerprint,)) if fingerprint else ("", ())
 
         def work(con: sqlite3.Connection) -> list[dict[str, Any]]:
-            rows = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM accepted {where} ORDER BY id",
-                               params).fetchall()
+            rows = con.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM accepted {where} ORDER BY id", params
+            ).fetchall()
             return [dict(zip(_COLUMNS, r)) for r in rows]
 
         return self._run(work, write=False)
@@ -289,13 +330,16 @@ class MemoryStore:
             latest.setdefault(_question_key(e["question"]), e)
         return similar_pairs(question, list(latest.values()), k)
 
-    def export(self, path_or_file: str | os.PathLike[str] | IO[str],
-               fingerprint: str | None = None) -> int:
+    def export(self, path_or_file: str | os.PathLike[str] | IO[str], fingerprint: str | None = None) -> int:
         """Write the entries (of ``fingerprint``) as JSON ``{"format": "sqlnb-memory",
         "version": 1, "entries": [...]}``; returns how many."""
         items = self.entries(fingerprint)
-        text = json.dumps({"format": "sqlnb-memory", "version": 1, "entries": items},
-                          indent=2, ensure_ascii=False) + "\n"
+        text = (
+            json.dumps(
+                {"format": "sqlnb-memory", "version": 1, "entries": items}, indent=2, ensure_ascii=False
+            )
+            + "\n"
+        )
         if hasattr(path_or_file, "write"):
             path_or_file.write(text)  # type: ignore[union-attr]
         else:
@@ -303,14 +347,16 @@ class MemoryStore:
             try:
                 target.write_text(text, encoding="utf-8")
             except OSError as exc:
-                raise errors.UsageError(f"Cannot write {target}: {exc.strerror or exc}",
-                                        hint="choose a writable file path") from None
+                raise errors.UsageError(
+                    f"Cannot write {target}: {exc.strerror or exc}", hint="choose a writable file path"
+                ) from None
         return len(items)
 
 
 # ---- what the front doors call --------------------------------------------------------------
-def remember_answer(store: MemoryStore, adapter: Any, question: str, sql: str, *,
-                    connection: str = "", source: str) -> int:
+def remember_answer(
+    store: MemoryStore, adapter: Any, question: str, sql: str, *, connection: str = "", source: str
+) -> int:
     """Remember ``question`` → ``sql`` for ``adapter``'s database (fingerprint, dialect and
     the engine's read-only function policy from the adapter)."""
     functions = None
@@ -320,8 +366,15 @@ def remember_answer(store: MemoryStore, adapter: Any, question: str, sql: str, *
             functions = base.guard_functions()
         except errors.SqlnbError:
             functions = None  # the shipped snapshot stands in
-    return store.remember(database_fingerprint(adapter), question, sql, source=source,
-                          connection=connection, dialect=adapter.dialect, functions=functions)
+    return store.remember(
+        database_fingerprint(adapter),
+        question,
+        sql,
+        source=source,
+        connection=connection,
+        dialect=adapter.dialect,
+        functions=functions,
+    )
 
 
 _PROVENANCE = "-- sqlnb ask:"
@@ -333,7 +386,7 @@ def provenance_question(text: str) -> str | None:
     for line in (text or "").splitlines():
         s = line.strip()
         if s.startswith(_PROVENANCE):
-            rest = s[len(_PROVENANCE):]
+            rest = s[len(_PROVENANCE) :]
             cut = rest.rfind(" | model: ")
             question = (rest[:cut] if cut >= 0 else rest).strip()
             return question or None
@@ -344,8 +397,9 @@ def provenance_question(text: str) -> str | None:
 
 def without_provenance(text: str) -> str:
     """The cell's SQL without the provenance comment line."""
-    return "\n".join(line for line in (text or "").splitlines()
-                     if not line.strip().startswith(_PROVENANCE)).strip()
+    return "\n".join(
+        line for line in (text or "").splitlines() if not line.strip().startswith(_PROVENANCE)
+    ).strip()
 
 
 class MemoryWarning:

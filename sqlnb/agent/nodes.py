@@ -56,6 +56,7 @@ class AgentContext:
 # nodes
 # ---------------------------------------------------------------------------
 
+
 def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     """Call the model with the dialect's system prompt and what it should see now.
 
@@ -75,9 +76,13 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             # the first answer and its first drafts written side by side: about the time
             # of one reply (the drafts are what the first round would draw next)
             together = ctx.model.invoke_many(
-                messages, [{"temperature": None}] + [
+                messages,
+                [{"temperature": None}]
+                + [
                     {"temperature": s.first_temperature, "seed": draft_seed(state, j)}
-                    for j in range(TOGETHER_DRAFTS)])
+                    for j in range(TOGETHER_DRAFTS)
+                ],
+            )
             (text, call_usage), drawn = together[0], [t for t, _ in together[1:]]
             for _, u in together:
                 usage = add_usage(usage, u)
@@ -102,12 +107,21 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         if not state.get("attempts") and iteration == 1:
             first, usage = first_round(state, reply, messages, ctx, usage, drawn)
     except errors.SqlnbError as exc:
-        return {"iteration": iteration, "model_error": str(exc), "reply": None, "last_step": "generate",
-                "usage": add_usage(usage, {"failed_calls": 1})}
+        return {
+            "iteration": iteration,
+            "model_error": str(exc),
+            "reply": None,
+            "last_step": "generate",
+            "usage": add_usage(usage, {"failed_calls": 1}),
+        }
     except Exception as exc:  # a provider's own exception that escaped the client
-        return {"iteration": iteration, "model_error": f"{type(exc).__name__}: {exc}",
-                "reply": None, "last_step": "generate",
-                "usage": add_usage(usage, {"failed_calls": 1})}
+        return {
+            "iteration": iteration,
+            "model_error": f"{type(exc).__name__}: {exc}",
+            "reply": None,
+            "last_step": "generate",
+            "usage": add_usage(usage, {"failed_calls": 1}),
+        }
     out = {"text": text, "sql": reply.sql, "final": reply.final, "clarify": reply.clarify}
     if not_a_question:
         out["not_a_question"] = not_a_question  # the next prompt says so (prompts.py)
@@ -117,9 +131,15 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         out.update(sql=pool[0], final=False, candidates=pool)
     if first:
         # no candidates: the drafts wrote no query, and asking back is what they agree on
-        out.update(sql=(first["candidates"] or [None])[0], final=False, candidates=first["candidates"],
-                   weights=first["weights"], first_round=True, draws=first["draws"],
-                   clarify=first["clarify"])
+        out.update(
+            sql=(first["candidates"] or [None])[0],
+            final=False,
+            candidates=first["candidates"],
+            weights=first["weights"],
+            first_round=True,
+            draws=first["draws"],
+            clarify=first["clarify"],
+        )
         for part in ("repairs", "nulls", "rewrites"):
             if first.get(part):
                 out[part] = first[part]
@@ -137,8 +157,9 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
     }
 
 
-def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteration: int,
-                      usage: dict[str, float]) -> tuple[list[str], dict[str, float]]:
+def _retry_candidates(
+    state: AgentState, reply: Any, ctx: AgentContext, iteration: int, usage: dict[str, float]
+) -> tuple[list[str], dict[str, float]]:
     """After a failed attempt: the reply's SQL, the failed query with the names clearly
     meant (the hint's suggestion) and fresh drafts of the question, without any query that
     already failed or repeats another candidate (none when not retrying).  A draft call
@@ -146,9 +167,14 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
     s = ctx.settings
     attempts = state.get("attempts") or []
     drafts = s.retry_drafts if s.retry_drafts is not None else default_retry_drafts(ctx.model)
-    if (drafts <= 0 or not attempts or attempts[-1].get("ok")
-            or reply.clarify is not None or not getattr(ctx.model, "samples", False)
-            or attempts[-1].get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled", "read_only"}):
+    if (
+        drafts <= 0
+        or not attempts
+        or attempts[-1].get("ok")
+        or reply.clarify is not None
+        or not getattr(ctx.model, "samples", False)
+        or attempts[-1].get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled", "read_only"}
+    ):
         return [], usage
     if drafted(attempts):
         # the first round already sampled the first prompt up to 1 + first_drafts times:
@@ -172,8 +198,9 @@ def _retry_candidates(state: AgentState, reply: Any, ctx: AgentContext, iteratio
     first = model_messages({**state, "attempts": [], "reply": None}, "fresh") if drafts else []
     for j in range(drafts):
         try:
-            text, call_usage = ctx.model.invoke(first, temperature=s.retry_temperature,
-                                                seed=iteration * 1000 + j, draft=True)
+            text, call_usage = ctx.model.invoke(
+                first, temperature=s.retry_temperature, seed=iteration * 1000 + j, draft=True
+            )
         except Exception:
             usage = add_usage(usage, {"failed_calls": 1, "calls": 0})
             break
@@ -189,10 +216,13 @@ def _drafts_together(state: AgentState, ctx: AgentContext, iteration: int) -> bo
     """Whether the first answer is written together with its first drafts: a model that
     writes replies side by side (llama.cpp in-process), a first round that will draw
     drafts, and only the question's first call."""
-    return (iteration == 1 and not state.get("attempts")
-            and first_draft_cap(ctx.settings, ctx.model) >= TOGETHER_DRAFTS
-            and bool(getattr(ctx.model, "samples", False))
-            and getattr(ctx.model, "side_by_side", False) is True)
+    return (
+        iteration == 1
+        and not state.get("attempts")
+        and first_draft_cap(ctx.settings, ctx.model) >= TOGETHER_DRAFTS
+        and bool(getattr(ctx.model, "samples", False))
+        and getattr(ctx.model, "side_by_side", False) is True
+    )
 
 
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -218,24 +248,33 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     if len(runs) > 1 or weights[0] > 1:
         groups = _groups(runs)
         attempt["candidates"] = [
-            {"sql": c, "ok": not isinstance(o, errors.SqlnbError),
-             "error_kind": o.kind if isinstance(o, errors.SqlnbError) else None,
-             "row_count": _row_count(o), "weight": weights[i], "group": groups[i],
-             "votes": votes[i], "chosen": i == chosen}
-            for i, (c, o, _) in enumerate(runs)]
+            {
+                "sql": c,
+                "ok": not isinstance(o, errors.SqlnbError),
+                "error_kind": o.kind if isinstance(o, errors.SqlnbError) else None,
+                "row_count": _row_count(o),
+                "weight": weights[i],
+                "group": groups[i],
+                "votes": votes[i],
+                "chosen": i == chosen,
+            }
+            for i, (c, o, _) in enumerate(runs)
+        ]
     if reply.get("first_round"):
         attempt["first_round"] = True  # type: ignore[typeddict-unknown-key]
         attempt["draws"] = reply.get("draws") or sum(weights)  # type: ignore[typeddict-unknown-key]
     # what the first round changed in the chosen query (its confidence reasons say so)
-    if (done := (reply.get("repairs") or {}).get(sql)):
+    if done := (reply.get("repairs") or {}).get(sql):
         attempt["repaired"] = done
-    if (done := (reply.get("nulls") or {}).get(sql)):
+    if done := (reply.get("nulls") or {}).get(sql):
         attempt["null_safe"] = done
-    if (done := (reply.get("rewrites") or {}).get(sql)):
+    if done := (reply.get("rewrites") or {}).get(sql):
         attempt["rewrites"] = dict(done)
     if attempt["ok"]:
         try:
-            doubts = answer_doubts(sql, dialect, ctx.catalog, state.get("question", ""), attempt.get("row_count"))
+            doubts = answer_doubts(
+                sql, dialect, ctx.catalog, state.get("question", ""), attempt.get("row_count")
+            )
         except Exception:  # a query shape the checks do not know: no doubt raised
             doubts = []
         if doubts:
@@ -244,8 +283,13 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     return {
         "attempts": attempts + [attempt],
         "consecutive_failures": failures,
-        "messages": [ToolMessage(content=format_attempt(attempt, with_choice=True),
-                                 tool_call_id=f"attempt-{n}-{uuid.uuid4().hex[:8]}", name="run_sql")],
+        "messages": [
+            ToolMessage(
+                content=format_attempt(attempt, with_choice=True),
+                tool_call_id=f"attempt-{n}-{uuid.uuid4().hex[:8]}",
+                name="run_sql",
+            )
+        ],
         "last_step": "execute",
     }
 
@@ -260,8 +304,7 @@ def _votes(runs: list[Run], weights: list[int] | None = None) -> list[int]:
     the same non-empty result (0: failed or empty)."""
     w = weights or [1] * len(runs)
     prints = [fingerprint(o) if isinstance(o, Result) else None for _, o, _ in runs]
-    return [sum(w[j] for j, q in enumerate(prints) if q == p) if p is not None else 0
-            for p in prints]
+    return [sum(w[j] for j, q in enumerate(prints) if q == p) if p is not None else 0 for p in prints]
 
 
 def _groups(runs: list[Run]) -> list[int | None]:
@@ -289,18 +332,29 @@ def _row_count(outcome: Any) -> int | None:
 def _vote(runs: list[Run], votes: list[int]) -> int:
     """The index of the run to keep: most votes (see :func:`_votes`), then a result (even
     empty) over an error, then the earliest."""
-    return min(range(len(runs)),
-               key=lambda i: (-votes[i], not isinstance(runs[i][1], Result), i))
+    return min(range(len(runs)), key=lambda i: (-votes[i], not isinstance(runs[i][1], Result), i))
 
 
-def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: float,
-             dialect: str, ctx: AgentContext) -> Attempt:
+def _attempt(
+    n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: float, dialect: str, ctx: AgentContext
+) -> Attempt:
     """The attempt record of one run: the result's shape and preview, or the classified
     error with hints; the result itself goes to the run's context."""
     s = ctx.settings
-    attempt: Attempt = {"n": n, "sql": sql, "ok": False, "error_kind": None, "error": None,
-                        "hint": None, "suggestion": None, "row_count": None, "truncated": False, "columns": [],
-                        "preview": [], "elapsed": 0.0}
+    attempt: Attempt = {
+        "n": n,
+        "sql": sql,
+        "ok": False,
+        "error_kind": None,
+        "error": None,
+        "hint": None,
+        "suggestion": None,
+        "row_count": None,
+        "truncated": False,
+        "columns": [],
+        "preview": [],
+        "elapsed": 0.0,
+    }
     if isinstance(outcome, errors.SqlnbError):
         exc = outcome
         attempt["error_kind"] = exc.kind
@@ -312,8 +366,10 @@ def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: flo
             # through, e.g. inside a function: a refused write, not a missing privilege
             attempt["error_kind"] = "read_only"
             attempt["error"] = f"refused by the read-only session: {_error_text(exc)}"
-            attempt["hint"] = ("only read-only queries run here; this one writes (e.g. through a "
-                               "function it calls): never write data")
+            attempt["hint"] = (
+                "only read-only queries run here; this one writes (e.g. through a "
+                "function it calls): never write data"
+            )
         else:
             attempt["error"] = _error_text(exc)
             message = f"{exc.message} {exc.engine_message or ''}"
@@ -349,6 +405,7 @@ def _attempt(n: int, sql: str, outcome: Result | errors.SqlnbError, elapsed: flo
     attempt["elapsed"] = round(elapsed, 6)
     return attempt
 
+
 def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> dict[str, Any]:
     """The rules of the issue, in order; ends the turn with a status and a stop reason or
     says where to go next."""
@@ -366,8 +423,9 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
                 # drafts wrote queries although most asked back: run them first, so
                 # that the best query found goes with the questions
                 return {"next_step": "execute"}
-            return _end(state, "clarification", status="needs_clarification",
-                        questions=list(reply["clarify"]))
+            return _end(
+                state, "clarification", status="needs_clarification", questions=list(reply["clarify"])
+            )
         sql = reply.get("sql")
         if reply.get("not_a_question") and not sql:
             # a CLARIFY that asked nothing (see generate): a failed turn, ask again
@@ -388,8 +446,7 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
     if not last.get("ok") and last.get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled"}:
         return _end(state, "unrecoverable_error")
     if reply.get("clarify") is not None:
-        return _end(state, "clarification", status="needs_clarification",
-                    questions=list(reply["clarify"]))
+        return _end(state, "clarification", status="needs_clarification", questions=list(reply["clarify"]))
     if last.get("ok") and last.get("first_round") and not last.get("nothing_found"):
         # the drafts' vote gave a non-empty result: it is the answer (a review call with
         # a small model almost never changes it)
@@ -425,25 +482,36 @@ def route(state: AgentState) -> Literal["generate", "execute", "__end__"]:
 # helpers
 # ---------------------------------------------------------------------------
 
+
 def _next_or_end(state: AgentState) -> dict[str, Any]:
     if state.get("iteration", 0) >= state.get("max_iterations", 5):
         return _end(state, "max_iterations")
     return {"next_step": "generate"}
 
 
-def _end(state: AgentState, stop_reason: str, *, status: str | None = None,
-         questions: list[str] | None = None) -> dict[str, Any]:
+def _end(
+    state: AgentState, stop_reason: str, *, status: str | None = None, questions: list[str] | None = None
+) -> dict[str, Any]:
     attempts = state.get("attempts") or []
     ok = [a for a in attempts if a.get("ok")]
     if status is None:
         status = "success" if ok else "failed"
     # a clarification after a successful query keeps that query as the best answer so far
     final_sql = ok[-1]["sql"] if ok and status in ("success", "needs_clarification") else None
-    turn = {"question": state.get("question", ""), "sql": final_sql, "status": status,
-            "questions": questions or []}
-    return {"next_step": "end", "status": status, "stop_reason": stop_reason,
-            "final_sql": final_sql, "questions": questions or [],
-            "turns": list(state.get("turns") or []) + [turn]}
+    turn = {
+        "question": state.get("question", ""),
+        "sql": final_sql,
+        "status": status,
+        "questions": questions or [],
+    }
+    return {
+        "next_step": "end",
+        "status": status,
+        "stop_reason": stop_reason,
+        "final_sql": final_sql,
+        "questions": questions or [],
+        "turns": list(state.get("turns") or []) + [turn],
+    }
 
 
 def _same_sql(a: str, b: str, dialect: str) -> bool:
@@ -456,7 +524,8 @@ _READ_ONLY_SESSION = re.compile(r"read[- ]only transaction|readonly database|que
 def _read_only_refusal(exc: errors.SqlnbError) -> bool:
     """Whether the engine refused a write because the statement ran read-only."""
     return exc.kind == "permission" and bool(
-        _READ_ONLY_SESSION.search(f"{exc.message} {exc.engine_message or ''}"))
+        _READ_ONLY_SESSION.search(f"{exc.message} {exc.engine_message or ''}")
+    )
 
 
 # a quoted stretch of an error message (not the apostrophe of "doesn't")
@@ -470,7 +539,7 @@ def _without_values(text: str | None, sql: str, catalog: Catalog | None) -> str 
     if not text:
         return text
     names: set[str] = set()
-    for t in (catalog.tables if catalog is not None else []):
+    for t in catalog.tables if catalog is not None else []:
         names.update(n.lower() for n in (t.name, t.schema or "") if n)
         names.update(c.name.lower() for c in t.columns)
     low_sql = sql.lower()

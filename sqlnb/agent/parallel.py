@@ -60,13 +60,18 @@ class _PromptOnly:
         raise _Captured(prompt, stop)
 
 
-def chat_prompt(llama: Any, messages: list[dict[str, str]], stop: Sequence[str]) -> tuple[list[int], list[str]]:
+def chat_prompt(
+    llama: Any, messages: list[dict[str, str]], stop: Sequence[str]
+) -> tuple[list[int], list[str]]:
     """The prompt tokens and stop strings ``llama.create_chat_completion(messages,
     stop=stop)`` would use (its chat format, the model's template included)."""
     from llama_cpp import llama_chat_format
 
-    handler = (llama.chat_handler or llama._chat_handlers.get(llama.chat_format)
-               or llama_chat_format.get_chat_completion_handler(llama.chat_format))
+    handler = (
+        llama.chat_handler
+        or llama._chat_handlers.get(llama.chat_format)
+        or llama_chat_format.get_chat_completion_handler(llama.chat_format)
+    )
     try:
         handler(llama=_PromptOnly(llama), messages=messages, stop=list(stop))
     except _Captured as got:
@@ -78,8 +83,14 @@ def chat_prompt(llama: Any, messages: list[dict[str, str]], stop: Sequence[str])
     raise RuntimeError("the chat format did not ask for a completion")
 
 
-def side_by_side(llama: Any, prompt: Sequence[int], specs: Sequence[Mapping[str, Any]], *,
-                 max_tokens: int, stop: Sequence[str]) -> list[tuple[str, int]]:
+def side_by_side(
+    llama: Any,
+    prompt: Sequence[int],
+    specs: Sequence[Mapping[str, Any]],
+    *,
+    max_tokens: int,
+    stop: Sequence[str],
+) -> list[tuple[str, int]]:
     """One reply per spec (``temperature``, ``seed``) to ``prompt``, decoded together:
     each reply's text (cut at its first stop string) and its number of tokens.
 
@@ -132,8 +143,11 @@ def side_by_side(llama: Any, prompt: Sequence[int], specs: Sequence[Mapping[str,
             temperature = float(spec.get("temperature") or 0.0)
             if spec.get("seed") is not None:
                 llama.set_seed(int(spec["seed"]))
-            samplers.append(llama._init_sampler(top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0,
-                                                temp=temperature, repeat_penalty=1.0))
+            samplers.append(
+                llama._init_sampler(
+                    top_k=40, top_p=0.95, min_p=0.05, typical_p=1.0, temp=temperature, repeat_penalty=1.0
+                )
+            )
         tokens = [smp.sample(ctx, -1) for smp in samplers]
         step = 0
         while True:
@@ -159,7 +173,7 @@ def side_by_side(llama: Any, prompt: Sequence[int], specs: Sequence[Mapping[str,
                 else:
                     hit = [x for x in stops if x in raw]
                     if hit:
-                        texts[i] = raw[:raw.index(hit[0])].decode("utf-8", errors="ignore")
+                        texts[i] = raw[: raw.index(hit[0])].decode("utf-8", errors="ignore")
                         continue
                     if len(outs[i]) >= max_tokens:
                         texts[i] = raw.decode("utf-8", errors="ignore")

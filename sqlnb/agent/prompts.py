@@ -21,8 +21,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from sqlnb.sql.dialects import sqlglot_dialect
 
 DIALECT_NAMES = {
-    "postgres": "PostgreSQL", "mysql": "MySQL", "redshift": "Amazon Redshift",
-    "snowflake": "Snowflake", "sqlite": "SQLite", "duckdb": "DuckDB",
+    "postgres": "PostgreSQL",
+    "mysql": "MySQL",
+    "redshift": "Amazon Redshift",
+    "snowflake": "Snowflake",
+    "sqlite": "SQLite",
+    "duckdb": "DuckDB",
 }
 RENDERINGS = ("fresh", "chat")
 
@@ -42,10 +46,17 @@ def dialect_notes(dialect: str) -> str:
 
 def system_prompt(dialect: str, schema: str, *, max_iterations: int = 5, failure_cutoff: int = 3) -> str:
     d = sqlglot_dialect(dialect)
-    return Template(template("system")).safe_substitute(
-        dialect_name=DIALECT_NAMES.get(d, d or "SQL"), dialect_notes=dialect_notes(d),
-        schema=schema.strip() or "(no tables)", max_iterations=max_iterations,
-        failure_cutoff=failure_cutoff).strip()
+    return (
+        Template(template("system"))
+        .safe_substitute(
+            dialect_name=DIALECT_NAMES.get(d, d or "SQL"),
+            dialect_notes=dialect_notes(d),
+            schema=schema.strip() or "(no tables)",
+            max_iterations=max_iterations,
+            failure_cutoff=failure_cutoff,
+        )
+        .strip()
+    )
 
 
 def format_attempt(a: dict[str, Any], *, with_choice: bool = False) -> str:
@@ -60,8 +71,10 @@ def format_attempt(a: dict[str, Any], *, with_choice: bool = False) -> str:
     ran = sum(1 for c in cands if c.get("ok"))
     agree = max((c.get("votes") or 0) for c in cands)
     agreed = f"; {agree} of them gave this result" if agree > 1 else ""
-    head = (f"{len(cands)} candidate queries ran, {ran} without error{agreed}. This one was "
-            f"kept:\n```sql\n{a.get('sql')}\n```")
+    head = (
+        f"{len(cands)} candidate queries ran, {ran} without error{agreed}. This one was "
+        f"kept:\n```sql\n{a.get('sql')}\n```"
+    )
     return f"{head}\n{out}"
 
 
@@ -80,8 +93,10 @@ def _outcome(a: dict[str, Any]) -> str:
         elif n and a.get("data_shared") is False:
             lines.append("(rows are not shown: data sharing is off for this connection)")
         if n == 0:
-            lines.append("No rows matched. An empty result rarely answers a question: check the "
-                         "filters (values, their case, numbers stored as text) and the joins.")
+            lines.append(
+                "No rows matched. An empty result rarely answers a question: check the "
+                "filters (values, their case, numbers stored as text) and the joins."
+            )
         if a.get("hint"):
             lines.append(f"Hint: {a['hint']}")
         return "\n".join(lines)
@@ -90,8 +105,10 @@ def _outcome(a: dict[str, Any]) -> str:
     if a.get("hint"):
         lines.append(f"Hint: {a['hint']}")
     if a.get("suggestion"):
-        lines.append("The same query with the names that exist (check that it answers the "
-                     f"question):\n```sql\n{a['suggestion']}\n```")
+        lines.append(
+            "The same query with the names that exist (check that it answers the "
+            f"question):\n```sql\n{a['suggestion']}\n```"
+        )
     return "\n".join(lines)
 
 
@@ -125,8 +142,11 @@ def fresh_prompt(state: dict[str, Any]) -> str:
     attempts = state.get("attempts") or []
     why = (state.get("reply") or {}).get("not_a_question")
     if not attempts:
-        parts.append(not_a_question_note(why, state) if why else
-                     "Write one SQL query that answers the question, in a ```sql block.")
+        parts.append(
+            not_a_question_note(why, state)
+            if why
+            else "Write one SQL query that answers the question, in a ```sql block."
+        )
         return "\n\n".join(parts)
     lines = ["Your attempts so far:"]
     for a in attempts:
@@ -138,13 +158,17 @@ def fresh_prompt(state: dict[str, Any]) -> str:
     parts.append("\n\n".join(lines))
     last = attempts[-1]
     if last.get("ok"):
-        parts.append("Check the last result against the question: the right rows, columns, "
-                     "order and filters. If it answers the question, reply with the single word "
-                     "FINAL. If not, reply with a corrected query in a ```sql block. Do not ask "
-                     "the user anything now: a query has run, so reply FINAL or with SQL.")
+        parts.append(
+            "Check the last result against the question: the right rows, columns, "
+            "order and filters. If it answers the question, reply with the single word "
+            "FINAL. If not, reply with a corrected query in a ```sql block. Do not ask "
+            "the user anything now: a query has run, so reply FINAL or with SQL."
+        )
     else:
-        parts.append("The last query failed. Reply with a corrected query in a ```sql block; "
-                     "do not repeat a query that failed. Use only the columns each table has.")
+        parts.append(
+            "The last query failed. Reply with a corrected query in a ```sql block; "
+            "do not repeat a query that failed. Use only the columns each table has."
+        )
     if why:
         parts.append(not_a_question_note(why, state))
     return "\n\n".join(parts)
@@ -154,8 +178,10 @@ def examples_text(examples: Sequence[dict[str, Any]]) -> str | None:
     """The memory's accepted answers as the model is shown them (None: none)."""
     if not examples:
         return None
-    lines = ["Questions about this database answered before, with the SQL the user accepted "
-             "(examples; the tables and values they use exist):"]
+    lines = [
+        "Questions about this database answered before, with the SQL the user accepted "
+        "(examples; the tables and values they use exist):"
+    ]
     for e in examples:
         lines.append(f"Question: {e['question']}\n```sql\n{str(e['sql']).strip()}\n```")
     return "\n".join(lines)
@@ -164,16 +190,26 @@ def examples_text(examples: Sequence[dict[str, Any]]) -> str | None:
 def not_a_question_note(why: str, state: dict[str, Any]) -> str:
     """What the model is told after a CLARIFY reply that asked the user nothing."""
     attempts = state.get("attempts") or []
-    then = (" or, if the last result answers the question, the single word FINAL"
-            if attempts and attempts[-1].get("ok") else "")
-    return (f"Your last reply began with CLARIFY: but was not a question for the user ({why}). "
-            f"Do not ask the user now: reply with one SQL query in a ```sql block{then}.")
+    then = (
+        " or, if the last result answers the question, the single word FINAL"
+        if attempts and attempts[-1].get("ok")
+        else ""
+    )
+    return (
+        f"Your last reply began with CLARIFY: but was not a question for the user ({why}). "
+        f"Do not ask the user now: reply with one SQL query in a ```sql block{then}."
+    )
 
 
 def model_messages(state: dict[str, Any], rendering: str = "fresh") -> list[BaseMessage]:
-    system = SystemMessage(content=system_prompt(
-        state.get("dialect", ""), state.get("schema_context", ""),
-        max_iterations=state.get("max_iterations", 5), failure_cutoff=state.get("failure_cutoff", 3)))
+    system = SystemMessage(
+        content=system_prompt(
+            state.get("dialect", ""),
+            state.get("schema_context", ""),
+            max_iterations=state.get("max_iterations", 5),
+            failure_cutoff=state.get("failure_cutoff", 3),
+        )
+    )
     if rendering == "fresh":
         return [system, HumanMessage(content=fresh_prompt(state))]
     shown = examples_text(state.get("examples") or [])

@@ -18,12 +18,25 @@ from dataclasses import dataclass, field
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 # a query starts with SELECT, or WITH and a CTE definition ("With the result shown, ..."
 # is prose, not SQL)
-_BARE_START = re.compile(r"""(?is)^\s*(?:select\b|with\s+(?:recursive\s+)?(?:"[^"]+"|`[^`]+`|\w+)\s*"""
-                         r"""(?:\([^)]*\)\s*)?as\s*(?:not\s+)?(?:materialized\s*)?\()""")
+_BARE_START = re.compile(
+    r"""(?is)^\s*(?:select\b|with\s+(?:recursive\s+)?(?:"[^"]+"|`[^`]+`|\w+)\s*"""
+    r"""(?:\([^)]*\)\s*)?as\s*(?:not\s+)?(?:materialized\s*)?\()"""
+)
 _FINAL_LINE = re.compile(r"^[\s>*_`#-]*final[\s*_`.!:]*$", re.I)
 _CLARIFY = re.compile(r"^[\s*_`#]*clarify[\s*_`]*:[*_`]*", re.I)  # also **CLARIFY:**
-_SQL_LANGS = {"sql", "postgresql", "postgres", "mysql", "sqlite", "duckdb", "snowflake",
-              "redshift", "tsql", "plsql", "psql"}
+_SQL_LANGS = {
+    "sql",
+    "postgresql",
+    "postgres",
+    "mysql",
+    "sqlite",
+    "duckdb",
+    "snowflake",
+    "redshift",
+    "tsql",
+    "plsql",
+    "psql",
+}
 
 
 @dataclass
@@ -98,7 +111,9 @@ def _strip_bullet(line: str) -> str:
 _FEEDBACK_LINE = re.compile(
     r"^(?:attempt \d+\b|the query (?:ran|failed)\b|columns:|first \d+ rows?:|hint:|question:"
     r"|no rows matched|result of your query|your attempts so far|earlier in this conversation"
-    r"|answered with:|you asked:|the last query failed|\d+ candidate quer)", re.I)
+    r"|answered with:|you asked:|the last query failed|\d+ candidate quer)",
+    re.I,
+)
 
 
 def _norm(text: str) -> str:
@@ -126,8 +141,7 @@ def real_questions(reply: Reply, question: str, prompt: str) -> tuple[list[str],
         n_plain = n.removeprefix("question").strip(" :")
         if n_plain == asked or n == asked:
             echoes.append("the question")
-        elif (_FEEDBACK_LINE.match(n) or n in shown_lines
-              or (len(n) >= 12 and n in shown)):
+        elif _FEEDBACK_LINE.match(n) or n in shown_lines or (len(n) >= 12 and n in shown):
             echoes.append("the prompt")
         else:
             kept.append(q)

@@ -76,7 +76,9 @@ def checked_rewrite_names(names: Iterable[str] | str | None) -> frozenset[str]:
     if unknown:
         raise errors.ConfigurationError(
             f"Unknown rewrite{'s' if len(unknown) > 1 else ''} {', '.join(repr(n) for n in unknown)} "
-            f"in disabled_rewrites", hint=f"the rewrites are: {', '.join(REWRITE_NAMES)}")
+            f"in disabled_rewrites",
+            hint=f"the rewrites are: {', '.join(REWRITE_NAMES)}",
+        )
     return out
 
 

@@ -99,8 +99,11 @@ def spelling(select: exp.Select) -> dict[str, str]:
     """Each table alias (or name) of ``select``'s own FROM and JOINs, in lower case, as
     the query spells it (an engine may fold case)."""
     sources = [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or [])
-    return {(t.alias or t.name).lower(): (t.alias or t.name) for src in sources
-            if src is not None and isinstance(t := src.this, exp.Table)}
+    return {
+        (t.alias or t.name).lower(): (t.alias or t.name)
+        for src in sources
+        if src is not None and isinstance(t := src.this, exp.Table)
+    }
 
 
 def fk_target(fk, catalog: Catalog) -> Table | None:
@@ -131,14 +134,18 @@ def fk_links(a: Table, b: Table, catalog: Catalog) -> list[tuple[str, str]]:
 def table_node(table: Table, catalog: Catalog) -> exp.Table:
     """``table`` as a quoted table expression, its schema named unless it is the default."""
     schema = table.schema if table.schema and table.schema != catalog.default_schema else None
-    return exp.Table(this=exp.to_identifier(table.name, quoted=True),
-                     db=exp.to_identifier(schema, quoted=True) if schema else None)
+    return exp.Table(
+        this=exp.to_identifier(table.name, quoted=True),
+        db=exp.to_identifier(schema, quoted=True) if schema else None,
+    )
 
 
 def qualified(column: str, table: str, *, quoted: bool = False) -> exp.Column:
     """``table.column``: the column as the catalog spells it (quoted), the table or alias
     as the query does (``quoted``: as the catalog does)."""
-    return exp.Column(this=exp.to_identifier(column, quoted=True), table=exp.to_identifier(table, quoted=quoted))
+    return exp.Column(
+        this=exp.to_identifier(column, quoted=True), table=exp.to_identifier(table, quoted=quoted)
+    )
 
 
 def qualify_own(select: exp.Select, scope: dict[str, Table], spelled: dict[str, str]) -> None:
@@ -162,8 +169,9 @@ def and_terms(node: exp.Expression | None) -> list[exp.Expression]:
     return [node]
 
 
-def string_filters(tree: exp.Expression, catalog: Catalog, kinds: tuple, *, unique_owner: bool = False
-                   ) -> Iterator[tuple[exp.Expression, exp.Column, Table, list[exp.Literal]]]:
+def string_filters(
+    tree: exp.Expression, catalog: Catalog, kinds: tuple, *, unique_owner: bool = False
+) -> Iterator[tuple[exp.Expression, exp.Column, Table, list[exp.Literal]]]:
     """The filters of a parsed query that compare a catalog column with string literals
     (``col = 'x'``, ``col IN ('x', 'y')``, ...; ``kinds``: the expression classes): each
     as (node, column, its table, the literals).  A column without a qualifier belongs to

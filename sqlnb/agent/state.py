@@ -13,9 +13,18 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 Status = Literal["running", "success", "failed", "needs_clarification"]
-StopReason = Literal["clarification", "finalized", "voted", "duplicate_sql", "no_sql",
-                     "unrecoverable_error", "consecutive_failures", "max_iterations",
-                     "model_error", "executed"]
+StopReason = Literal[
+    "clarification",
+    "finalized",
+    "voted",
+    "duplicate_sql",
+    "no_sql",
+    "unrecoverable_error",
+    "consecutive_failures",
+    "max_iterations",
+    "model_error",
+    "executed",
+]
 
 STOP_REASONS: tuple[str, ...] = StopReason.__args__  # type: ignore[attr-defined]
 
@@ -84,20 +93,41 @@ class AgentState(TypedDict, total=False):
     examples: list[dict[str, str]]
 
 
-def new_turn(question: str, *, connection: str, dialect: str, schema_context: str,
-             max_iterations: int, failure_cutoff: int, no_review: bool,
-             examples: list[dict[str, str]] | None = None) -> dict[str, Any]:
+def new_turn(
+    question: str,
+    *,
+    connection: str,
+    dialect: str,
+    schema_context: str,
+    max_iterations: int,
+    failure_cutoff: int,
+    no_review: bool,
+    examples: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
     """The input that starts a turn: per-turn fields reset, the conversation kept."""
     from langchain_core.messages import HumanMessage
 
     return {
         "messages": [HumanMessage(content=question)],
-        "question": question, "connection": connection, "dialect": dialect,
-        "schema_context": schema_context, "iteration": 0, "max_iterations": max_iterations,
-        "consecutive_failures": 0, "failure_cutoff": failure_cutoff, "no_review": no_review,
-        "attempts": [], "reply": None, "last_step": None, "next_step": None,
-        "model_error": None, "final_sql": None, "status": "running", "stop_reason": None,
-        "questions": [], "usage": {},
+        "question": question,
+        "connection": connection,
+        "dialect": dialect,
+        "schema_context": schema_context,
+        "iteration": 0,
+        "max_iterations": max_iterations,
+        "consecutive_failures": 0,
+        "failure_cutoff": failure_cutoff,
+        "no_review": no_review,
+        "attempts": [],
+        "reply": None,
+        "last_step": None,
+        "next_step": None,
+        "model_error": None,
+        "final_sql": None,
+        "status": "running",
+        "stop_reason": None,
+        "questions": [],
+        "usage": {},
         "examples": [{"question": str(e["question"]), "sql": str(e["sql"])} for e in examples or []],
     }
 

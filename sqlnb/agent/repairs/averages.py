@@ -15,18 +15,21 @@ from sqlnb.sql.dialects import sqlglot_dialect
 def _same_filter(a: exp.Expression, b: exp.Expression) -> bool:
     """Whether two ``column = 'value'`` terms compare the same column (by name) with the
     same string."""
+
     def parts(term: exp.Expression):
         if isinstance(term, exp.EQ):
             for col, lit in ((term.this, term.expression), (term.expression, term.this)):
                 if isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and lit.is_string:
                     return col.name.lower(), str(lit.this)
         return None
+
     pa = parts(a)
     return pa is not None and pa == parts(b)
 
 
-def average_subset_filter(sql: str, dialect: str, catalog: Catalog | None,
-                          question: str) -> tuple[str, str] | None:
+def average_subset_filter(
+    sql: str, dialect: str, catalog: Catalog | None, question: str
+) -> tuple[str, str] | None:
     """A question comparing rows with the average of a subset of them (the rows above the
     average of those of one kind) answered with the subset's filter on the compared rows
     as well (``WHERE kind = 'x' AND v > (SELECT AVG(v) FROM t WHERE kind = 'x')``: only
@@ -50,8 +53,8 @@ def average_subset_filter(sql: str, dialect: str, catalog: Catalog | None,
         return None
     table = next(iter(scope.values()))
     names = table_names([table])
-    before = value_named(question[:where_avg.start()], codes=True, names=names)
-    after = value_named(question[where_avg.start():], codes=True, names=names)
+    before = value_named(question[: where_avg.start()], codes=True, names=names)
+    after = value_named(question[where_avg.start() :], codes=True, names=names)
     terms = and_terms(tree.args["where"].this)
     d = sqlglot_dialect(dialect)
     for cmp in terms:
@@ -59,8 +62,12 @@ def average_subset_filter(sql: str, dialect: str, catalog: Catalog | None,
             continue
         sub = next((s for s in (cmp.this, cmp.expression) if isinstance(s, exp.Subquery)), None)
         inner = sub.this if sub is not None else None
-        if not isinstance(inner, exp.Select) or len(inner.expressions) != 1 \
-                or not isinstance(inner.expressions[0].unalias(), exp.Avg) or inner.args.get("joins"):
+        if (
+            not isinstance(inner, exp.Select)
+            or len(inner.expressions) != 1
+            or not isinstance(inner.expressions[0].unalias(), exp.Avg)
+            or inner.args.get("joins")
+        ):
             continue
         inner_scope = scope_tables(inner, catalog)
         if list(inner_scope.values()) != [table] or inner.args.get("where") is None:
@@ -85,7 +92,7 @@ def _propose(draft: Draft) -> Proposal:
 SUBSET_AVERAGES = Rewrite(
     name="subset_averages",
     summary="A draft comparing rows with the average of a subset of them that limits the compared "
-            "rows to that subset as well lists them all.",
+    "rows to that subset as well lists them all.",
     propose=_propose,
     keeps="finds_rows",
     reason="the rows compared with a subset's average are no longer limited to that subset ({change})",

@@ -15,8 +15,9 @@ from sqlnb.agent.sqltree import parse, readable, string_filters
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
-def value_repair(sql: str, dialect: str, catalog: Catalog | None,
-                 distinct_values: Callable[[Table, str], Sequence[object]]) -> tuple[str, str] | None:
+def value_repair(
+    sql: str, dialect: str, catalog: Catalog | None, distinct_values: Callable[[Table, str], Sequence[object]]
+) -> tuple[str, str] | None:
     """When a filter matched nothing because a string literal differs from the value
     stored in its column only in case or spacing (``= 'new york'`` for 'New York'), or is
     one clear near match of it: the query with the stored values put in, and what was
@@ -28,8 +29,9 @@ def value_repair(sql: str, dialect: str, catalog: Catalog | None,
     if tree is None:
         return None
     changes: list[str] = []
-    for _node, col, table, literals in string_filters(tree, catalog, (exp.EQ, exp.In, exp.NEQ),
-                                                     unique_owner=True):
+    for _node, col, table, literals in string_filters(
+        tree, catalog, (exp.EQ, exp.In, exp.NEQ), unique_owner=True
+    ):
         try:
             values = [str(v) for v in distinct_values(table, table.column(col.name).name) if v is not None]
         except Exception:

@@ -31,8 +31,11 @@ def _value_pair(node: exp.Expression) -> tuple[exp.Column, exp.Literal, exp.Lite
     pair = None
     if isinstance(node, exp.In) and not node.args.get("query") and not isinstance(node.parent, exp.Not):
         values = node.expressions
-        if (isinstance(node.this, exp.Column) and len(values) == 2
-                and all(isinstance(v, exp.Literal) for v in values)):
+        if (
+            isinstance(node.this, exp.Column)
+            and len(values) == 2
+            and all(isinstance(v, exp.Literal) for v in values)
+        ):
             pair = node.this, values[0], values[1]
     elif isinstance(node, exp.Or):
         a, b = _column_value(node.this), _column_value(node.expression)
@@ -54,7 +57,7 @@ def _both_targets(tree: exp.Expression) -> list[tuple[exp.Expression, exp.Expres
         terms = list(node.this.flatten()) if isinstance(node.this, exp.And) else [node.this]
         eqs = [(t, cv) for t in terms if (cv := _column_value(t))]
         for i, (ta, (ca, va)) in enumerate(eqs):
-            for tb, (cb, vb) in eqs[i + 1:]:
+            for tb, (cb, vb) in eqs[i + 1 :]:
                 if ca.sql().lower() == cb.sql().lower() and va.sql() != vb.sql():
                     found.append((ta, tb))
     return found
@@ -74,8 +77,13 @@ def both_values_intersect(sql: str, dialect: str, question: str) -> tuple[str, s
     if not question or not BOTH_WORD.search(question) or EXCLUDING.search(question):
         return None
     tree = parse(sql, dialect)
-    if (not isinstance(tree, exp.Select) or tree.args.get("order") or tree.args.get("limit")
-            or tree.args.get("having") or any(p.find(exp.AggFunc) for p in tree.expressions)):
+    if (
+        not isinstance(tree, exp.Select)
+        or tree.args.get("order")
+        or tree.args.get("limit")
+        or tree.args.get("having")
+        or any(p.find(exp.AggFunc) for p in tree.expressions)
+    ):
         return None
     group = tree.args.get("group")
     if group is not None:
@@ -100,7 +108,8 @@ def both_values_intersect(sql: str, dialect: str, question: str) -> tuple[str, s
         if b is None:
             col, *values = _value_pair(a)
             (a.parent if isinstance(a.parent, exp.Paren) else a).replace(
-                exp.EQ(this=col.copy(), expression=values[i].copy()))
+                exp.EQ(this=col.copy(), expression=values[i].copy())
+            )
         else:
             where = a.find_ancestor(exp.Where)
             drop = b if i == 0 else a
@@ -119,7 +128,7 @@ def _propose(draft: Draft) -> Proposal:
 INTERSECTIONS = Rewrite(
     name="intersections",
     summary="A draft answering a question about things that have both of two values with one "
-            "filter for either value asks for each value apart, joined by INTERSECT.",
+    "filter for either value asks for each value apart, joined by INTERSECT.",
     propose=_propose,
     keeps="finds_rows",
     reason="each of the two values the question asks for both of is asked for apart ({change})",

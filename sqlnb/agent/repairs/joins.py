@@ -20,8 +20,9 @@ from sqlnb.agent.sqltree import (
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
-def link_joins(sql: str, dialect: str, catalog: Catalog | None, *,
-               allow_missing: bool = False) -> tuple[str, str] | None:
+def link_joins(
+    sql: str, dialect: str, catalog: Catalog | None, *, allow_missing: bool = False
+) -> tuple[str, str] | None:
     """A query whose JOIN compares columns that no foreign key links, while the catalog
     says how the two tables are linked: the same query joined along the foreign key
     (``a.id = b.id`` → ``a.id = b.a_id``, or the link through the one table between
@@ -41,7 +42,8 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None, *,
     if tree is None:
         return None
     linked = {id(t) for t in catalog.tables if t.foreign_keys} | {
-        id(r) for t in catalog.tables for fk in t.foreign_keys if (r := fk_target(fk, catalog))}
+        id(r) for t in catalog.tables for fk in t.foreign_keys if (r := fk_target(fk, catalog))
+    }
     changes: list[str] = []
     for select in list(tree.find_all(exp.Select)):
         scope = scope_tables(select, catalog)
@@ -80,8 +82,13 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None, *,
                     continue  # compares two columns of one row: a filter, not a link
                 other = next(o for o in owners if o != joined)
                 mine = {o: c.name.lower() for o, c in ends}
-                if mine[other] == mine[joined] and not missing and not all(
-                        [k.lower() for k in scope[o].primary_key] == [mine[o]] for o in (other, joined)):
+                if (
+                    mine[other] == mine[joined]
+                    and not missing
+                    and not all(
+                        [k.lower() for k in scope[o].primary_key] == [mine[o]] for o in (other, joined)
+                    )
+                ):
                     # the same name on both sides: a link the catalog may not declare
                     # (but two tables' own keys, ``a.id = b.id``, pair unrelated rows)
                     continue
@@ -98,8 +105,10 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None, *,
             if mine and any((x.lower(), y.lower()) == (mine[other], mine[joined]) for x, y in links):
                 continue  # joined along the foreign key
             qa, qb = spelled.get(other, other), spelled.get(joined, joined)
-            before = f"{on.this.sql(dialect=sqlglot_dialect(dialect))} = " \
-                     f"{on.expression.sql(dialect=sqlglot_dialect(dialect))}"
+            before = (
+                f"{on.this.sql(dialect=sqlglot_dialect(dialect))} = "
+                f"{on.expression.sql(dialect=sqlglot_dialect(dialect))}"
+            )
             if len(links) == 1:
                 x, y = links[0]
                 join.set("on", exp.EQ(this=qualified(x, qa), expression=qualified(y, qb)))
@@ -109,18 +118,25 @@ def link_joins(sql: str, dialect: str, catalog: Catalog | None, *,
                 continue  # several keys between them: which one is meant is not clear
             # a table the query reads already links them another way (one link of a row
             # beside another link of the same row): not this link
-            mids = [(t, first[0], second[0]) for t in catalog.tables
-                    if t is not a and t is not b and t.name.lower() not in used
-                    and len(first := fk_links(a, t, catalog)) == 1
-                    and len(second := fk_links(t, b, catalog)) == 1]
+            mids = [
+                (t, first[0], second[0])
+                for t in catalog.tables
+                if t is not a
+                and t is not b
+                and t.name.lower() not in used
+                and len(first := fk_links(a, t, catalog)) == 1
+                and len(second := fk_links(t, b, catalog)) == 1
+            ]
             if len(mids) != 1:
                 continue
             mid, (x, m1), (m2, y) = mids[0]
             used.add(mid.name.lower())
             # the new table may share column names: this SELECT's own columns are qualified
             qualify_own(select, scope, spelled)
-            step = exp.Join(this=table_node(mid, catalog), on=exp.EQ(this=qualified(x, qa),
-                                                  expression=qualified(m1, mid.name, quoted=True)))
+            step = exp.Join(
+                this=table_node(mid, catalog),
+                on=exp.EQ(this=qualified(x, qa), expression=qualified(m1, mid.name, quoted=True)),
+            )
             for arg in ("side", "kind"):
                 if join.args.get(arg):
                     step.set(arg, join.args[arg])
@@ -144,7 +160,7 @@ def _propose(draft: Draft) -> Proposal:
 LINK_JOINS = Rewrite(
     name="link_joins",
     summary="A draft whose JOIN compares columns no foreign key links is joined along the foreign "
-            "keys instead (the one key between the two tables, or the one table linking them).",
+    "keys instead (the one key between the two tables, or the one table linking them).",
     propose=_propose,
     keeps="runs",
     reason="joined along the foreign keys ({change})",

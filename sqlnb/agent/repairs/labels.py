@@ -83,12 +83,18 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         having = [(a, t) for a, t in scope.items() if t.column(col.name) is not None]
         return having[0] if len(having) == 1 else None
 
-    items = [(i, item, item.this if isinstance(item, exp.Alias) else item)
-             for i, item in enumerate(tree.expressions)]
+    items = [
+        (i, item, item.this if isinstance(item, exp.Alias) else item)
+        for i, item in enumerate(tree.expressions)
+    ]
     # the rows the query already names (shows a text column of): (alias, table)
-    named_rows = {(r[0].lower(), id(r[1])) for _, _, col in items
-                  if isinstance(col, exp.Column) and (r := resolve(col)) is not None
-                  and TEXT_TYPES.search(r[1].column(col.name).type or "")}
+    named_rows = {
+        (r[0].lower(), id(r[1]))
+        for _, _, col in items
+        if isinstance(col, exp.Column)
+        and (r := resolve(col)) is not None
+        and TEXT_TYPES.search(r[1].column(col.name).type or "")
+    }
     used = set(scope) | {t.name.lower() for t in tree.find_all(exp.Table)}
     changes: list[str] = []
     replaced: dict[int, list[exp.Expression]] = {}  # a projection's index -> what shows instead
@@ -106,17 +112,25 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         # a key to another row of the same table (a mentor, a manager): the name the
         # query shows of the row itself is not that row's
         other_row = ref is owner and key.lower() != column.name.lower()
-        if ref is None or not labels or any(t == id(ref) and not (other_row and a == source.lower())
-                                            for a, t in named_rows):
+        if (
+            ref is None
+            or not labels
+            or any(t == id(ref) and not (other_row and a == source.lower()) for a, t in named_rows)
+        ):
             continue  # no name to show, or the query shows a text column of that row
         thing = (roots(column.name) - ID_WORDS) | (set() if other_row else roots(ref.name))
         if not thing & qwords:
             continue  # the question does not name what the id identifies
         if ref is owner and not other_row:  # the table's own key: its name columns are right there
-            qualifier = (col.args["table"].copy() if col.table else exp.to_identifier(source)) \
-                if col.table or len(scope) > 1 else None
-            new = [exp.column(label, table=qualifier.copy() if qualifier else None, quoted=True)
-                   for label in labels]
+            qualifier = (
+                (col.args["table"].copy() if col.table else exp.to_identifier(source))
+                if col.table or len(scope) > 1
+                else None
+            )
+            new = [
+                exp.column(label, table=qualifier.copy() if qualifier else None, quoted=True)
+                for label in labels
+            ]
         else:
             alias, n = ref.name.lower(), 2
             while alias in used:
@@ -128,14 +142,19 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
                 qualify_own(tree, scope, {})
                 joined = True
             target = table_node(ref, catalog)
-            tree.join(exp.alias_(target, exp.to_identifier(alias, quoted=True)),
-                      on=exp.EQ(this=exp.column(key, table=alias, quoted=True), expression=col.copy()),
-                      join_type="left", copy=False)
+            tree.join(
+                exp.alias_(target, exp.to_identifier(alias, quoted=True)),
+                on=exp.EQ(this=exp.column(key, table=alias, quoted=True), expression=col.copy()),
+                join_type="left",
+                copy=False,
+            )
             new = [exp.column(label, table=alias, quoted=True) for label in labels]
         named_rows.add((source.lower() if ref is owner and not other_row else alias, id(ref)))
         group = tree.args.get("group")
-        if group is not None and any(isinstance(g, exp.Column) and g.name.lower() == col.name.lower()
-                                     and resolve(g) == found for g in group.expressions):
+        if group is not None and any(
+            isinstance(g, exp.Column) and g.name.lower() == col.name.lower() and resolve(g) == found
+            for g in group.expressions
+        ):
             for n in new:  # still grouped by the id: the same groups
                 group.append("expressions", n.copy())
         if len(new) == 1 and isinstance(item, exp.Alias) and not set(words(item.alias)) & ID_WORDS:
@@ -161,8 +180,11 @@ def _referenced(table: Table, column: str, catalog: Catalog) -> tuple[Table | No
     for fk in table.foreign_keys:
         if len(fk.columns) == 1 and fk.columns[0].lower() == low:
             ref = fk_target(fk, catalog)
-            if ref is not None and len(fk.ref_columns) == 1 \
-                    and not (ref is table and fk.ref_columns[0].lower() == low):
+            if (
+                ref is not None
+                and len(fk.ref_columns) == 1
+                and not (ref is table and fk.ref_columns[0].lower() == low)
+            ):
                 return ref, fk.ref_columns[0]
     if len(table.primary_key) == 1 and table.primary_key[0].lower() == low:
         return table, column
@@ -179,7 +201,7 @@ def _propose(draft: Draft) -> Proposal:
 NAMES_FOR_IDS = Rewrite(
     name="names_for_ids",
     summary="A draft that shows an id where the question asks for the thing it identifies shows "
-            "the referenced row's name instead.",
+    "the referenced row's name instead.",
     propose=_propose,
     keeps="same_row_count",
     reason="names shown for the ids the query chose ({change})",

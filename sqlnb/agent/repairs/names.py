@@ -37,8 +37,12 @@ def _closest(name: str, candidates: Sequence[str]) -> str | None:
         return None
     normed = {normal_name(c): c for c in candidates}
     close = difflib.get_close_matches(normal_name(name), list(normed), n=2, cutoff=0.8)
-    if len(close) == 1 or (len(close) == 2 and difflib.SequenceMatcher(None, normal_name(name), close[0]).ratio()
-                           - difflib.SequenceMatcher(None, normal_name(name), close[1]).ratio() > 0.1):
+    if len(close) == 1 or (
+        len(close) == 2
+        and difflib.SequenceMatcher(None, normal_name(name), close[0]).ratio()
+        - difflib.SequenceMatcher(None, normal_name(name), close[1]).ratio()
+        > 0.1
+    ):
         return normed[close[0]]
     return None
 
@@ -72,8 +76,15 @@ def _key_column(table: Table | None, other: Table, other_column: str) -> str | N
     return None
 
 
-def _fix_column(tree: exp.Expression, qualifier: str, bare: str, aliases: dict[str, Table],
-                spelled: dict[str, str], *, misspelt: bool) -> bool:
+def _fix_column(
+    tree: exp.Expression,
+    qualifier: str,
+    bare: str,
+    aliases: dict[str, Table],
+    spelled: dict[str, str],
+    *,
+    misspelt: bool,
+) -> bool:
     """Fix the references to column ``bare`` (of ``qualifier`` when given) in place: moved to
     the one table of the query that has it, or, with ``misspelt``, renamed to the closest
     existing name.  Whether anything changed."""
@@ -104,8 +115,9 @@ def _fix_column(tree: exp.Expression, qualifier: str, bare: str, aliases: dict[s
             continue
         if not misspelt:
             continue
-        pool = [c.name for a, t in aliases.items() if not qualifier or a == qualifier.lower()
-                for c in t.columns] or [c.name for t in aliases.values() for c in t.columns]
+        pool = [
+            c.name for a, t in aliases.items() if not qualifier or a == qualifier.lower() for c in t.columns
+        ] or [c.name for t in aliases.values() for c in t.columns]
         fixed = _closest(bare, pool)
         if fixed is not None and fixed != bare:
             col.set("this", exp.to_identifier(fixed))
@@ -135,8 +147,11 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
         # a column of a table the query does not use: that table joined along its foreign
         # key; else a column taken from the wrong table of the query, or misspelt
         joined = _join_owner(tree, bare, catalog)
-        if not joined and not any(t.column(bare) is not None for t in catalog.tables) \
-                and (spelt := _split_name(bare, catalog)) is not None:
+        if (
+            not joined
+            and not any(t.column(bare) is not None for t in catalog.tables)
+            and (spelt := _split_name(bare, catalog)) is not None
+        ):
             # a name no table has that spells a table and its column (<table>_<column>)
             joined = _join_owner(tree, bare, catalog, spelt=spelt)
         changed = joined or _fix_column(tree, qualifier, bare, aliases, spelled, misspelt=True)
@@ -170,16 +185,21 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
         return None
 
 
-def _requalify(tree: exp.Expression, aliases: dict[str, Table], spelled: dict[str, str], *,
-               outside_joins: bool = False) -> bool:
+def _requalify(
+    tree: exp.Expression, aliases: dict[str, Table], spelled: dict[str, str], *, outside_joins: bool = False
+) -> bool:
     """Columns qualified with a table of the query that lacks them, moved to the table of
     the query that has them (``_fix_column``); ``outside_joins``: not those inside a JOIN
     condition.  Whether any moved."""
     changed = False
     for col in list(tree.find_all(exp.Column)):
         q = col.table.lower()
-        if q and q in aliases and aliases[q].column(col.name) is None \
-                and not (outside_joins and col.find_ancestor(exp.Join) is not None):
+        if (
+            q
+            and q in aliases
+            and aliases[q].column(col.name) is None
+            and not (outside_joins and col.find_ancestor(exp.Join) is not None)
+        ):
             changed = _fix_column(tree, col.table, col.name, aliases, spelled, misspelt=False) or changed
     return changed
 
@@ -199,8 +219,9 @@ def _split_name(bare: str, catalog: Catalog) -> tuple[Table, str] | None:
     return found[0] if len(found) == 1 else None
 
 
-def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog, *,
-                spelt: tuple[Table, str] | None = None) -> bool:
+def _join_owner(
+    tree: exp.Expression, bare: str, catalog: Catalog, *, spelt: tuple[Table, str] | None = None
+) -> bool:
     """Join the table that has column ``bare`` to each SELECT that names the column
     although none of its tables has it (a filter on a column of a table linked to the one
     the SELECT reads): the one owner of the column that one foreign key links to a table
@@ -216,9 +237,13 @@ def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog, *,
         scope = scope_tables(select, catalog)
         if not scope:
             continue
-        refs = [c for c in select.find_all(exp.Column) if c.name.lower() == bare.lower()
-                and c.find_ancestor(exp.Select) is select
-                and (not c.table or c.table.lower() in scope)]
+        refs = [
+            c
+            for c in select.find_all(exp.Column)
+            if c.name.lower() == bare.lower()
+            and c.find_ancestor(exp.Select) is select
+            and (not c.table or c.table.lower() in scope)
+        ]
         if not refs or any(t.column(bare) is not None for t in scope.values()):
             continue
         if any(c.find_ancestor(exp.Join) is not None for c in refs):
@@ -231,8 +256,13 @@ def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog, *,
                     c.set("this", exp.to_identifier(spelt[1], quoted=True))
                 changed = True
             continue
-        links = [(alias, owner, pair) for owner in owners if all(owner is not t for t in scope.values())
-                 for alias, t in scope.items() for pair in fk_links(t, owner, catalog)]
+        links = [
+            (alias, owner, pair)
+            for owner in owners
+            if all(owner is not t for t in scope.values())
+            for alias, t in scope.items()
+            for pair in fk_links(t, owner, catalog)
+        ]
         if len({id(owner) for _, owner, _ in links}) != 1 or len(links) != 1:
             continue  # no owner linked to the query's tables, or not one clear link
         alias, owner, (x, y) = links[0]
@@ -247,9 +277,11 @@ def _join_owner(tree: exp.Expression, bare: str, catalog: Catalog, *,
             c.set("table", exp.to_identifier(name))
             if spelt:
                 c.set("this", exp.to_identifier(spelt[1], quoted=True))
-        select.join(exp.alias_(table_node(owner, catalog), exp.to_identifier(name)),
-                    on=exp.EQ(this=qualified(x, spelled.get(alias, alias)), expression=qualified(y, name)),
-                    copy=False)
+        select.join(
+            exp.alias_(table_node(owner, catalog), exp.to_identifier(name)),
+            on=exp.EQ(this=qualified(x, spelled.get(alias, alias)), expression=qualified(y, name)),
+            copy=False,
+        )
         changed = True
     return changed
 
@@ -273,8 +305,11 @@ def _unresolved(tree: exp.Expression, catalog: Catalog) -> list[str]:
                 continue
             if c.table:
                 t = scopes[0].get(c.table.lower())
-                if t is None or t.column(c.name) is not None \
-                        or any(x.column(c.name) is not None for x in scopes[0].values()):
+                if (
+                    t is None
+                    or t.column(c.name) is not None
+                    or any(x.column(c.name) is not None for x in scopes[0].values())
+                ):
                     continue
             elif any(t.column(c.name) is not None for sc in scopes for t in sc.values()):
                 continue

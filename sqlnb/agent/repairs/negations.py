@@ -17,14 +17,27 @@ def _positive(term: exp.Expression) -> exp.Expression | None:
     """The condition a negated filter on stored values excludes (``c = 'x'`` for
     ``c <> 'x'``, ``NOT c = 'x'``; ``c IN ('x', 'y')`` for ``c NOT IN ('x', 'y')``), or
     None for any other condition."""
-    if isinstance(term, exp.NEQ) and isinstance(term.left, exp.Column) and isinstance(term.right, exp.Literal):
+    if (
+        isinstance(term, exp.NEQ)
+        and isinstance(term.left, exp.Column)
+        and isinstance(term.right, exp.Literal)
+    ):
         return exp.EQ(this=term.left.copy(), expression=term.right.copy())
     if isinstance(term, exp.Not):
         inner = term.this.unnest() if isinstance(term.this, exp.Paren) else term.this
-        if isinstance(inner, exp.EQ) and isinstance(inner.left, exp.Column) and isinstance(inner.right, exp.Literal):
+        if (
+            isinstance(inner, exp.EQ)
+            and isinstance(inner.left, exp.Column)
+            and isinstance(inner.right, exp.Literal)
+        ):
             return inner.copy()
-        if (isinstance(inner, exp.In) and isinstance(inner.this, exp.Column) and not inner.args.get("query")
-                and inner.expressions and all(isinstance(e, exp.Literal) for e in inner.expressions)):
+        if (
+            isinstance(inner, exp.In)
+            and isinstance(inner.this, exp.Column)
+            and not inner.args.get("query")
+            and inner.expressions
+            and all(isinstance(e, exp.Literal) for e in inner.expressions)
+        ):
             return inner.copy()
     return None
 
@@ -60,11 +73,19 @@ def negated_join(sql: str, dialect: str, catalog: Catalog | None, question: str)
     if catalog is None or not question or not HAVING_NONE.search(question):
         return None
     tree = parse(sql, dialect)
-    if not isinstance(tree, exp.Select) or not tree.args.get("joins") or tree.args.get("group") \
-            or tree.args.get("having") or tree.args.get("limit") or tree.find(exp.AggFunc):
+    if (
+        not isinstance(tree, exp.Select)
+        or not tree.args.get("joins")
+        or tree.args.get("group")
+        or tree.args.get("having")
+        or tree.args.get("limit")
+        or tree.find(exp.AggFunc)
+    ):
         return None
-    if any(isinstance(j.this, exp.Subquery) or (j.side or "").upper() in ("RIGHT", "FULL")
-           for j in tree.args["joins"]):
+    if any(
+        isinstance(j.this, exp.Subquery) or (j.side or "").upper() in ("RIGHT", "FULL")
+        for j in tree.args["joins"]
+    ):
         return None
     scope = scope_tables(tree, catalog)
     if len(scope) != 1 + len(tree.args["joins"]):
@@ -78,15 +99,21 @@ def negated_join(sql: str, dialect: str, catalog: Catalog | None, question: str)
         return None
     parents = _parents(thing, scope, catalog)
     terms = and_terms(tree.args.get("where").this if tree.args.get("where") else None)
-    negated = [(i, pos) for i, t in enumerate(terms) if (pos := _positive(t)) is not None
-               and (owner := scope.get(pos.find(exp.Column).table.lower())) is not None
-               and id(owner) not in parents]
+    negated = [
+        (i, pos)
+        for i, t in enumerate(terms)
+        if (pos := _positive(t)) is not None
+        and (owner := scope.get(pos.find(exp.Column).table.lower())) is not None
+        and id(owner) not in parents
+    ]
     if len(negated) != 1:
         return None
     at, positive = negated[0]
     d = sqlglot_dialect(dialect)
-    key = exp.Column(this=exp.to_identifier(thing.primary_key[0], quoted=True),
-                     table=tree.expressions[0].find(exp.Column).args.get("table").copy())
+    key = exp.Column(
+        this=exp.to_identifier(thing.primary_key[0], quoted=True),
+        table=tree.expressions[0].find(exp.Column).args.get("table").copy(),
+    )
     inner = tree.copy()
     inner.set("expressions", [key.copy()])
     inner.set("distinct", None)
@@ -94,20 +121,29 @@ def negated_join(sql: str, dialect: str, catalog: Catalog | None, question: str)
     inner.set("where", exp.Where(this=positive))
     rest = [t.copy() for i, t in enumerate(terms) if i != at]
     outer = tree.copy()
-    used = {c.table.lower() for part in (outer.expressions, rest, [outer.args.get("order")])
-            for e in part if e is not None for c in e.find_all(exp.Column)}
+    used = {
+        c.table.lower()
+        for part in (outer.expressions, rest, [outer.args.get("order")])
+        for e in part
+        if e is not None
+        for c in e.find_all(exp.Column)
+    }
     if used <= {thing_alias}:
         # the joins were there for the negated filter alone: the things, each once
         from_ = outer.args.get("from_")
         if from_ is None or (from_.this.alias or from_.this.name).lower() != thing_alias:
-            src = next(j.this for j in tree.args["joins"] if (j.this.alias or j.this.name).lower() == thing_alias)
+            src = next(
+                j.this for j in tree.args["joins"] if (j.this.alias or j.this.name).lower() == thing_alias
+            )
             outer.set("from_", exp.From(this=src.copy()))
         outer.set("joins", None)
     condition = exp.Not(this=exp.In(this=key.copy(), query=exp.Subquery(this=inner)))
     where = exp.and_(*rest, condition) if rest else condition
     outer.set("where", exp.Where(this=where))
     before = terms[at].sql(dialect=d)
-    return readable(outer.sql(dialect=d)), f"{before} → {key.sql(dialect=d)} NOT IN (… WHERE {positive.sql(dialect=d)})"
+    return readable(
+        outer.sql(dialect=d)
+    ), f"{before} → {key.sql(dialect=d)} NOT IN (… WHERE {positive.sql(dialect=d)})"
 
 
 def _propose(draft: Draft) -> Proposal:
@@ -117,7 +153,7 @@ def _propose(draft: Draft) -> Proposal:
 NEGATIONS = Rewrite(
     name="negations",
     summary="A draft answering a question about things that have none of something by filtering "
-            "their joined rows on another value asks for their keys NOT IN those that have one.",
+    "their joined rows on another value asks for their keys NOT IN those that have one.",
     propose=_propose,
     keeps="runs",
     reason="asks for the ones that have none instead of filtering their rows ({change})",

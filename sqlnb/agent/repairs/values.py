@@ -26,8 +26,13 @@ from sqlnb.agent.sqltree import (
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
-def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: str,
-                     distinct_values: Callable[[Table, str], Sequence[object]]) -> tuple[str, str] | None:
+def named_value_swap(
+    sql: str,
+    dialect: str,
+    catalog: Catalog | None,
+    question: str,
+    distinct_values: Callable[[Table, str], Sequence[object]],
+) -> tuple[str, str] | None:
     """A filter on a stored value the question does not name, where the question names
     exactly one other value of that column (``status = 'paid'`` for a question about the
     new orders, 'new' stored): the query with that value put in, and what was replaced
@@ -47,8 +52,9 @@ def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: 
     changes: list[str] = []
     # every string of the query counts as used (the other branch of an INTERSECT has it)
     used = {plain_text(str(lit.this)) for lit in tree.find_all(exp.Literal) if lit.is_string}
-    for _node, col, table, literals in string_filters(tree, catalog, (exp.EQ, exp.NEQ, exp.In),
-                                                      unique_owner=True):
+    for _node, col, table, literals in string_filters(
+        tree, catalog, (exp.EQ, exp.NEQ, exp.In), unique_owner=True
+    ):
         unnamed = [lit for lit in literals if judged(str(lit.this)) and not named(str(lit.this))]
         if not unnamed:
             continue  # no stored values looked up for a filter the question names
@@ -70,9 +76,14 @@ def named_value_swap(sql: str, dialect: str, catalog: Catalog | None, question: 
     return readable(tree.sql(dialect=sqlglot_dialect(dialect))), ", ".join(changes)
 
 
-def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question: str,
-                       distinct_values: Callable[[Table, str], Sequence[object]],
-                       max_values: int = 10) -> tuple[str, str] | None:
+def named_value_filter(
+    sql: str,
+    dialect: str,
+    catalog: Catalog | None,
+    question: str,
+    distinct_values: Callable[[Table, str], Sequence[object]],
+    max_values: int = 10,
+) -> tuple[str, str] | None:
     """A question naming a stored category of the rows it asks about (a status, a kind:
     as a word, or as a word that spells out a stored code) answered without any filter
     on that column: the query with ``column = 'value'`` added to the SELECT reading the
@@ -98,8 +109,9 @@ def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question
     # the question's words that name a value the query uses already (a city it filters
     # on, a word spelling out a code it uses) name nothing else
     used = [str(lit.this) for lit in tree.find_all(exp.Literal) if lit.is_string]
-    free = " ".join(w for w in re.findall(r"[\w'-]+", question)
-                    if not any(value_named(w, codes=True)(v) for v in used))
+    free = " ".join(
+        w for w in re.findall(r"[\w'-]+", question) if not any(value_named(w, codes=True)(v) for v in used)
+    )
     # a filter added on a code needs the code read strictly: letters of a word in order
     # fit too many of them
     named = value_named(free, codes=True, names=names, strict=True)
@@ -112,8 +124,9 @@ def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question
         places = [s for s in selects if any(t is table for t in scopes[id(s)].values())]
         if any(sum(t is table for t in scopes[id(s)].values()) != 1 for s in places):
             continue  # a self-join: which of its rows is meant is not clear
-        if len(places) > 1 and not (isinstance(tree, exp.SetOperation)
-                                    and all(s.find_ancestor(exp.Select) is None for s in places)):
+        if len(places) > 1 and not (
+            isinstance(tree, exp.SetOperation) and all(s.find_ancestor(exp.Select) is None for s in places)
+        ):
             continue
         aliases = {a for s in places for a, t in scopes[id(s)].items() if t is table}
         for col in table.columns:
@@ -153,8 +166,9 @@ def named_value_filter(sql: str, dialect: str, catalog: Catalog | None, question
         for select in places:
             alias = next(a for a, t in scopes[id(select)].items() if t is table)
             qualifier = spelling(select).get(alias, alias)
-            select.where(exp.EQ(this=qualified(column, qualifier), expression=exp.Literal.string(value)),
-                         copy=False)
+            select.where(
+                exp.EQ(this=qualified(column, qualifier), expression=exp.Literal.string(value)), copy=False
+            )
         changes.append(f"{table.name}.{column} = '{value}'")
     return readable(tree.sql(dialect=d)), ", ".join(changes) + " added"
 
@@ -174,7 +188,7 @@ def _propose_filter(draft: Draft) -> Proposal:
 NAMED_VALUES = Rewrite(
     name="named_values",
     summary="A draft filtering on a stored value the question does not name, where the question "
-            "names exactly one other value of that column, filters on the named one instead.",
+    "names exactly one other value of that column, filters on the named one instead.",
     propose=_propose_swap,
     keeps="finds_rows",
     reason="a filter value the question does not name was replaced by the one it names ({change})",
@@ -184,7 +198,7 @@ NAMED_VALUES = Rewrite(
 NAMED_FILTERS = Rewrite(
     name="named_filters",
     summary="A draft that leaves out a category the question names (one value of a column of "
-            "few values) filters on it.",
+    "few values) filters on it.",
     propose=_propose_filter,
     keeps="finds_rows",
     reason="a filter on the value the question names was added ({change})",
