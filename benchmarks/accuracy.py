@@ -34,14 +34,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import statistics
 import shutil
+import statistics
 import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import common as c
 import spider_eval
@@ -75,9 +76,15 @@ GOLD_KEYS = {"duckdb": "query", "sqlite": "query_sqlite", "postgresql": "query_p
 # questions and databases
 # ---------------------------------------------------------------------------
 
-def load_questions(spider_dir: str | Path, *, db_ids: Iterable[str] | None = None,
-                   offset: int = 0, limit: int | None = None,
-                   indexes: Iterable[int] | None = None) -> list[dict[str, Any]]:
+
+def load_questions(
+    spider_dir: str | Path,
+    *,
+    db_ids: Iterable[str] | None = None,
+    offset: int = 0,
+    limit: int | None = None,
+    indexes: Iterable[int] | None = None,
+) -> list[dict[str, Any]]:
     """The questions of ``spider_dir/questions.json`` (each with its position there as
     ``index``, the ``#N`` of the reports), those of ``db_ids`` only (and of ``indexes``
     only, when given), from ``offset``, at most ``limit``."""
@@ -85,25 +92,37 @@ def load_questions(spider_dir: str | Path, *, db_ids: Iterable[str] | None = Non
     data = json.loads((spider_dir / "questions.json").read_text(encoding="utf-8"))
     wanted = set(db_ids or ())
     chosen = set(indexes or ())
-    out = [dict(q, index=i) for i, q in enumerate(data)
-           if (not wanted or q["db_id"] in wanted) and (not chosen or i in chosen)]
+    out = [
+        dict(q, index=i)
+        for i, q in enumerate(data)
+        if (not wanted or q["db_id"] in wanted) and (not chosen or i in chosen)
+    ]
     if wanted - {q["db_id"] for q in data}:
-        raise ValueError(f"no questions for database(s) {', '.join(sorted(wanted - {q['db_id'] for q in data}))}"
-                         f" in {spider_dir / 'questions.json'}")
+        raise ValueError(
+            f"no questions for database(s) {', '.join(sorted(wanted - {q['db_id'] for q in data}))}"
+            f" in {spider_dir / 'questions.json'}"
+        )
     if chosen - set(range(len(data))):
-        raise ValueError(f"no question #{', #'.join(str(i) for i in sorted(chosen - set(range(len(data)))))}"
-                         f" in {spider_dir / 'questions.json'} ({len(data)} questions, #0–#{len(data) - 1})")
-    out = out[max(0, offset):]
-    return out if limit is None else out[:max(0, limit)]
+        raise ValueError(
+            f"no question #{', #'.join(str(i) for i in sorted(chosen - set(range(len(data)))))}"
+            f" in {spider_dir / 'questions.json'} ({len(data)} questions, #0–#{len(data) - 1})"
+        )
+    out = out[max(0, offset) :]
+    return out if limit is None else out[: max(0, limit)]
 
 
 def db_path(spider_dir: str | Path, db_id: str) -> Path:
     return Path(spider_dir) / "database" / db_id / f"{db_id}.sqlite"
 
 
-def load_sample_questions(engines: Sequence[str] = SAMPLE_ENGINES, *, offset: int = 0,
-                          limit: int | None = None, ids: Iterable[int] | None = None,
-                          path: str | Path | None = None) -> list[dict[str, Any]]:
+def load_sample_questions(
+    engines: Sequence[str] = SAMPLE_ENGINES,
+    *,
+    offset: int = 0,
+    limit: int | None = None,
+    ids: Iterable[int] | None = None,
+    path: str | Path | None = None,
+) -> list[dict[str, Any]]:
     """The sample set's questions (from ``offset``, at most ``limit``, or those of ``ids``),
     once per engine, engine by engine: ``db_id`` is the engine, ``index`` ``engine/id``,
     ``query`` that engine's gold SQL (None for an ambiguous question)."""
@@ -111,8 +130,8 @@ def load_sample_questions(engines: Sequence[str] = SAMPLE_ENGINES, *, offset: in
     if ids:
         wanted = set(ids)
         data = [q for q in data if q["id"] in wanted]
-    data = data[max(0, offset):]
-    data = data if limit is None else data[:max(0, limit)]
+    data = data[max(0, offset) :]
+    data = data if limit is None else data[: max(0, limit)]
     bad = [e for e in engines if e not in SAMPLE_ENGINES]
     if bad:
         raise ValueError(f"the sample set runs on {', '.join(SAMPLE_ENGINES)}, not {', '.join(bad)}")
@@ -120,14 +139,23 @@ def load_sample_questions(engines: Sequence[str] = SAMPLE_ENGINES, *, offset: in
     for engine in engines:
         for q in data:
             gold = q.get(GOLD_KEYS[engine]) or q["query"]
-            out.append({"index": f"{engine}/{q['id']}", "id": q["id"], "db_id": engine,
-                        "question": q["question"], "query": gold,
-                        "ambiguous": bool(q.get("ambiguous")), "tags": q.get("tags", [])})
+            out.append(
+                {
+                    "index": f"{engine}/{q['id']}",
+                    "id": q["id"],
+                    "db_id": engine,
+                    "question": q["question"],
+                    "query": gold,
+                    "ambiguous": bool(q.get("ambiguous")),
+                    "tags": q.get("tags", []),
+                }
+            )
     return out
 
 
-def prepare_sample_databases(data_dir: str | Path,
-                             engines: Sequence[str] = ("duckdb", "sqlite")) -> dict[str, Path | str]:
+def prepare_sample_databases(
+    data_dir: str | Path, engines: Sequence[str] = ("duckdb", "sqlite")
+) -> dict[str, Path | str]:
     """Build the sample database (DuckDB and its SQLite copy) under ``data_dir/sample`` and,
     with ``postgresql`` among ``engines``, its copy in database ``sqlnb_sample`` of the local
     PostgreSQL server (its URL)."""
@@ -170,8 +198,9 @@ def sample_postgres_url(db: str = SAMPLE_PG_DB) -> str:
     """The URL of the sample database's PostgreSQL copy, the database created if absent."""
     import psycopg
 
-    with psycopg.connect(host=c.PG_HOST, port=c.PG_PORT, user=c.PG_USER, dbname="postgres",
-                         autocommit=True) as con:
+    with psycopg.connect(
+        host=c.PG_HOST, port=c.PG_PORT, user=c.PG_USER, dbname="postgres", autocommit=True
+    ) as con:
         if not con.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db,)).fetchone():
             con.execute(f'CREATE DATABASE "{db}"')
     return f"postgresql://{c.PG_USER}@{c.PG_HOST}:{c.PG_PORT}/{db}"
@@ -237,8 +266,9 @@ class DuckDBScorer:
         over = len(rows) if max_rows is not None and len(rows) > max_rows else None
         return [tuple(_plain(v) for v in r) for r in rows], over
 
-    def evaluate(self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
-                 keep_distinct: bool = True) -> spider_eval.Match:
+    def evaluate(
+        self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *, keep_distinct: bool = True
+    ) -> spider_eval.Match:
         conn = self._conn(db_path)
         gold = spider_eval.postprocess(gold_sql)
         if not keep_distinct:
@@ -266,8 +296,9 @@ class DuckDBScorer:
         if over is not None:
             if not gold_rows:
                 return spider_eval.Match(False, order, 0, pred_rows=over, reason=f"{over}+ rows, expected 0")
-            return spider_eval.Match(False, order, len(gold_rows), pred_rows=over,
-                                     reason=f"more than {len(gold_rows)} rows")
+            return spider_eval.Match(
+                False, order, len(gold_rows), pred_rows=over, reason=f"more than {len(gold_rows)} rows"
+            )
         pred_rows = spider_eval.normalize_rows(raw)
         ok, reason = spider_eval.result_eq(gold_rows, pred_rows, order)
         return spider_eval.Match(ok, order, len(gold_rows), pred_rows=len(pred_rows), reason=reason)
@@ -317,8 +348,9 @@ class Scorers:
         self.duckdb = DuckDBScorer(timeout=timeout)
         self.postgres = PostgresScorer(timeout=timeout)
 
-    def evaluate(self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *,
-                 keep_distinct: bool = True) -> spider_eval.Match:
+    def evaluate(
+        self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *, keep_distinct: bool = True
+    ) -> spider_eval.Match:
         if is_url(db_path):
             scorer: Any = self.postgres
         else:
@@ -334,6 +366,7 @@ class Scorers:
 # ---------------------------------------------------------------------------
 # the model
 # ---------------------------------------------------------------------------
+
 
 def make_client(model: Any):
     """One ModelClient for a spec string, a LangChain chat model or a client."""
@@ -351,8 +384,15 @@ def model_info(client: Any, spec: str | None = None) -> dict[str, Any]:
 
     chat = getattr(client, "model", client)
     info: dict[str, Any] = {"spec": spec, "name": describe_model(chat), "class": type(chat).__name__}
-    for attr in ("model_path", "n_ctx", "n_threads", "temperature", "max_tokens", "repeat_penalty",
-                 "parallel"):
+    for attr in (
+        "model_path",
+        "n_ctx",
+        "n_threads",
+        "temperature",
+        "max_tokens",
+        "repeat_penalty",
+        "parallel",
+    ):
         v = getattr(chat, attr, None)
         if isinstance(v, (str, int, float)):
             info[attr] = Path(v).name if attr == "model_path" else v
@@ -363,42 +403,69 @@ def model_info(client: Any, spec: str | None = None) -> dict[str, Any]:
 # one question in one configuration
 # ---------------------------------------------------------------------------
 
+
 def _usage_fields(usage: dict[str, Any]) -> dict[str, Any]:
-    return {"llm_calls": int(usage.get("calls", 0) or 0),
-            # replies written beside another in the same call (the offline model, side by side)
-            "replies_beside": int(usage.get("replies_beside", 0) or 0),
-            "prompt_tokens": int(usage.get("input_tokens", 0) or 0),
-            "completion_tokens": int(usage.get("output_tokens", 0) or 0),
-            "model_seconds": round(float(usage.get("seconds", 0.0) or 0.0), 3)}
+    return {
+        "llm_calls": int(usage.get("calls", 0) or 0),
+        # replies written beside another in the same call (the offline model, side by side)
+        "replies_beside": int(usage.get("replies_beside", 0) or 0),
+        "prompt_tokens": int(usage.get("input_tokens", 0) or 0),
+        "completion_tokens": int(usage.get("output_tokens", 0) or 0),
+        "model_seconds": round(float(usage.get("seconds", 0.0) or 0.0), 3),
+    }
 
 
-def ask_agent(question: str, adapter, client, *, connection: str, no_review: bool,
-              max_iterations: int, settings=None, examples=None) -> dict[str, Any]:
+def ask_agent(
+    question: str,
+    adapter,
+    client,
+    *,
+    connection: str,
+    no_review: bool,
+    max_iterations: int,
+    settings=None,
+    examples=None,
+) -> dict[str, Any]:
     """The ``agent`` / ``agent+memory`` / ``no-review`` configurations: a fresh Agent whose
     memory is off (the user's own remembered answers never enter a benchmark), one ask;
     ``examples``: the accepted answers ``agent+memory`` shows (see :func:`memory_examples`)."""
     from sqlnb.agent.runner import Agent
 
     agent = Agent(settings=settings, memory=False)
-    res = agent.ask(question, adapter, connection=connection, model=client,
-                    max_iterations=max_iterations, no_review=no_review,
-                    examples=examples if examples is not None else [])
+    res = agent.ask(
+        question,
+        adapter,
+        connection=connection,
+        model=client,
+        max_iterations=max_iterations,
+        no_review=no_review,
+        examples=examples if examples is not None else [],
+    )
     conf = res.confidence or {}
-    return {"pred_sql": res.sql, "status": res.status, "stop_reason": res.stop_reason,
-            "confidence": conf.get("level"), "confidence_score": conf.get("score"),
-            "examples": [e.get("index") for e in examples or []],
-            # the examples the answer was written with (none when the answer without them
-            # was rated high: see AgentSettings.memory_when_unsure)
-            "examples_used": len(res.examples or []),
-            "attempts": len(res.attempts), "attempts_ok": sum(1 for a in res.attempts if a.get("ok")),
-            "model_error": res.model_error, **_usage_fields(res.usage),
-            "attempt_log": [{k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")}
-                            for a in res.attempts],
-            **({"clarify": list(res.questions)} if res.questions else {})}
+    return {
+        "pred_sql": res.sql,
+        "status": res.status,
+        "stop_reason": res.stop_reason,
+        "confidence": conf.get("level"),
+        "confidence_score": conf.get("score"),
+        "examples": [e.get("index") for e in examples or []],
+        # the examples the answer was written with (none when the answer without them
+        # was rated high: see AgentSettings.memory_when_unsure)
+        "examples_used": len(res.examples or []),
+        "attempts": len(res.attempts),
+        "attempts_ok": sum(1 for a in res.attempts if a.get("ok")),
+        "model_error": res.model_error,
+        **_usage_fields(res.usage),
+        "attempt_log": [
+            {k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")} for a in res.attempts
+        ],
+        **({"clarify": list(res.questions)} if res.questions else {}),
+    }
 
 
-def first_messages(question: str, adapter, *, connection: str, max_iterations: int,
-                   failure_cutoff: int = 3, settings=None):
+def first_messages(
+    question: str, adapter, *, connection: str, max_iterations: int, failure_cutoff: int = 3, settings=None
+):
     """What the agent's first generate call sends for ``question`` (a fresh Agent, no
     earlier turns): the same schema context (sample values included) and state."""
     from sqlnb.agent.prompts import model_messages
@@ -409,26 +476,43 @@ def first_messages(question: str, adapter, *, connection: str, max_iterations: i
     s = agent.settings
     question = question.strip()
     ctx = agent.schema_context(question, adapter)  # exactly as ask() builds it
-    state = new_turn(question, connection=connection, dialect=adapter.dialect,
-                     schema_context=ctx.text, max_iterations=max_iterations,
-                     failure_cutoff=failure_cutoff, no_review=False)
+    state = new_turn(
+        question,
+        connection=connection,
+        dialect=adapter.dialect,
+        schema_context=ctx.text,
+        max_iterations=max_iterations,
+        failure_cutoff=failure_cutoff,
+        no_review=False,
+    )
     return model_messages(state, s.rendering)
 
 
-def single_shot(question: str, adapter, client, *, connection: str, max_iterations: int,
-                settings=None) -> dict[str, Any]:
+def single_shot(
+    question: str, adapter, client, *, connection: str, max_iterations: int, settings=None
+) -> dict[str, Any]:
     """The ``single-shot`` configuration: one call with the agent's first prompt."""
     from sqlnb import errors
     from sqlnb.agent.protocol import parse_reply
 
-    messages = first_messages(question, adapter, connection=connection,
-                              max_iterations=max_iterations, settings=settings)
+    messages = first_messages(
+        question, adapter, connection=connection, max_iterations=max_iterations, settings=settings
+    )
     try:
         text, usage = client.invoke(messages)
     except errors.SqlnbError as exc:
-        return {"pred_sql": None, "status": "failed", "stop_reason": "model_error",
-                "attempts": 0, "attempts_ok": 0, "model_error": str(exc),
-                "llm_calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0}
+        return {
+            "pred_sql": None,
+            "status": "failed",
+            "stop_reason": "model_error",
+            "attempts": 0,
+            "attempts_ok": 0,
+            "model_error": str(exc),
+            "llm_calls": 1,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "model_seconds": 0.0,
+        }
     reply = parse_reply(text)
     if reply.clarify is not None:
         status, stop = "needs_clarification", "clarification"
@@ -436,14 +520,22 @@ def single_shot(question: str, adapter, client, *, connection: str, max_iteratio
         status, stop = "success", "single_shot"
     else:
         status, stop = "failed", "no_sql"
-    return {"pred_sql": reply.sql if reply.clarify is None else None, "status": status,
-            "stop_reason": stop, "attempts": 0, "attempts_ok": 0, "model_error": None,
-            **_usage_fields(usage), **({"reply": text} if not reply.sql else {}),
-            **({"clarify": list(reply.clarify)} if reply.clarify is not None else {})}
+    return {
+        "pred_sql": reply.sql if reply.clarify is None else None,
+        "status": status,
+        "stop_reason": stop,
+        "attempts": 0,
+        "attempts_ok": 0,
+        "model_error": None,
+        **_usage_fields(usage),
+        **({"reply": text} if not reply.sql else {}),
+        **({"clarify": list(reply.clarify)} if reply.clarify is not None else {}),
+    }
 
 
-def memory_examples(q: dict[str, Any], pool: Sequence[dict[str, Any]], dialect: str,
-                    k: int = 3) -> list[dict[str, Any]]:
+def memory_examples(
+    q: dict[str, Any], pool: Sequence[dict[str, Any]], dialect: str, k: int = 3
+) -> list[dict[str, Any]]:
     """The ``agent+memory`` configuration's examples for question ``q``: as for a user who
     accepted the answers to the other questions of the same database earlier, the ``k`` of
     them most like ``q`` by the memory's own ranking (``similar_pairs``), their gold SQL as
@@ -459,15 +551,22 @@ def memory_examples(q: dict[str, Any], pool: Sequence[dict[str, Any]], dialect: 
             return " ".join(sql.lower().split())
 
     own = norm(q["query"]) if q.get("query") else None  # an ambiguous question has none
-    pairs = [{"question": o["question"], "sql": o["query"], "index": o["index"]} for o in pool
-             if o["db_id"] == q["db_id"] and o["index"] != q["index"] and not o.get("ambiguous")
-             and o.get("query") and norm(o["query"]) != own]
+    pairs = [
+        {"question": o["question"], "sql": o["query"], "index": o["index"]}
+        for o in pool
+        if o["db_id"] == q["db_id"]
+        and o["index"] != q["index"]
+        and not o.get("ambiguous")
+        and o.get("query")
+        and norm(o["query"]) != own
+    ]
     return similar_pairs(q["question"], pairs, k=k)
 
 
 # ---------------------------------------------------------------------------
 # the run
 # ---------------------------------------------------------------------------
+
 
 def _key(index: int, config: str) -> str:
     return f"{index}:{config}"
@@ -488,13 +587,21 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, model: Any,
-                 configs: Sequence[str] = CONFIGS, *, max_iterations: int = DEFAULT_MAX_ITERATIONS,
-                 jsonl: str | Path | None = None, resume: bool = False,
-                 settings=None, timeout: float = spider_eval.DEFAULT_TIMEOUT,
-                 databases: dict[str, str | Path] | None = None,
-                 example_pool: Sequence[dict[str, Any]] | None = None,
-                 log: Callable[[str], None] = print) -> dict[str, Any]:
+def run_accuracy(
+    questions: Sequence[dict[str, Any]],
+    spider_dir: str | Path,
+    model: Any,
+    configs: Sequence[str] = CONFIGS,
+    *,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    jsonl: str | Path | None = None,
+    resume: bool = False,
+    settings=None,
+    timeout: float = spider_eval.DEFAULT_TIMEOUT,
+    databases: dict[str, str | Path] | None = None,
+    example_pool: Sequence[dict[str, Any]] | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Ask every question in every configuration and score the SQL.
 
     ``model``: a spec string, a LangChain chat model or a ModelClient (one client serves
@@ -521,13 +628,15 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
             if r.get("exception"):
                 continue  # crashed: ask again
             if r.get("model") != minfo["name"]:
-                raise ValueError(f"{path} holds results of model {r.get('model')!r}, not "
-                                 f"{minfo['name']!r}: resume with that model or use another --jsonl")
+                raise ValueError(
+                    f"{path} holds results of model {r.get('model')!r}, not "
+                    f"{minfo['name']!r}: resume with that model or use another --jsonl"
+                )
             done[_key(r["index"], r["config"])] = r
     out = None
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        out = open(path, "a", encoding="utf-8")
+        out = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed in the finally below)
     adapters: dict[str, Any] = {}
     scorer = Scorers(timeout=timeout)
     records: list[dict[str, Any]] = []
@@ -537,8 +646,11 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
     try:
         for qi, q in enumerate(questions, 1):
             db_id, index = q["db_id"], q["index"]
-            dbp = (databases[db_id] if is_url(databases[db_id]) else Path(databases[db_id])) \
-                if databases else db_path(spider_dir, db_id)
+            dbp = (
+                (databases[db_id] if is_url(databases[db_id]) else Path(databases[db_id]))
+                if databases
+                else db_path(spider_dir, db_id)
+            )
             line: dict[str, str] = {}
             # the configurations take turns going first: the model's prompt-prefix cache
             # (llama.cpp) makes the same prompt cheaper the second time
@@ -559,17 +671,32 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
                             raise FileNotFoundError(f"no database {dbp}")
                         scheme = "duckdb" if dbp.suffix == ".duckdb" else "sqlite"
                         adapter = adapters[db_id] = connect(f"{scheme}:///{dbp}", readonly=True)
-                examples = (memory_examples(q, example_pool or questions, adapter.dialect)
-                            if config == "agent+memory" else None)
-                rec = _one(q, config, adapter, client, dbp, scorer, minfo["name"],
-                           max_iterations=max_iterations, settings=settings, examples=examples)
+                examples = (
+                    memory_examples(q, example_pool or questions, adapter.dialect)
+                    if config == "agent+memory"
+                    else None
+                )
+                rec = _one(
+                    q,
+                    config,
+                    adapter,
+                    client,
+                    dbp,
+                    scorer,
+                    minfo["name"],
+                    max_iterations=max_iterations,
+                    settings=settings,
+                    examples=examples,
+                )
                 records.append(rec)
                 if out is not None:
                     out.write(json.dumps(rec, default=str) + "\n")
                     out.flush()
                 calls = rec["llm_calls"]
-                line[config] = (f"{config} {'✓' if rec['correct'] else '✗'} {calls} call{'s' if calls != 1 else ''} "
-                                f"{rec['seconds']:.1f} s" + (" (error)" if rec.get("exception") else ""))
+                line[config] = (
+                    f"{config} {'✓' if rec['correct'] else '✗'} {calls} call{'s' if calls != 1 else ''} "
+                    f"{rec['seconds']:.1f} s" + (" (error)" if rec.get("exception") else "")
+                )
             running = summarize(records, configs)
             ex = " · ".join(f"{k} {v['ex']:.1f}%" for k, v in running.items() if v["n"])
             log(f"[{qi}/{total}] {db_id} #{index}  " + " | ".join(line[k] for k in configs) + f"  — EX {ex}")
@@ -599,30 +726,63 @@ def run_accuracy(questions: Sequence[dict[str, Any]], spider_dir: str | Path, mo
     }
 
 
-def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, model_name: str, *,
-         max_iterations: int, settings, examples=None) -> dict[str, Any]:
+def _one(
+    q: dict[str, Any],
+    config: str,
+    adapter,
+    client,
+    dbp: Path,
+    scorer,
+    model_name: str,
+    *,
+    max_iterations: int,
+    settings,
+    examples=None,
+) -> dict[str, Any]:
     start = time.perf_counter()
     try:
         if config == "single-shot":
-            r = single_shot(q["question"], adapter, client, connection=q["db_id"],
-                            max_iterations=max_iterations, settings=settings)
+            r = single_shot(
+                q["question"],
+                adapter,
+                client,
+                connection=q["db_id"],
+                max_iterations=max_iterations,
+                settings=settings,
+            )
         else:
             chat = getattr(client, "model", client)
             apart = config == "one-by-one" and getattr(chat, "parallel", False)
             if apart:
                 chat.parallel = False
             try:
-                r = ask_agent(q["question"], adapter, client, connection=q["db_id"],
-                              no_review=config == "no-review", max_iterations=max_iterations,
-                              settings=settings, examples=examples)
+                r = ask_agent(
+                    q["question"],
+                    adapter,
+                    client,
+                    connection=q["db_id"],
+                    no_review=config == "no-review",
+                    max_iterations=max_iterations,
+                    settings=settings,
+                    examples=examples,
+                )
             finally:
                 if apart:
                     chat.parallel = True
         exception = None
     except Exception as exc:  # one broken question must not end an hour-long run
-        r = {"pred_sql": None, "status": "error", "stop_reason": "exception", "attempts": 0,
-             "attempts_ok": 0, "model_error": None, "llm_calls": 0, "prompt_tokens": 0,
-             "completion_tokens": 0, "model_seconds": 0.0}
+        r = {
+            "pred_sql": None,
+            "status": "error",
+            "stop_reason": "exception",
+            "attempts": 0,
+            "attempts_ok": 0,
+            "model_error": None,
+            "llm_calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "model_seconds": 0.0,
+        }
         exception = f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - start
     asked = r["status"] == "needs_clarification"
@@ -634,11 +794,22 @@ def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, mod
         m = scorer.evaluate(dbp, q["query"], r["pred_sql"])
         m_dd = scorer.evaluate(dbp, q["query"], r["pred_sql"], keep_distinct=False)
         correct, correct_dd, error, reason = m.correct, m_dd.correct, m.error, m.reason
-    rec = {"index": q["index"], "db_id": q["db_id"], "question": q["question"], "gold": q["query"],
-           "config": config, "model": model_name, **r, "seconds": round(seconds, 3),
-           "correct": correct, "correct_distinct_dropped": correct_dd,
-           "pred_error": error, "mismatch": reason,
-           "ambiguous": bool(q.get("ambiguous")), "asked_back": asked}
+    rec = {
+        "index": q["index"],
+        "db_id": q["db_id"],
+        "question": q["question"],
+        "gold": q["query"],
+        "config": config,
+        "model": model_name,
+        **r,
+        "seconds": round(seconds, 3),
+        "correct": correct,
+        "correct_distinct_dropped": correct_dd,
+        "pred_error": error,
+        "mismatch": reason,
+        "ambiguous": bool(q.get("ambiguous")),
+        "asked_back": asked,
+    }
     if exception:
         rec["exception"] = exception
     return rec
@@ -647,6 +818,7 @@ def _one(q: dict[str, Any], config: str, adapter, client, dbp: Path, scorer, mod
 # ---------------------------------------------------------------------------
 # summaries
 # ---------------------------------------------------------------------------
+
 
 def _mean(values: list[float]) -> float | None:
     return round(statistics.fmean(values), 3) if values else None
@@ -659,8 +831,14 @@ def summarize(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict
         n = len(rs)
         correct = sum(1 for r in rs if r["correct"])
         out[config] = {
-            "n": n, "correct": correct, "ex": round(100.0 * correct / n, 2) if n else 0.0,
-            "ex_distinct_dropped": round(100.0 * sum(1 for r in rs if r.get("correct_distinct_dropped")) / n, 2) if n else 0.0,
+            "n": n,
+            "correct": correct,
+            "ex": round(100.0 * correct / n, 2) if n else 0.0,
+            "ex_distinct_dropped": round(
+                100.0 * sum(1 for r in rs if r.get("correct_distinct_dropped")) / n, 2
+            )
+            if n
+            else 0.0,
             "llm_calls_mean": _mean([r["llm_calls"] for r in rs]),
             "replies_mean": _mean([r["llm_calls"] + r.get("replies_beside", 0) for r in rs]),
             "prompt_tokens_mean": _mean([r["prompt_tokens"] for r in rs]),
@@ -687,10 +865,13 @@ def clarification(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> 
             continue
         rest = [r for r in records if r["config"] == config and not r.get("ambiguous")]
         asked = sum(1 for r in amb if r.get("asked_back"))
-        out[config] = {"ambiguous": len(amb), "asked": asked,
-                       "rate": round(100.0 * asked / len(amb), 1),
-                       "answerable": len(rest),
-                       "asked_needlessly": sum(1 for r in rest if r.get("asked_back"))}
+        out[config] = {
+            "ambiguous": len(amb),
+            "asked": asked,
+            "rate": round(100.0 * asked / len(amb), 1),
+            "answerable": len(rest),
+            "asked_needlessly": sum(1 for r in rest if r.get("asked_back")),
+        }
     return out
 
 
@@ -699,8 +880,14 @@ def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> di
     answered, with how many questions each got right that the other did not."""
     by = {(r["index"], r["config"]): r["correct"] for r in records if not r.get("ambiguous")}
     out = {}
-    for a, b in (("agent", "single-shot"), ("agent+memory", "single-shot"), ("agent+memory", "agent"),
-                 ("no-review", "single-shot"), ("agent", "no-review"), ("agent", "one-by-one")):
+    for a, b in (
+        ("agent", "single-shot"),
+        ("agent+memory", "single-shot"),
+        ("agent+memory", "agent"),
+        ("no-review", "single-shot"),
+        ("agent", "no-review"),
+        ("agent", "one-by-one"),
+    ):
         if a not in configs or b not in configs:
             continue
         both = sorted({i for i, cf in by if cf == a} & {i for i, cf in by if cf == b})
@@ -709,7 +896,8 @@ def differences(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> di
         ca = sum(by[(i, a)] for i in both)
         cb = sum(by[(i, b)] for i in both)
         out[f"{a} − {b}"] = {
-            "points": round(100.0 * (ca - cb) / len(both), 2), "questions": len(both),
+            "points": round(100.0 * (ca - cb) / len(both), 2),
+            "questions": len(both),
             "only_first_right": sum(1 for i in both if by[(i, a)] and not by[(i, b)]),
             "only_second_right": sum(1 for i in both if by[(i, b)] and not by[(i, a)]),
         }
@@ -728,8 +916,11 @@ def by_confidence(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> 
         for level in ("high", "medium", "low", None):
             br = [r for r in rs if r.get("confidence") == level]
             right = sum(1 for r in br if r["correct"])
-            bands[level or "none"] = {"n": len(br), "correct": right,
-                                      "ex": round(100.0 * right / len(br), 1) if br else None}
+            bands[level or "none"] = {
+                "n": len(br),
+                "correct": right,
+                "ex": round(100.0 * right / len(br), 1) if br else None,
+            }
         out[config] = bands
     return out
 
@@ -750,8 +941,17 @@ def by_db(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str
 # report
 # ---------------------------------------------------------------------------
 
-SHOWN_SETTINGS = ("rendering", "sample_values", "value_hints", "preview_rows", "retry_drafts",
-                  "retry_temperature", "first_drafts", "first_temperature", "memory_when_unsure")
+SHOWN_SETTINGS = (
+    "rendering",
+    "sample_values",
+    "value_hints",
+    "preview_rows",
+    "retry_drafts",
+    "retry_temperature",
+    "first_drafts",
+    "first_temperature",
+    "memory_when_unsure",
+)
 
 
 def agent_settings() -> dict[str, Any]:
@@ -772,10 +972,16 @@ def agent_settings() -> dict[str, Any]:
 
 def git_commit() -> str | None:
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=c.REPO,
-                             capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"], cwd=c.REPO,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=c.REPO, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
+            cwd=c.REPO,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return (sha + (" (with uncommitted changes)" if dirty else "")) if sha else None
@@ -802,24 +1008,34 @@ def markdown(data: dict[str, Any]) -> str:
     model_bits = [f"`{m.get('spec') or m['name']}` ({m['name']})"]
     if m.get("model_path"):
         model_bits.append(f"file {m['model_path']}")
-    for attr, label in (("n_threads", "threads"), ("n_ctx", "n_ctx"), ("temperature", "temperature"),
-                        ("max_tokens", "max_tokens")):
+    for attr, label in (
+        ("n_threads", "threads"),
+        ("n_ctx", "n_ctx"),
+        ("temperature", "temperature"),
+        ("max_tokens", "max_tokens"),
+    ):
         if attr in m:
             model_bits.append(f"{label} {m[attr]}")
     sample = data.get("dataset") == "sample"
     if sample:
-        which = "; ".join(f"{e}: {_ranges(ids)}" for e, ids in
-                          (data.get("question_ids_by_engine") or {"all": data["question_ids"]}).items())
-        intro = (f"{data['questions']} asks: questions of `benchmarks/sample/questions.json` "
-                 f"({'all 40 on each engine' if data.get('all_questions') else 'a subset'} — {which}) "
-                 f"over the sample database of `sqlnb demo`, on {' and '.join(data['databases'])} "
-                 "(each engine with its own gold SQL, scored on that engine); every configuration "
-                 "answers the same questions with the same model in one run.")
+        which = "; ".join(
+            f"{e}: {_ranges(ids)}"
+            for e, ids in (data.get("question_ids_by_engine") or {"all": data["question_ids"]}).items()
+        )
+        intro = (
+            f"{data['questions']} asks: questions of `benchmarks/sample/questions.json` "
+            f"({'all 40 on each engine' if data.get('all_questions') else 'a subset'} — {which}) "
+            f"over the sample database of `sqlnb demo`, on {' and '.join(data['databases'])} "
+            "(each engine with its own gold SQL, scored on that engine); every configuration "
+            "answers the same questions with the same model in one run."
+        )
     else:
-        intro = (f"{data['questions']} questions over {len(data['databases'])} SQLite database"
-                 f"{'s' if len(data['databases']) != 1 else ''} ({', '.join(data['databases'])})"
-                 + (f", questions {data['offset']}…" if data.get("offset") else "")
-                 + "; every configuration answers the same questions with the same model in one run.")
+        intro = (
+            f"{data['questions']} questions over {len(data['databases'])} SQLite database"
+            f"{'s' if len(data['databases']) != 1 else ''} ({', '.join(data['databases'])})"
+            + (f", questions {data['offset']}…" if data.get("offset") else "")
+            + "; every configuration answers the same questions with the same model in one run."
+        )
     lines = [
         f"# accuracy: execution accuracy on {data['spider_dir_name']}",
         "",
@@ -832,15 +1048,24 @@ def markdown(data: dict[str, Any]) -> str:
         f"{info['os']}; Python {info['python']}",
         f"- Load average at start: {info.get('load_average')}, at end: {data.get('load_after')}",
         f"- Commit: {data.get('commit') or '?'}",
-        "- Packages: " + ", ".join(f"{k} {v}" for k, v in data.get("packages", {}).items() if v != "not installed"),
+        "- Packages: "
+        + ", ".join(f"{k} {v}" for k, v in data.get("packages", {}).items() if v != "not installed"),
         f"- Agent: max_iterations {data['max_iterations']}, default AgentSettings ("
-        + ", ".join(f"{k} {v}" for k, v in (data.get("agent_settings") or agent_settings()).items()
-                    if k in SHOWN_SETTINGS) + "); a fresh Agent per question",
+        + ", ".join(
+            f"{k} {v}"
+            for k, v in (data.get("agent_settings") or agent_settings()).items()
+            if k in SHOWN_SETTINGS
+        )
+        + "); a fresh Agent per question",
         "- Scoring: execution match (`benchmarks/spider_eval.py`, after test-suite-sql-eval): result "
         "multisets, order only under a top-level ORDER BY, column permutations allowed, floats to 6 "
         "significant digits, DISTINCT kept",
         f"- Wall time of the run: {data['seconds'] / 60:.1f} min"
-        + (f" ({data['resumed_records']} results taken from an earlier, interrupted run)" if data.get("resumed_records") else ""),
+        + (
+            f" ({data['resumed_records']} results taken from an earlier, interrupted run)"
+            if data.get("resumed_records")
+            else ""
+        ),
         "",
         "## Results",
         "",
@@ -848,52 +1073,117 @@ def markdown(data: dict[str, Any]) -> str:
     rows = []
     for name, s in configs.items():
         stops = ", ".join(f"{k} {v}" for k, v in s["stop_reasons"].items())
-        rows.append([CONFIG_LABELS.get(name, name), f"**{s['ex']:.1f}%**", f"{s['correct']}/{s['n']}",
-                     _num(s["llm_calls_mean"], 2), _num(s.get("replies_mean"), 2),
-                     _num(s["prompt_tokens_mean"], 0),
-                     _num(s["completion_tokens_mean"], 0), _num(s["seconds_mean"], 1), stops])
-    lines.append(c.table(["Configuration", "EX", "Correct", "LLM calls / q", "Replies / q", "Prompt tokens / q",
-                          "Completion tokens / q", "Seconds / q", "Stop reasons"], rows))
+        rows.append(
+            [
+                CONFIG_LABELS.get(name, name),
+                f"**{s['ex']:.1f}%**",
+                f"{s['correct']}/{s['n']}",
+                _num(s["llm_calls_mean"], 2),
+                _num(s.get("replies_mean"), 2),
+                _num(s["prompt_tokens_mean"], 0),
+                _num(s["completion_tokens_mean"], 0),
+                _num(s["seconds_mean"], 1),
+                stops,
+            ]
+        )
+    lines.append(
+        c.table(
+            [
+                "Configuration",
+                "EX",
+                "Correct",
+                "LLM calls / q",
+                "Replies / q",
+                "Prompt tokens / q",
+                "Completion tokens / q",
+                "Seconds / q",
+                "Stop reasons",
+            ],
+            rows,
+        )
+    )
     lines.append("")
     for name, d in data["differences"].items():
         a, b = name.split(" − ")
-        lines.append(f"- {name}: **{d['points']:+.1f} points** over {d['questions']} questions "
-                     f"({d['only_first_right']} right only with {a}, {d['only_second_right']} right only with {b})")
-    lines += ["", "Seconds per question are wall time, the model's included (its share is "
-              "`model_seconds_mean` in the JSON). The configurations take turns going first on each "
-              "question, since a local model's prompt-prefix cache makes a repeated prompt cheaper. "
-              "LLM calls and tokens are per question, all calls of a question summed.", ""]
+        lines.append(
+            f"- {name}: **{d['points']:+.1f} points** over {d['questions']} questions "
+            f"({d['only_first_right']} right only with {a}, {d['only_second_right']} right only with {b})"
+        )
+    lines += [
+        "",
+        "Seconds per question are wall time, the model's included (its share is "
+        "`model_seconds_mean` in the JSON). The configurations take turns going first on each "
+        "question, since a local model's prompt-prefix cache makes a repeated prompt cheaper. "
+        "LLM calls and tokens are per question, all calls of a question summed.",
+        "",
+    ]
     clar = data.get("clarification") or {}
     if clar:
-        lines += ["## Ambiguous questions: does it ask back?", "",
-                  "The ambiguous questions (marked in `questions.json`) are left out of EX above; their "
-                  "gold answer is a clarifying question (status `needs_clarification`).", "",
-                  c.table(["Configuration", "Asked back", "Rate", "Answerable questions asked back (needlessly)"],
-                          [[n, f"{v['asked']}/{v['ambiguous']}", f"**{v['rate']:.0f}%**",
-                            f"{v['asked_needlessly']}/{v['answerable']}"] for n, v in clar.items()]), ""]
+        lines += [
+            "## Ambiguous questions: does it ask back?",
+            "",
+            "The ambiguous questions (marked in `questions.json`) are left out of EX above; their "
+            "gold answer is a clarifying question (status `needs_clarification`).",
+            "",
+            c.table(
+                ["Configuration", "Asked back", "Rate", "Answerable questions asked back (needlessly)"],
+                [
+                    [
+                        n,
+                        f"{v['asked']}/{v['ambiguous']}",
+                        f"**{v['rate']:.0f}%**",
+                        f"{v['asked_needlessly']}/{v['answerable']}",
+                    ]
+                    for n, v in clar.items()
+                ],
+            ),
+            "",
+        ]
     bands = data.get("by_confidence") or {}
     if bands:
-        lines += ["## EX by confidence", "",
-                  "Each answer's confidence (`AskResult.confidence`, from evidence: drafts that agree, "
-                  "empty or zeros-only results, repeated rows, replaced values); answerable questions "
-                  "only. \"none\": no SQL to rate.", ""]
+        lines += [
+            "## EX by confidence",
+            "",
+            "Each answer's confidence (`AskResult.confidence`, from evidence: drafts that agree, "
+            "empty or zeros-only results, repeated rows, replaced values); answerable questions "
+            'only. "none": no SQL to rate.',
+            "",
+        ]
         head = ["Configuration"] + [f"{lvl} (n / EX)" for lvl in ("high", "medium", "low", "none")]
         rows = []
         for name, b in bands.items():
-            rows.append([name] + [f"{b[lvl]['n']} / {b[lvl]['ex']:.1f}%" if b[lvl]["n"] else "0 / —"
-                                  for lvl in ("high", "medium", "low", "none")])
+            rows.append(
+                [name]
+                + [
+                    f"{b[lvl]['n']} / {b[lvl]['ex']:.1f}%" if b[lvl]["n"] else "0 / —"
+                    for lvl in ("high", "medium", "low", "none")
+                ]
+            )
         lines += [c.table(head, rows), ""]
     if len(data["by_db"]) > 1:
         lines += ["## EX by engine" if sample else "## EX by database", ""]
         names = list(configs)
-        lines.append(c.table(["Database", "Questions", *names],
-                             [[db, str(r["questions"]), *(f"{r[n]:.1f}%" if r[n] is not None else "—" for n in names)]
-                              for db, r in data["by_db"].items()]))
+        lines.append(
+            c.table(
+                ["Database", "Questions", *names],
+                [
+                    [db, str(r["questions"]), *(f"{r[n]:.1f}%" if r[n] is not None else "—" for n in names)]
+                    for db, r in data["by_db"].items()
+                ],
+            )
+        )
         lines.append("")
-    lines += ["## With DISTINCT dropped", "",
-              "The official scorer by default removes every DISTINCT from both queries; scored that way:", "",
-              c.table(["Configuration", "EX (DISTINCT dropped)"],
-                      [[n, f"{s['ex_distinct_dropped']:.1f}%"] for n, s in configs.items()]), ""]
+    lines += [
+        "## With DISTINCT dropped",
+        "",
+        "The official scorer by default removes every DISTINCT from both queries; scored that way:",
+        "",
+        c.table(
+            ["Configuration", "EX (DISTINCT dropped)"],
+            [[n, f"{s['ex_distinct_dropped']:.1f}%"] for n, s in configs.items()],
+        ),
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -910,16 +1200,19 @@ def run(args, log=print) -> dict[str, Any]:
         spider_dir = SAMPLE_DIR
         questions = load_sample_questions(engines, offset=args.offset, limit=args.limit, ids=ids)
         t = time.perf_counter()
-        databases = {k: v for k, v in prepare_sample_databases(args.data_dir, engines).items()
-                     if k in engines}
-        log(f"accuracy: sample database built in {time.perf_counter() - t:.1f} s: "
-            + ", ".join(str(p) for p in databases.values()))
+        databases = {
+            k: v for k, v in prepare_sample_databases(args.data_dir, engines).items() if k in engines
+        }
+        log(
+            f"accuracy: sample database built in {time.perf_counter() - t:.1f} s: "
+            + ", ".join(str(p) for p in databases.values())
+        )
     else:
-        spider_dir = (build_unseen(args.data_dir) if dataset == "unseen"
-                      else Path(args.spider_dir).resolve())
+        spider_dir = build_unseen(args.data_dir) if dataset == "unseen" else Path(args.spider_dir).resolve()
         db_ids = [d.strip() for d in (args.db_ids or "").split(",") if d.strip()] or None
-        questions = load_questions(spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit,
-                                   indexes=ids)
+        questions = load_questions(
+            spider_dir, db_ids=db_ids, offset=args.offset, limit=args.limit, indexes=ids
+        )
     configs = args.configs
     out_name = args.out
     if dataset != "spider" and out_name == "accuracy":
@@ -930,8 +1223,10 @@ def run(args, log=print) -> dict[str, Any]:
         jsonl.replace(prev)
         log(f"accuracy: moved the earlier {jsonl.name} to {prev.name} (use --resume to continue a run)")
     info = c.machine_info()
-    log(f"accuracy: {len(questions)} questions from {spider_dir}, configurations {', '.join(configs)}, "
-        f"model {args.model}; results as they come in {jsonl}")
+    log(
+        f"accuracy: {len(questions)} questions from {spider_dir}, configurations {', '.join(configs)}, "
+        f"model {args.model}; results as they come in {jsonl}"
+    )
     t = time.perf_counter()
     client = make_client(args.model)
     if getattr(args, "replies", None):
@@ -944,41 +1239,74 @@ def run(args, log=print) -> dict[str, Any]:
         pool = load_sample_questions(list(databases))
     else:
         pool = load_questions(spider_dir, db_ids=sorted({q["db_id"] for q in questions}))
-    data = run_accuracy(questions, spider_dir, client, configs, max_iterations=args.max_iterations,
-                        jsonl=jsonl, resume=args.resume, databases=databases, example_pool=pool,
-                        log=log)
+    data = run_accuracy(
+        questions,
+        spider_dir,
+        client,
+        configs,
+        max_iterations=args.max_iterations,
+        jsonl=jsonl,
+        resume=args.resume,
+        databases=databases,
+        example_pool=pool,
+        log=log,
+    )
     data["model"]["spec"] = args.model
     if getattr(args, "replies", None):
-        data["replies"] = {"file": str(args.replies), "hits": client.hits, "misses": client.misses,
-                           "replay_only": bool(getattr(args, "replay_only", False))}
+        data["replies"] = {
+            "file": str(args.replies),
+            "hits": client.hits,
+            "misses": client.misses,
+            "replay_only": bool(getattr(args, "replay_only", False)),
+        }
     if dataset == "sample":
         all_ids = [q["id"] for q in json.loads((SAMPLE_DIR / "questions.json").read_text(encoding="utf-8"))]
         qids = sorted({q["id"] for q in questions})
-        by_engine = {e: ids for e in databases
-                     if (ids := sorted(q["id"] for q in questions if q["db_id"] == e))}
-        data.update({"dataset": "sample", "question_ids": qids, "question_ids_by_engine": by_engine,
-                     "all_questions": all(ids == all_ids for ids in by_engine.values()),
-                     "spider_dir_name": "the sample database (benchmarks/sample)"})
-    data.update({
-        "benchmark": "accuracy", "spider_dir": str(spider_dir),
-        "spider_dir_name": data.get("spider_dir_name") or spider_dir.name,
-        "offset": args.offset, "limit": args.limit, "db_ids": db_ids, "jsonl": str(jsonl),
-        "note": getattr(args, "note", None),
-        "commit": git_commit(), "machine": info, "load_after": c.load_average(),
-        "threads_env": os.environ.get("SQLNB_LLAMA_THREADS"),
-        "packages": c.package_versions(["sqlnb", "llama-cpp-python", "langgraph", "langchain-core",
-                                        "sqlglot"]),
-        "finished": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-        "agent_settings": agent_settings(),
-    })
+        by_engine = {
+            e: ids for e in databases if (ids := sorted(q["id"] for q in questions if q["db_id"] == e))
+        }
+        data.update(
+            {
+                "dataset": "sample",
+                "question_ids": qids,
+                "question_ids_by_engine": by_engine,
+                "all_questions": all(ids == all_ids for ids in by_engine.values()),
+                "spider_dir_name": "the sample database (benchmarks/sample)",
+            }
+        )
+    data.update(
+        {
+            "benchmark": "accuracy",
+            "spider_dir": str(spider_dir),
+            "spider_dir_name": data.get("spider_dir_name") or spider_dir.name,
+            "offset": args.offset,
+            "limit": args.limit,
+            "db_ids": db_ids,
+            "jsonl": str(jsonl),
+            "note": getattr(args, "note", None),
+            "commit": git_commit(),
+            "machine": info,
+            "load_after": c.load_average(),
+            "threads_env": os.environ.get("SQLNB_LLAMA_THREADS"),
+            "packages": c.package_versions(
+                ["sqlnb", "llama-cpp-python", "langgraph", "langchain-core", "sqlglot"]
+            ),
+            "finished": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "agent_settings": agent_settings(),
+        }
+    )
     data.setdefault("dataset", dataset)
     c.write_results(out_name, args.results_dir, markdown(data), data)
     for name, s in data["configs"].items():
-        log(f"  {name:12s} EX {s['ex']:5.1f}% ({s['correct']}/{s['n']}), {s['llm_calls_mean']} calls/q, "
-            f"{s['seconds_mean']} s/q, stops {s['stop_reasons']}")
+        log(
+            f"  {name:12s} EX {s['ex']:5.1f}% ({s['correct']}/{s['n']}), {s['llm_calls_mean']} calls/q, "
+            f"{s['seconds_mean']} s/q, stops {s['stop_reasons']}"
+        )
     for name, d in data["differences"].items():
         log(f"  {name}: {d['points']:+.1f} points")
     for name, v in data.get("clarification", {}).items():
-        log(f"  {name}: asked back on {v['asked']}/{v['ambiguous']} ambiguous questions, "
-            f"{v['asked_needlessly']}/{v['answerable']} answerable ones")
+        log(
+            f"  {name}: asked back on {v['asked']}/{v['ambiguous']} ambiguous questions, "
+            f"{v['asked_needlessly']}/{v['answerable']} answerable ones"
+        )
     return data

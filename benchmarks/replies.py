@@ -72,10 +72,14 @@ class ReplyStore:
             with open(self.path, encoding="utf-8") as f:
                 for line in f:
                     line = line.strip()
-                    if line:
+                    if not line:
+                        continue
+                    try:
                         rec = json.loads(line)
-                        self._replies[rec["key"]] = rec
-                        self.recorded_model = self.recorded_model or rec.get("model")
+                    except json.JSONDecodeError:  # a line being written (a run in progress)
+                        continue
+                    self._replies[rec["key"]] = rec
+                    self.recorded_model = self.recorded_model or rec.get("model")
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def __len__(self) -> int:

@@ -12,14 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 # the bench extra (installed by scripts/test): a missing one fails here, loudly
-import duckdb_engine  # noqa: E402,F401
-import psutil  # noqa: E402,F401
-import psycopg2  # noqa: E402,F401
-import sql  # noqa: E402,F401  (JupySQL)
-import sqlalchemy  # noqa: E402,F401
+import duckdb_engine  # noqa: F401
+import psutil  # noqa: F401
+import psycopg2  # noqa: F401
+import pytest
+import sql  # noqa: F401  (JupySQL)
+import sqlalchemy  # noqa: F401
 
 REPO = Path(__file__).resolve().parent.parent
 ROWS, TABLES = 2000, 20
@@ -32,9 +31,25 @@ def data_dir(tmp_path_factory) -> Path:
 
 
 def run_benchmark(name: str, results: Path, data_dir: Path) -> dict:
-    cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), name, "--rows", str(ROWS),
-           "--tables", str(TABLES), "--repeat", "1", "--engines", ",".join(ENGINES),
-           "--results-dir", str(results), "--data-dir", str(data_dir), "--timeout", "240"]
+    cmd = [
+        sys.executable,
+        str(REPO / "benchmarks" / "run.py"),
+        name,
+        "--rows",
+        str(ROWS),
+        "--tables",
+        str(TABLES),
+        "--repeat",
+        "1",
+        "--engines",
+        ",".join(ENGINES),
+        "--results-dir",
+        str(results),
+        "--data-dir",
+        str(data_dir),
+        "--timeout",
+        "240",
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=540)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     md, js = results / f"{name}.md", results / f"{name}.json"
@@ -124,22 +139,28 @@ from pydantic import Field  # noqa: E402
 
 SPIDER_QUESTIONS = [
     {"db_id": "music", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
-    {"db_id": "music", "question": "List the names of singers from oldest to youngest.",
-     "query": "SELECT name FROM singer ORDER BY age DESC"},
-    {"db_id": "zoo", "question": "What are the names and species of all animals?",
-     "query": "SELECT name, species FROM animal"},
+    {
+        "db_id": "music",
+        "question": "List the names of singers from oldest to youngest.",
+        "query": "SELECT name FROM singer ORDER BY age DESC",
+    },
+    {
+        "db_id": "zoo",
+        "question": "What are the names and species of all animals?",
+        "query": "SELECT name, species FROM animal",
+    },
 ]
 
 
-@pytest.fixture()
+@pytest.fixture
 def spider_dir(tmp_path) -> Path:
     """A Spider-layout directory: questions.json + database/<db_id>/<db_id>.sqlite."""
     root = tmp_path / "spider"
     scripts = {
         "music": "CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER);"
-                 "INSERT INTO singer VALUES (1, 'Ann', 'France', 52), (2, 'Bob', 'Peru', 31), (3, 'Cid', 'Chad', 44);",
+        "INSERT INTO singer VALUES (1, 'Ann', 'France', 52), (2, 'Bob', 'Peru', 31), (3, 'Cid', 'Chad', 44);",
         "zoo": "CREATE TABLE animal (id INTEGER PRIMARY KEY, name TEXT, species TEXT);"
-               "INSERT INTO animal VALUES (1, 'Rex', 'dog'), (2, 'Tom', 'cat'), (3, 'Kit', 'cat');",
+        "INSERT INTO animal VALUES (1, 'Rex', 'dog'), (2, 'Tom', 'cat'), (3, 'Kit', 'cat');",
     }
     for db_id, script in scripts.items():
         (root / "database" / db_id).mkdir(parents=True)
@@ -167,9 +188,14 @@ class QuestionOracle(BaseChatModel):
         text = str(messages[-1].content)
         question = re.findall(r"^Question: (.*)$", text, re.M)[-1].strip()
         reply = "FINAL" if "Your attempts so far" in text else f"```sql\n{self.answers[question]}\n```"
-        usage = {"input_tokens": len(text) // 4, "output_tokens": len(reply) // 4,
-                 "total_tokens": len(text) // 4 + len(reply) // 4}
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply, usage_metadata=usage))])
+        usage = {
+            "input_tokens": len(text) // 4,
+            "output_tokens": len(reply) // 4,
+            "total_tokens": len(text) // 4 + len(reply) // 4,
+        }
+        return ChatResult(
+            generations=[ChatGeneration(message=AIMessage(content=reply, usage_metadata=usage))]
+        )
 
 
 def test_accuracy_questions_by_position(spider_dir):
@@ -182,8 +208,9 @@ def test_accuracy_questions_by_position(spider_dir):
     assert [q["index"] for q in picked] == [0, 2]
     assert [q["question"] for q in picked] == [every[0]["question"], every[2]["question"]]
     db = every[2]["db_id"]
-    assert [q["index"] for q in accuracy.load_questions(spider_dir, indexes=[0, 2], db_ids=[db])] == \
-        [q["index"] for q in every if q["db_id"] == db and q["index"] in (0, 2)]
+    assert [q["index"] for q in accuracy.load_questions(spider_dir, indexes=[0, 2], db_ids=[db])] == [
+        q["index"] for q in every if q["db_id"] == db and q["index"] in (0, 2)
+    ]
     with pytest.raises(ValueError, match=r"no question #7"):
         accuracy.load_questions(spider_dir, indexes=[1, 7])
 
@@ -194,8 +221,9 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
     questions = accuracy.load_questions(spider_dir)
     model = QuestionOracle(answers={q["question"]: q["query"] for q in SPIDER_QUESTIONS})
     jsonl = tmp_path / "acc.jsonl"
-    data = accuracy.run_accuracy(questions, spider_dir, model, accuracy.CONFIGS, jsonl=jsonl,
-                                 log=lambda msg: None)
+    data = accuracy.run_accuracy(
+        questions, spider_dir, model, accuracy.CONFIGS, jsonl=jsonl, log=lambda msg: None
+    )
     s = data["configs"]
     assert set(s) == {"agent", "agent+memory", "no-review", "one-by-one", "single-shot"}
     for name, summary in s.items():
@@ -215,18 +243,33 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
     # agent+memory: the other question of the same database as the example, none for zoo's
     # only question; the plain agent never sees one
     examples = {r["question"]: r["examples"] for r in lines if r["config"] == "agent+memory"}
-    assert examples == {SPIDER_QUESTIONS[0]["question"]: [1], SPIDER_QUESTIONS[1]["question"]: [0],
-                        SPIDER_QUESTIONS[2]["question"]: []}
+    assert examples == {
+        SPIDER_QUESTIONS[0]["question"]: [1],
+        SPIDER_QUESTIONS[1]["question"]: [0],
+        SPIDER_QUESTIONS[2]["question"]: [],
+    }
     assert all(r["examples"] == [] for r in lines if r["config"] == "agent")
     shown = [p[-1] for p in model.prompts if "answered before" in p[-1]]
     assert len(shown) == 2 * 2 and all(SPIDER_QUESTIONS[2]["question"] not in t for t in shown)
-    assert {k for k in ("pred_sql", "status", "stop_reason", "correct", "llm_calls", "prompt_tokens",
-                        "completion_tokens", "seconds")} <= set(lines[0])
+    assert {
+        "pred_sql",
+        "status",
+        "stop_reason",
+        "correct",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "seconds",
+    } <= set(lines[0])
     # single-shot sends exactly what the agent's first generate call sends
     for q in SPIDER_QUESTIONS:
-        first = {tuple(p) for p in model.prompts
-                 if f"Question: {q['question']}" in p[-1] and "Your attempts so far" not in p[-1]
-                 and "answered before" not in p[-1]}
+        first = {
+            tuple(p)
+            for p in model.prompts
+            if f"Question: {q['question']}" in p[-1]
+            and "Your attempts so far" not in p[-1]
+            and "answered before" not in p[-1]
+        }
         assert len(first) == 1, q["question"]
     assert len(model.prompts) == 3 * (2 + 2 + 1 + 2 + 1)
 
@@ -234,16 +277,33 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
 def test_memory_examples_leave_out_the_question_and_its_gold_query():
     import accuracy
 
-    pool = [{"db_id": "d", "index": 0, "question": "How many singers are there?",
-             "query": "SELECT count(*) FROM singer"},
-            {"db_id": "d", "index": 1, "question": "Count the singers.",
-             "query": "select COUNT(*)  from singer"},  # the same query: left out
-            {"db_id": "d", "index": 2, "question": "How many singers are from France?",
-             "query": "SELECT count(*) FROM singer WHERE country = 'France'"},
-            {"db_id": "e", "index": 3, "question": "How many singers are there in all?",
-             "query": "SELECT 1"},  # another database
-            {"db_id": "d", "index": 4, "question": "Which singers are there?", "query": None,
-             "ambiguous": True}]
+    pool = [
+        {
+            "db_id": "d",
+            "index": 0,
+            "question": "How many singers are there?",
+            "query": "SELECT count(*) FROM singer",
+        },
+        {
+            "db_id": "d",
+            "index": 1,
+            "question": "Count the singers.",
+            "query": "select COUNT(*)  from singer",
+        },  # the same query: left out
+        {
+            "db_id": "d",
+            "index": 2,
+            "question": "How many singers are from France?",
+            "query": "SELECT count(*) FROM singer WHERE country = 'France'",
+        },
+        {
+            "db_id": "e",
+            "index": 3,
+            "question": "How many singers are there in all?",
+            "query": "SELECT 1",
+        },  # another database
+        {"db_id": "d", "index": 4, "question": "Which singers are there?", "query": None, "ambiguous": True},
+    ]
     got = accuracy.memory_examples(pool[0], pool, "sqlite")
     assert [e["index"] for e in got] == [2]
     # an ambiguous question (no gold query) gets the answerable ones of its database
@@ -283,8 +343,9 @@ def test_reply_store_records_a_run_then_replays_it_without_the_model(spider_dir,
     model = QuestionOracle(answers={q["question"]: q["query"] for q in SPIDER_QUESTIONS})
     path = tmp_path / "replies.jsonl"
     store = ReplyStore(accuracy.make_client(model), path)
-    first = accuracy.run_accuracy(questions, spider_dir, store, ["agent", "single-shot"],
-                                  log=lambda msg: None)
+    first = accuracy.run_accuracy(
+        questions, spider_dir, store, ["agent", "single-shot"], log=lambda msg: None
+    )
     stored = path.read_text().splitlines()
     # single-shot sends what the agent's first call sends: answered from the store
     assert store.misses == len(stored) == len({tuple(p) for p in model.prompts}) > 0
@@ -295,8 +356,9 @@ def test_reply_store_records_a_run_then_replays_it_without_the_model(spider_dir,
             raise AssertionError("replay-only must not call the model")
 
     replay = ReplyStore(accuracy.make_client(Refuses(answers={})), path, live=False)
-    second = accuracy.run_accuracy(questions, spider_dir, replay, ["agent", "single-shot"],
-                                   log=lambda msg: None)
+    second = accuracy.run_accuracy(
+        questions, spider_dir, replay, ["agent", "single-shot"], log=lambda msg: None
+    )
     assert replay.misses == 0 and replay.hits == store.hits + store.misses
     key = [(r["index"], r["config"]) for r in first["records"]]
     assert key == [(r["index"], r["config"]) for r in second["records"]]
@@ -316,10 +378,29 @@ def test_accuracy_cli(spider_dir, tmp_path):
     script = tmp_path / "replies.json"
     script.write_text(json.dumps(["```sql\nSELECT count(*) FROM singer\n```"]))
     results = tmp_path / "results"
-    cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), "accuracy", "--spider-dir", str(spider_dir),
-           "--model", f"scripted:{script}", "--configs", "single-shot", "--limit", "1",
-           "--db-ids", "music", "--out", "acc-smoke", "--results-dir", str(results),
-           "--data-dir", str(tmp_path / "data"), "--note", "a smoke run"]
+    cmd = [
+        sys.executable,
+        str(REPO / "benchmarks" / "run.py"),
+        "accuracy",
+        "--spider-dir",
+        str(spider_dir),
+        "--model",
+        f"scripted:{script}",
+        "--configs",
+        "single-shot",
+        "--limit",
+        "1",
+        "--db-ids",
+        "music",
+        "--out",
+        "acc-smoke",
+        "--results-dir",
+        str(results),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--note",
+        "a smoke run",
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "[1/1] music #0" in proc.stdout
@@ -334,8 +415,17 @@ def test_accuracy_cli(spider_dir, tmp_path):
 @pytest.mark.timeout(300)
 def test_overhead(tmp_path):
     results = tmp_path / "results"
-    cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), "overhead", "--asks", "5",
-           "--results-dir", str(results), "--data-dir", str(tmp_path / "data")]
+    cmd = [
+        sys.executable,
+        str(REPO / "benchmarks" / "run.py"),
+        "overhead",
+        "--asks",
+        "5",
+        "--results-dir",
+        str(results),
+        "--data-dir",
+        str(tmp_path / "data"),
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     data = json.loads((results / "overhead.json").read_text())
@@ -358,21 +448,55 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
         root = accuracy.build_unseen(tmp_path)
     questions = accuracy.load_questions(root)
     db_ids = {p.name for p in (root / "database").iterdir()}
-    assert db_ids == {"library_loans", "city_clinic", "regional_league", "transit_network",
-                      "research_grants", "rental_agency", "film_festival", "warehouse_supply",
-                      "airline_ops", "school_district", "museum_collection",
-                      "hotel_chain", "bike_share", "music_label",
-                      "restaurant_group", "veterinary", "software_releases",
-                      "auction_house", "community_garden", "podcast_network",
-                      "ski_resort", "shipping_port", "theatre_company",
-                      "wine_cellar", "coworking_space", "marathon_event",
-                      "dental_practice", "craft_brewery", "orchestra_season",
-                      "auto_garage", "fitness_gym", "university_labs",
-                      "zoo_keeping", "insurance_claims", "video_game_studio",
-                      "solar_installer", "bakery_chain", "art_school",
-                      "ferry_service", "print_shop", "fire_service",
-                      "seed_bank", "law_firm", "blood_donation",
-                      "cinema_chain", "pharmacy_network", "sailing_club"}
+    assert db_ids == {
+        "library_loans",
+        "city_clinic",
+        "regional_league",
+        "transit_network",
+        "research_grants",
+        "rental_agency",
+        "film_festival",
+        "warehouse_supply",
+        "airline_ops",
+        "school_district",
+        "museum_collection",
+        "hotel_chain",
+        "bike_share",
+        "music_label",
+        "restaurant_group",
+        "veterinary",
+        "software_releases",
+        "auction_house",
+        "community_garden",
+        "podcast_network",
+        "ski_resort",
+        "shipping_port",
+        "theatre_company",
+        "wine_cellar",
+        "coworking_space",
+        "marathon_event",
+        "dental_practice",
+        "craft_brewery",
+        "orchestra_season",
+        "auto_garage",
+        "fitness_gym",
+        "university_labs",
+        "zoo_keeping",
+        "insurance_claims",
+        "video_game_studio",
+        "solar_installer",
+        "bakery_chain",
+        "art_school",
+        "ferry_service",
+        "print_shop",
+        "fire_service",
+        "seed_bank",
+        "law_firm",
+        "blood_donation",
+        "cinema_chain",
+        "pharmacy_network",
+        "sailing_club",
+    }
     assert len(questions) == 668 and {q["db_id"] for q in questions} == db_ids
     assert len({q["question"] for q in questions}) == len(questions)
     for q in questions:
@@ -384,8 +508,111 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
                 key = re.search(r"ORDER BY (.+?) LIMIT 1$", q["query"]).group(1)
                 sql = re.sub(r"LIMIT 1$", "LIMIT 2", q["query"])
                 key = re.sub(r"\s+(ASC|DESC)$", "", key, flags=re.I)  # the ordering expression
-                top = con.execute(re.sub(r"^SELECT .+? FROM", f"SELECT {key} FROM", sql, count=1)
-                                  ).fetchall()
+                top = con.execute(re.sub(r"^SELECT .+? FROM", f"SELECT {key} FROM", sql, count=1)).fetchall()
                 assert len(top) == 1 or top[0] != top[1], f"a tie: {q['question']}"
         finally:
             con.close()
+
+
+def test_ablation_measures_each_rewrite_on_data_written_after_it(tmp_path):
+    """benchmarks/ablation.py: each question asked with every rewrite on, then with each
+    rewrite that proposed a query off, the replies from the store (recorded once with the
+    model, replayed without it); a rule that turned an answer right earns its place on data
+    written after it, and data written before it does not count for it."""
+    import datetime as dt
+
+    import ablation
+    import accuracy
+    from replies import ReplyStore
+
+    from tests.test_repairs import CASES
+
+    db = tmp_path / "shop.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+        CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
+                             amount REAL, status TEXT);
+        INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
+        INSERT INTO orders VALUES (10, 1, 12.5, 'paid'), (11, 1, 99.99, 'new'), (12, 2, 5.0, 'paid');
+    """)
+    con.close()
+    later, earlier = dt.datetime(2030, 1, 1), dt.datetime(2020, 1, 1)
+    questions, drafts = [], {}
+    for i, (name, case) in enumerate(sorted(CASES.items())):
+        # gold: the rewritten answer (the case's rows), written as plain SQL over the rows
+        gold = (
+            "SELECT * FROM (VALUES "
+            + ", ".join("(" + ", ".join(repr(v) for v in row) + ")" for row in case.rows)
+            + ")"
+        )
+        questions.append(
+            {
+                "set": "unseen",
+                "db_id": "shop",
+                "index": i,
+                "question": case.question,
+                "query": gold,
+                "db": db,
+                "written": later if name != "negations" else earlier,
+            }
+        )
+        drafts[case.question] = case.draft
+
+    class DraftWriter(QuestionOracle):
+        """Writes each question's case draft, as the reply and as every sampled draft."""
+
+        samples: bool = True
+
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+            text = str(messages[-1].content)
+            question = re.findall(r"^Question: (.*)$", text, re.M)[-1].strip()
+            reply = f"```sql\n{drafts[question]}\n```"
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
+
+    path = tmp_path / "replies.jsonl"
+    recorder = ReplyStore(accuracy.make_client(DraftWriter(answers={})), path)
+    recorder.client.name = "llamacpp:test"  # a local model: the agent draws drafts
+    names = ablation.rule_names()
+    ablation.run_ablation(questions, recorder, names, log=lambda m: None)
+    assert recorder.misses > 0
+
+    replay = ReplyStore(ablation._Named("llamacpp:test"), path, live=False)
+    rows = ablation.run_ablation(questions, replay, names, log=lambda m: None)
+    assert replay.misses == 0 and replay.hits > 0
+    by_question = {r["index"]: r for r in rows}
+    for i, (name, _case) in enumerate(sorted(CASES.items())):
+        r = by_question[i]
+        assert r["correct"], (name, r["sql"])
+        assert name in r["fired"], (name, r["fired"])
+        assert (
+            r["off"][name] == {"correct": False, "sql": drafts[questions[i]["question"]]}
+            or r["off"][name]["correct"] is False
+        )
+    summary = ablation.summarize(rows, names)
+    for name in names:
+        later_set = summary[name]["sets"]["unseen after it"]
+        if name == "negations":  # its own question was written before it: not counted for it
+            assert later_set["questions"] == 6 and later_set["fired"] == 0
+            assert summary[name]["verdict"] == "remove (never fired)"
+            assert summary[name]["sets"]["spider-dev"]["questions"] == 0
+        else:
+            assert later_set["wins"] >= 1 and later_set["losses"] == 0, (name, later_set)
+            assert summary[name]["verdict"] == "keep"
+    text = ablation.markdown(
+        {
+            "note": None,
+            "machine": {"date": "today", "cpu": "cpu", "cpu_count": 2},
+            "replies": {"file": str(path), "hits": replay.hits, "misses": 0, "live": False},
+            "model": "llamacpp:test",
+            "questions": len(questions),
+            "by_set": {"unseen": 7},
+            "missing": 0,
+            "rules": summary,
+            "commit": "abc",
+            "seconds": 1.0,
+        }
+    )
+    assert (
+        "| `names_for_ids` (2026-11-25) | unseen after it | 6 | 1 | 1 | 0 | 0 | +16.67 | **keep** |" in text
+    )

@@ -1,0 +1,435 @@
+"""ablation: what each of the agent's answer rewrites earns, on data written after it.
+
+Every rewrite of ``sqlnb.agent.repairs.REWRITES`` is measured on and off, all else
+equal: each question is asked once with every rewrite on (the agent as users get it),
+and again with one rewrite off (``AgentSettings.disabled_rewrites``) wherever that
+rewrite proposed a query for one of its drafts ("fired"; a rewrite acts only through its
+proposals, so where it proposed none it changes nothing and the answer with it off is the
+same). The model's replies come from a store of an earlier run
+(``benchmarks/replies.py``, ``--replies``): a call the store holds is not asked again, so
+the only model calls are those a switched-off rewrite makes new (none in
+``--replay-only``, where such a question is reported as needing the model).
+
+A rule is judged on the unseen batches written *after* it (a database's batch date is
+the date its file entered the repository; a rule's date is in :data:`RULE_ADDED`) and on
+spider-dev; the table says per rule: questions where it fired, answers it turned right,
+answers it turned wrong, the net change in EX points, and the verdict (it earns its place
+where it turned more answers right than wrong on the batches written after it).
+
+    .venv/bin/python benchmarks/ablation.py --replies benchmarks/results/replies/agent.jsonl.gz \\
+        --sets spider,unseen [--live] [--out ablation]
+
+Writes ``results/<out>.md`` and ``results/<out>.json`` (every question's outcome).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gzip
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import accuracy as acc
+import common as c
+from replies import ReplyMissing, ReplyStore
+
+# When each rewrite entered the agent (its first commit): the batches written after it are
+# the data it is judged on.  A new rule adds its line here when it enters the registry.
+RULE_ADDED: dict[str, tuple[str, str]] = {
+    "names_for_ids": ("f93c3d8", "2026-11-25T09:09:00"),
+    "link_joins": ("353eb12", "2026-11-25T11:59:00"),
+    "named_values": ("db3be40", "2026-11-26T01:33:00"),
+    "negations": ("76c49ab", "2026-11-26T06:03:00"),
+    "named_filters": ("57130cc", "2026-11-26T13:06:00"),
+    "subset_averages": ("57130cc", "2026-11-26T13:06:00"),
+    "intersections": ("a5eb477", "2026-11-26T16:34:00"),
+}
+
+
+def rule_names() -> list[str]:
+    from sqlnb.agent.repairs import REWRITES
+
+    return [r.name for r in REWRITES]
+
+
+def written(db_file: Path) -> dt.datetime | None:
+    """When a database file of the unseen set entered the repository (its first commit)."""
+    try:
+        out = subprocess.run(
+            ["git", "log", "--diff-filter=A", "--format=%aI", "--", str(db_file)],
+            cwd=c.REPO,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return dt.datetime.fromisoformat(out[-1]).replace(tzinfo=None) if out else None
+
+
+def after(rule: str, when: dt.datetime | None) -> bool:
+    """Whether data written at ``when`` was written after ``rule`` entered."""
+    if when is None or rule not in RULE_ADDED:
+        return False
+    return when > dt.datetime.fromisoformat(RULE_ADDED[rule][1])
+
+
+class Proposals:
+    """Which rewrites proposed a query while a question was answered: each rewrite of the
+    first round's registry wrapped so that a proposal is noted (a rewrite acts only
+    through its proposals, so one that proposed nothing cannot change the answer, and
+    turning it off there would ask the same calls and give the same answer)."""
+
+    def __init__(self) -> None:
+        import dataclasses
+
+        import sqlnb.agent.first_round as first_round
+
+        self.names: set[str] = set()
+
+        def noted(rewrite: Any) -> Any:
+            def propose(draft: Any) -> Any:
+                out = rewrite.propose(draft)
+                if out is not None:
+                    self.names.add(rewrite.name)
+                return out
+
+            return dataclasses.replace(rewrite, propose=propose)
+
+        first_round.REWRITES = tuple(noted(r) for r in first_round.REWRITES)
+
+    def take(self) -> set[str]:
+        out, self.names = self.names, set()
+        return out
+
+
+def open_store(path: Path, client: Any, live: bool) -> ReplyStore:
+    """A store over ``path``; a ``.gz`` file is read into a working copy (new replies are
+    appended there and written back, compressed, by :func:`save_store`)."""
+    if path.suffix == ".gz":
+        work = Path(tempfile.mkdtemp(prefix="sqlnb-replies-")) / path.stem
+        if path.exists():
+            with gzip.open(path, "rb") as src, open(work, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        store = ReplyStore(client, work, live=live)
+        store.compressed_to = path  # type: ignore[attr-defined]
+        return store
+    return ReplyStore(client, path, live=live)
+
+
+def save_store(store: ReplyStore) -> None:
+    target = getattr(store, "compressed_to", None)
+    if target is not None and store.path.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(store.path, "rb") as src, gzip.open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+
+
+def questions_of(sets: Sequence[str], data_dir: Path) -> list[dict[str, Any]]:
+    """Every question of the sets asked for, each with its set, database file and date."""
+    out: list[dict[str, Any]] = []
+    for name in sets:
+        if name == "spider":
+            root = acc.DEFAULT_SPIDER_DIR
+            for q in acc.load_questions(root):
+                out.append(dict(q, set="spider-dev", db=acc.db_path(root, q["db_id"]), written=None))
+        elif name == "unseen":
+            root = acc.build_unseen(data_dir)
+            dates: dict[str, dt.datetime | None] = {}
+            for q in acc.load_questions(root):
+                db = q["db_id"]
+                if db not in dates:
+                    dates[db] = written(acc.UNSEEN_DIR / f"{db}.sql")
+                out.append(dict(q, set="unseen", db=acc.db_path(root, db), written=dates[db]))
+        else:
+            raise ValueError(f"unknown set {name!r}: spider or unseen")
+    return out
+
+
+def ask(
+    q: dict[str, Any], adapter: Any, client: Any, scorer: Any, disabled: frozenset[str], max_iterations: int
+) -> dict[str, Any]:
+    """One question with ``disabled`` rewrites off: its SQL, whether it is right, the
+    rewrites it reports; ``missing`` when the store lacks a call it needed."""
+    from sqlnb.agent.runner import Agent
+    from sqlnb.agent.settings import AgentSettings
+
+    misses = getattr(client, "misses", 0)
+    agent = Agent(settings=AgentSettings(disabled_rewrites=disabled), memory=False)
+    try:
+        res = agent.ask(
+            q["question"],
+            adapter,
+            connection=q["db_id"],
+            model=client,
+            max_iterations=max_iterations,
+            examples=[],
+        )
+    except ReplyMissing:
+        return {"missing": True}
+    if getattr(client, "misses", 0) > misses and not getattr(client, "live", True):
+        return {"missing": True}
+    if res.model_error and "no stored reply" in str(res.model_error):
+        return {"missing": True}
+    m = scorer.evaluate(q["db"], q["query"], res.sql)
+    return {"sql": res.sql, "correct": bool(m.correct), "status": res.status, "result": res}
+
+
+def run_ablation(
+    questions: Sequence[dict[str, Any]],
+    client: Any,
+    names: Sequence[str],
+    *,
+    max_iterations: int = acc.DEFAULT_MAX_ITERATIONS,
+    log: Callable[[str], None] = print,
+) -> list[dict[str, Any]]:
+    """Each question with every rewrite on, then with each rewrite that proposed a query on it off."""
+    from sqlnb.adapters import connect
+
+    scorer = acc.Scorers()
+    proposals = Proposals()
+    adapters: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    try:
+        for i, q in enumerate(questions, 1):
+            db = str(q["db"])
+            if db not in adapters:
+                adapters[db] = connect(f"sqlite:///{db}", readonly=True)
+            adapter = adapters[db]
+            proposals.take()
+            base = ask(q, adapter, client, scorer, frozenset(), max_iterations)
+            on = proposals.take() & set(names)
+            row: dict[str, Any] = {
+                "set": q["set"],
+                "db_id": q["db_id"],
+                "index": q["index"],
+                "written": q["written"].isoformat() if q["written"] else None,
+            }
+            if base.get("missing"):
+                row["missing"] = True
+                rows.append(row)
+                log(f"[{i}/{len(questions)}] {q['set']} {q['db_id']} #{q['index']}: not in the store")
+                continue
+            row.update({"correct": base["correct"], "sql": base["sql"], "fired": sorted(on), "off": {}})
+            for name in sorted(on):
+                alt = ask(q, adapter, client, scorer, frozenset({name}), max_iterations)
+                row["off"][name] = (
+                    {"missing": True}
+                    if alt.get("missing")
+                    else {"correct": alt["correct"], "sql": alt["sql"]}
+                )
+            rows.append(row)
+            offs = ", ".join(
+                f"{k} off {'✓' if v.get('correct') else ('?' if v.get('missing') else '✗')}"
+                for k, v in row["off"].items()
+            )
+            log(
+                f"[{i}/{len(questions)}] {q['set']} {q['db_id']} #{q['index']}: "
+                f"{'✓' if base['correct'] else '✗'}" + (f"  ({offs})" if offs else "")
+            )
+    finally:
+        for a in adapters.values():
+            try:
+                a.close()
+            except Exception:
+                pass
+        scorer.close()
+    return rows
+
+
+def _counts_for(row: dict[str, Any], label: str, rule: str) -> bool:
+    """Whether a question counts for ``rule`` in the set called ``label``."""
+    if label == "spider-dev":
+        return bool(row["set"] == "spider-dev")
+    when = dt.datetime.fromisoformat(row["written"]) if row.get("written") else None
+    return row["set"] == "unseen" and after(rule, when)
+
+
+def summarize(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+    """Per rule and per set (spider-dev; unseen batches written after the rule): the
+    questions, where it fired, answers it turned right (right on, wrong off) and wrong
+    (wrong on, right off), answers that need the model, and the net EX points."""
+    out: dict[str, Any] = {}
+    for name in names:
+        per: dict[str, dict[str, Any]] = {}
+        for label in ("unseen after it", "spider-dev"):
+            chosen = [r for r in rows if _counts_for(r, label, name) and not r.get("missing")]
+            n = len(chosen)
+            fired_on = [r for r in chosen if name in r.get("fired", ())]
+            wins = sum(
+                1
+                for r in fired_on
+                if r["correct"] and not r["off"][name].get("missing") and not r["off"][name]["correct"]
+            )
+            losses = sum(
+                1
+                for r in fired_on
+                if not r["correct"] and not r["off"][name].get("missing") and r["off"][name]["correct"]
+            )
+            unknown = sum(1 for r in fired_on if r["off"][name].get("missing"))
+            per[label] = {
+                "questions": n,
+                "fired": len(fired_on),
+                "wins": wins,
+                "losses": losses,
+                "needs_model": unknown,
+                "points": round(100.0 * (wins - losses) / n, 2) if n else None,
+            }
+        later = per["unseen after it"]
+        verdict = (
+            "keep"
+            if later["wins"] > later["losses"]
+            else "no data"
+            if not later["questions"]
+            else "remove (never fired)"
+            if not later["fired"]
+            else "remove"
+        )
+        out[name] = {"added": RULE_ADDED.get(name), "sets": per, "verdict": verdict}
+    return out
+
+
+def markdown(data: dict[str, Any]) -> str:
+    info = data["machine"]
+    lines = [
+        "# ablation: what each answer rewrite earns on data written after it",
+        "",
+        f"Note: {data['note']}" if data.get("note") else "",
+        "",
+        f"Each question asked with every rewrite on, then with each rewrite that proposed a query on it off "
+        f"(`AgentSettings.disabled_rewrites`), the model's replies taken from `{data['replies']['file']}` "
+        f"({data['replies']['hits']} calls answered from it, {data['replies']['misses']} "
+        f"{'asked of the model' if data['replies']['live'] else 'missing'}). "
+        "Turned right: right with the rule, wrong without it; turned wrong: the reverse. "
+        "Net: (turned right − turned wrong) / questions, in EX points. A rule earns its place when "
+        "it turns more answers right than wrong on the unseen batches written after it "
+        "(docs/agent.md).",
+        "",
+        f"- Model: `{data['model']}`; questions: {data['questions']} "
+        f"({', '.join(f'{k} {v}' for k, v in data['by_set'].items())}); not in the store: {data['missing']}",
+        f"- Date: {info['date']}; machine: {info.get('cpu', '?')}, {info.get('cpu_count')} cores; "
+        f"commit {data.get('commit') or '?'}; wall time {data['seconds'] / 60:.1f} min",
+        "",
+        c.table(
+            [
+                "Rule (entered)",
+                "Set",
+                "Questions",
+                "Fired",
+                "Turned right",
+                "Turned wrong",
+                "Needs the model",
+                "Net (points)",
+                "Verdict",
+            ],
+            [
+                [
+                    f"`{name}` ({(s['added'] or ['?', '?'])[1][:10]})",
+                    label,
+                    str(v["questions"]),
+                    str(v["fired"]),
+                    str(v["wins"]),
+                    str(v["losses"]),
+                    str(v["needs_model"]),
+                    "—" if v["points"] is None else f"{v['points']:+.2f}",
+                    f"**{s['verdict']}**" if label == "unseen after it" else "",
+                ]
+                for name, s in data["rules"].items()
+                for label, v in s["sets"].items()
+            ],
+        ),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--replies", type=Path, required=True, help="the store of model replies (.jsonl or .jsonl.gz)"
+    )
+    p.add_argument("--sets", default="spider,unseen", help="spider, unseen (comma-separated)")
+    p.add_argument("--db-ids", default=None, help="these databases only (comma-separated)")
+    p.add_argument(
+        "--live",
+        action="store_true",
+        help="ask the model for calls the store lacks (and store them); default: replay only",
+    )
+    p.add_argument("--model", default=acc.DEFAULT_MODEL)
+    p.add_argument("--rules", default=None, help="these rewrites only (default: the whole registry)")
+    p.add_argument("--data-dir", type=Path, default=c.DEFAULT_DATA)
+    p.add_argument("--results-dir", type=Path, default=c.DEFAULT_RESULTS)
+    p.add_argument("--out", default="ablation")
+    p.add_argument("--note", default=None)
+    args = p.parse_args(argv)
+    names = [n.strip() for n in (args.rules or "").split(",") if n.strip()] or rule_names()
+    unknown = sorted(set(names) - set(rule_names()))
+    if unknown:
+        raise SystemExit(
+            f"unknown rewrite(s) {', '.join(unknown)}; the registry has {', '.join(rule_names())}"
+        )
+    questions = questions_of([s.strip() for s in args.sets.split(",") if s.strip()], args.data_dir)
+    if args.db_ids:
+        wanted = {d.strip() for d in args.db_ids.split(",")}
+        questions = [q for q in questions if q["db_id"] in wanted]
+    info = c.machine_info()
+    # replay only: the model is never loaded; the store says which model wrote it, and the
+    # agent reads only that name of the client (a local model gets its drafts)
+    client: Any = acc.make_client(args.model) if args.live else _Named("")
+    store = open_store(args.replies, client, live=args.live)
+    if not args.live:
+        client.name = store.recorded_model or args.model
+    model_name = client.name
+    log(f"ablation: {len(questions)} questions, rewrites {', '.join(names)}, {len(store)} stored replies")
+    t0 = time.perf_counter()
+    try:
+        rows = run_ablation(questions, store, names, log=log)
+    finally:
+        save_store(store)
+    by_set: dict[str, int] = {}
+    for q in questions:
+        by_set[q["set"]] = by_set.get(q["set"], 0) + 1
+    data = {
+        "benchmark": "ablation",
+        "note": args.note,
+        "model": model_name,
+        "questions": len(questions),
+        "by_set": by_set,
+        "missing": sum(1 for r in rows if r.get("missing")),
+        "replies": {"file": str(args.replies), "hits": store.hits, "misses": store.misses, "live": args.live},
+        "rules": summarize(rows, names),
+        "rows": rows,
+        "machine": info,
+        "commit": acc.git_commit(),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    c.write_results(args.out, args.results_dir, markdown(data), data)
+    return data
+
+
+class _Named:
+    """A client that only has a name: in replay-only mode every call comes from the store."""
+
+    samples = True
+    retries = 0
+    side_by_side = False
+
+    def __init__(self, name: str):
+        self.name = name
+        self.model = self
+
+    def invoke(self, *args: Any, **kwargs: Any) -> Any:
+        raise ReplyMissing("replay only: the model is not loaded")
+
+
+if __name__ == "__main__":
+    main()
