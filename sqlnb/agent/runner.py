@@ -43,8 +43,11 @@ def _codes_or_categories(stored: Sequence[str], distinct: Sequence[str]) -> bool
     """Whether a column holds codes or categories, from ``stored`` (the non-empty values of
     the rows read) and ``distinct`` (the same, each once): at most ``ALL_VALUES`` short
     ones, each stored twice on average (a name or a title seldom repeats)."""
-    return 0 < len(distinct) <= ALL_VALUES and len(stored) >= 2 * len(distinct) \
+    return (
+        0 < len(distinct) <= ALL_VALUES
+        and len(stored) >= 2 * len(distinct)
         and all(len(v) <= ALL_VALUES_LENGTH for v in distinct)
+    )
 
 
 @dataclass
@@ -107,14 +110,25 @@ class AskResult:
 
     def to_dict(self, rows: int = 10) -> dict[str, Any]:
         return {
-            "question": self.question, "connection": self.connection, "dialect": self.dialect,
-            "model": self.model, "status": self.status, "stop_reason": self.stop_reason,
-            "sql": self.sql, "iterations": self.iterations,
-            "attempts": [{k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")}
-                         for a in self.attempts],
-            "columns": self.columns, "rows": self.rows(rows), "questions": self.questions,
-            "usage": dict(self.usage), "elapsed": round(self.elapsed, 3),
-            "confidence": self.confidence, "examples": [dict(e) for e in self.examples],
+            "question": self.question,
+            "connection": self.connection,
+            "dialect": self.dialect,
+            "model": self.model,
+            "status": self.status,
+            "stop_reason": self.stop_reason,
+            "sql": self.sql,
+            "iterations": self.iterations,
+            "attempts": [
+                {k: a.get(k) for k in ("sql", "ok", "error_kind", "error", "row_count")}
+                for a in self.attempts
+            ],
+            "columns": self.columns,
+            "rows": self.rows(rows),
+            "questions": self.questions,
+            "usage": dict(self.usage),
+            "elapsed": round(self.elapsed, 3),
+            "confidence": self.confidence,
+            "examples": [dict(e) for e in self.examples],
             **({"model_error": self.model_error} if self.model_error else {}),
         }
 
@@ -141,8 +155,10 @@ class AskResult:
         return ask_summary(self)
 
     def __repr__(self) -> str:
-        return (f"AskResult(status={self.status!r}, stop_reason={self.stop_reason!r}, "
-                f"attempts={len(self.attempts)}, sql={self.sql!r})")
+        return (
+            f"AskResult(status={self.status!r}, stop_reason={self.stop_reason!r}, "
+            f"attempts={len(self.attempts)}, sql={self.sql!r})"
+        )
 
 
 def refuse_writable_role(adapter: Adapter, connection: str) -> None:
@@ -154,25 +170,28 @@ def refuse_writable_role(adapter: Adapter, connection: str) -> None:
     access = write_access(adapter)
     if access.can_write is False:
         return
-    hint = ("connect with a read-only role (only SELECT / USAGE grants; for a SQLite or DuckDB "
-            "file, %sqlnb connect ... --readonly), or turn the setting off: "
-            "%config AskMagic.require_readonly_role = False")
+    hint = (
+        "connect with a read-only role (only SELECT / USAGE grants; for a SQLite or DuckDB "
+        "file, %sqlnb connect ... --readonly), or turn the setting off: "
+        "%config AskMagic.require_readonly_role = False"
+    )
     if access.can_write is None:
         raise errors.WritableRoleError(
             f"Not asking on {connection!r}: sqlnb could not tell whether its role can write "
             f"({access.reason}), and with require_readonly_role on that counts as writable",
-            hint=hint)
+            hint=hint,
+        )
     what = access.summary.split(" — ")[0]
     raise errors.WritableRoleError(
-        f"Not asking on {connection!r}: require_readonly_role is on and {what}", hint=hint)
+        f"Not asking on {connection!r}: require_readonly_role is on and {what}", hint=hint
+    )
 
 
 class Agent:
     """The text-to-SQL agent of one notebook (or one CLI run): one compiled graph, one
     checkpointer whose threads keep the conversation per connection."""
 
-    def __init__(self, *, checkpointer=None, settings: AgentSettings | None = None,
-                 memory: Any = True):
+    def __init__(self, *, checkpointer=None, settings: AgentSettings | None = None, memory: Any = True):
         """``memory``: the memory of accepted answers, a
         :class:`~sqlnb.agent.memory.MemoryStore`, True (the default file) or False (off;
         ``use_memory`` switches it later)."""
@@ -200,8 +219,7 @@ class Agent:
         if model is None or isinstance(model, str):
             import os
 
-            key = (model or os.environ.get("SQLNB_MODEL") or "",
-                   bool(os.environ.get("ANTHROPIC_API_KEY")))
+            key = (model or os.environ.get("SQLNB_MODEL") or "", bool(os.environ.get("ANTHROPIC_API_KEY")))
             if key not in self._clients:
                 self._clients[key] = ModelClient(resolve_model(model))
             return self._clients[key]
@@ -241,8 +259,14 @@ class Agent:
             sql = t.get("sql") or None
             questions = [str(q) for q in (t.get("questions") or []) if str(q).strip()]
             status = str(t.get("status") or ("success" if sql else "failed"))
-            clean.append({"question": question, "sql": str(sql) if sql else None, "status": status,
-                          "questions": questions})
+            clean.append(
+                {
+                    "question": question,
+                    "sql": str(sql) if sql else None,
+                    "status": status,
+                    "questions": questions,
+                }
+            )
             messages.append(HumanMessage(content=question))
             if questions:
                 messages.append(AIMessage(content="CLARIFY: " + " ".join(questions)))
@@ -254,18 +278,30 @@ class Agent:
         config = {"configurable": {"thread_id": self.thread_id(connection)}}
         # written as the turn-ending decision, so the thread rests at its end: the next
         # question starts a new turn on top of these, exactly as after real turns
-        self.graph.update_state(config, {"messages": messages, "turns": clean, "next_step": "end",
-                                         "status": clean[-1]["status"]},
-                                as_node="decide_next_step")
+        self.graph.update_state(
+            config,
+            {"messages": messages, "turns": clean, "next_step": "end", "status": clean[-1]["status"]},
+            as_node="decide_next_step",
+        )
         return True
 
     # ---- asking ------------------------------------------------------------------
-    def ask(self, question: str, adapter: Adapter, *, connection: str = "default",
-            model: Any = None, max_iterations: int = 5, failure_cutoff: int = 3,
-            no_review: bool = False, settings: AgentSettings | None = None,
-            on_event: Callable[[Event], None] | None = None, stop: Any = None,
-            examples: Sequence[Mapping[str, str]] | None = None,
-            use_memory: bool | None = None) -> AskResult:
+    def ask(
+        self,
+        question: str,
+        adapter: Adapter,
+        *,
+        connection: str = "default",
+        model: Any = None,
+        max_iterations: int = 5,
+        failure_cutoff: int = 3,
+        no_review: bool = False,
+        settings: AgentSettings | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        stop: Any = None,
+        examples: Sequence[Mapping[str, str]] | None = None,
+        use_memory: bool | None = None,
+    ) -> AskResult:
         """Answer ``question`` on ``adapter``.  ``examples``: question/SQL pairs of this
         database to show the model (``[{question, sql}]``); None: the accepted answers of
         this database most like the question, from the memory, unless ``use_memory`` (default:
@@ -280,26 +316,49 @@ class Agent:
             if connection in self._asking:
                 raise errors.UsageError(
                     f"A question on {connection!r} is still being answered",
-                    hint="wait for it to finish (or stop it), then ask again")
+                    hint="wait for it to finish (or stop it), then ask again",
+                )
             self._asking.add(connection)
         try:
-            return self._ask(question, adapter, connection=connection, model=model,
-                             max_iterations=max_iterations, failure_cutoff=failure_cutoff,
-                             no_review=no_review, settings=settings, on_event=on_event, stop=stop,
-                             examples=examples, use_memory=use_memory)
+            return self._ask(
+                question,
+                adapter,
+                connection=connection,
+                model=model,
+                max_iterations=max_iterations,
+                failure_cutoff=failure_cutoff,
+                no_review=no_review,
+                settings=settings,
+                on_event=on_event,
+                stop=stop,
+                examples=examples,
+                use_memory=use_memory,
+            )
         finally:
             with self._asking_lock:
                 self._asking.discard(connection)
 
-    def _ask(self, question: str, adapter: Adapter, *, connection: str, model: Any,
-             max_iterations: int, failure_cutoff: int, no_review: bool,
-             settings: AgentSettings | None, on_event: Callable[[Event], None] | None,
-             stop: Any, examples: Sequence[Mapping[str, str]] | None = None,
-             use_memory: bool | None = None) -> AskResult:
+    def _ask(
+        self,
+        question: str,
+        adapter: Adapter,
+        *,
+        connection: str,
+        model: Any,
+        max_iterations: int,
+        failure_cutoff: int,
+        no_review: bool,
+        settings: AgentSettings | None,
+        on_event: Callable[[Event], None] | None,
+        stop: Any,
+        examples: Sequence[Mapping[str, str]] | None = None,
+        use_memory: bool | None = None,
+    ) -> AskResult:
         question = (question or "").strip()
         if not question:
-            raise errors.UsageError("No question to ask",
-                                    hint="write the question in the cell body below %%ask")
+            raise errors.UsageError(
+                "No question to ask", hint="write the question in the cell body below %%ask"
+            )
         if max_iterations < 1:
             raise errors.UsageError("--max-iterations must be at least 1")
         s = settings or self.settings
@@ -311,12 +370,17 @@ class Agent:
         self._generation.setdefault(connection, 0)  # so that reset() with no name finds it
         start = time.perf_counter()
         emit = on_event or (lambda e: None)
-        config = {"configurable": {"thread_id": self.thread_id(connection)},
-                  "recursion_limit": recursion_limit(max_iterations)}
+        config = {
+            "configurable": {"thread_id": self.thread_id(connection)},
+            "recursion_limit": recursion_limit(max_iterations),
+        }
         before = self.history(connection)
         earlier = [t.get("question", "") for t in before[-2:]]
-        asked_before = (before[-1].get("question") or None
-                        if before and before[-1].get("status") == "needs_clarification" else None)
+        asked_before = (
+            before[-1].get("question") or None
+            if before and before[-1].get("status") == "needs_clarification"
+            else None
+        )
         emit({"type": "context", "connection": connection})
         catalog = adapter.catalog()
         run_adapter: Any = adapter
@@ -326,27 +390,70 @@ class Agent:
         shown = [dict(e) for e in examples or []]
         # the accepted answers only when the model's own answer is not trusted (rated low, or
         # none found): a second pass of the turn, on the conversation as it was before the first
-        unsure_only = bool(shown) and s.memory_when_unsure and first_draft_cap(s, client) > 0 \
+        unsure_only = (
+            bool(shown)
+            and s.memory_when_unsure
+            and first_draft_cap(s, client) > 0
             and bool(getattr(client, "samples", False))
-        base = self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id") \
-            if unsure_only else None
-        turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
-                          config, max_iterations, failure_cutoff, no_review,
-                          [] if unsure_only else shown, stop, emit)
+        )
+        base = (
+            self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id")
+            if unsure_only
+            else None
+        )
+        turn = self._turn(
+            question,
+            connection,
+            adapter,
+            run_adapter,
+            client,
+            catalog,
+            s,
+            ctx_text,
+            config,
+            max_iterations,
+            failure_cutoff,
+            no_review,
+            [] if unsure_only else shown,
+            stop,
+            emit,
+        )
         used = [] if unsure_only else shown
-        if unsure_only and (turn.confidence or {}).get("level") not in ("high", "medium") \
-                and turn.values.get("status") != "stopped" and not (stop is not None and stop.stopped) \
-                and turn.values.get("stop_reason") != "model_error":  # a failing model fails once
-            emit({"type": "memory", "examples": len(shown),
-                  "level": (turn.confidence or {}).get("level")})
+        if (
+            unsure_only
+            and (turn.confidence or {}).get("level") not in ("high", "medium")
+            and turn.values.get("status") != "stopped"
+            and not (stop is not None and stop.stopped)
+            and turn.values.get("stop_reason") != "model_error"
+        ):  # a failing model fails once
+            emit({"type": "memory", "examples": len(shown), "level": (turn.confidence or {}).get("level")})
             if base is None:  # nothing before this turn: the second pass on a fresh thread
                 self._generation[connection] = self._generation.get(connection, 0) + 1
-            fork = {"configurable": {"thread_id": self.thread_id(connection),
-                                     **({"checkpoint_id": base} if base else {})},
-                    "recursion_limit": recursion_limit(max_iterations)}
+            fork = {
+                "configurable": {
+                    "thread_id": self.thread_id(connection),
+                    **({"checkpoint_id": base} if base else {}),
+                },
+                "recursion_limit": recursion_limit(max_iterations),
+            }
             first, first_end = turn, self.graph.get_state(config).config
-            turn = self._turn(question, connection, adapter, run_adapter, client, catalog, s, ctx_text,
-                              fork, max_iterations, failure_cutoff, no_review, shown, stop, emit)
+            turn = self._turn(
+                question,
+                connection,
+                adapter,
+                run_adapter,
+                client,
+                catalog,
+                s,
+                ctx_text,
+                fork,
+                max_iterations,
+                failure_cutoff,
+                no_review,
+                shown,
+                stop,
+                emit,
+            )
             usage = add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
             used = shown
             if first.final_sql and not turn.final_sql and turn.values.get("status") != "stopped":
@@ -354,8 +461,14 @@ class Agent:
                 # SQL): the first one, rated low, is still better than none; the
                 # conversation goes on from it
                 self._restore(connection, first_end, fresh=base is None)
-                emit({"type": "memory", "kept_first": True, "examples": len(shown),
-                      "level": (first.confidence or {}).get("level")})
+                emit(
+                    {
+                        "type": "memory",
+                        "kept_first": True,
+                        "examples": len(shown),
+                        "level": (first.confidence or {}).get("level"),
+                    }
+                )
                 turn, used = first, []
             turn.values["usage"] = usage
         values, attempts, final_sql = turn.values, turn.attempts, turn.final_sql
@@ -363,15 +476,25 @@ class Agent:
         from sqlnb.agent.models import describe_model
 
         out = AskResult(
-            question=question, connection=connection, dialect=adapter.dialect,
+            question=question,
+            connection=connection,
+            dialect=adapter.dialect,
             model=describe_model(getattr(client, "model", client)),
-            status=values.get("status", "failed"), stop_reason=values.get("stop_reason"),
-            sql=final_sql, iterations=values.get("iteration", 0), attempts=attempts,
-            questions=list(values.get("questions") or []), usage=dict(values.get("usage") or {}),
-            result=result, elapsed=time.perf_counter() - start,
-            model_error=values.get("model_error"), context=ctx_text,
-            confidence=dict(confidence) if confidence else None, asked_before=asked_before,
-            examples=[{"id": e.get("id"), "question": e["question"]} for e in used])
+            status=values.get("status", "failed"),
+            stop_reason=values.get("stop_reason"),
+            sql=final_sql,
+            iterations=values.get("iteration", 0),
+            attempts=attempts,
+            questions=list(values.get("questions") or []),
+            usage=dict(values.get("usage") or {}),
+            result=result,
+            elapsed=time.perf_counter() - start,
+            model_error=values.get("model_error"),
+            context=ctx_text,
+            confidence=dict(confidence) if confidence else None,
+            asked_before=asked_before,
+            examples=[{"id": e.get("id"), "question": e["question"]} for e in used],
+        )
         emit({"type": "done", "result": out})
         return out
 
@@ -384,10 +507,24 @@ class Agent:
         else:
             self.graph.update_state(end, None, as_node="__copy__")
 
-    def _turn(self, question: str, connection: str, adapter: Adapter, run_adapter: Any, client: Any,
-              catalog: Any, s: AgentSettings, ctx_text: SchemaContext, config: dict,
-              max_iterations: int, failure_cutoff: int, no_review: bool,
-              examples: list[dict[str, Any]], stop: Any, emit: Callable[[Event], None]) -> "_Turn":
+    def _turn(
+        self,
+        question: str,
+        connection: str,
+        adapter: Adapter,
+        run_adapter: Any,
+        client: Any,
+        catalog: Any,
+        s: AgentSettings,
+        ctx_text: SchemaContext,
+        config: dict,
+        max_iterations: int,
+        failure_cutoff: int,
+        no_review: bool,
+        examples: list[dict[str, Any]],
+        stop: Any,
+        emit: Callable[[Event], None],
+    ) -> "_Turn":
         """Run one turn of the graph on ``config``'s thread and judge its answer."""
         looked_up: dict[tuple[str, str], list] = {}  # this turn's stored values, by column
 
@@ -397,16 +534,31 @@ class Agent:
                 looked_up[key] = self._distinct(run_adapter, t, c, timeout=timeout)
             return looked_up[key]
 
-        context = AgentContext(model=client, adapter=run_adapter, catalog=catalog, settings=s,
-                               distinct_values=distinct, stop=stop)
-        inputs = new_turn(question, connection=connection, dialect=adapter.dialect,
-                          schema_context=ctx_text.text, max_iterations=max_iterations,
-                          failure_cutoff=failure_cutoff, no_review=no_review, examples=examples)
+        context = AgentContext(
+            model=client,
+            adapter=run_adapter,
+            catalog=catalog,
+            settings=s,
+            distinct_values=distinct,
+            stop=stop,
+        )
+        inputs = new_turn(
+            question,
+            connection=connection,
+            dialect=adapter.dialect,
+            schema_context=ctx_text.text,
+            max_iterations=max_iterations,
+            failure_cutoff=failure_cutoff,
+            no_review=no_review,
+            examples=examples,
+        )
         for update in self.graph.stream(inputs, config, context=context, stream_mode="updates"):
             for node, delta in update.items():
                 _progress(node, delta or {}, max_iterations, emit)
         # the thread's latest state: a pass forked from an earlier checkpoint ends there
-        values = dict(self.graph.get_state({"configurable": {"thread_id": config["configurable"]["thread_id"]}}).values)
+        values = dict(
+            self.graph.get_state({"configurable": {"thread_id": config["configurable"]["thread_id"]}}).values
+        )
         attempts = list(values.get("attempts") or [])
         final_sql = values.get("final_sql")
         result = None
@@ -416,9 +568,10 @@ class Agent:
             result = context.results.get(n)
             kept = next(a for a in attempts if a["n"] == n)
             doubts = list(kept.get("doubts") or []) + self._values_left_out(final_sql, question, context)
-            confidence = assess({**kept, "doubts": doubts,
-                                 "reviewed": values.get("stop_reason") == "finalized"},
-                                earlier_failures=sum(1 for a in attempts if a["n"] < n and not a.get("ok")))
+            confidence = assess(
+                {**kept, "doubts": doubts, "reviewed": values.get("stop_reason") == "finalized"},
+                earlier_failures=sum(1 for a in attempts if a["n"] < n and not a.get("ok")),
+            )
         return _Turn(values, attempts, final_sql, result, confidence)
 
     def _values_left_out(self, sql: str, question: str, context: AgentContext) -> list[str]:
@@ -436,8 +589,7 @@ class Agent:
             return lookup(table, column, timeout=max(0.5, left))
 
         try:
-            return values_left_out(sql, context.adapter.dialect, context.catalog, question,
-                                   within_budget)
+            return values_left_out(sql, context.adapter.dialect, context.catalog, question, within_budget)
         except errors.QueryCancelled:
             return []  # the turn was stopped: its answer keeps the doubts it has
         except Exception:  # a lookup the database refused or a query shape not known
@@ -455,8 +607,9 @@ class Agent:
             self._memory_warning(exc)
             return []
 
-    def remember(self, adapter: Adapter, question: str, sql: str, *, connection: str = "",
-                 source: str) -> int:
+    def remember(
+        self, adapter: Adapter, question: str, sql: str, *, connection: str = "", source: str
+    ) -> int:
         """Keep ``question`` → ``sql`` (a read-only query) as an accepted answer of
         ``adapter``'s database; ``source``: "cell", "thumbs_up" or "remember".  Returns the
         entry's id; a :class:`UsageError` when the memory is off or the SQL writes, a
@@ -464,18 +617,26 @@ class Agent:
         from sqlnb.agent.memory import remember_answer
 
         if not self.use_memory:
-            raise errors.UsageError("The memory of accepted answers is off",
-                                    hint="turn it on: %config AskMagic.use_memory = True")
-        return remember_answer(self.memory, adapter, question, sql, connection=connection,
-                               source=source)
+            raise errors.UsageError(
+                "The memory of accepted answers is off", hint="turn it on: %config AskMagic.use_memory = True"
+            )
+        return remember_answer(self.memory, adapter, question, sql, connection=connection, source=source)
 
-    def schema_context(self, text: str, adapter: Adapter, settings: AgentSettings | None = None) -> SchemaContext:
+    def schema_context(
+        self, text: str, adapter: Adapter, settings: AgentSettings | None = None
+    ) -> SchemaContext:
         """The schema context the model sees for ``text`` (the question, with earlier ones
         of the conversation): sample values included when the settings share data."""
         s = settings or self.settings
         samples = (lambda t: self._sample_values(adapter, t)) if s.share_data and s.sample_values else None
-        return build_context(adapter.catalog(), text, adapter.dialect, budget=s.context_budget,
-                             samples=samples, with_join_paths=s.join_paths)
+        return build_context(
+            adapter.catalog(),
+            text,
+            adapter.dialect,
+            budget=s.context_budget,
+            samples=samples,
+            with_join_paths=s.join_paths,
+        )
 
     # ---- data for the context (read-only, capped, only when sharing is on) -----------
     def _sample_values(self, adapter: Adapter, table: Table, n: int = 3) -> dict[str, Sequence[str]]:
@@ -537,13 +698,18 @@ class Agent:
             return None
         return seen + sorted(set(stored) - set(seen))
 
-    def _distinct(self, adapter: Adapter, table: Table, column: str, timeout: float = 5,
-                  limit: int = 500) -> list:
+    def _distinct(
+        self, adapter: Adapter, table: Table, column: str, timeout: float = 5, limit: int = 500
+    ) -> list:
         d = adapter.dialect
         name = qualified(table.schema, table.name, d)
         col = quote_identifier(column, d)
-        res = adapter.execute(f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT {limit}",
-                              max_rows=limit, timeout=timeout, readonly=True)
+        res = adapter.execute(
+            f"SELECT DISTINCT {col} FROM {name} WHERE {col} IS NOT NULL LIMIT {limit}",
+            max_rows=limit,
+            timeout=timeout,
+            readonly=True,
+        )
         return [r[0] for r in res.rows]
 
 
@@ -604,8 +770,7 @@ class _StoppableAdapter:
         lock = getattr(a, "_lock", None) or contextlib.nullcontext()
         with lock:
             if self._stop.stopped:
-                raise errors.QueryCancelled("Query not run: the question was stopped",
-                                            dialect=a.dialect)
+                raise errors.QueryCancelled("Query not run: the question was stopped", dialect=a.dialect)
             running, guard = threading.Event(), threading.Lock()
             running.set()
 
@@ -640,12 +805,21 @@ class _StoppableAdapter:
 def _progress(node: str, delta: Mapping[str, Any], max_iterations: int, emit) -> None:
     if node == "generate":
         reply = delta.get("reply") or {}
-        emit({"type": "reply", "iteration": delta.get("iteration"), "max_iterations": max_iterations,
-              "sql": reply.get("sql"), "final": reply.get("final"), "clarify": reply.get("clarify"),
-              "candidates": len(reply.get("candidates") or []) or None,
-              "first_round": bool(reply.get("first_round")), "draws": reply.get("draws"),
-              "not_a_question": reply.get("not_a_question"),
-              "model_error": delta.get("model_error")})
+        emit(
+            {
+                "type": "reply",
+                "iteration": delta.get("iteration"),
+                "max_iterations": max_iterations,
+                "sql": reply.get("sql"),
+                "final": reply.get("final"),
+                "clarify": reply.get("clarify"),
+                "candidates": len(reply.get("candidates") or []) or None,
+                "first_round": bool(reply.get("first_round")),
+                "draws": reply.get("draws"),
+                "not_a_question": reply.get("not_a_question"),
+                "model_error": delta.get("model_error"),
+            }
+        )
     elif node == "execute":
         attempts: Sequence[dict] = delta.get("attempts") or []
         if attempts:
