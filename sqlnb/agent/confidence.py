@@ -28,9 +28,10 @@ The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level,
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from sqlnb.agent.repairs import REWRITES
+from sqlnb.agent.state import Attempt
 
 Level = Literal["high", "medium", "low"]
 LEVELS: tuple[Level, ...] = ("high", "medium", "low")
@@ -42,9 +43,9 @@ class Confidence(TypedDict):
     reasons: list[str]
 
 
-def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence | None:
+def assess(attempt: Attempt, *, reviewed: bool = False, earlier_failures: int = 0) -> Confidence | None:
     """The confidence of ``attempt`` (the kept query of a turn), or None when it did not
-    run."""
+    run.  ``reviewed``: the model checked its result and kept it (FINAL)."""
     if not attempt or not attempt.get("ok"):
         return None
     reasons: list[str] = []
@@ -58,7 +59,7 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         if c.get("ok")
         and not c.get("chosen")
         and (c.get("votes") or 0) > 0
-        and c.get("group") != (chosen or {}).get("group")
+        and c.get("group") != (chosen.get("group") if chosen else None)
     ]
     best_rival = max((int(c.get("votes") or 0) for c in rivals), default=0)
     rows = attempt.get("row_count") or 0
@@ -97,7 +98,7 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
             f"{earlier_failures} earlier quer{'ies' if earlier_failures != 1 else 'y'} "
             "of this question failed"
         )
-    if attempt.get("reviewed"):
+    if reviewed:
         reasons.append("the model checked the result and kept it")
 
     doubts = (
@@ -112,7 +113,7 @@ def assess(attempt: dict[str, Any], *, earlier_failures: int = 0) -> Confidence 
         level: Level = "high"
     elif not doubts and agree >= 2 and agree > best_rival:
         level = "medium"
-    elif not doubts and draws == 1 and attempt.get("reviewed") and not earlier_failures:
+    elif not doubts and draws == 1 and reviewed and not earlier_failures:
         level, score = "medium", max(score, 0.5)
     else:
         level = "low"

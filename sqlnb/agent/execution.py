@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 # one statement run: (its SQL, its result or error, seconds)
 Run = tuple[str, Result | errors.SqlnbError, float]
+# what two results must share to count as the same answer (:func:`fingerprint`): the
+# number of columns, and the rows (each value's repr) in order
+Fingerprint = tuple[int, tuple[tuple[str, ...], ...]]
 
 
 def run_statement(sql: str, ctx: AgentContext) -> Run:
@@ -33,14 +36,14 @@ def run_statement(sql: str, ctx: AgentContext) -> Run:
     return sql, outcome, time.perf_counter() - start
 
 
-def fingerprint(result: Result) -> tuple | None:
+def fingerprint(result: Result) -> Fingerprint | None:
     """What two results must share to count as the same answer: their rows as a multiset
     (column names aside).  None for an empty result."""
     table = result.arrow
     if table is None or nothing_found(result):
         return None
     cols = [col.to_pylist() for col in table.columns]
-    rows = sorted(tuple(repr(plain_value(v)) for v in row) for row in zip(*cols))
+    rows = sorted(tuple(repr(plain_value(v)) for v in row) for row in zip(*cols, strict=True))
     return (table.num_columns, tuple(rows))
 
 

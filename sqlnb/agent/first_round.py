@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from langchain_core.messages import SystemMessage
+from langchain_core.messages import BaseMessage, SystemMessage
+from typing_extensions import NotRequired, TypedDict
 
 from sqlnb import errors
 from sqlnb.adapters import Result
-from sqlnb.agent.execution import Run, fingerprint, run_statement
-from sqlnb.agent.protocol import parse_reply, real_questions
+from sqlnb.agent.execution import Fingerprint, Run, fingerprint, run_statement
+from sqlnb.agent.protocol import Reply, parse_reply, real_questions
 from sqlnb.agent.repairs import REWRITES, Draft, Rewrite
 from sqlnb.agent.repairs.empty import null_safe_not_in, value_repair
 from sqlnb.agent.repairs.joins import LINK_JOINS, link_joins
@@ -42,6 +43,23 @@ FRUITLESS_DRAWS_STOP = 3
 NAME_FIX_STEPS = 3
 
 
+class FirstRoundResult(TypedDict):
+    """What the first round gives ``generate`` (:meth:`FirstRound.result`)."""
+
+    candidates: list[str]  # the candidates' SQL, first seen first
+    weights: list[int]  # the drafts behind each candidate
+    draws: int  # the drafts drawn, the model's reply included
+    # the questions for the user, when more drafts asked back than agreed on an answer
+    clarify: list[str] | None
+    # what changed in a candidate without a model call: a filter value put back as stored
+    # (SQL -> what was replaced), the NULLs left out of its NOT IN lists (SQL -> which),
+    # the answer rewrites that produced it (SQL -> rewrite name -> what it changed); absent
+    # when no draft wrote a query
+    repairs: NotRequired[dict[str, str]]
+    nulls: NotRequired[dict[str, str]]
+    rewrites: NotRequired[dict[str, dict[str, str]]]
+
+
 def draft_seed(state: AgentState, j: int) -> int:
     """The seed of the question's ``j``-th draft: reproducible, yet not the same random
     stream for every question (a fixed seed made one draft pick the same unlikely first
@@ -51,12 +69,12 @@ def draft_seed(state: AgentState, j: int) -> int:
 
 def first_round(
     state: AgentState,
-    reply: Any,
-    messages: list,
+    reply: Reply,
+    messages: list[BaseMessage],
     ctx: AgentContext,
     usage: dict[str, float],
     drawn: Sequence[str] = (),
-) -> tuple[dict[str, Any] | None, dict[str, float]]:
+) -> tuple[FirstRoundResult | None, dict[str, float]]:
     """The first round of a question (:class:`FirstRound`): what it gives ``generate``
     (:meth:`FirstRound.result`) and the usage with its draft calls added.  ``drawn``:
     drafts already written beside the reply, all taken before any more is drawn.  None
@@ -72,7 +90,7 @@ def first_round(
 class FirstRound:
     """The drafts of one question's first answer, their stand-ins and the vote."""
 
-    def __init__(self, state: AgentState, reply: Any, messages: list, ctx: AgentContext):
+    def __init__(self, state: AgentState, reply: Reply, messages: list[BaseMessage], ctx: AgentContext):
         self.state = state
         self.reply = reply
         self.messages = messages
@@ -89,7 +107,9 @@ class FirstRound:
         self.order: list[str] = []  # the candidates' normalised SQL, first seen first
         self.sqls: dict[str, str] = {}  # normalised SQL -> the candidate's SQL
         self.weights: dict[str, int] = {}  # normalised SQL -> drafts that gave it
-        self.prints: dict[str, Any] = {}  # normalised SQL -> result fingerprint (None: empty/failed)
+        self.prints: dict[
+            str, Fingerprint | None
+        ] = {}  # normalised SQL -> result fingerprint (None: empty/failed)
         self.asked: list[list[str]] = []  # the clarifying questions of drafts that asked back
         # a draft's normalised SQL -> its stand-in's (a name corrected, a rewrite), followed
         # to the end of the chain
@@ -134,7 +154,7 @@ class FirstRound:
             self.take(parse_reply(text))
         return usage
 
-    def take(self, r: Any) -> None:
+    def take(self, r: Reply) -> None:
         """One draft (a parsed reply): a clarification it asks, or its query, run (or its
         stand-in's) and counted."""
         self.draws += 1
@@ -266,10 +286,10 @@ class FirstRound:
 
     def tally(self) -> list[int]:
         """The drafts behind each non-empty result, most first."""
-        groups: dict[Any, int] = {}
+        groups: dict[Fingerprint, int] = {}
         for key in self.order:
-            if self.prints[key] is not None:
-                groups[self.prints[key]] = groups.get(self.prints[key], 0) + self.weights[key]
+            if (p := self.prints[key]) is not None:
+                groups[p] = groups.get(p, 0) + self.weights[key]
         return sorted(groups.values(), reverse=True)
 
     def settled(self) -> bool:
@@ -317,7 +337,7 @@ class FirstRound:
             if by_nulls:
                 self.nulls[fixed_sql] = by_nulls
 
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> FirstRoundResult | None:
         """What ``generate`` proposes from the round: the candidates in order with their
         weights, the draws, a clarification if more drafts asked back than agreed on an
         answer, and what the repairs and rewrites changed in each candidate (``repairs``,

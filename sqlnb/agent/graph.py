@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
 
 from sqlnb.agent.nodes import AgentContext, decide_next_step, execute, generate, route
 from sqlnb.agent.state import AgentState
 
+# the compiled graph: its state, its run's context, its input and its output
+AgentGraph = CompiledStateGraph[AgentState, AgentContext, AgentState, AgentState]
 
-def build_graph(checkpointer=None):
+
+def build_graph(checkpointer: Checkpointer = None) -> AgentGraph:
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("generate", generate)
     g.add_node("execute", execute)

@@ -13,40 +13,86 @@ from __future__ import annotations
 import dataclasses
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-from langgraph.graph import END
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.runtime import Runtime
 
 from sqlnb import errors
-from sqlnb.adapters import Adapter, Catalog, Result
+from sqlnb.adapters import Adapter, Catalog, Result, Table
 from sqlnb.agent.doubts import answer_doubts
 from sqlnb.agent.execution import Run, fingerprint, nothing_found, plain_value, run_statement
-from sqlnb.agent.first_round import draft_seed, first_round
+from sqlnb.agent.first_round import FirstRoundResult, draft_seed, first_round
 from sqlnb.agent.hints import empty_result_hint, error_hint, null_not_in_hint, repeated_rows_hint
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
-from sqlnb.agent.protocol import parse_reply, real_questions
+from sqlnb.agent.protocol import Reply, parse_reply, real_questions
 from sqlnb.agent.repairs.empty import null_safe_not_in
 from sqlnb.agent.repairs.names import suggest_fix
 from sqlnb.agent.settings import AgentSettings, default_retry_drafts, first_draft_cap
-from sqlnb.agent.state import UNRECOVERABLE_KINDS, AgentState, Attempt, add_usage
+from sqlnb.agent.state import (
+    UNRECOVERABLE_KINDS,
+    AgentState,
+    Attempt,
+    Candidate,
+    EndReason,
+    ReplyRecord,
+    StateUpdate,
+    Status,
+    Turn,
+    add_usage,
+)
+from sqlnb.agent.stop import StopToken
 from sqlnb.sql.normalize import normalize_sql
+
+
+class ChatClient(Protocol):
+    """How the agent calls a model (:class:`sqlnb.agent.models.ModelClient`, or the
+    runner's stoppable wrapper of one): the reply's text and the call's usage (token and
+    call counts, seconds).  ``samples`` (whether a call with a temperature gives a new
+    sample) and ``side_by_side`` (whether several replies are written together) are read
+    where a client has them."""
+
+    def invoke(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        temperature: float | None = ...,
+        seed: int | None = ...,
+        draft: bool = ...,
+    ) -> tuple[str, Mapping[str, object]]: ...
+
+    def invoke_many(
+        self, messages: Sequence[BaseMessage], specs: Sequence[dict[str, float | None]]
+    ) -> list[tuple[str, Mapping[str, object]]]: ...
+
+
+class DistinctValues(Protocol):
+    """The stored values of a table's column (a read-only DISTINCT query, looked up once
+    per turn)."""
+
+    def __call__(self, table: Table, column: str, /, timeout: float = ...) -> Sequence[object]: ...
 
 
 @dataclass
 class AgentContext:
     """What a run needs besides its state (not checkpointed)."""
 
-    model: Any  # sqlnb.agent.models.ModelClient: invoke(messages) -> (text, usage)
+    model: ChatClient
     adapter: Adapter
     catalog: Catalog | None = None
     settings: AgentSettings = field(default_factory=AgentSettings)
     results: dict[int, Result] = field(default_factory=dict)  # attempt n -> its result
-    distinct_values: Callable[[Any, str], list] | None = None
-    stop: Any = None  # sqlnb.agent.stop.StopToken: the turn ends as "stopped" once set
+    distinct_values: DistinctValues | None = None
+    stop: StopToken | None = None  # the turn ends as "stopped" once it is set
     # statements the first round already ran (sql -> (sql, outcome, seconds)): the execute
     # node records them instead of running them again
     prerun: dict[str, Run] = field(default_factory=dict)
@@ -57,7 +103,7 @@ class AgentContext:
 # ---------------------------------------------------------------------------
 
 
-def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def generate(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
     """Call the model with the dialect's system prompt and what it should see now.
 
     After a failed query, ``settings.retry_drafts`` more replies are drawn from the
@@ -75,14 +121,11 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
         if _drafts_together(state, ctx, iteration):
             # the first answer and its first drafts written side by side: about the time
             # of one reply (the drafts are what the first round would draw next)
-            together = ctx.model.invoke_many(
-                messages,
-                [{"temperature": None}]
-                + [
-                    {"temperature": s.first_temperature, "seed": draft_seed(state, j)}
-                    for j in range(TOGETHER_DRAFTS)
-                ],
-            )
+            drafts: list[dict[str, float | None]] = [
+                {"temperature": s.first_temperature, "seed": draft_seed(state, j)}
+                for j in range(TOGETHER_DRAFTS)
+            ]
+            together = ctx.model.invoke_many(messages, [{"temperature": None}, *drafts])
             (text, call_usage), drawn = together[0], [t for t, _ in together[1:]]
             for _, u in together:
                 usage = add_usage(usage, u)
@@ -90,7 +133,7 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             text, call_usage = ctx.model.invoke(messages)
             usage = add_usage(usage, call_usage)
         reply = parse_reply(text)
-        not_a_question = None
+        not_a_question: str | None = None
         if reply.clarify is not None and drafted(state.get("attempts") or []):
             # the drafts of the first round already decided whether to ask back; asking
             # now is a reaction to an empty result or a failed query, not an ambiguity of
@@ -103,7 +146,7 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             questions, not_a_question = real_questions(reply, state.get("question", ""), shown)
             reply = dataclasses.replace(reply, clarify=None if not_a_question else questions)
         pool, usage = _retry_candidates(state, reply, ctx, iteration, usage)
-        first = None
+        first: FirstRoundResult | None = None
         if not state.get("attempts") and iteration == 1:
             first, usage = first_round(state, reply, messages, ctx, usage, drawn)
     except errors.SqlnbError as exc:
@@ -122,30 +165,27 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
             "last_step": "generate",
             "usage": add_usage(usage, {"failed_calls": 1}),
         }
-    out = {"text": text, "sql": reply.sql, "final": reply.final, "clarify": reply.clarify}
+    out: ReplyRecord = {"text": text, "sql": reply.sql, "final": reply.final, "clarify": reply.clarify}
     if not_a_question:
         out["not_a_question"] = not_a_question  # the next prompt says so (prompts.py)
     if len(pool) > 1 or (pool and pool[0] != reply.sql):
         # several candidates, or the model's own reply repeated a failed query or had
         # none and a draft stands in; nothing is final before the model saw its result
-        out.update(sql=pool[0], final=False, candidates=pool)
+        out["sql"], out["final"], out["candidates"] = pool[0], False, pool
     if first:
         # no candidates: the drafts wrote no query, and asking back is what they agree on
-        out.update(
-            sql=(first["candidates"] or [None])[0],
-            final=False,
-            candidates=first["candidates"],
-            weights=first["weights"],
-            first_round=True,
-            draws=first["draws"],
-            clarify=first["clarify"],
-        )
-        for part in ("repairs", "nulls", "rewrites"):
-            if first.get(part):
-                out[part] = first[part]
+        out["sql"], out["final"] = (first["candidates"][0] if first["candidates"] else None), False
+        out["candidates"], out["weights"] = first["candidates"], first["weights"]
+        out["first_round"], out["draws"], out["clarify"] = True, first["draws"], first["clarify"]
+        if first.get("repairs"):
+            out["repairs"] = first["repairs"]
+        if first.get("nulls"):
+            out["nulls"] = first["nulls"]
+        if first.get("rewrites"):
+            out["rewrites"] = first["rewrites"]
         if reply.clarify is not None and first["clarify"] is None:
             out["clarify_overruled"] = True  # most drafts agreed on an answer instead
-    said: list[Any] = [AIMessage(content=text)]
+    said: list[AnyMessage] = [AIMessage(content=text)]
     if not_a_question and s.rendering == "chat":
         said.append(HumanMessage(content=not_a_question_note(not_a_question, state)))
     return {
@@ -158,7 +198,7 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any
 
 
 def _retry_candidates(
-    state: AgentState, reply: Any, ctx: AgentContext, iteration: int, usage: dict[str, float]
+    state: AgentState, reply: Reply, ctx: AgentContext, iteration: int, usage: dict[str, float]
 ) -> tuple[list[str], dict[str, float]]:
     """After a failed attempt: the reply's SQL, the failed query with the names clearly
     meant (the hint's suggestion) and fresh drafts of the question, without any query that
@@ -182,7 +222,7 @@ def _retry_candidates(
         # error) and the hint's suggestion are the candidates
         drafts = 0
     dialect = state.get("dialect", "")
-    failed = [c["sql"] for a in attempts for c in (a.get("candidates") or [a]) if not c.get("ok")]
+    failed = [c["sql"] for a in attempts for c in _queries(a) if not c.get("ok")]
     seen = [normalize_sql(sql, dialect) for sql in failed]
     pool: list[str] = []
 
@@ -225,7 +265,7 @@ def _drafts_together(state: AgentState, ctx: AgentContext, iteration: int) -> bo
     )
 
 
-def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+def execute(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
     """Run the proposed SQL through the read-only guard, then in a read-only session with
     a row cap and the statement timeout; append the outcome as a tool-result message.
 
@@ -233,13 +273,13 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
     attempt keeps the one whose result most of them agree on (a non-empty result before
     an empty one, then the earliest), or the first candidate's error when none ran."""
     ctx = runtime.context
-    reply = state.get("reply") or {}
+    reply = _last_reply(state)
     attempts = list(state.get("attempts") or [])
     n = len(attempts) + 1
     dialect = state.get("dialect", "")
     candidates = reply.get("candidates") or [reply.get("sql") or ""]
     weights = list(reply.get("weights") or [1] * len(candidates))
-    runs = [ctx.prerun.pop(sql, None) or run_statement(sql, ctx) for sql in candidates]
+    runs = [ctx.prerun.pop(sql) if sql in ctx.prerun else run_statement(sql, ctx) for sql in candidates]
     ctx.prerun.clear()
     votes = _votes(runs, weights) if len(runs) > 1 or weights[0] > 1 else [0]
     chosen = _vote(runs, votes)
@@ -261,15 +301,15 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
             for i, (c, o, _) in enumerate(runs)
         ]
     if reply.get("first_round"):
-        attempt["first_round"] = True  # type: ignore[typeddict-unknown-key]
-        attempt["draws"] = reply.get("draws") or sum(weights)  # type: ignore[typeddict-unknown-key]
+        attempt["first_round"] = True
+        attempt["draws"] = reply.get("draws") or sum(weights)
     # what the first round changed in the chosen query (its confidence reasons say so)
     if done := (reply.get("repairs") or {}).get(sql):
         attempt["repaired"] = done
     if done := (reply.get("nulls") or {}).get(sql):
         attempt["null_safe"] = done
-    if done := (reply.get("rewrites") or {}).get(sql):
-        attempt["rewrites"] = dict(done)
+    if rewrites := (reply.get("rewrites") or {}).get(sql):
+        attempt["rewrites"] = dict(rewrites)
     if attempt["ok"]:
         try:
             doubts = answer_doubts(
@@ -278,7 +318,7 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
         except Exception:  # a query shape the checks do not know: no doubt raised
             doubts = []
         if doubts:
-            attempt["doubts"] = doubts  # type: ignore[typeddict-unknown-key]
+            attempt["doubts"] = doubts
     failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
     return {
         "attempts": attempts + [attempt],
@@ -292,6 +332,17 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]
         ],
         "last_step": "execute",
     }
+
+
+def _last_reply(state: AgentState) -> ReplyRecord:
+    """The turn's last reply; when there is none, one with no SQL, nothing final and no
+    questions."""
+    return state.get("reply") or {"text": "", "sql": None, "final": False, "clarify": None}
+
+
+def _queries(attempt: Attempt) -> Sequence[Candidate | Attempt]:
+    """The queries an attempt ran: its candidates, or the attempt's own."""
+    return attempt.get("candidates") or [attempt]
 
 
 def drafted(attempts: list[Attempt]) -> bool:
@@ -387,9 +438,9 @@ def _attempt(
         if s.share_data and s.preview_rows > 0:
             attempt["preview"] = preview_rows(result, s.preview_rows)
         else:
-            attempt["data_shared"] = False  # type: ignore[typeddict-unknown-key]
+            attempt["data_shared"] = False
         if nothing_found(result):
-            attempt["nothing_found"] = True  # type: ignore[typeddict-unknown-key]
+            attempt["nothing_found"] = True
         if attempt.get("nothing_found"):
             hints = []
             if s.share_data and s.value_hints and ctx.distinct_values:
@@ -401,31 +452,30 @@ def _attempt(
         elif attempt["row_count"] and attempt["row_count"] > 1:
             attempt["hint"] = repeated_rows_hint(result)
             if attempt["hint"]:
-                attempt["repeated_rows"] = True  # type: ignore[typeddict-unknown-key]
+                attempt["repeated_rows"] = True
     attempt["elapsed"] = round(elapsed, 6)
     return attempt
 
 
-def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> dict[str, Any]:
+def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = None) -> StateUpdate:
     """The rules of the issue, in order; ends the turn with a status and a stop reason or
     says where to go next."""
-    stop = getattr(getattr(runtime, "context", None), "stop", None)
+    context = runtime.context if runtime is not None else None
+    stop = context.stop if context is not None else None
     if stop is not None and stop.stopped:  # the user stopped the turn (Stop button)
         return _end(state, "stopped", status="stopped")
     if state.get("model_error"):
         return _end(state, "model_error")
-    reply = state.get("reply") or {}
+    reply = _last_reply(state)
     attempts = state.get("attempts") or []
     last = attempts[-1] if attempts else None
     if state.get("last_step") == "generate":
-        if reply.get("clarify") is not None:
+        if (clarify := reply.get("clarify")) is not None:
             if reply.get("candidates"):
                 # drafts wrote queries although most asked back: run them first, so
                 # that the best query found goes with the questions
                 return {"next_step": "execute"}
-            return _end(
-                state, "clarification", status="needs_clarification", questions=list(reply["clarify"])
-            )
+            return _end(state, "clarification", status="needs_clarification", questions=list(clarify))
         sql = reply.get("sql")
         if reply.get("not_a_question") and not sql:
             # a CLARIFY that asked nothing (see generate): a failed turn, ask again
@@ -445,8 +495,8 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
     assert last is not None
     if not last.get("ok") and last.get("error_kind") in UNRECOVERABLE_KINDS | {"cancelled"}:
         return _end(state, "unrecoverable_error")
-    if reply.get("clarify") is not None:
-        return _end(state, "clarification", status="needs_clarification", questions=list(reply["clarify"]))
+    if (clarify := reply.get("clarify")) is not None:
+        return _end(state, "clarification", status="needs_clarification", questions=list(clarify))
     if last.get("ok") and last.get("first_round") and not last.get("nothing_found"):
         # the drafts' vote gave a non-empty result: it is the answer (a review call with
         # a small model almost never changes it)
@@ -475,7 +525,7 @@ def route(state: AgentState) -> Literal["generate", "execute", "__end__"]:
         return "generate"
     if step == "execute":
         return "execute"
-    return END
+    return "__end__"  # langgraph.graph.END
 
 
 # ---------------------------------------------------------------------------
@@ -483,22 +533,26 @@ def route(state: AgentState) -> Literal["generate", "execute", "__end__"]:
 # ---------------------------------------------------------------------------
 
 
-def _next_or_end(state: AgentState) -> dict[str, Any]:
+def _next_or_end(state: AgentState) -> StateUpdate:
     if state.get("iteration", 0) >= state.get("max_iterations", 5):
         return _end(state, "max_iterations")
     return {"next_step": "generate"}
 
 
 def _end(
-    state: AgentState, stop_reason: str, *, status: str | None = None, questions: list[str] | None = None
-) -> dict[str, Any]:
+    state: AgentState,
+    stop_reason: EndReason,
+    *,
+    status: Status | None = None,
+    questions: list[str] | None = None,
+) -> StateUpdate:
     attempts = state.get("attempts") or []
     ok = [a for a in attempts if a.get("ok")]
     if status is None:
         status = "success" if ok else "failed"
     # a clarification after a successful query keeps that query as the best answer so far
     final_sql = ok[-1]["sql"] if ok and status in ("success", "needs_clarification") else None
-    turn = {
+    turn: Turn = {
         "question": state.get("question", ""),
         "sql": final_sql,
         "status": status,
@@ -547,7 +601,7 @@ def _without_values(text: str | None, sql: str, catalog: Catalog | None) -> str 
     def in_query(part: str) -> bool:
         return re.search(rf"(?<!\w){re.escape(part)}(?!\w)", low_sql) is not None
 
-    def mask(m: re.Match) -> str:
+    def mask(m: re.Match[str]) -> str:
         quote, inner = m.group(0)[0], m.group(0)[1:-1].lower()
         parts = [p for p in inner.split(".") if p]
         if not inner or in_query(inner) or (parts and all(p in names or in_query(p) for p in parts)):
@@ -570,4 +624,4 @@ def preview_rows(result: Result, n: int) -> list[list[Any]]:
         return []
     head = result.arrow.slice(0, n)
     cols = [col.to_pylist() for col in head.columns]
-    return [[plain_value(v) for v in row] for row in zip(*cols)]
+    return [[plain_value(v) for v in row] for row in zip(*cols, strict=True)]

@@ -11,13 +11,14 @@ Two renderings of the same state:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Sequence
+from functools import cache
 from importlib import resources
 from string import Template
-from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from sqlnb.agent.state import AgentState, Attempt, Example
 from sqlnb.sql.dialects import sqlglot_dialect
 
 DIALECT_NAMES = {
@@ -31,9 +32,9 @@ DIALECT_NAMES = {
 RENDERINGS = ("fresh", "chat")
 
 
-@lru_cache(maxsize=None)
+@cache
 def template(name: str) -> str:
-    return resources.files("sqlnb.agent").joinpath("prompts", f"{name}.md").read_text("utf-8")
+    return resources.files("sqlnb.agent").joinpath("prompts").joinpath(f"{name}.md").read_text("utf-8")
 
 
 def dialect_notes(dialect: str) -> str:
@@ -59,7 +60,7 @@ def system_prompt(dialect: str, schema: str, *, max_iterations: int = 5, failure
     )
 
 
-def format_attempt(a: dict[str, Any], *, with_choice: bool = False) -> str:
+def format_attempt(a: Attempt, *, with_choice: bool = False) -> str:
     """An attempt's outcome as the model is shown it (also the tool-result message).
 
     ``with_choice``: when the attempt was chosen among several candidates, say so and show
@@ -78,7 +79,7 @@ def format_attempt(a: dict[str, Any], *, with_choice: bool = False) -> str:
     return f"{head}\n{out}"
 
 
-def _outcome(a: dict[str, Any]) -> str:
+def _outcome(a: Attempt) -> str:
     if a.get("ok"):
         cols = a.get("columns") or []
         n = a.get("row_count")
@@ -112,14 +113,14 @@ def _outcome(a: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _cell(v: Any) -> str:
+def _cell(v: object) -> str:
     if v is None:
         return "NULL"
     s = str(v)
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def fresh_prompt(state: dict[str, Any]) -> str:
+def fresh_prompt(state: AgentState) -> str:
     """This generate call's user message: earlier turns, the question, this turn's attempts
     and what to do now."""
     parts: list[str] = []
@@ -140,7 +141,8 @@ def fresh_prompt(state: dict[str, Any]) -> str:
         parts.append(shown)
     parts.append(f"Question: {state.get('question', '').strip()}")
     attempts = state.get("attempts") or []
-    why = (state.get("reply") or {}).get("not_a_question")
+    reply = state.get("reply")
+    why = reply.get("not_a_question") if reply else None
     if not attempts:
         parts.append(
             not_a_question_note(why, state)
@@ -174,7 +176,7 @@ def fresh_prompt(state: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
-def examples_text(examples: Sequence[dict[str, Any]]) -> str | None:
+def examples_text(examples: Sequence[Example]) -> str | None:
     """The memory's accepted answers as the model is shown them (None: none)."""
     if not examples:
         return None
@@ -187,7 +189,7 @@ def examples_text(examples: Sequence[dict[str, Any]]) -> str | None:
     return "\n".join(lines)
 
 
-def not_a_question_note(why: str, state: dict[str, Any]) -> str:
+def not_a_question_note(why: str, state: AgentState) -> str:
     """What the model is told after a CLARIFY reply that asked the user nothing."""
     attempts = state.get("attempts") or []
     then = (
@@ -201,7 +203,7 @@ def not_a_question_note(why: str, state: dict[str, Any]) -> str:
     )
 
 
-def model_messages(state: dict[str, Any], rendering: str = "fresh") -> list[BaseMessage]:
+def model_messages(state: AgentState, rendering: str = "fresh") -> list[BaseMessage]:
     system = SystemMessage(
         content=system_prompt(
             state.get("dialect", ""),

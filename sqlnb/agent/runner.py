@@ -9,8 +9,9 @@ import inspect
 import re
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -524,7 +525,7 @@ class Agent:
         examples: list[dict[str, Any]],
         stop: Any,
         emit: Callable[[Event], None],
-    ) -> "_Turn":
+    ) -> _Turn:
         """Run one turn of the graph on ``config``'s thread and judge its answer."""
         looked_up: dict[tuple[str, str], list] = {}  # this turn's stored values, by column
 
@@ -568,8 +569,11 @@ class Agent:
             result = context.results.get(n)
             kept = next(a for a in attempts if a["n"] == n)
             doubts = list(kept.get("doubts") or []) + self._values_left_out(final_sql, question, context)
+            judged = kept.copy()
+            judged["doubts"] = doubts
             confidence = assess(
-                {**kept, "doubts": doubts, "reviewed": values.get("stop_reason") == "finalized"},
+                judged,
+                reviewed=values.get("stop_reason") == "finalized",
                 earlier_failures=sum(1 for a in attempts if a["n"] < n and not a.get("ok")),
             )
         return _Turn(values, attempts, final_sql, result, confidence)
