@@ -9,8 +9,8 @@ knows what else exists.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
 
 from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.lexicon import content_words, words
@@ -66,7 +66,7 @@ def relevance(table: Table, question_words: set[str]) -> float:
     return score
 
 
-class AllValues(tuple):
+class AllValues(tuple[str, ...]):
     """Every value a column holds (a short list of codes or categories such as 'TNK' or
     'FT'), shown as ``values: …`` rather than as examples."""
 
@@ -100,12 +100,8 @@ def render_table(
             notes.append(lead + ", ".join(_literal(v) for v in values))
         body.append(("".join(parts), "; ".join(notes)))
     if len(pk) > 1:
-        body.append(
-            (
-                f"  PRIMARY KEY ({', '.join(quote_identifier(c, dialect, always=False) for c in table.primary_key)})",
-                "",
-            )
-        )
+        key = ", ".join(quote_identifier(c, dialect, always=False) for c in table.primary_key)
+        body.append((f"  PRIMARY KEY ({key})", ""))
     for fk in table.foreign_keys:
         ref = _ref_name(fk.ref_schema, fk.ref_table, catalog, dialect)
         cols = ", ".join(quote_identifier(c, dialect, always=False) for c in fk.columns)
@@ -121,6 +117,10 @@ def render_table(
 def join_paths(tables: Iterable[Table], catalog: Catalog, dialect: str) -> list[str]:
     included = {(t.schema, t.name) for t in tables}
     out = []
+
+    def q(name: str) -> str:
+        return quote_identifier(name, dialect, always=False)
+
     for t in tables:
         for fk in t.foreign_keys:
             ref = catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
@@ -129,8 +129,7 @@ def join_paths(tables: Iterable[Table], catalog: Catalog, dialect: str) -> list[
             left = _table_name(t, catalog, dialect)
             right = _table_name(ref, catalog, dialect)
             conds = " AND ".join(
-                f"{left}.{quote_identifier(a, dialect, always=False)} = {right}.{quote_identifier(b, dialect, always=False)}"
-                for a, b in zip(fk.columns, fk.ref_columns)
+                f"{left}.{q(a)} = {right}.{q(b)}" for a, b in zip(fk.columns, fk.ref_columns, strict=False)
             )
             out.append(conds)
     return out
@@ -162,10 +161,7 @@ def build_context(
 
     rendered_plain = {id(t): render_table(t, catalog, dialect) for t in tables}
     full_tokens = sum(estimate_tokens(s) for s in rendered_plain.values())
-    if full_tokens <= budget:
-        chosen = tables
-    else:
-        chosen = _choose(tables, catalog, qwords, rendered_plain, budget)
+    chosen = tables if full_tokens <= budget else _choose(tables, catalog, qwords, rendered_plain, budget)
     # sample values only for the chosen tables, while they fit in the room the tables
     # were chosen for (the table names listed below get the rest of the budget)
     room = budget if len(chosen) == len(tables) else _table_room(tables, budget)

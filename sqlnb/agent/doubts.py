@@ -11,7 +11,7 @@ use."""
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
@@ -62,7 +62,7 @@ def _asks_for_rows(question: str, n: str) -> bool:
     return word is not None and re.search(rf"(?<![\w.]){word}\b", question, re.I) is not None
 
 
-def _filters_not_asked(tree: exp.Expression, question: str) -> list[str]:
+def _filters_not_asked(tree: exp.Expr, question: str) -> list[str]:
     """The string values the query compares a column with (``=``, ``<>``, ``IN``,
     ``LIKE``) that the question names in no way: none of the value's words (of three
     letters or more) is a word of the question, the start of one ('FURN' for
@@ -131,7 +131,8 @@ def answer_doubts(
     not_asked = _filters_not_asked(tree, question)
     if not_asked:
         out.append(f"it filters on {', '.join(repr(v) for v in not_asked)}, which the question does not name")
-    if EACH_WORD.search(question or "") and row_count == 1:
+    each = EACH_WORD.search(question or "")
+    if each and row_count == 1:
         for select in tree.find_all(exp.Select):
             limit = select.args.get("limit")
             if (
@@ -141,7 +142,7 @@ def answer_doubts(
                 and limit.expression.sql() == "1"
             ):
                 out.append(
-                    f'the question asks about every group ("{EACH_WORD.search(question).group(1)}"), '
+                    f'the question asks about every group ("{each.group(1)}"), '
                     "the query keeps only one (LIMIT 1)"
                 )
                 break
@@ -150,7 +151,7 @@ def answer_doubts(
         for select in tree.find_all(exp.Select):
             scope.update(scope_tables(select, catalog))
 
-        def temporal(e: exp.Expression) -> bool:
+        def temporal(e: exp.Expr) -> bool:
             if not isinstance(e, exp.Column):
                 return False
             owners = (

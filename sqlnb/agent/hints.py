@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from sqlglot import exp
 
@@ -38,7 +38,7 @@ def _unquote(name: str) -> str:
     return name.strip().strip('"`[]')
 
 
-def missing_name(message: str, patterns) -> str | None:
+def missing_name(message: str, patterns: Iterable[re.Pattern[str]]) -> str | None:
     """The name an error message says is missing (``patterns``: :data:`MISSING_COLUMN` or
     :data:`MISSING_TABLE`), ``table.column`` where the message names the table apart."""
     for p in patterns:
@@ -118,8 +118,11 @@ def empty_result_hint(
         if key in seen:
             continue
         seen.add(key)
+        column = table.column(col.name)
+        if column is None:
+            continue
         try:
-            values = [str(v) for v in distinct_values(table, table.column(col.name).name) if v is not None]
+            values = [str(v) for v in distinct_values(table, column.name) if v is not None]
         except Exception:
             continue
         wanted = [str(lit.this) for lit in literals]

@@ -15,6 +15,7 @@ lowers an answer's confidence), the schema context's table choice in
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable
 
@@ -152,7 +153,8 @@ EXCLUDING = re.compile(
 HAVING_NONE = re.compile(
     r"\bnever\b|\bwithout\b|\b(?:do|does|did|have|has|had)\s*(?:not|n't)\b"
     r"|\b(?:don|doesn|didn|haven|hasn|hadn)'t\b"
-    r"|\b(?:with|have|has|had)\s+no\b|\bno\s+(?!more\b|less\b|longer\b|later\b|earlier\b|fewer\b)\w+\s+(?:at all|ever)\b",
+    r"|\b(?:with|have|has|had)\s+no\b"
+    r"|\bno\s+(?!more\b|less\b|longer\b|later\b|earlier\b|fewer\b)\w+\s+(?:at all|ever)\b",
     re.I,
 )
 # where a question starts naming the rows an average is taken over
@@ -219,7 +221,7 @@ def value_named(
     longs = [w for w in found if len(w) >= 3 and w not in ASKING_WORDS and not (roots(w) & taken)]
     initials = {
         a[0] + b[0]
-        for a, b in zip(found, found[1:])
+        for a, b in itertools.pairwise(found)
         if len(a) >= 3 and len(b) >= 3 and not {a, b} & NOT_INITIALS
     }
 

@@ -30,9 +30,10 @@ import math
 import os
 import sqlite3
 import threading
-from collections import Counter
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Iterable, Mapping, Sequence
+from typing import IO, Any, TypeVar
 
 from sqlnb import errors
 from sqlnb.agent.lexicon import content_words, sql_content_words
@@ -40,6 +41,7 @@ from sqlnb.agent.lexicon import content_words, sql_content_words
 SOURCES = ("cell", "thumbs_up", "remember")
 BUSY_TIMEOUT = 10.0  # s: another kernel writing holds the file this long at most
 _log = logging.getLogger("sqlnb.memory")
+_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accepted (
@@ -101,8 +103,8 @@ def database_fingerprint(adapter: Any) -> str:
 SQL_WEIGHT = 0.3  # a word of the stored SQL counts this much against a word of its question
 
 
-def _doc_terms(pair: Mapping[str, Any]) -> Counter:
-    tf: Counter = Counter()
+def _doc_terms(pair: Mapping[str, Any]) -> dict[str, float]:
+    tf: defaultdict[str, float] = defaultdict(float)
     for w in content_words(str(pair.get("question") or "")):
         tf[w] += 1.0
     for w in sql_content_words(str(pair.get("sql") or "")):
@@ -127,7 +129,7 @@ def similar_pairs(
     avg = (sum(lengths) / n) or 1.0
     df = {t: sum(1 for d in docs if d.get(t)) for t in terms}
     scored = []
-    for i, (pair, d, length) in enumerate(zip(pairs, docs, lengths)):
+    for i, (pair, d, length) in enumerate(zip(pairs, docs, lengths, strict=True)):
         score = 0.0
         for t in terms:
             tf = d.get(t, 0.0)
@@ -200,7 +202,7 @@ class MemoryStore:
             raise _broken(self.path, exc) from None
         return con
 
-    def _run(self, work, write: bool = True):
+    def _run(self, work: Callable[[sqlite3.Connection], _T], write: bool = True) -> _T:
         con = self._open()
         try:
             con.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -279,10 +281,11 @@ class MemoryStore:
                 " times = times + 1",
                 row,
             )
-            return con.execute(
+            entry_id: int = con.execute(
                 "SELECT id FROM accepted WHERE fingerprint = ? AND question_key = ? AND sql_key = ?",
                 (row[0], row[4], row[6]),
             ).fetchone()[0]
+            return entry_id
 
         return self._run(work)
 
@@ -294,7 +297,8 @@ class MemoryStore:
                 "Say which remembered answers to delete",
                 hint="give their ids, or a database fingerprint for all of one database",
             )
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[int | str] = []
         if ids is not None:
             ids = [int(i) for i in ids]
             if not ids:
@@ -318,7 +322,7 @@ class MemoryStore:
             rows = con.execute(
                 f"SELECT {', '.join(_COLUMNS)} FROM accepted {where} ORDER BY id", params
             ).fetchall()
-            return [dict(zip(_COLUMNS, r)) for r in rows]
+            return [dict(zip(_COLUMNS, r, strict=True)) for r in rows]
 
         return self._run(work, write=False)
 
@@ -341,9 +345,9 @@ class MemoryStore:
             + "\n"
         )
         if hasattr(path_or_file, "write"):
-            path_or_file.write(text)  # type: ignore[union-attr]
+            path_or_file.write(text)
         else:
-            target = Path(path_or_file).expanduser()  # type: ignore[arg-type]
+            target = Path(path_or_file).expanduser()
             try:
                 target.write_text(text, encoding="utf-8")
             except OSError as exc:

@@ -14,7 +14,7 @@ the model holds the prompt alone (sequence 0), so the prefix cache works as befo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 SEQUENCES = 4  # replies decoded together at most
@@ -67,7 +67,9 @@ def chat_prompt(
     stop=stop)`` would use (its chat format, the model's template included)."""
     from llama_cpp import llama_chat_format
 
-    handler = (
+    # called with a stand-in for the Llama and the messages as plain dicts, which its
+    # annotations (a Llama, llama.cpp's message TypedDicts) do not name
+    handler: Callable[..., object] = (
         llama.chat_handler
         or llama._chat_handlers.get(llama.chat_format)
         or llama_chat_format.get_chat_completion_handler(llama.chat_format)
@@ -113,7 +115,7 @@ def side_by_side(
     # the prompt on sequence 0, reusing the cached prefix (at least its last token is
     # evaluated again: its logits are what the first tokens are sampled from)
     same = 0
-    for a, b in zip(llama._input_ids.tolist(), prompt):
+    for a, b in zip(llama._input_ids.tolist(), prompt, strict=False):
         if a != b:
             break
         same += 1
@@ -133,7 +135,7 @@ def side_by_side(
     texts: list[str | None] = [None] * n
     pending = [0] * n  # bytes still to come of a character split across tokens
     stops = [s.encode("utf-8") for s in stop if s]
-    batch = _internals.LlamaBatch(n_tokens=n, embd=0, n_seq_max=n, verbose=False)
+    batch: Any = _internals.LlamaBatch(n_tokens=n, embd=0, n_seq_max=n, verbose=False)  # untyped in llama_cpp
     vocab = llama._model.vocab
     try:
         for s in range(1, n):
@@ -205,4 +207,5 @@ def side_by_side(
 
 
 def _text(llama: Any, prompt: list[int], tokens: list[int]) -> str:
-    return llama.detokenize(tokens, prev_tokens=prompt).decode("utf-8", errors="ignore")
+    raw: bytes = llama.detokenize(tokens, prev_tokens=prompt)
+    return raw.decode("utf-8", errors="ignore")

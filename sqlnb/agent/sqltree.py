@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 import sqlglot
 from sqlglot import exp
 
-from sqlnb.adapters import Catalog, Table
+from sqlnb.adapters import Catalog, ForeignKey, Table
 from sqlnb.sql.dialects import sqlglot_dialect
 
 _log = logging.getLogger("sqlglot")
@@ -20,7 +20,7 @@ _log = logging.getLogger("sqlglot")
 TEXT_TYPES = re.compile(r"char|text|string|clob", re.I)
 
 
-def parse(sql: str, dialect: str) -> exp.Expression | None:
+def parse(sql: str, dialect: str) -> exp.Expr | None:
     """``sql`` parsed in ``dialect`` (sqlglot's warnings silenced), or None when it does
     not parse."""
     previous = _log.level
@@ -39,7 +39,7 @@ def normal_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def table_refs(tree: exp.Expression, catalog: Catalog) -> list[tuple[str, str, Table]]:
+def table_refs(tree: exp.Expr, catalog: Catalog) -> list[tuple[str, str, Table]]:
     """The query's table references found in the catalog: (alias as written, table name
     as written, catalog table)."""
     refs = []
@@ -106,7 +106,7 @@ def spelling(select: exp.Select) -> dict[str, str]:
     }
 
 
-def fk_target(fk, catalog: Catalog) -> Table | None:
+def fk_target(fk: ForeignKey, catalog: Catalog) -> Table | None:
     """The catalog table foreign key ``fk`` references."""
     return catalog.find(f"{fk.ref_schema}.{fk.ref_table}" if fk.ref_schema else fk.ref_table)
 
@@ -116,7 +116,7 @@ def fk_links(a: Table, b: Table, catalog: Catalog) -> list[tuple[str, str]]:
     (column of ``a``, column of ``b``) pairs."""
     out: list[tuple[str, str]] = []
 
-    def key(fk, ref: Table) -> str | None:
+    def key(fk: ForeignKey, ref: Table) -> str | None:
         if len(fk.ref_columns) == 1 and fk.ref_columns[0]:
             return fk.ref_columns[0]
         return ref.primary_key[0] if len(ref.primary_key) == 1 else None
@@ -159,7 +159,7 @@ def qualify_own(select: exp.Select, scope: dict[str, Table], spelled: dict[str, 
             c.set("table", exp.to_identifier(spelled.get(having[0], having[0])))
 
 
-def and_terms(node: exp.Expression | None) -> list[exp.Expression]:
+def and_terms(node: exp.Expr | None) -> list[exp.Expr]:
     """The terms of a condition joined by AND (parentheses around it aside)."""
     if node is None:
         return []
@@ -170,8 +170,8 @@ def and_terms(node: exp.Expression | None) -> list[exp.Expression]:
 
 
 def string_filters(
-    tree: exp.Expression, catalog: Catalog, kinds: tuple, *, unique_owner: bool = False
-) -> Iterator[tuple[exp.Expression, exp.Column, Table, list[exp.Literal]]]:
+    tree: exp.Expr, catalog: Catalog, kinds: tuple[type[exp.Expr], ...], *, unique_owner: bool = False
+) -> Iterator[tuple[exp.Expr, exp.Column, Table, list[exp.Literal]]]:
     """The filters of a parsed query that compare a catalog column with string literals
     (``col = 'x'``, ``col IN ('x', 'y')``, ...; ``kinds``: the expression classes): each
     as (node, column, its table, the literals).  A column without a qualifier belongs to

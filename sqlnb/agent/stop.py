@@ -11,7 +11,7 @@ ends the turn with status ``stopped`` at its next decision.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["StopToken"]
 

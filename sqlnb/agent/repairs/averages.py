@@ -12,11 +12,11 @@ from sqlnb.agent.sqltree import and_terms, parse, readable, scope_tables, table_
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
-def _same_filter(a: exp.Expression, b: exp.Expression) -> bool:
+def _same_filter(a: exp.Expr, b: exp.Expr) -> bool:
     """Whether two ``column = 'value'`` terms compare the same column (by name) with the
     same string."""
 
-    def parts(term: exp.Expression):
+    def parts(term: exp.Expr) -> tuple[str, str] | None:
         if isinstance(term, exp.EQ):
             for col, lit in ((term.this, term.expression), (term.expression, term.this)):
                 if isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and lit.is_string:

@@ -32,8 +32,11 @@ def value_repair(
     for _node, col, table, literals in string_filters(
         tree, catalog, (exp.EQ, exp.In, exp.NEQ), unique_owner=True
     ):
+        column = table.column(col.name)
+        if column is None:
+            continue
         try:
-            values = [str(v) for v in distinct_values(table, table.column(col.name).name) if v is not None]
+            values = [str(v) for v in distinct_values(table, column.name) if v is not None]
         except Exception:
             continue
         if not values:

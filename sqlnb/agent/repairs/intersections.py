@@ -15,7 +15,7 @@ from sqlnb.sql.dialects import sqlglot_dialect
 _SPLIT_PATH = (exp.Where, exp.And, exp.Paren, exp.In, exp.Exists, exp.Subquery, exp.Select)
 
 
-def _column_value(term: exp.Expression) -> tuple[exp.Column, exp.Literal] | None:
+def _column_value(term: exp.Expr) -> tuple[exp.Column, exp.Literal] | None:
     """``col = value``: the column and the value."""
     term = term.unnest() if isinstance(term, exp.Paren) else term
     if isinstance(term, exp.EQ):
@@ -25,7 +25,7 @@ def _column_value(term: exp.Expression) -> tuple[exp.Column, exp.Literal] | None
     return None
 
 
-def _value_pair(node: exp.Expression) -> tuple[exp.Column, exp.Literal, exp.Literal] | None:
+def _value_pair(node: exp.Expr) -> tuple[exp.Column, exp.Literal, exp.Literal] | None:
     """``col IN (a, b)`` or ``col = a OR col = b`` (a and b different): the column and its
     two values."""
     pair = None
@@ -44,11 +44,11 @@ def _value_pair(node: exp.Expression) -> tuple[exp.Column, exp.Literal, exp.Lite
     return pair if pair and pair[1].sql() != pair[2].sql() else None
 
 
-def _both_targets(tree: exp.Expression) -> list[tuple[exp.Expression, exp.Expression | None]]:
+def _both_targets(tree: exp.Expr) -> list[tuple[exp.Expr, exp.Expr | None]]:
     """Where a query asks one column of a filter for two values at once: ``(node, None)``
     for ``col IN (a, b)`` or ``col = a OR col = b`` (rows with either value), ``(term_a,
     term_b)`` for ``col = a AND col = b`` in one filter (no row has both)."""
-    found: list[tuple[exp.Expression, exp.Expression | None]] = []
+    found: list[tuple[exp.Expr, exp.Expr | None]] = []
     for node in tree.find_all(exp.In, exp.Or, exp.Where):
         if not isinstance(node, exp.Where):
             if _value_pair(node) and node.find_ancestor(exp.Where) is not None:
@@ -104,14 +104,20 @@ def both_values_intersect(sql: str, dialect: str, question: str) -> tuple[str, s
     for i in (0, 1):
         branch = tree.copy()
         branch.set("group", None)
+        # the copy's own target (the same place as in the query)
         a, b = _both_targets(branch)[0]
         if b is None:
-            col, *values = _value_pair(a)
+            pair = _value_pair(a)
+            if pair is None:  # found there by _both_targets
+                return None
+            col, *values = pair
             (a.parent if isinstance(a.parent, exp.Paren) else a).replace(
                 exp.EQ(this=col.copy(), expression=values[i].copy())
             )
         else:
             where = a.find_ancestor(exp.Where)
+            if where is None:  # _both_targets finds these terms in a WHERE
+                return None
             drop = b if i == 0 else a
             terms = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
             where.set("this", exp.and_(*[t.copy() for t in terms if t is not drop]))

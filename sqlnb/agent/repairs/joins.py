@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlnb.adapters import Catalog
+from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
 from sqlnb.agent.sqltree import (
     fk_links,
@@ -62,21 +62,11 @@ def link_joins(
                 continue
 
             missing: list[str] = []  # qualifiers of columns their table does not have
-
-            def owner(col: exp.Column) -> str | None:
-                if col.table:
-                    q = col.table.lower()
-                    if q in scope and scope[q].column(col.name) is None:
-                        missing.append(q)  # ``b.x_id`` where b has none: b is what it joins
-                        return q
-                    return q if q in scope else None
-                having = [a for a, t in scope.items() if t.column(col.name) is not None]
-                return having[0] if len(having) == 1 else None
-
-            ends = [(owner(c), c) for c in (on.this, on.expression)]
-            owners = [o for o, _ in ends]
-            if None in owners or (missing and not allow_missing):
+            found = [(_owner(c, scope, missing), c) for c in (on.this, on.expression)]
+            if any(o is None for o, _ in found) or (missing and not allow_missing):
                 continue
+            ends = [(o, c) for o, c in found if o is not None]
+            owners = [o for o, _ in ends]
             if joined in owners:
                 if owners.count(joined) == 2:
                     continue  # compares two columns of one row: a filter, not a link
@@ -151,6 +141,20 @@ def link_joins(
         return tree.sql(dialect=sqlglot_dialect(dialect)), "; ".join(changes)
     except Exception:
         return None
+
+
+def _owner(col: exp.Column, scope: dict[str, Table], missing: list[str]) -> str | None:
+    """The alias (in ``scope``) of the table a column of a JOIN's ON belongs to: its
+    qualifier's, else the one table that has it; None when no table of the scope is
+    clear.  A qualifier whose table does not have the column is added to ``missing``."""
+    if col.table:
+        q = col.table.lower()
+        if q in scope and scope[q].column(col.name) is None:
+            missing.append(q)  # ``b.x_id`` where b has none: b is what it joins
+            return q
+        return q if q in scope else None
+    having = [a for a, t in scope.items() if t.column(col.name) is not None]
+    return having[0] if len(having) == 1 else None
 
 
 def _propose(draft: Draft) -> Proposal:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlnb.adapters import Catalog, Table
+from sqlnb.adapters import Catalog, Column, Table
 from sqlnb.agent.lexicon import FIRST_NAME_COLUMNS, ID_WORDS, LAST_NAME_COLUMNS, roots, words
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
 from sqlnb.agent.sqltree import (
@@ -93,11 +93,11 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         for _, _, col in items
         if isinstance(col, exp.Column)
         and (r := resolve(col)) is not None
-        and TEXT_TYPES.search(r[1].column(col.name).type or "")
+        and TEXT_TYPES.search(_column(r[1], col.name).type or "")
     }
     used = set(scope) | {t.name.lower() for t in tree.find_all(exp.Table)}
     changes: list[str] = []
-    replaced: dict[int, list[exp.Expression]] = {}  # a projection's index -> what shows instead
+    replaced: dict[int, list[exp.Expr]] = {}  # a projection's index -> what shows instead
     joined = False
     for i, item, col in items:
         if not isinstance(col, exp.Column) or not col.name:
@@ -106,7 +106,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         if found is None:
             continue
         source, owner = found
-        column = owner.column(col.name)
+        column = _column(owner, col.name)
         ref, key = _referenced(owner, column.name, catalog)
         labels = label_columns(ref) if ref is not None else []
         # a key to another row of the same table (a mentor, a manager): the name the
@@ -127,7 +127,7 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
                 if col.table or len(scope) > 1
                 else None
             )
-            new = [
+            new: list[exp.Expr] = [
                 exp.column(label, table=qualifier.copy() if qualifier else None, quoted=True)
                 for label in labels
             ]
@@ -155,8 +155,8 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
             isinstance(g, exp.Column) and g.name.lower() == col.name.lower() and resolve(g) == found
             for g in group.expressions
         ):
-            for n in new:  # still grouped by the id: the same groups
-                group.append("expressions", n.copy())
+            for shown in new:  # still grouped by the id: the same groups
+                group.append("expressions", shown.copy())
         if len(new) == 1 and isinstance(item, exp.Alias) and not set(words(item.alias)) & ID_WORDS:
             item.set("this", new[0])
             replaced[i] = [item]
@@ -170,6 +170,14 @@ def label_ids(sql: str, dialect: str, catalog: Catalog | None, question: str) ->
         return tree.sql(dialect=d), ", ".join(changes)
     except Exception:
         return None
+
+
+def _column(table: Table, name: str) -> Column:
+    """The column ``name`` of ``table``, where the query's names were resolved to it."""
+    column = table.column(name)
+    if column is None:  # resolved names are columns their table has
+        raise LookupError(f"{table.name} has no column {name}")
+    return column
 
 
 def _referenced(table: Table, column: str, catalog: Catalog) -> tuple[Table | None, str]:

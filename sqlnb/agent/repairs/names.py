@@ -65,19 +65,19 @@ def _key_column(table: Table | None, other: Table, other_column: str) -> str | N
     want = other_column.lower()
     for fk in table.foreign_keys:
         if fk.ref_table.lower() == other.name.lower():
-            for mine, theirs in zip(fk.columns, fk.ref_columns):
+            for mine, theirs in zip(fk.columns, fk.ref_columns, strict=False):
                 if theirs.lower() == want:
                     return mine
     for fk in other.foreign_keys:
         if fk.ref_table.lower() == table.name.lower():
-            for theirs, mine in zip(fk.columns, fk.ref_columns):
+            for theirs, mine in zip(fk.columns, fk.ref_columns, strict=False):
                 if theirs.lower() == want:
                     return mine
     return None
 
 
 def _fix_column(
-    tree: exp.Expression,
+    tree: exp.Expr,
     qualifier: str,
     bare: str,
     aliases: dict[str, Table],
@@ -186,7 +186,7 @@ def suggest_fix(kind: str, message: str, sql: str, dialect: str, catalog: Catalo
 
 
 def _requalify(
-    tree: exp.Expression, aliases: dict[str, Table], spelled: dict[str, str], *, outside_joins: bool = False
+    tree: exp.Expr, aliases: dict[str, Table], spelled: dict[str, str], *, outside_joins: bool = False
 ) -> bool:
     """Columns qualified with a table of the query that lacks them, moved to the table of
     the query that has them (``_fix_column``); ``outside_joins``: not those inside a JOIN
@@ -220,7 +220,7 @@ def _split_name(bare: str, catalog: Catalog) -> tuple[Table, str] | None:
 
 
 def _join_owner(
-    tree: exp.Expression, bare: str, catalog: Catalog, *, spelt: tuple[Table, str] | None = None
+    tree: exp.Expr, bare: str, catalog: Catalog, *, spelt: tuple[Table, str] | None = None
 ) -> bool:
     """Join the table that has column ``bare`` to each SELECT that names the column
     although none of its tables has it (a filter on a column of a table linked to the one
@@ -286,7 +286,7 @@ def _join_owner(
     return changed
 
 
-def _unresolved(tree: exp.Expression, catalog: Catalog) -> list[str]:
+def _unresolved(tree: exp.Expr, catalog: Catalog) -> list[str]:
     """The names of columns that no table of their SELECT (nor of an enclosing one) has,
     other than the SELECT's own output names, first seen first."""
     out: list[str] = []

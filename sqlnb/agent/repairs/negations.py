@@ -13,7 +13,7 @@ from sqlnb.agent.sqltree import and_terms, fk_target, parse, readable, scope_tab
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
-def _positive(term: exp.Expression) -> exp.Expression | None:
+def _positive(term: exp.Expr) -> exp.Expr | None:
     """The condition a negated filter on stored values excludes (``c = 'x'`` for
     ``c <> 'x'``, ``NOT c = 'x'``; ``c IN ('x', 'y')`` for ``c NOT IN ('x', 'y')``), or
     None for any other condition."""
@@ -98,12 +98,15 @@ def negated_join(sql: str, dialect: str, catalog: Catalog | None, question: str)
     if thing is None or len(thing.primary_key) != 1:
         return None
     parents = _parents(thing, scope, catalog)
-    terms = and_terms(tree.args.get("where").this if tree.args.get("where") else None)
+    where = tree.args.get("where")
+    terms = and_terms(where.this if where else None)
     negated = [
         (i, pos)
         for i, t in enumerate(terms)
         if (pos := _positive(t)) is not None
-        and (owner := scope.get(pos.find(exp.Column).table.lower())) is not None
+        # the column a negated filter compares (_positive keeps one)
+        and (col := pos.find(exp.Column)) is not None
+        and (owner := scope.get(col.table.lower())) is not None
         and id(owner) not in parents
     ]
     if len(negated) != 1:

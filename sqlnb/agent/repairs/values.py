@@ -58,8 +58,11 @@ def named_value_swap(
         unnamed = [lit for lit in literals if judged(str(lit.this)) and not named(str(lit.this))]
         if not unnamed:
             continue  # no stored values looked up for a filter the question names
+        column = table.column(col.name)
+        if column is None:
+            continue
         try:
-            values = [v for v in distinct_values(table, table.column(col.name).name) if isinstance(v, str)]
+            values = [v for v in distinct_values(table, column.name) if isinstance(v, str)]
         except Exception:  # a column the database cannot list: nothing to replace
             continue
         for lit in unnamed:
