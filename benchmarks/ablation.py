@@ -298,6 +298,28 @@ def summarize(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str,
     return out
 
 
+def compare(rows: Sequence[dict[str, Any]], before: dict[tuple[str, int], dict[str, Any]]) -> dict[str, Any]:
+    """Per set: the recorded run's answers (``before``) against this code's with every
+    rewrite on, over the same questions: right before, right now, the same SQL, and the
+    questions this code asked a call the store lacks (its behaviour changed there)."""
+    out: dict[str, Any] = {}
+    for r in rows:
+        b = before.get((r["db_id"], r["index"]))
+        if b is None:
+            continue
+        s = out.setdefault(
+            r["set"], {"questions": 0, "right_before": 0, "right_now": 0, "same_sql": 0, "not_in_store": 0}
+        )
+        s["questions"] += 1
+        s["right_before"] += bool(b["correct"])
+        if r.get("missing"):
+            s["not_in_store"] += 1
+            continue
+        s["right_now"] += bool(r["correct"])
+        s["same_sql"] += r["sql"] == b.get("pred_sql")
+    return out
+
+
 def markdown(data: dict[str, Any]) -> str:
     info = data["machine"]
     lines = [
@@ -349,6 +371,30 @@ def markdown(data: dict[str, Any]) -> str:
         ),
         "",
     ]
+    if data.get("before_after"):
+        lines += [
+            "## This code against the run that recorded the replies",
+            "",
+            "The same questions, every rewrite on: the recorded run's answers (the code of its "
+            "commit) and this code's, replayed from the store. A question whose calls are not all in "
+            "the store was asked differently by this code.",
+            "",
+            c.table(
+                ["Set", "Questions", "EX recorded", "EX this code", "Same SQL", "Not in the store"],
+                [
+                    [
+                        name,
+                        str(v["questions"]),
+                        f"{100.0 * v['right_before'] / v['questions']:.1f}% ({v['right_before']})",
+                        f"{100.0 * v['right_now'] / v['questions']:.1f}% ({v['right_now']})",
+                        str(v["same_sql"]),
+                        str(v["not_in_store"]),
+                    ]
+                    for name, v in data["before_after"].items()
+                ],
+            ),
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -370,6 +416,13 @@ def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) 
     p.add_argument("--results-dir", type=Path, default=c.DEFAULT_RESULTS)
     p.add_argument("--out", default="ablation")
     p.add_argument("--note", default=None)
+    p.add_argument(
+        "--before",
+        default=None,
+        help="the JSONL files (comma-separated) of the accuracy run that recorded the store "
+        "(configuration agent): only its questions are asked, and its answers are compared "
+        "with this code's, every rewrite on",
+    )
     args = p.parse_args(argv)
     names = [n.strip() for n in (args.rules or "").split(",") if n.strip()] or rule_names()
     unknown = sorted(set(names) - set(rule_names()))
@@ -381,6 +434,14 @@ def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) 
     if args.db_ids:
         wanted = {d.strip() for d in args.db_ids.split(",")}
         questions = [q for q in questions if q["db_id"] in wanted]
+    before: dict[tuple[str, int], dict[str, Any]] = {}
+    for f in (args.before or "").split(","):
+        if f.strip():
+            for r in acc.read_jsonl(Path(f.strip())):
+                if r.get("config") == "agent" and not r.get("exception"):
+                    before[(r["db_id"], r["index"])] = r
+    if before:
+        questions = [q for q in questions if (q["db_id"], q["index"]) in before]
     info = c.machine_info()
     # replay only: the model is never loaded; the store says which model wrote it, and the
     # agent reads only that name of the client (a local model gets its drafts)
@@ -407,6 +468,7 @@ def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) 
         "missing": sum(1 for r in rows if r.get("missing")),
         "replies": {"file": str(args.replies), "hits": store.hits, "misses": store.misses, "live": args.live},
         "rules": summarize(rows, names),
+        "before_after": compare(rows, before) if before else None,
         "rows": rows,
         "machine": info,
         "commit": acc.git_commit(),
