@@ -140,6 +140,7 @@ def ask(panel: FakeComm, question: str, **fields) -> str:
 # hello, versions, connections, use, schema
 # ---------------------------------------------------------------------------------------
 
+
 def test_hello_answers_versions_and_connections(shell, bridge, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'a.duckdb'}", "a")
     comm = FakeComm()
@@ -200,7 +201,10 @@ def test_connections_and_use_never_show_a_password(shell, bridge, tmp_path, work
         hello = comm.request("hello", protocol=1, client={}, notebook="")
         assert hello["data"]["active"] == "lite"
         listed = comm.request("connections")["data"]
-        assert {c["name"]: c["engine"] for c in listed["connections"]} == {"pg": "PostgreSQL", "lite": "SQLite"}
+        assert {c["name"]: c["engine"] for c in listed["connections"]} == {
+            "pg": "PostgreSQL",
+            "lite": "SQLite",
+        }
         pg_row = next(c for c in listed["connections"] if c["name"] == "pg")
         assert pg.db in pg_row["url"] and pg_row["readonly"] is False and pg_row["active"] is False
         used = comm.request("use", name="pg")["data"]
@@ -227,7 +231,10 @@ def test_schema_lists_columns_with_keys(shell, panel, engine, seeded):
     reply = panel.request("schema", connection="db", refresh=True)
     assert reply["ok"], reply
     data = reply["data"]
-    assert data["connection"] == "db" and data["dialect"] == kernel_session(shell).magics.manager.get("db").dialect
+    assert (
+        data["connection"] == "db"
+        and data["dialect"] == kernel_session(shell).magics.manager.get("db").dialect
+    )
     tables = {t["name"]: t for t in data["tables"]}
     assert {"customers", "orders", "big_orders"} <= set(tables)
     assert tables["big_orders"]["kind"] == "view" and tables["customers"]["kind"] == "table"
@@ -253,11 +260,15 @@ def test_schema_without_a_connection_is_an_error_for_people(panel):
 # ask: streaming, clarification, errors
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
 def test_ask_streams_started_reply_attempt_done(shell, panel, engine, seeded, tmp_path):
     connect(shell, seeded.url())
-    model = script(tmp_path, sql_block("SELECT id, amount, ordered_on FROM orders WHERE status = 'paid' ORDER BY id"),
-                   "FINAL")
+    model = script(
+        tmp_path,
+        sql_block("SELECT id, amount, ordered_on FROM orders WHERE status = 'paid' ORDER BY id"),
+        "FINAL",
+    )
     run = ask(panel, "Which orders are paid?", model=model, rows=1)
     done = panel.wait_done(run)
     events = panel.events(run)
@@ -265,7 +276,9 @@ def test_ask_streams_started_reply_attempt_done(shell, panel, engine, seeded, tm
     started = events[0]
     assert started["question"] == "Which orders are paid?" and started["connection"] == "db"
     assert started["model"].startswith("scripted:") and started["max_iterations"] == 5
-    assert events[1]["iteration"] == 1 and "status = 'paid'" in events[1]["sql"] and events[1]["final"] is False
+    assert (
+        events[1]["iteration"] == 1 and "status = 'paid'" in events[1]["sql"] and events[1]["final"] is False
+    )
     attempt = events[2]
     assert attempt["n"] == 1 and attempt["ok"] is True and attempt["row_count"] == 2
     assert attempt["error_kind"] is None and attempt["candidates"] == 1
@@ -298,8 +311,9 @@ def test_failed_query_then_fix_streams_both_attempts(shell, panel, tmp_path):
 def test_clarification_then_follow_up_continues_the_conversation(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'c.duckdb'}")
     kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE sales AS SELECT 2024 AS y, 5 AS n")
-    model = script(tmp_path, "CLARIFY: Which year do you mean?", sql_block("SELECT n FROM sales WHERE y = 2024"),
-                   "FINAL")
+    model = script(
+        tmp_path, "CLARIFY: Which year do you mean?", sql_block("SELECT n FROM sales WHERE y = 2024"), "FINAL"
+    )
     run = ask(panel, "How many sales?", model=model)
     done = panel.wait_done(run)
     assert done["status"] == "needs_clarification" and done["stop_reason"] == "clarification"
@@ -340,8 +354,13 @@ def test_a_model_timeout_ends_the_run_with_an_error(shell, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 't.duckdb'}")
     events: list[dict] = []
     client = ModelClient(ScriptedChatModel(replies=["FINAL"], delay=30), timeout=0.3)
-    run = AskRun(agent=Agent(), manager=kernel_session(shell).magics.manager, question="slow?", model=client,
-                 on_event=events.append)
+    run = AskRun(
+        agent=Agent(),
+        manager=kernel_session(shell).magics.manager,
+        question="slow?",
+        model=client,
+        on_event=events.append,
+    )
     run.start()
     assert run.wait(30)
     done = events[-1]
@@ -351,8 +370,13 @@ def test_a_model_timeout_ends_the_run_with_an_error(shell, tmp_path):
 
 
 def test_bad_ask_fields_are_usage_errors(shell, panel, tmp_path):
-    for fields in ({"question": ""}, {"question": "x", "max_iterations": 0}, {"question": "x", "rows": -1},
-                   {"question": "x", "history": "nope"}, {"question": 3}):
+    for fields in (
+        {"question": ""},
+        {"question": "x", "max_iterations": 0},
+        {"question": "x", "rows": -1},
+        {"question": "x", "history": "nope"},
+        {"question": 3},
+    ):
         reply = panel.request("ask", **fields)
         assert reply["ok"] is False and reply["error"]["kind"] == "UsageError", fields
     assert not any(m["type"] == "event" for m in panel.sent)
@@ -361,6 +385,7 @@ def test_bad_ask_fields_are_usage_errors(shell, panel, tmp_path):
 # ---------------------------------------------------------------------------------------
 # stop and busy
 # ---------------------------------------------------------------------------------------
+
 
 def test_stop_while_the_model_thinks(shell, panel, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 's.duckdb'}")
@@ -385,8 +410,10 @@ def test_stop_while_the_model_thinks(shell, panel, tmp_path):
     done2 = panel.wait_done(run2)
     assert done2["status"] == "success" and done2["rows"] == [[7]]
     history = kernel_session(shell).ask.agent.history("db")
-    assert [(t["question"], t["status"]) for t in history] == [("First question?", "stopped"),
-                                                                ("Second question?", "success")]
+    assert [(t["question"], t["status"]) for t in history] == [
+        ("First question?", "stopped"),
+        ("Second question?", "success"),
+    ]
     prompt = "\n".join(c for _, c in kernel_session(shell).ask.agent.client(fast).model.prompts[0])
     assert "First question?" in prompt
     # the slow script's first reply was not used up by the abandoned call
@@ -434,7 +461,8 @@ def test_stop_token_cancels_only_the_agents_statement(tmp_path):
             with adapter._lock:  # the cell holds the connection from here on
                 holding.set()
                 result["cell"] = adapter.execute(
-                    "SELECT count(*) FROM range(400000000) t(i) WHERE hash(i) % 3 = 0", timeout=120).rows
+                    "SELECT count(*) FROM range(400000000) t(i) WHERE hash(i) % 3 = 0", timeout=120
+                ).rows
 
         cell = threading.Thread(target=notebook_cell)
         cell.start()
@@ -516,12 +544,19 @@ def test_scripted_delay_validation(tmp_path):
 # history after a kernel restart
 # ---------------------------------------------------------------------------------------
 
+
 def test_history_seeds_a_new_agent_after_a_restart(shell, panel, bridge, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'h.duckdb'}")
     kernel_session(shell).magics.manager.get("db").execute("CREATE TABLE t AS SELECT 1 AS a, 2 AS b")
-    saved = [{"question": "What is a?", "status": "success", "sql": "SELECT a FROM t"},
-             {"question": "And b?", "status": "needs_clarification", "sql": None,
-              "questions": ["b of which row?"]}]
+    saved = [
+        {"question": "What is a?", "status": "success", "sql": "SELECT a FROM t"},
+        {
+            "question": "And b?",
+            "status": "needs_clarification",
+            "sql": None,
+            "questions": ["b of which row?"],
+        },
+    ]
     kernel_session(shell).ask._agent = Agent()  # what a restarted kernel has: an empty conversation
     model = script(tmp_path, sql_block("SELECT a, b FROM t"), "FINAL")
     run = ask(panel, "Now both together", model=model, history=saved)
@@ -530,10 +565,18 @@ def test_history_seeds_a_new_agent_after_a_restart(shell, panel, bridge, tmp_pat
     assert "What is a?" in prompt and "SELECT a FROM t" in prompt
     assert "And b?" in prompt and "b of which row?" in prompt
     assert [t["question"] for t in kernel_session(shell).ask.agent.history("db")] == [
-        "What is a?", "And b?", "Now both together"]
+        "What is a?",
+        "And b?",
+        "Now both together",
+    ]
     # a history sent again is ignored once the conversation has turns
     model2 = script(tmp_path, sql_block("SELECT b FROM t"), "FINAL")
-    run2 = ask(panel, "Only b", model=model2, history=[{"question": "Ignored?", "status": "success", "sql": "SELECT 9"}])
+    run2 = ask(
+        panel,
+        "Only b",
+        model=model2,
+        history=[{"question": "Ignored?", "status": "success", "sql": "SELECT 9"}],
+    )
     assert panel.wait_done(run2)["status"] == "success"
     prompt2 = "\n".join(c for _, c in kernel_session(shell).ask.agent.client(model2).model.prompts[0])
     assert "Ignored?" not in prompt2 and "Now both together" in prompt2
@@ -559,7 +602,11 @@ def test_seeded_history_in_chat_rendering(tmp_path):
         result = agent.ask("Later?", adapter, connection="db", model=model)
         assert result.status == "success"
         roles = model.prompts[0]
-        assert roles[1] == ("user", "Earlier?") and "SELECT 41" in roles[2][1] and roles[-1][1].endswith("Later?")
+        assert (
+            roles[1] == ("user", "Earlier?")
+            and "SELECT 41" in roles[2][1]
+            and roles[-1][1].endswith("Later?")
+        )
     finally:
         adapter.close()
 
@@ -567,6 +614,7 @@ def test_seeded_history_in_chat_rendering(tmp_path):
 # ---------------------------------------------------------------------------------------
 # the notebook's cells while the agent works
 # ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
 def test_sql_cells_run_correctly_while_an_ask_is_in_flight(shell, panel, engine, seeded, tmp_path):
@@ -604,6 +652,7 @@ def test_sql_cells_run_correctly_while_an_ask_is_in_flight(shell, panel, engine,
 # %%ask inserts through the panel
 # ---------------------------------------------------------------------------------------
 
+
 def test_ask_magic_inserts_through_the_open_panel(shell, bridge, tmp_path):
     connect(shell, f"duckdb:///{tmp_path / 'i.duckdb'}")
     # no panel yet: the frontend inserts (set_next_input)
@@ -621,7 +670,10 @@ def test_ask_magic_inserts_through_the_open_panel(shell, bridge, tmp_path):
     inserts = [m for m in comm.sent if m["type"] == "insert_cell"]
     assert len(inserts) == 1 and shell.rl_next_input is None
     assert inserts[0]["cell_id"] == "cell-2" and inserts[0]["run"] is False
-    assert inserts[0]["source"].startswith("%%sql --conn db\n-- sqlnb ask: Two?") and "SELECT 2 AS two" in inserts[0]["source"]
+    assert (
+        inserts[0]["source"].startswith("%%sql --conn db\n-- sqlnb ask: Two?")
+        and "SELECT 2 AS two" in inserts[0]["source"]
+    )
     comm.msg_callback({"content": {"data": {"v": 1, "type": "inserted", "cell_id": "cell-2"}}})
     assert bridge.inserted == ["cell-2"]
     # a frontend that sends no cell id: set_next_input again
@@ -667,6 +719,7 @@ def test_a_newer_panel_stops_the_older_panels_question(shell, bridge, panel, tmp
 # confidence in done, remember (the thumbs-up)
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
 def test_done_carries_the_answers_confidence(shell, panel, engine, seeded, tmp_path):
     connect(shell, seeded.url())
@@ -686,9 +739,16 @@ def test_done_carries_the_answers_confidence(shell, panel, engine, seeded, tmp_p
     assert done["status"] == "success" and done["confidence"]["level"] == "low"
     assert "the result is empty" in done["confidence"]["reasons"]
     # no SQL, no confidence
-    run = ask(panel, "Something else?", model=script(tmp_path, sql_block("SELECT nope FROM orders"),
-                                                      sql_block("SELECT nope2 FROM orders"),
-                                                      sql_block("SELECT nope3 FROM orders")))
+    run = ask(
+        panel,
+        "Something else?",
+        model=script(
+            tmp_path,
+            sql_block("SELECT nope FROM orders"),
+            sql_block("SELECT nope2 FROM orders"),
+            sql_block("SELECT nope3 FROM orders"),
+        ),
+    )
     done = panel.wait_done(run)
     assert done["status"] == "failed" and done["sql"] is None and done["confidence"] is None
 
@@ -730,13 +790,20 @@ def test_confidence_info_keeps_only_a_well_formed_confidence():
 
     assert confidence_info(None) is None
     assert confidence_info({"level": "certain", "score": 1}) is None
-    assert confidence_info({"level": "HIGH", "score": 1.5, "reasons": ["a", "", None]}) == \
-        {"level": "high", "score": 1.0, "reasons": ["a"]}
-    assert confidence_info({"level": "low", "score": "n/a", "reasons": "one"}) == \
-        {"level": "low", "score": None, "reasons": ["one"]}
+    assert confidence_info({"level": "HIGH", "score": 1.5, "reasons": ["a", "", None]}) == {
+        "level": "high",
+        "score": 1.0,
+        "reasons": ["a"],
+    }
+    assert confidence_info({"level": "low", "score": "n/a", "reasons": "one"}) == {
+        "level": "low",
+        "score": None,
+        "reasons": ["one"],
+    }
     # reasons reach the browser: no secret in them
-    leaked = confidence_info({"level": "low", "score": 0.2,
-                              "reasons": ["filter on postgresql://u:hunter2@db/x"]})
+    leaked = confidence_info(
+        {"level": "low", "score": 0.2, "reasons": ["filter on postgresql://u:hunter2@db/x"]}
+    )
     assert "hunter2" not in json.dumps(leaked)
 
 
@@ -770,7 +837,8 @@ def test_remember_stores_the_runs_question_sql_and_connection(shell, panel, engi
 
 @pytest.mark.engines(["duckdb", "sqlite", "postgresql"])
 def test_a_second_pass_with_remembered_answers_is_announced_between_the_attempts(
-        shell, panel, engine, seeded, tmp_path):
+    shell, panel, engine, seeded, tmp_path
+):
     # a count for each status: it leaves out the value the question names (a doubt) while
     # reading its column, so no filter on it is added for the draft
     every = "SELECT status, count(*) AS n FROM orders GROUP BY status"
@@ -787,9 +855,14 @@ def test_a_second_pass_with_remembered_answers_is_announced_between_the_attempts
     kinds = [e["type"] for e in events]
     assert kinds.count("memory") == 1 and kinds[0] == "started" and kinds[-1] == "done"
     (memory,) = [e for e in events if e["type"] == "memory"]
-    assert memory == {"type": "memory", "examples": 1, "level": "low", "kept_first": False,
-                      "text": "Not sure of that answer (low confidence): asking again with 1 remembered "
-                              "answer of this database as examples…"}
+    assert memory == {
+        "type": "memory",
+        "examples": 1,
+        "level": "low",
+        "kept_first": False,
+        "text": "Not sure of that answer (low confidence): asking again with 1 remembered "
+        "answer of this database as examples…",
+    }
     # an attempt before it and one after it, each numbered from 1
     at = kinds.index("memory")
     before = [e for e in events[:at] if e["type"] == "attempt"]
@@ -803,23 +876,36 @@ def test_a_second_pass_with_remembered_answers_is_announced_between_the_attempts
     run = ask(panel, "How many paid orders are there by now?", model=model)
     done = panel.wait_done(run)
     assert (done["status"], done["sql"], done["confidence"]["level"]) == ("success", every, "low")
-    memory = [m["event"] for m in panel.sent
-              if m.get("type") == "event" and m.get("run") == run and m["event"]["type"] == "memory"]
-    assert memory[1] == {"type": "memory", "examples": 1, "level": "low", "kept_first": True,
-                         "text": "No answer found with the remembered answers: the first answer "
-                                 "stands (low confidence)."}
-    assert "memory_event" in panel.request("hello", client={"name": "t", "version": "0"}, protocol=1,
-                                           notebook="t.ipynb")["data"]["features"]
+    memory = [
+        m["event"]
+        for m in panel.sent
+        if m.get("type") == "event" and m.get("run") == run and m["event"]["type"] == "memory"
+    ]
+    assert memory[1] == {
+        "type": "memory",
+        "examples": 1,
+        "level": "low",
+        "kept_first": True,
+        "text": "No answer found with the remembered answers: the first answer stands (low confidence).",
+    }
+    assert (
+        "memory_event"
+        in panel.request("hello", client={"name": "t", "version": "0"}, protocol=1, notebook="t.ipynb")[
+            "data"
+        ]["features"]
+    )
 
 
 @pytest.mark.engines(["duckdb"])
-def test_remembering_an_answer_to_a_clarification_keeps_the_whole_question(shell, panel, engine,
-                                                                          seeded, tmp_path):
+def test_remembering_an_answer_to_a_clarification_keeps_the_whole_question(
+    shell, panel, engine, seeded, tmp_path
+):
     from sqlnb.agent.memory import MemoryStore
 
     connect(shell, seeded.url(), "shop")
-    run = ask(panel, "How many orders in the month?",
-              model=script(tmp_path, "CLARIFY: Which month do you mean?"))
+    run = ask(
+        panel, "How many orders in the month?", model=script(tmp_path, "CLARIFY: Which month do you mean?")
+    )
     assert panel.wait_done(run)["status"] == "needs_clarification"
     run = ask(panel, "March 2024", model=script(tmp_path, sql_block(COUNT_MARCH), "FINAL"))
     done = panel.wait_done(run)
@@ -836,8 +922,9 @@ def test_remember_without_the_run_takes_the_answer_from_the_request(shell, panel
     # a reloaded page (no run id) or a restarted kernel (a run id it never saw)
     first = panel.request("remember", question="What is a?", sql="SELECT a FROM t", connection="shop")
     assert first["ok"], first
-    second = panel.request("remember", run="0123abcd", question="What is a?", sql="SELECT a FROM t",
-                           connection="shop")
+    second = panel.request(
+        "remember", run="0123abcd", question="What is a?", sql="SELECT a FROM t", connection="shop"
+    )
     assert second["ok"] and second["data"]["id"] == first["data"]["id"]
     (entry,) = kernel_session(shell).ask.agent.memory.entries()
     assert (entry["question"], entry["sql"], entry["connection"]) == ("What is a?", "SELECT a FROM t", "shop")
@@ -865,7 +952,9 @@ def test_remember_errors_come_back_in_the_error_shape(shell, panel, tmp_path):
     assert error(question="What?")["kind"] == "UsageError"
     assert error(sql="SELECT a FROM t")["kind"] == "UsageError"
     assert error(run=3)["kind"] == "UsageError"
-    assert error(question="What?", sql="SELECT a FROM t", connection="nope")["kind"] == "UnknownConnectionError"
+    assert (
+        error(question="What?", sql="SELECT a FROM t", connection="nope")["kind"] == "UnknownConnectionError"
+    )
     # a run without SQL, and a run still going
     run = ask(panel, "Nothing?", model=script(tmp_path, "CLARIFY: which?"))
     assert panel.wait_done(run)["status"] == "needs_clarification"

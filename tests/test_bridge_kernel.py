@@ -31,9 +31,12 @@ class Client:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError("no such IOPub message; read: "
-                                     + json.dumps([(m["msg_type"], m["content"]) for m in self.iopub[-20:]],
-                                                  default=str)[:4000])
+                raise AssertionError(
+                    "no such IOPub message; read: "
+                    + json.dumps([(m["msg_type"], m["content"]) for m in self.iopub[-20:]], default=str)[
+                        :4000
+                    ]
+                )
             try:
                 msg = self.kc.get_iopub_msg(timeout=min(left, 1))
             except queue.Empty:
@@ -47,16 +50,36 @@ class Client:
         self.kc.shell_channel.send(msg)
         return msg["header"]["msg_id"]
 
-    def execute(self, code: str, metadata: dict | None = None, timeout: float = 60) -> tuple[dict, dict | None]:
+    def execute(
+        self, code: str, metadata: dict | None = None, timeout: float = 60
+    ) -> tuple[dict, dict | None]:
         """Run ``code`` (with ``metadata`` on the request, as JupyterLab sends cellId); return
         the execute_reply's content and the error output, if any."""
-        msg_id = self.send_shell("execute_request", {
-            "code": code, "silent": False, "store_history": True, "user_expressions": {},
-            "allow_stdin": False, "stop_on_error": True}, metadata)
-        self.read_until(lambda m: m["parent_header"].get("msg_id") == msg_id
-                        and m["msg_type"] == "status" and m["content"]["execution_state"] == "idle", timeout)
-        errors = [m["content"] for m in self.iopub
-                  if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "error"]
+        msg_id = self.send_shell(
+            "execute_request",
+            {
+                "code": code,
+                "silent": False,
+                "store_history": True,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": True,
+            },
+            metadata,
+        )
+        self.read_until(
+            lambda m: (
+                m["parent_header"].get("msg_id") == msg_id
+                and m["msg_type"] == "status"
+                and m["content"]["execution_state"] == "idle"
+            ),
+            timeout,
+        )
+        errors = [
+            m["content"]
+            for m in self.iopub
+            if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "error"
+        ]
         while True:
             reply = self.kc.get_shell_msg(timeout=timeout)
             if reply["parent_header"].get("msg_id") == msg_id:
@@ -72,14 +95,23 @@ class Client:
         self.send_shell("comm_msg", {"comm_id": comm_id, "data": data})
 
     def comm_messages(self, comm_id: str) -> list[dict]:
-        return [m["content"]["data"] for m in self.iopub
-                if m["msg_type"] == "comm_msg" and m["content"].get("comm_id") == comm_id]
+        return [
+            m["content"]["data"]
+            for m in self.iopub
+            if m["msg_type"] == "comm_msg" and m["content"].get("comm_id") == comm_id
+        ]
 
     def request(self, comm_id: str, kind: str, timeout: float = 60, **fields) -> dict:
         rid = uuid.uuid4().hex
         self.comm_send(comm_id, {"v": 1, "type": kind, "id": rid, **fields})
-        msg = self.read_until(lambda m: m["msg_type"] == "comm_msg" and m["content"].get("comm_id") == comm_id
-                              and m["content"]["data"].get("id") == rid, timeout)
+        msg = self.read_until(
+            lambda m: (
+                m["msg_type"] == "comm_msg"
+                and m["content"].get("comm_id") == comm_id
+                and m["content"]["data"].get("id") == rid
+            ),
+            timeout,
+        )
         return msg["content"]["data"]
 
 
@@ -96,20 +128,27 @@ def client():
 def test_panel_through_a_real_kernel(client, tmp_path):
     # before %load_ext sqlnb there is no target: the kernel closes the comm at once
     early = client.open_comm()
-    closed = client.read_until(lambda m: m["msg_type"] == "comm_close" and m["content"].get("comm_id") == early)
+    closed = client.read_until(
+        lambda m: m["msg_type"] == "comm_close" and m["content"].get("comm_id") == early
+    )
     assert closed["content"]["comm_id"] == early
 
     reply, error = client.execute(
         f"%load_ext sqlnb\n%sqlnb connect duckdb:///{tmp_path / 'k.duckdb'} --name k\n"
-        "%sql CREATE TABLE t AS SELECT 1 AS a UNION ALL SELECT 2")
+        "%sql CREATE TABLE t AS SELECT 1 AS a UNION ALL SELECT 2"
+    )
     assert reply["status"] == "ok", error
 
     comm = client.open_comm()
-    hello = client.request(comm, "hello", protocol=1, client={"name": "test", "version": "0"}, notebook="k.ipynb")
+    hello = client.request(
+        comm, "hello", protocol=1, client={"name": "test", "version": "0"}, notebook="k.ipynb"
+    )
     assert hello["ok"] is True and hello["v"] == 1, hello
     assert hello["data"]["active"] == "k" and hello["data"]["connections"][0]["engine"] == "DuckDB"
     # the comm stays open (no comm_close for it)
-    assert not any(m["msg_type"] == "comm_close" and m["content"].get("comm_id") == comm for m in client.iopub)
+    assert not any(
+        m["msg_type"] == "comm_close" and m["content"].get("comm_id") == comm for m in client.iopub
+    )
 
     schema = client.request(comm, "schema")
     assert schema["ok"] and [t["name"] for t in schema["data"]["tables"]] == ["t"]
@@ -118,8 +157,13 @@ def test_panel_through_a_real_kernel(client, tmp_path):
     asked = client.request(comm, "ask", question="Which a?", model=model)
     assert asked["ok"], asked
     run = asked["data"]["run"]
-    client.read_until(lambda m: m["msg_type"] == "comm_msg" and m["content"]["data"].get("run") == run
-                      and m["content"]["data"]["event"]["type"] == "done")
+    client.read_until(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"]["data"].get("run") == run
+            and m["content"]["data"]["event"]["type"] == "done"
+        )
+    )
     events = [d["event"] for d in client.comm_messages(comm) if d.get("type") == "event" and d["run"] == run]
     assert [e["type"] for e in events] == ["started", "reply", "attempt", "reply", "done"]
     assert events[-1]["status"] == "success" and events[-1]["rows"] == [[1], [2]]
@@ -128,7 +172,9 @@ def test_panel_through_a_real_kernel(client, tmp_path):
     # %%ask in a cell of the notebook holding the panel: the panel inserts the cell below
     cell_model = script(tmp_path, "```sql\nSELECT count(*) AS n FROM t\n```", "FINAL")
     before = len(client.comm_messages(comm))
-    reply, error = client.execute(f"%%ask --model {cell_model}\nHow many rows?", metadata={"cellId": "cell-42"})
+    reply, error = client.execute(
+        f"%%ask --model {cell_model}\nHow many rows?", metadata={"cellId": "cell-42"}
+    )
     assert reply["status"] == "ok", error
     assert not [p for p in reply.get("payload", []) if p.get("source") == "set_next_input"]
     inserts = [d for d in client.comm_messages(comm)[before:] if d.get("type") == "insert_cell"]
@@ -147,7 +193,9 @@ def test_panel_through_a_real_kernel(client, tmp_path):
     client.send_shell("comm_close", {"comm_id": newer, "data": {}})
     fallback_model = script(tmp_path, "```sql\nSELECT max(a) AS m FROM t\n```", "FINAL")
     before_new = len(client.comm_messages(newer))
-    reply, error = client.execute(f"%%ask --model {fallback_model}\nLargest a?", metadata={"cellId": "cell-43"})
+    reply, error = client.execute(
+        f"%%ask --model {fallback_model}\nLargest a?", metadata={"cellId": "cell-43"}
+    )
     assert reply["status"] == "ok", error
     payload = [p for p in reply.get("payload", []) if p.get("source") == "set_next_input"]
     assert len(payload) == 1 and "SELECT max(a) AS m FROM t" in payload[0]["text"]
@@ -155,11 +203,15 @@ def test_panel_through_a_real_kernel(client, tmp_path):
 
 
 def test_stop_through_a_real_kernel_leaves_the_shell_free(client, tmp_path):
-    reply, error = client.execute(f"%load_ext sqlnb\n%sqlnb connect duckdb:///{tmp_path / 's.duckdb'} --name s")
+    reply, error = client.execute(
+        f"%load_ext sqlnb\n%sqlnb connect duckdb:///{tmp_path / 's.duckdb'} --name s"
+    )
     assert reply["status"] == "ok", error
     comm = client.open_comm()
     assert client.request(comm, "hello", protocol=1, client={}, notebook="s.ipynb")["ok"]
-    run = client.request(comm, "ask", question="Slow?", model=script(tmp_path, "FINAL", delay=120))["data"]["run"]
+    run = client.request(comm, "ask", question="Slow?", model=script(tmp_path, "FINAL", delay=120))["data"][
+        "run"
+    ]
     client.read_until(lambda m: m["msg_type"] == "comm_msg" and m["content"]["data"].get("run") == run)
     # the agent waits on its model in its own thread: cells run meanwhile
     reply, error = client.execute("%%sql -o df\nSELECT 40 + 2 AS answer")
@@ -170,8 +222,13 @@ def test_stop_through_a_real_kernel_leaves_the_shell_free(client, tmp_path):
     assert busy["ok"] is False and busy["error"]["kind"] == "busy"
     stopped_at = time.monotonic()
     assert client.request(comm, "stop", run=run)["data"] == {"stopping": True}
-    done = client.read_until(lambda m: m["msg_type"] == "comm_msg" and m["content"]["data"].get("run") == run
-                             and m["content"]["data"]["event"]["type"] == "done")
+    done = client.read_until(
+        lambda m: (
+            m["msg_type"] == "comm_msg"
+            and m["content"]["data"].get("run") == run
+            and m["content"]["data"]["event"]["type"] == "done"
+        )
+    )
     took = time.monotonic() - stopped_at
     assert done["content"]["data"]["event"]["status"] == "stopped"
     assert took < 2.5, f"stop took {took:.2f} s"  # the documented 2 s, with a margin
@@ -185,9 +242,23 @@ def test_bridge_benchmark_at_tiny_size(tmp_path):
 
     repo = Path(__file__).resolve().parent.parent
     results = tmp_path / "results"
-    proc = subprocess.run([sys.executable, str(repo / "benchmarks" / "run.py"), "bridge", "--cell-runs", "5",
-                           "--results-dir", str(results), "--data-dir", str(tmp_path / "data")],
-                          cwd=repo, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(repo / "benchmarks" / "run.py"),
+            "bridge",
+            "--cell-runs",
+            "5",
+            "--results-dir",
+            str(results),
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     data = json.loads((results / "bridge.json").read_text())
     r = data["result"]

@@ -63,6 +63,7 @@ def status_text(chat) -> str:
 # a question, its steps, the answer
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.engines(["sqlite", "duckdb"])
 def test_steps_stream_in_order_then_the_sql_and_its_table(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
@@ -71,12 +72,30 @@ def test_steps_stream_in_order_then_the_sql_and_its_table(shell, seeded, tmp_pat
     assert chat.connection.value == "shop" and chat.connection.options[0][0].startswith("shop · ")
     turn = ask(chat, "Which orders cost less than 50?")
 
-    assert [e["type"] for e in turn.events] == ["started", "reply", "attempt", "reply", "attempt",
-                                               "reply", "done"]
+    assert [e["type"] for e in turn.events] == [
+        "started",
+        "reply",
+        "attempt",
+        "reply",
+        "attempt",
+        "reply",
+        "done",
+    ]
     steps = turn.steps_view.value
-    order = [steps.index(s) for s in ("Asking ", " on shop (", "Attempt 1 of at most 5",
-                                      "order_lines", "✗ table_not_found", "Attempt 2 of at most 5",
-                                      "amount &lt; 50", "✓ 2 rows", "The model confirmed the result")]
+    order = [
+        steps.index(s)
+        for s in (
+            "Asking ",
+            " on shop (",
+            "Attempt 1 of at most 5",
+            "order_lines",
+            "✗ table_not_found",
+            "Attempt 2 of at most 5",
+            "amount &lt; 50",
+            "✓ 2 rows",
+            "The model confirmed the result",
+        )
+    ]
     assert order == sorted(order), steps
     assert "amount < 50" not in steps  # SQL is escaped, never HTML
 
@@ -132,8 +151,7 @@ def test_a_turn_where_no_query_succeeds_says_so_and_offers_no_cell(shell, seeded
 
 
 @pytest.mark.engines(["sqlite", "duckdb"])
-def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, seeded, tmp_path,
-                                                                       monkeypatch):
+def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, seeded, tmp_path, monkeypatch):
     from sqlnb.agent.memory import MemoryStore
 
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
@@ -159,8 +177,12 @@ def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, se
     assert button.tooltip == "Remember this answer" and not button.disabled
     button.click()
     (entry,) = MemoryStore().entries()  # under SQLNB_HOME
-    assert (entry["question"], entry["sql"], entry["connection"], entry["source"]) == \
-        ("Which orders cost less than 50?", CHEAP, "shop", "thumbs_up")
+    assert (entry["question"], entry["sql"], entry["connection"], entry["source"]) == (
+        "Which orders cost less than 50?",
+        CHEAP,
+        "shop",
+        "thumbs_up",
+    )
     assert turn.remembered == entry["id"]
     assert button.description == "Remembered" and button.disabled and button.button_style == "success"
     assert "Remembered" in turn.note.value
@@ -178,18 +200,27 @@ def test_a_second_pass_with_remembered_answers_shows_why_between_the_attempts(sh
     paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
     entry = kernel_session(shell).magics.manager.get_entry("shop")
-    kernel_session(shell).ask.agent.remember(entry.adapter, "Which orders are paid?",
-                                    "SELECT id FROM orders WHERE status = 'paid'",
-                                    connection="shop", source="thumbs_up")
+    kernel_session(shell).ask.agent.remember(
+        entry.adapter,
+        "Which orders are paid?",
+        "SELECT id FROM orders WHERE status = 'paid'",
+        connection="shop",
+        source="thumbs_up",
+    )
     path = tmp_path / "drafts.json"  # drafts that agree on a count leaving out 'paid' (low)
-    path.write_text(json.dumps({"replies": [sql_block(every), sql_block(paid)],
-                                "drafts": [sql_block(every), sql_block(paid)]}))
+    path.write_text(
+        json.dumps(
+            {"replies": [sql_block(every), sql_block(paid)], "drafts": [sql_block(every), sql_block(paid)]}
+        )
+    )
     chat = sqlnb.chat(model=f"scripted:{path}")
     turn = ask(chat, "How many paid orders are there?")
     assert turn.done["status"] == "success" and turn.done["sql"] == paid
     steps = turn.steps_view.value
-    line = ("Not sure of that answer (low confidence): asking again with 1 remembered answer of "
-            "this database as examples…")
+    line = (
+        "Not sure of that answer (low confidence): asking again with 1 remembered answer of "
+        "this database as examples…"
+    )
     assert steps.count(line) == 1
     first, second = steps.index("Attempt 1 of at most 5"), steps.rindex("Attempt 1 of at most 5")
     assert first < steps.index(line) < second, steps
@@ -243,8 +274,7 @@ def test_confidence_html_escapes_and_shows_nothing_without_a_confidence():
     assert "var(--jp-error-color1" in low  # JupyterLab's theme where it is shown there
     high = confidence_html({"level": "high", "score": 0.9, "reasons": []})
     assert 'role="note"' in high and ">High confidence<" in high and "<details" not in high
-    plain = done_html({"status": "success", "sql": "SELECT 1", "columns": [], "rows": [],
-                       "confidence": None})
+    plain = done_html({"status": "success", "sql": "SELECT 1", "columns": [], "rows": [], "confidence": None})
     assert "confidence" not in plain
 
 
@@ -268,11 +298,16 @@ def test_switching_the_connection_uses_it(shell, seeded, tmp_path):
 # clarification, stop, double clicks
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.engines(["duckdb"])
 def test_a_clarification_is_answered_as_a_follow_up(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
-    model = script(tmp_path, "CLARIFY:\n- Which status counts as sold?", sql_block(
-        "SELECT count(*) AS n FROM orders WHERE status = 'paid'"), "FINAL")
+    model = script(
+        tmp_path,
+        "CLARIFY:\n- Which status counts as sold?",
+        sql_block("SELECT count(*) AS n FROM orders WHERE status = 'paid'"),
+        "FINAL",
+    )
     chat = sqlnb.chat(model=model)
     first = ask(chat, "How many orders were sold?")
     assert first.done["status"] == "needs_clarification"
@@ -294,8 +329,11 @@ def test_a_clarification_is_answered_as_a_follow_up(shell, seeded, tmp_path):
 @pytest.mark.engines(["sqlite"])
 def test_new_conversation_forgets_the_earlier_questions(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
-    chat = sqlnb.chat(model=script(tmp_path, sql_block(COUNT), "FINAL", sql_block(COUNT), "FINAL",
-                                   sql_block(COUNT), "FINAL"))
+    chat = sqlnb.chat(
+        model=script(
+            tmp_path, sql_block(COUNT), "FINAL", sql_block(COUNT), "FINAL", sql_block(COUNT), "FINAL"
+        )
+    )
     ask(chat, "How many customers?")
     ask(chat, "Really?")
     agent = kernel_session(shell).ask.agent
@@ -395,7 +433,9 @@ class PanelComm:
 
     def request(self, kind: str, **fields) -> dict:
         rid = f"r{len(self.sent)}"
-        self.on_message({"content": {"comm_id": "panel", "data": {"v": 1, "type": kind, "id": rid, **fields}}})
+        self.on_message(
+            {"content": {"comm_id": "panel", "data": {"v": 1, "type": kind, "id": rid, **fields}}}
+        )
         return next(m for m in self.sent if m.get("type") == "reply" and m.get("id") == rid)
 
 
@@ -424,8 +464,9 @@ def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait
         bridge.kernel.parent = {"header": {}, "metadata": {}}  # the cell finished
 
         # the panel's question runs: the chat's waits for it
-        reply = panel.request("ask", question="How many orders?",
-                              model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30))
+        reply = panel.request(
+            "ask", question="How many orders?", model=script(tmp_path, sql_block(COUNT), "FINAL", delay=30)
+        )
         assert reply["ok"], reply
         chat.question.value = "How many customers?"
         chat.ask_button.click()
@@ -447,8 +488,9 @@ def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait
         assert turn.done["status"] == "success"
         turn.insert_button.click()
         inserts = [m for m in panel.sent if m.get("type") == "insert_cell"]
-        assert inserts == [{"v": 1, "type": "insert_cell", "source": turn.done["cell"],
-                            "cell_id": "chat-cell", "run": False}]
+        assert inserts == [
+            {"v": 1, "type": "insert_cell", "source": turn.done["cell"], "cell_id": "chat-cell", "run": False}
+        ]
         assert shell.rl_next_input is None and "inserted below the chat" in turn.note.value
     finally:
         kernel_session(shell).bridge = None
@@ -457,6 +499,7 @@ def test_with_the_sqlnb_panel_open_insert_goes_below_the_chat_cell_and_asks_wait
 # ---------------------------------------------------------------------------------------
 # errors: one clear line, nothing typed lost, the widget stays usable
 # ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.engines(["sqlite"])
 def test_without_a_connection_it_says_so_then_works_once_connected(shell, seeded, tmp_path):
@@ -508,7 +551,7 @@ def test_without_ipywidgets_it_says_what_to_install(shell, monkeypatch):
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # as if it were not installed
     with pytest.raises(errors.ConfigurationError) as info:
         sqlnb.chat()
-    assert "ipywidgets" in str(info.value) and 'sqlnb[widgets]' in str(info.value)
+    assert "ipywidgets" in str(info.value) and "sqlnb[widgets]" in str(info.value)
 
 
 @pytest.mark.engines(["sqlite"])
@@ -549,6 +592,7 @@ def test_a_password_reaches_no_widget(shell, seeded, tmp_path):
 # a real kernel
 # ---------------------------------------------------------------------------------------
 
+
 def test_chat_displays_a_widget_in_a_real_kernel_and_answers_from_its_thread(tmp_path):
     import duckdb
     from jupyter_client.manager import start_new_kernel
@@ -588,8 +632,11 @@ def test_chat_displays_a_widget_in_a_real_kernel_and_answers_from_its_thread(tmp
         assert reply["content"]["status"] == "ok"
 
         def comm_id(model_name: str, **state) -> str:
-            return next(cid for cid, s in models.items() if s["_model_name"] == model_name
-                        and all(s.get(k) == v for k, v in state.items()))
+            return next(
+                cid
+                for cid, s in models.items()
+                if s["_model_name"] == model_name and all(s.get(k) == v for k, v in state.items())
+            )
 
         def send(cid: str, data: dict) -> None:
             kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": cid, "data": data}))

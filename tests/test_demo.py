@@ -43,7 +43,7 @@ def pg_sample():
     import psycopg
 
     db = f"sqlnb_sample_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    admin = dict(host="127.0.0.1", port=5432, user="postgres", dbname="postgres", autocommit=True)
+    admin = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres", "autocommit": True}
     with psycopg.connect(**admin) as con:
         con.execute(f'CREATE DATABASE "{db}"')
     url = f"postgresql://postgres@127.0.0.1:5432/{db}"
@@ -72,6 +72,7 @@ def one(con, sql):
 # the database
 # ---------------------------------------------------------------------------
 
+
 def test_build_is_deterministic(sample, tmp_path):
     again = demo.create_sample_database(tmp_path / "again.duckdb")
     # SQLite: the same bytes; DuckDB stamps each file with its own identifiers, so the
@@ -86,9 +87,15 @@ def test_build_is_deterministic(sample, tmp_path):
 
 
 ROW_RANGES = {
-    "regions": (5, 10), "employees": (40, 100), "customers": (4000, 10000),
-    "categories": (10, 30), "suppliers": (20, 80), "products": (300, 1000),
-    "orders": (40000, 80000), "order_items": (100000, 250000), "payments": (40000, 80000),
+    "regions": (5, 10),
+    "employees": (40, 100),
+    "customers": (4000, 10000),
+    "categories": (10, 30),
+    "suppliers": (20, 80),
+    "products": (300, 1000),
+    "orders": (40000, 80000),
+    "order_items": (100000, 250000),
+    "payments": (40000, 80000),
     "returns": (2000, 10000),
 }
 
@@ -110,23 +117,40 @@ def test_row_counts_in_range(engines):
     assert one(d, "SELECT min(ordered_at) FROM orders") >= dt.datetime(2023, 1, 1)
     assert one(d, "SELECT max(ordered_at) FROM orders") <= dt.datetime(2025, 12, 31, 23, 59, 59)
     # order ids follow time, like a real shop's
-    assert one(d, "SELECT count(*) FROM (SELECT ordered_at < lag(ordered_at) OVER (ORDER BY id) AS back "
-                  "FROM orders) WHERE back") == 0
+    assert (
+        one(
+            d,
+            "SELECT count(*) FROM (SELECT ordered_at < lag(ordered_at) OVER (ORDER BY id) AS back "
+            "FROM orders) WHERE back",
+        )
+        == 0
+    )
 
 
 def test_names_look_real(engines):
     d, _ = engines
-    names = [r[0] for r in d.execute("SELECT name FROM customers WHERE segment = 'consumer' LIMIT 50").fetchall()]
+    names = [
+        r[0] for r in d.execute("SELECT name FROM customers WHERE segment = 'consumer' LIMIT 50").fetchall()
+    ]
     assert all(len(n.split()) == 2 and n.split()[0] in demo.FIRST_NAMES for n in names)
     assert one(d, "SELECT count(DISTINCT name) FROM products") == one(d, "SELECT count(*) FROM products")
     assert one(d, "SELECT count(DISTINCT city) FROM customers") > 30
 
 
-@pytest.mark.parametrize("table, column", [
-    ("customers", "email"), ("employees", "manager_id"), ("employees", "region_id"),
-    ("categories", "parent_id"), ("suppliers", "contact_email"), ("orders", "employee_id"),
-    ("orders", "shipped_at"), ("order_items", '"DiscountPct"'), ("returns", "reason"),
-])
+@pytest.mark.parametrize(
+    "table, column",
+    [
+        ("customers", "email"),
+        ("employees", "manager_id"),
+        ("employees", "region_id"),
+        ("categories", "parent_id"),
+        ("suppliers", "contact_email"),
+        ("orders", "employee_id"),
+        ("orders", "shipped_at"),
+        ("order_items", '"DiscountPct"'),
+        ("returns", "reason"),
+    ],
+)
 def test_nulls_where_the_comments_say(engines, table, column):
     for con in engines:
         nulls = one(con, f"SELECT count(*) FROM {table} WHERE {column} IS NULL")
@@ -135,8 +159,13 @@ def test_nulls_where_the_comments_say(engines, table, column):
 
 def test_features_mixed_case_column_view_and_comments(engines):
     d, s = engines
-    cols = [r[0] for r in d.execute("SELECT column_name FROM information_schema.columns "
-                                    "WHERE table_name = 'order_items' ORDER BY ordinal_position").fetchall()]
+    cols = [
+        r[0]
+        for r in d.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_name = 'order_items' ORDER BY ordinal_position"
+        ).fetchall()
+    ]
     assert "DiscountPct" in cols  # mixed case, kept by quoting it in the DDL
     assert [r[1] for r in s.execute("PRAGMA table_info(order_items)")] == cols
     for con in engines:
@@ -148,41 +177,61 @@ def test_features_mixed_case_column_view_and_comments(engines):
     comments = dict(d.execute("SELECT table_name, comment FROM duckdb_tables()").fetchall())
     assert set(comments) == set(demo.table_names()) and all(comments.values())
     assert one(d, "SELECT comment FROM duckdb_views() WHERE view_name = 'order_totals'")
-    col_comment = one(d, "SELECT comment FROM duckdb_columns() WHERE table_name = 'order_items' "
-                         "AND column_name = 'DiscountPct'")
+    col_comment = one(
+        d,
+        "SELECT comment FROM duckdb_columns() WHERE table_name = 'order_items' "
+        "AND column_name = 'DiscountPct'",
+    )
     assert "percent" in col_comment and "NULL" in col_comment
-    assert "shipped" in one(d, "SELECT comment FROM duckdb_columns() WHERE table_name = 'orders' "
-                               "AND column_name = 'status'")
+    assert "shipped" in one(
+        d, "SELECT comment FROM duckdb_columns() WHERE table_name = 'orders' AND column_name = 'status'"
+    )
 
 
 def test_sqlite_schema_matches_duckdb(engines):
     d, s = engines
     for table in demo.table_names():
-        dcols = d.execute("SELECT column_name, is_nullable FROM information_schema.columns "
-                          "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+        dcols = d.execute(
+            "SELECT column_name, is_nullable FROM information_schema.columns "
+            "WHERE table_name = ? ORDER BY ordinal_position",
+            [table],
+        ).fetchall()
         info = s.execute(f"PRAGMA table_info({table})").fetchall()
         assert [c[0] for c in dcols] == [c[1] for c in info], table
         # NOT NULL alike (SQLite reports a primary key column's NOT NULL only when declared)
         assert [c[1] == "NO" for c in dcols] == [bool(c[3]) or bool(c[5]) for c in info], table
-        dfks = {(r[0], r[1]) for r in d.execute(
-            "SELECT kcu.column_name, ccu.table_name FROM information_schema.referential_constraints rc "
-            "JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = rc.constraint_name "
-            "JOIN information_schema.key_column_usage ccu ON ccu.constraint_name = rc.unique_constraint_name "
-            "WHERE kcu.table_name = ?", [table]).fetchall()}
+        dfks = {
+            (r[0], r[1])
+            for r in d.execute(
+                "SELECT kcu.column_name, ccu.table_name FROM information_schema.referential_constraints rc "
+                "JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = rc.constraint_name "
+                "JOIN information_schema.key_column_usage ccu ON ccu.constraint_name = rc.unique_constraint_name "
+                "WHERE kcu.table_name = ?",
+                [table],
+            ).fetchall()
+        }
         sfks = {(r[3], r[2]) for r in s.execute(f"PRAGMA foreign_key_list({table})")}
         assert dfks == sfks, table
-    vcols = [r[0] for r in d.execute("SELECT column_name FROM information_schema.columns "
-                                     "WHERE table_name = 'order_totals' ORDER BY ordinal_position").fetchall()]
+    vcols = [
+        r[0]
+        for r in d.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_name = 'order_totals' ORDER BY ordinal_position"
+        ).fetchall()
+    ]
     assert vcols == [r[1] for r in s.execute("PRAGMA table_info(order_totals)")]
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT count(*), count(DISTINCT customer_id), sum(CASE WHEN status = 'shipped' THEN 1 ELSE 0 END) FROM orders",
-    "SELECT round(sum(amount), 2), round(avg(amount), 2), min(paid_at), max(paid_at) FROM payments",
-    'SELECT sum(quantity), round(avg("DiscountPct"), 4), count("DiscountPct") FROM order_items',
-    "SELECT segment, count(*), min(signed_up) FROM customers GROUP BY segment ORDER BY segment",
-    "SELECT status, count(*), round(sum(total), 2) FROM order_totals GROUP BY status ORDER BY status",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT count(*), count(DISTINCT customer_id), sum(CASE WHEN status = 'shipped' THEN 1 ELSE 0 END) FROM orders",
+        "SELECT round(sum(amount), 2), round(avg(amount), 2), min(paid_at), max(paid_at) FROM payments",
+        'SELECT sum(quantity), round(avg("DiscountPct"), 4), count("DiscountPct") FROM order_items',
+        "SELECT segment, count(*), min(signed_up) FROM customers GROUP BY segment ORDER BY segment",
+        "SELECT status, count(*), round(sum(total), 2) FROM order_totals GROUP BY status ORDER BY status",
+    ],
+)
 def test_sqlite_copy_matches_duckdb_on_aggregates(engines, sql):
     d, s = engines
     assert_same(d.execute(sql).fetchall(), s.execute(sql).fetchall(), ordered=True)
@@ -191,6 +240,7 @@ def test_sqlite_copy_matches_duckdb_on_aggregates(engines, sql):
 # ---------------------------------------------------------------------------
 # the question set
 # ---------------------------------------------------------------------------
+
 
 def norm(v):
     if isinstance(v, Decimal):
@@ -214,9 +264,9 @@ def assert_same(a, b, *, ordered: bool):
         key = lambda r: tuple((0, round(v, 1)) if isinstance(v, (int, float)) else (1, str(v)) for v in r)  # noqa: E731
         a, b = sorted(a, key=key), sorted(b, key=key)
     assert len(a) == len(b), (a[:5], b[:5])
-    for ra, rb in zip(a, b):
+    for ra, rb in zip(a, b, strict=True):
         assert len(ra) == len(rb)
-        for va, vb in zip(ra, rb):
+        for va, vb in zip(ra, rb, strict=True):
             if isinstance(va, float) or isinstance(vb, float):
                 assert math.isclose(va, vb, rel_tol=1e-8, abs_tol=0.011), (ra, rb)
             else:
@@ -259,9 +309,14 @@ def test_gold_sql_runs_on_duckdb_sqlite_and_postgresql_and_agrees(engines, pg, q
 # the notebook
 # ---------------------------------------------------------------------------
 
+
 def test_prepare_demo_writes_no_canned_replies_and_keeps_an_edited_notebook(tmp_path):
     nb_path = demo.prepare_demo(tmp_path / "d")
-    assert sorted(p.name for p in nb_path.parent.iterdir()) == ["sample.duckdb", "sample.sqlite", "sqlnb-demo.ipynb"]
+    assert sorted(p.name for p in nb_path.parent.iterdir()) == [
+        "sample.duckdb",
+        "sample.sqlite",
+        "sqlnb-demo.ipynb",
+    ]
     nb = json.loads(nb_path.read_text())
     sources = [c["source"] for c in nb["cells"]]
     text = "\n".join(sources)
@@ -286,8 +341,9 @@ def test_demo_notebook_runs_without_any_model(tmp_path, monkeypatch):
 
     notebook = demo.prepare_demo(tmp_path / "demo")
     nb = nbformat.read(notebook, as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(notebook.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}}
+    ).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code)
     outputs = [o for c in code for o in c.get("outputs", [])]
@@ -302,6 +358,7 @@ def test_demo_notebook_runs_without_any_model(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------
 # the accuracy benchmark on the sample set (benchmarks/accuracy.py --dataset sample)
 # ---------------------------------------------------------------------------
+
 
 class SampleOracle:
     """A chat model for the benchmark: the gold SQL of the question in the prompt, for
@@ -335,8 +392,13 @@ class SampleOracle:
                 elif wrong or q.get("ambiguous"):
                     reply = "```sql\nSELECT count(*) AS n FROM regions\n```"
                 else:
-                    engine = ("sqlite" if "about a SQLite database" in system else
-                              "postgres" if "about a PostgreSQL database" in system else None)
+                    engine = (
+                        "sqlite"
+                        if "about a SQLite database" in system
+                        else "postgres"
+                        if "about a PostgreSQL database" in system
+                        else None
+                    )
                     sql = (engine and q.get(f"query_{engine}")) or q["query"]
                     reply = f"```sql\n{sql}\n```"
                 return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
@@ -364,8 +426,11 @@ def sample_dbs(sample, pg_sample, tmp_path_factory):
     d = tmp_path_factory.mktemp("bench")
     for f in (sample, demo.sqlite_path_for(sample)):
         shutil.copyfile(f, d / f.name)
-    return {"duckdb": d / sample.name, "sqlite": d / demo.sqlite_path_for(sample).name,
-            "postgresql": pg_sample}
+    return {
+        "duckdb": d / sample.name,
+        "sqlite": d / demo.sqlite_path_for(sample).name,
+        "postgresql": pg_sample,
+    }
 
 
 def test_sample_questions_load_once_per_engine(acc):
@@ -376,8 +441,11 @@ def test_sample_questions_load_once_per_engine(acc):
     assert any(q.get("query_postgres") for q in per_dialect)  # date functions differ
     for q in per_dialect:
         by = {x["db_id"]: x["query"] for x in qs if x["id"] == q["id"]}
-        assert by == {"duckdb": q["query"], "sqlite": q.get("query_sqlite") or q["query"],
-                      "postgresql": q.get("query_postgres") or q["query"]}
+        assert by == {
+            "duckdb": q["query"],
+            "sqlite": q.get("query_sqlite") or q["query"],
+            "postgresql": q.get("query_postgres") or q["query"],
+        }
     assert [q["id"] for q in acc.load_sample_questions(("sqlite",), ids=[3, 36])] == [3, 36]
     with pytest.raises(ValueError, match="duckdb, sqlite, postgresql"):
         acc.load_sample_questions(("mysql",))
@@ -386,8 +454,15 @@ def test_sample_questions_load_once_per_engine(acc):
 def test_sample_gold_oracle_scores_100_and_asks_back(acc, sample_dbs, tmp_path):
     questions = acc.load_sample_questions()
     jsonl = tmp_path / "acc.jsonl"
-    data = acc.run_accuracy(questions, acc.SAMPLE_DIR, SampleOracle(), ("agent", "single-shot"),
-                            databases=sample_dbs, jsonl=jsonl, log=lambda msg: None)
+    data = acc.run_accuracy(
+        questions,
+        acc.SAMPLE_DIR,
+        SampleOracle(),
+        ("agent", "single-shot"),
+        databases=sample_dbs,
+        jsonl=jsonl,
+        log=lambda msg: None,
+    )
     for name, s in data["configs"].items():
         assert (s["n"], s["correct"], s["ex"]) == (105, 105, 100.0), (name, s)
         assert s["asked_back"] == 0
@@ -399,19 +474,28 @@ def test_sample_gold_oracle_scores_100_and_asks_back(acc, sample_dbs, tmp_path):
 
 def test_sample_wrong_sql_and_guesses_score_0(acc, sample_dbs, tmp_path):
     questions = acc.load_sample_questions(ids=[1, 11, 19, 36, 37])  # 36, 37: ambiguous
-    data = acc.run_accuracy(questions, acc.SAMPLE_DIR, SampleOracle(wrong=True, guess=True), ("single-shot",),
-                            databases=sample_dbs, log=lambda msg: None)
+    data = acc.run_accuracy(
+        questions,
+        acc.SAMPLE_DIR,
+        SampleOracle(wrong=True, guess=True),
+        ("single-shot",),
+        databases=sample_dbs,
+        log=lambda msg: None,
+    )
     s = data["configs"]["single-shot"]
     assert (s["n"], s["correct"]) == (9, 0)
     assert data["clarification"]["single-shot"]["asked"] == 0
     recs = [r for r in data["records"] if r["ambiguous"]]
     assert len(recs) == 6 and all(r["mismatch"] == "answered without asking back" for r in recs)
     # a query running past the scorer's time limit is wrong, not a hang
-    for scorer, db in ((acc.DuckDBScorer(timeout=0.5), sample_dbs["duckdb"]),
-                       (acc.PostgresScorer(timeout=0.5), sample_dbs["postgresql"])):
+    for scorer, db in (
+        (acc.DuckDBScorer(timeout=0.5), sample_dbs["duckdb"]),
+        (acc.PostgresScorer(timeout=0.5), sample_dbs["postgresql"]),
+    ):
         try:
-            m = scorer.evaluate(db, "SELECT 1 AS x",
-                                "SELECT count(*) FROM order_items a, order_items b, order_items c")
+            m = scorer.evaluate(
+                db, "SELECT 1 AS x", "SELECT count(*) FROM order_items a, order_items b, order_items c"
+            )
             assert not m.correct and m.error and m.error.startswith("timeout"), m
             # and a prediction that writes is refused by the scorer's read-only session
             m = scorer.evaluate(db, "SELECT 1 AS x", "CREATE TABLE scorer_wrote (x INTEGER)")
@@ -425,12 +509,35 @@ def test_sample_benchmark_command_line(sample_dbs, tmp_path):
     import sys
 
     script = tmp_path / "replies.json"
-    script.write_text(json.dumps(["```sql\nSELECT count(*) AS orders FROM orders WHERE ordered_at >= '2024-01-01' "
-                                  "AND ordered_at < '2025-01-01'\n```", "CLARIFY:\nBest by revenue or by units?"]))
+    script.write_text(
+        json.dumps(
+            [
+                "```sql\nSELECT count(*) AS orders FROM orders WHERE ordered_at >= '2024-01-01' "
+                "AND ordered_at < '2025-01-01'\n```",
+                "CLARIFY:\nBest by revenue or by units?",
+            ]
+        )
+    )
     results = tmp_path / "results"
-    cmd = [sys.executable, str(REPO / "benchmarks" / "run.py"), "accuracy", "--dataset", "sample",
-           "--engines", "sqlite", "--ids", "1,36", "--model", f"scripted:{script}", "--configs", "single-shot",
-           "--results-dir", str(results), "--data-dir", str(tmp_path / "data")]
+    cmd = [
+        sys.executable,
+        str(REPO / "benchmarks" / "run.py"),
+        "accuracy",
+        "--dataset",
+        "sample",
+        "--engines",
+        "sqlite",
+        "--ids",
+        "1,36",
+        "--model",
+        f"scripted:{script}",
+        "--configs",
+        "single-shot",
+        "--results-dir",
+        str(results),
+        "--data-dir",
+        str(tmp_path / "data"),
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     data = json.loads((results / "accuracy_sample.json").read_text())

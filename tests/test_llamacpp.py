@@ -70,7 +70,8 @@ def test_instances_with_the_same_settings_share_one_loaded_model(tiny_model, loa
     b.invoke(MESSAGES)
     assert len(loaded) == 1
     LlamaCppChatModel(model_path=str(tiny_model), n_ctx=128, n_threads=1, max_tokens=8).invoke(
-        [("human", "How many?")])
+        [("human", "How many?")]
+    )
     assert len(loaded) == 2
 
 
@@ -83,16 +84,18 @@ def test_an_agent_turn_on_noise_ends_cleanly(tmp_path, tiny_model, loaded):
     import sqlite3
 
     con = sqlite3.connect(db)
-    con.executescript("CREATE TABLE singer (id INTEGER PRIMARY KEY, name TEXT, age INT);"
-                      "INSERT INTO singer VALUES (1, 'Ann', 30), (2, 'Bo', 41);")
+    con.executescript(
+        "CREATE TABLE singer (id INTEGER PRIMARY KEY, name TEXT, age INT);"
+        "INSERT INTO singer VALUES (1, 'Ann', 30), (2, 'Bo', 41);"
+    )
     con.close()
     adapter = connect(f"sqlite:///{db}")
     # the agent's prompt is long in this model's byte-sized tokens: a larger context
-    client = ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=8192, n_threads=1,
-                                       max_tokens=24, parallel=True))
+    client = ModelClient(
+        resolve_model(f"llamacpp:{tiny_model}", n_ctx=8192, n_threads=1, max_tokens=24, parallel=True)
+    )
     try:
-        res = Agent(memory=False).ask("How many singers are there?", adapter,
-                                      connection="shop", model=client)
+        res = Agent(memory=False).ask("How many singers are there?", adapter, connection="shop", model=client)
     finally:
         adapter.close()
     assert res.status in ("failed", "needs_clarification", "success")
@@ -110,9 +113,12 @@ SPECS = [{"temperature": 0.0}, {"temperature": 0.9, "seed": 5}, {"temperature": 
 
 def test_side_by_side_replies_are_the_ones_separate_calls_give(tiny_model, loaded):
     model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30)
-    one_by_one = [model.invoke(MESSAGES, temperature=s["temperature"],
-                               **({"seed": s["seed"]} if "seed" in s else {})).content
-                  for s in SPECS]
+    one_by_one = [
+        model.invoke(
+            MESSAGES, temperature=s["temperature"], **({"seed": s["seed"]} if "seed" in s else {})
+        ).content
+        for s in SPECS
+    ]
     assert len(set(one_by_one)) == 3
     together = model.replies(MESSAGES, SPECS)
     assert [text for text, _ in together] == one_by_one
@@ -131,9 +137,15 @@ def test_side_by_side_replies_stop_where_separate_calls_stop(tiny_model, loaded)
     shortened = 0
     for piece in ("count", "age", "WHERE", "j", "```\n\n"):
         cut = [text for text, _ in model.replies(MESSAGES, SPECS, stop=[piece])]
-        one_by_one = [model.invoke(MESSAGES, temperature=s["temperature"], stop=[piece],
-                                   **({"seed": s["seed"]} if "seed" in s else {})).content
-                      for s in SPECS]
+        one_by_one = [
+            model.invoke(
+                MESSAGES,
+                temperature=s["temperature"],
+                stop=[piece],
+                **({"seed": s["seed"]} if "seed" in s else {}),
+            ).content
+            for s in SPECS
+        ]
         assert cut == one_by_one
         assert all(whole.startswith(part) for whole, part in zip(full, cut, strict=True))
         shortened += sum(part != whole for whole, part in zip(full, cut, strict=True))
@@ -142,8 +154,9 @@ def test_side_by_side_replies_stop_where_separate_calls_stop(tiny_model, loaded)
 
 
 def test_invoke_many_side_by_side_and_one_by_one(tiny_model, loaded, monkeypatch):
-    model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30,
-                              parallel=True)
+    model = LlamaCppChatModel(
+        model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30, parallel=True
+    )
     client = ModelClient(model)
     assert client.side_by_side
     specs = [{"temperature": None}, {"temperature": 0.9, "seed": 5}]
@@ -153,18 +166,15 @@ def test_invoke_many_side_by_side_and_one_by_one(tiny_model, loaded, monkeypatch
     assert [u.get("replies_beside", 0) for _, u in together] == [0, 1]
     assert together[0][1]["seconds"] > 0 and together[1][1]["seconds"] == 0.0
     monkeypatch.delenv(models.LLAMA_PARALLEL_ENV, raising=False)
-    apart = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1,
-                                          max_tokens=30))
+    apart = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=30))
     assert not apart.side_by_side  # off unless asked for
     monkeypatch.setenv(models.LLAMA_PARALLEL_ENV, "1")
     assert LlamaCppChatModel(model_path=str(tiny_model)).parallel
-    assert [t for t, _ in apart.invoke_many(MESSAGES, specs, draft=False)] == \
-        [t for t, _ in together]
+    assert [t for t, _ in apart.invoke_many(MESSAGES, specs, draft=False)] == [t for t, _ in together]
 
 
 def test_side_by_side_prompt_too_long_is_a_model_error(tiny_model, loaded):
-    client = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=256, n_threads=1,
-                                           parallel=True))
+    client = ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=256, n_threads=1, parallel=True))
     with pytest.raises(errors.ModelError) as info:
         client.invoke_many([("human", "count the rows " * 200)], SPECS)
     assert "exceed context window of 256" in str(info.value) and "n_ctx=256" in info.value.hint
@@ -175,17 +185,21 @@ def test_a_stopped_turn_asks_for_no_batch(tiny_model, loaded):
     from sqlnb.agent.stop import StopToken
 
     token = StopToken()
-    client = _StoppableClient(ModelClient(LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024,
-                                                            n_threads=1, max_tokens=8,
-                                                            parallel=True)), token)
+    client = _StoppableClient(
+        ModelClient(
+            LlamaCppChatModel(
+                model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=8, parallel=True
+            )
+        ),
+        token,
+    )
     assert len(client.invoke_many(MESSAGES, SPECS)) == 3
     token.stop()
     with pytest.raises(errors.ModelError, match="stopped"):
         client.invoke_many(MESSAGES, SPECS)
 
 
-def test_a_failure_while_writing_side_by_side_leaves_the_model_usable(tiny_model, loaded,
-                                                                       monkeypatch):
+def test_a_failure_while_writing_side_by_side_leaves_the_model_usable(tiny_model, loaded, monkeypatch):
     model = LlamaCppChatModel(model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=12)
     before = [text for text, _ in model.replies(MESSAGES, SPECS)]
     llama, _ = llamacpp._get_llama(str(tiny_model), 1024, 1)

