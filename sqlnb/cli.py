@@ -42,31 +42,51 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
     s.add_argument("--connect-timeout", type=float, default=10.0)
     s.add_argument("--limit", type=int, default=None, help="fetch at most N rows")
-    s.add_argument("sql", nargs="+",
-                   help="the SQL: one quoted argument, or several quoted statements (run in order; "
-                        "the last is shown), or the words of one statement unquoted")
+    s.add_argument(
+        "sql",
+        nargs="+",
+        help="the SQL: one quoted argument, or several quoted statements (run in order; "
+        "the last is shown), or the words of one statement unquoted",
+    )
 
     a = sub.add_parser("ask", help="ask a question; print the SQL that answers it")
     a.add_argument("--db", required=True, help="connection URL or configured connection name")
-    a.add_argument("--model", "-m", help="model spec, e.g. anthropic:claude-sonnet-4-5, "
-                                         "openai:gpt-4o-mini, llamacpp:qwen2.5-coder-1.5b")
+    a.add_argument(
+        "--model",
+        "-m",
+        help="model spec, e.g. anthropic:claude-sonnet-4-5, openai:gpt-4o-mini, llamacpp:qwen2.5-coder-1.5b",
+    )
     a.add_argument("--max-iterations", type=int, default=5, help="model calls at most (default 5)")
     a.add_argument("--no-review", action="store_true", help="stop at the first successful query")
     a.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
-    a.add_argument("--retry-drafts", type=int, default=None, metavar="N",
-                   help="after a failed query, N fresh drafts of the question run beside the "
-                        "model's correction; the result most agree on is kept (0: off; default: "
-                        "3 for a local model, 0 for a hosted one, which pays for every draft)")
-    a.add_argument("--first-drafts", type=int, default=None, metavar="N",
-                   help="up to N drafts of the first answer run beside the model's own reply "
-                        "until two agree; the result most drafts gave is kept (0: off; "
-                        "default: 3 for a local model, 0 for a hosted one)")
-    a.add_argument("--no-memory", action="store_true",
-                   help="show the model no remembered answers of this database")
+    a.add_argument(
+        "--retry-drafts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="after a failed query, N fresh drafts of the question run beside the "
+        "model's correction; the result most agree on is kept (0: off; default: "
+        "3 for a local model, 0 for a hosted one, which pays for every draft)",
+    )
+    a.add_argument(
+        "--first-drafts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="up to N drafts of the first answer run beside the model's own reply "
+        "until two agree; the result most drafts gave is kept (0: off; "
+        "default: 3 for a local model, 0 for a hosted one)",
+    )
+    a.add_argument(
+        "--no-memory", action="store_true", help="show the model no remembered answers of this database"
+    )
     a.add_argument("--json", action="store_true", help="print one JSON object")
-    a.add_argument("--require-readonly-role", action="store_true",
-                   help="refuse to ask when the credentials may write (or sqlnb cannot tell); "
-                        "the agent's own queries are read-only either way")
+    a.add_argument(
+        "--require-readonly-role",
+        action="store_true",
+        help="refuse to ask when the credentials may write (or sqlnb cannot tell); "
+        "the agent's own queries are read-only either way",
+    )
     a.add_argument("--timeout", type=float, default=30.0, help="statement timeout in seconds (default 30)")
     a.add_argument("--connect-timeout", type=float, default=10.0)
     a.add_argument("question", nargs="+", help="the question")
@@ -87,17 +107,22 @@ def build_parser() -> argparse.ArgumentParser:
     msub = m.add_subparsers(dest="model_command", parser_class=_Parser)
     dl = msub.add_parser("download", help="fetch an offline model into the cache (sha256 checked)")
     dl.add_argument("name", help="e.g. qwen2.5-coder-1.5b")
-    dl.add_argument("--dir", default=None, help="cache folder (default $SQLNB_MODEL_DIR or ~/.cache/sqlnb/models)")
+    dl.add_argument(
+        "--dir", default=None, help="cache folder (default $SQLNB_MODEL_DIR or ~/.cache/sqlnb/models)"
+    )
     msub.add_parser("list", help="the models sqlnb can download, and which are here")
 
     d = sub.add_parser("demo", help="create the sample DuckDB database and notebook, open JupyterLab")
     d.add_argument("--dir", default="sqlnb-demo", help="folder for the sample files (default ./sqlnb-demo)")
     d.add_argument("--no-lab", action="store_true", help="only create the files")
     d.add_argument("--port", type=int, default=8888)
-    d.add_argument("--offline", action="store_true",
-                   help="first set up the offline model: install llama-cpp-python (a source "
-                        "build, ~8-12 min on 2 cores, once) and download "
-                        "qwen2.5-coder-1.5b (1.1 GB)")
+    d.add_argument(
+        "--offline",
+        action="store_true",
+        help="first set up the offline model: install llama-cpp-python (a source "
+        "build, ~8-12 min on 2 cores, once) and download "
+        "qwen2.5-coder-1.5b (1.1 GB)",
+    )
     d.add_argument("--no-browser", action="store_true", help="start JupyterLab without opening a browser")
     return p
 
@@ -109,8 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
-        return {"sql": cmd_sql, "ask": cmd_ask, "model": cmd_model, "demo": cmd_demo,
-                "memory": cmd_memory}[args.command](args)
+        return {"sql": cmd_sql, "ask": cmd_ask, "model": cmd_model, "demo": cmd_demo, "memory": cmd_memory}[
+            args.command
+        ](args)
     except errors.SqlnbError as exc:
         print(f"sqlnb: error: {_one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, (errors.ConfigurationError, errors.UsageError)) else 1
@@ -122,8 +148,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if os.environ.get("SQLNB_DEBUG"):
             raise
-        print(f"sqlnb: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
-              "(set SQLNB_DEBUG=1 for the traceback)", file=sys.stderr)
+        print(
+            f"sqlnb: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
+            "(set SQLNB_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -152,8 +181,7 @@ def cmd_sql(args) -> int:
     manager = ConnectionManager()
     options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
     # --json says what the connection's credentials may write (a few catalog queries)
-    entry = manager.connect(args.db, "cli", readonly=args.readonly, options=options,
-                            inspect=args.json)
+    entry = manager.connect(args.db, "cli", readonly=args.readonly, options=options, inspect=args.json)
     try:
         for text in texts:
             result = run_statements(entry.adapter, text, max_rows=args.limit or None)
@@ -174,8 +202,13 @@ def connection_info(manager, entry) -> dict:
     from sqlnb.adapters.privileges import write_access
 
     row = manager.describe_entry(entry)
-    return {"name": row["name"], "engine": row["engine"], "url": row["url"],
-            "readonly": bool(row["readonly"]), "write_access": write_access(entry.adapter).to_dict()}
+    return {
+        "name": row["name"],
+        "engine": row["engine"],
+        "url": row["url"],
+        "readonly": bool(row["readonly"]),
+        "write_access": write_access(entry.adapter).to_dict(),
+    }
 
 
 def cmd_ask(args) -> int:
@@ -197,8 +230,9 @@ def cmd_ask(args) -> int:
     manager = ConnectionManager()
     options = ConnectOptions(statement_timeout=args.timeout or None, connect_timeout=args.connect_timeout)
     # a read-only connection: the agent never writes, and the session says so too
-    entry = manager.connect(args.db, "cli", readonly=True, options=options,
-                            inspect=args.require_readonly_role)
+    entry = manager.connect(
+        args.db, "cli", readonly=True, options=options, inspect=args.require_readonly_role
+    )
 
     def progress(event: dict) -> None:
         text = ask_progress_line(event)
@@ -207,12 +241,21 @@ def cmd_ask(args) -> int:
 
     try:
         agent = Agent(memory=not args.no_memory)
-        result = agent.ask(question, entry.adapter, connection=entry.name, model=args.model,
-                           max_iterations=args.max_iterations, no_review=args.no_review,
-                           settings=AgentSettings(share_data=not args.no_data, retry_drafts=args.retry_drafts,
-                                                  first_drafts=args.first_drafts,
-                                                  require_readonly_role=args.require_readonly_role),
-                           on_event=progress)
+        result = agent.ask(
+            question,
+            entry.adapter,
+            connection=entry.name,
+            model=args.model,
+            max_iterations=args.max_iterations,
+            no_review=args.no_review,
+            settings=AgentSettings(
+                share_data=not args.no_data,
+                retry_drafts=args.retry_drafts,
+                first_drafts=args.first_drafts,
+                require_readonly_role=args.require_readonly_role,
+            ),
+            on_event=progress,
+        )
     finally:
         manager.close_all()
     if args.json:
@@ -235,8 +278,11 @@ def cmd_model(args) -> int:
         path = download_model(args.name, dest_dir=args.dir)
         from sqlnb.agent.download import DEFAULT_MODEL
 
-        how = (f"sqlnb uses it when no other model is chosen (or: --model llamacpp:{args.name})"
-               if args.name == DEFAULT_MODEL else f"Use it with --model llamacpp:{args.name}")
+        how = (
+            f"sqlnb uses it when no other model is chosen (or: --model llamacpp:{args.name})"
+            if args.name == DEFAULT_MODEL
+            else f"Use it with --model llamacpp:{args.name}"
+        )
         print(f"{path}\n{how}; it runs with llama-cpp-python: pip install 'sqlnb[local]'")
         return 0
     if args.model_command == "list":
@@ -259,8 +305,9 @@ def cmd_memory(args) -> int:
 
         manager = ConnectionManager()
         try:
-            fingerprint = database_fingerprint(manager.connect(args.db, "cli", readonly=True,
-                                                               inspect=False).adapter)
+            fingerprint = database_fingerprint(
+                manager.connect(args.db, "cli", readonly=True, inspect=False).adapter
+            )
         finally:
             manager.close_all()
     if args.memory_command == "list":
@@ -269,12 +316,17 @@ def cmd_memory(args) -> int:
             print(json.dumps(entries, ensure_ascii=False))
         for e in [] if args.json else entries:
             first = (e["sql"].strip().splitlines() or [""])[0]
-            print(f"{e['id']}\t{e['created_at'][:10]}\t{e['source']}\t{e['connection']}\t"
-                  f"{e['question']}\t{first}")
+            print(
+                f"{e['id']}\t{e['created_at'][:10]}\t{e['source']}\t{e['connection']}\t"
+                f"{e['question']}\t{first}"
+            )
         if not entries and not args.json:
-            print(f"No remembered answers{' of this database' if fingerprint else ''} in {store.path}. "
-                  "An answer is remembered when its cell runs, with 👍 in the sidebar, or with "
-                  "%sqlnb remember on a %%sql cell.", file=sys.stderr)
+            print(
+                f"No remembered answers{' of this database' if fingerprint else ''} in {store.path}. "
+                "An answer is remembered when its cell runs, with 👍 in the sidebar, or with "
+                "%sqlnb remember on a %%sql cell.",
+                file=sys.stderr,
+            )
         return 0
     if args.memory_command == "export":
         n = store.export(args.file, fingerprint)
@@ -282,14 +334,18 @@ def cmd_memory(args) -> int:
         return 0
     if args.memory_command == "delete":
         if not args.ids and fingerprint is None:
-            raise errors.UsageError("sqlnb memory delete needs ids, or --db for all of one database",
-                                    hint="sqlnb memory list shows the ids")
+            raise errors.UsageError(
+                "sqlnb memory delete needs ids, or --db for all of one database",
+                hint="sqlnb memory list shows the ids",
+            )
         n = store.delete(args.ids or None, fingerprint=fingerprint)
         print(f"Deleted {n} remembered answer{'s' * (n != 1)}")
         if args.ids and n < len(set(args.ids)):
             print("Some ids were not found: sqlnb memory list shows the ids", file=sys.stderr)
         return 0
-    raise errors.UsageError("sqlnb memory needs a command", hint="sqlnb memory list | export FILE | delete ID")
+    raise errors.UsageError(
+        "sqlnb memory needs a command", hint="sqlnb memory list | export FILE | delete ID"
+    )
 
 
 def cmd_demo(args) -> int:
@@ -309,19 +365,31 @@ def setup_offline() -> None:
     """``sqlnb demo --offline``: the runtime (the ``local`` extra) and the default model,
     each step with its estimate first and a progress bar."""
     from sqlnb.agent.download import (
-        BUILD_ESTIMATE, DEFAULT_MODEL, DOWNLOAD_ESTIMATE, LOCAL_REQUIREMENTS, download_model,
-        get_model_spec, install_runtime,
+        BUILD_ESTIMATE,
+        DEFAULT_MODEL,
+        DOWNLOAD_ESTIMATE,
+        LOCAL_REQUIREMENTS,
+        download_model,
+        get_model_spec,
+        install_runtime,
     )
 
     spec = get_model_spec(DEFAULT_MODEL)
-    print(f"Setting up the offline model {DEFAULT_MODEL} ({spec.description}):\n"
-          f"  1/2 install {', '.join(LOCAL_REQUIREMENTS)}: {BUILD_ESTIMATE}\n"
-          f"  2/2 download the model: {DOWNLOAD_ESTIMATE}", file=sys.stderr, flush=True)
+    print(
+        f"Setting up the offline model {DEFAULT_MODEL} ({spec.description}):\n"
+        f"  1/2 install {', '.join(LOCAL_REQUIREMENTS)}: {BUILD_ESTIMATE}\n"
+        f"  2/2 download the model: {DOWNLOAD_ESTIMATE}",
+        file=sys.stderr,
+        flush=True,
+    )
     install_runtime()
     path = download_model(DEFAULT_MODEL)
-    print(f"Offline model ready: {path}\n%%ask uses it unless SQLNB_MODEL, "
-          "%config AskMagic.model or ANTHROPIC_API_KEY choose another.", file=sys.stderr,
-          flush=True)
+    print(
+        f"Offline model ready: {path}\n%%ask uses it unless SQLNB_MODEL, "
+        "%config AskMagic.model or ANTHROPIC_API_KEY choose another.",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

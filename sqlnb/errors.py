@@ -17,8 +17,14 @@ class SqlnbError(Exception):
 
     kind = "error"
 
-    def __init__(self, message: str, *, hint: str | None = None,
-                 engine_message: str | None = None, dialect: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        engine_message: str | None = None,
+        dialect: str | None = None,
+    ):
         super().__init__(message)
         self.message = message
         self.hint = hint
@@ -170,11 +176,34 @@ class ModelDownloadError(SqlnbError):
     kind = "model_download"
 
 
-ERROR_KINDS = {cls.kind: cls for cls in (
-    SqlnbError, ConfigurationError, InvalidURLError, UnknownSchemeError, MissingDriverError,
-    UnknownConnectionError, NoActiveConnectionError, UsageError, ReadOnlyViolation,
-    DatabaseError, TableNotFound, ColumnNotFound, SQLSyntaxError, TypeMismatch,
-    PermissionDenied, QueryTimeout, QueryCancelled, ConnectionLost, AuthenticationFailed,
-    ConnectFailed, ModelNotConfigured, ModelError, ScriptExhausted, ModelDownloadError,
-    MemoryStoreError, WritableRoleError,
-)}
+ERROR_KINDS = {
+    cls.kind: cls
+    for cls in (
+        SqlnbError,
+        ConfigurationError,
+        InvalidURLError,
+        UnknownSchemeError,
+        MissingDriverError,
+        UnknownConnectionError,
+        NoActiveConnectionError,
+        UsageError,
+        ReadOnlyViolation,
+        DatabaseError,
+        TableNotFound,
+        ColumnNotFound,
+        SQLSyntaxError,
+        TypeMismatch,
+        PermissionDenied,
+        QueryTimeout,
+        QueryCancelled,
+        ConnectionLost,
+        AuthenticationFailed,
+        ConnectFailed,
+        ModelNotConfigured,
+        ModelError,
+        ScriptExhausted,
+        ModelDownloadError,
+        MemoryStoreError,
+        WritableRoleError,
+    )
+}

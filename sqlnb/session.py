@@ -31,16 +31,25 @@ class ConnectionManager:
         self.active: str | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
-    def connect(self, target: str, name: str | None = None, *, readonly: bool = False,
-                options: ConnectOptions | None = None, inspect: bool = True) -> Entry:
+    def connect(
+        self,
+        target: str,
+        name: str | None = None,
+        *,
+        readonly: bool = False,
+        options: ConnectOptions | None = None,
+        inspect: bool = True,
+    ) -> Entry:
         """Open ``target`` (a URL or a configured connection name) and make it active.
 
         ``inspect``: also find out now what the connection's credentials may write
         (:func:`sqlnb.adapters.privileges.write_access`, cached for the connection; a
         failure to find out never fails the connect).  Off, it is found on first use."""
         if not target or not target.strip():
-            raise errors.UsageError("No connection URL or name given",
-                                    hint="e.g. %sqlnb connect duckdb:///data.duckdb --name local")
+            raise errors.UsageError(
+                "No connection URL or name given",
+                hint="e.g. %sqlnb connect duckdb:///data.duckdb --name local",
+            )
         named = spec_for(target.strip())
         name = name or named.name or self._default_name(named.spec)
         _check_name(name)
@@ -83,7 +92,8 @@ class ConnectionManager:
                 raise errors.NoActiveConnectionError(
                     "No active connection",
                     hint="connect first: %sqlnb connect duckdb:///data.duckdb (or a name from "
-                         "~/.sqlnb/connections.toml)")
+                    "~/.sqlnb/connections.toml)",
+                )
             name = self.active
         entry = self._entries.get(name)
         if entry is None:  # raised outside an except: no KeyError(name) as its __context__
@@ -91,7 +101,8 @@ class ConnectionManager:
             shown = shown_name(name)  # a URL given where a name belongs: no password shown
             raise errors.UnknownConnectionError(
                 f"No open connection named {shown!r}",
-                hint=f"open connections: {known}; open one with %sqlnb connect URL --name {shown}")
+                hint=f"open connections: {known}; open one with %sqlnb connect URL --name {shown}",
+            )
         return entry
 
     def get(self, name: str | None = None) -> Adapter:
@@ -112,9 +123,15 @@ class ConnectionManager:
     def describe_entry(self, entry: Entry) -> dict[str, Any]:
         a = entry.adapter
         access = write_access(a)
-        return {"name": entry.name, "active": entry.name == self.active, "engine": a.display_name,
-                "url": a.spec.redacted_url(), "readonly": a.options.readonly,
-                "can_write": access.can_write, "write_access": access.summary}
+        return {
+            "name": entry.name,
+            "active": entry.name == self.active,
+            "engine": a.display_name,
+            "url": a.spec.redacted_url(),
+            "readonly": a.options.readonly,
+            "can_write": access.can_write,
+            "write_access": access.summary,
+        }
 
     def write_access(self, name: str | None = None) -> WriteAccess:
         """What the credentials of connection ``name`` (default: the active one) may write."""
@@ -133,14 +150,22 @@ class ConnectionManager:
 
 def _check_name(name: str) -> None:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name):
-        raise errors.UsageError(f"Invalid connection name {shown_name(name)!r}",
-                                hint="use letters, digits, _ . and -, starting with a letter")
+        raise errors.UsageError(
+            f"Invalid connection name {shown_name(name)!r}",
+            hint="use letters, digits, _ . and -, starting with a letter",
+        )
 
 
-def run_statements(adapter: Adapter, text: str, *, lookup: Callable[[str], Any] | None = None,
-                   params: Mapping[str, Any] | None = None, max_rows: int | None = None,
-                   timeout: float | None = None,
-                   on_result: Callable[[int, int, Result], None] | None = None) -> Result:
+def run_statements(
+    adapter: Adapter,
+    text: str,
+    *,
+    lookup: Callable[[str], Any] | None = None,
+    params: Mapping[str, Any] | None = None,
+    max_rows: int | None = None,
+    timeout: float | None = None,
+    on_result: Callable[[int, int, Result], None] | None = None,
+) -> Result:
     """Run every statement of ``text`` in order and return the last result.
 
     ``:name`` parameters come from ``params`` or, failing that, ``lookup(name)`` (the
@@ -163,13 +188,18 @@ def run_statements(adapter: Adapter, text: str, *, lookup: Callable[[str], Any] 
                 except KeyError:
                     raise errors.UsageError(
                         f"No variable named {n!r} for parameter :{n}",
-                        hint=f"define {n} in the notebook first (write ::{n} for a cast)") from None
+                        hint=f"define {n} in the notebook first (write ::{n} for a cast)",
+                    ) from None
         values = {k: plain_value(v) for k, v in values.items()}
         try:
             result = adapter.execute(sql, values or None, max_rows=max_rows, timeout=timeout)
         except errors.SqlnbError as exc:
             if len(statements) > 1:
-                done = f"; statements 1-{i - 1} already ran" if i > 2 else ("; statement 1 already ran" if i == 2 else "")
+                done = (
+                    f"; statements 1-{i - 1} already ran"
+                    if i > 2
+                    else ("; statement 1 already ran" if i == 2 else "")
+                )
                 exc.message = f"Statement {i} of {len(statements)} failed{done}: {exc.message}"
             raise
         if on_result is not None:

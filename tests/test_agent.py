@@ -37,8 +37,14 @@ from tests.engines import PG_HOST, PG_PORT
 RULE_ENGINES = pytest.mark.engines(["sqlite", "postgresql"])  # the full rule matrix
 SERVER_SESSIONS = pytest.mark.engines(["postgresql", "mysql", "redshift"])
 
-ENGINE_NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB", "postgresql": "PostgreSQL",
-                "mysql": "MySQL", "snowflake": "Snowflake", "redshift": "Amazon Redshift"}
+ENGINE_NAMES = {
+    "sqlite": "SQLite",
+    "duckdb": "DuckDB",
+    "postgresql": "PostgreSQL",
+    "mysql": "MySQL",
+    "snowflake": "Snowflake",
+    "redshift": "Amazon Redshift",
+}
 
 # values stored in the seeded tables (tests/engines.py): with data sharing off, none of
 # them may reach the model
@@ -56,6 +62,7 @@ BAD_COLUMN_3 = "SELECT id, wrong FROM customers"
 # ---------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------
+
 
 def sql(text: str) -> str:
     """A model reply proposing ``text`` in a fenced sql block."""
@@ -94,15 +101,26 @@ class Run:
         return self.result.attempts
 
 
-def ask(adapter, *replies: str, question: str = "How many customers are there?",
-        agent: Agent | None = None, connection: str = "shop", wrap: bool = True,
-        **options: Any) -> Run:
+def ask(
+    adapter,
+    *replies: str,
+    question: str = "How many customers are there?",
+    agent: Agent | None = None,
+    connection: str = "shop",
+    wrap: bool = True,
+    **options: Any,
+) -> Run:
     """Ask ``question`` on ``adapter`` with a model that gives ``replies`` in order."""
     model = ScriptedChatModel(replies=list(replies))
     events: list[dict[str, Any]] = []
-    result = (agent or Agent()).ask(question, adapter, connection=connection,
-                                    model=ModelClient(model) if wrap else model,
-                                    on_event=events.append, **options)
+    result = (agent or Agent()).ask(
+        question,
+        adapter,
+        connection=connection,
+        model=ModelClient(model) if wrap else model,
+        on_event=events.append,
+        **options,
+    )
     return Run(result, model, events)
 
 
@@ -129,55 +147,80 @@ def db(seeded, connect_to):
 # the reply protocol
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    (sql("SELECT 1"), "SELECT 1"),
-    (sql("SELECT 1;;"), "SELECT 1"),
-    ("Try this:\n```SQL\nSELECT 1\n```\nthen this:\n```sql\nSELECT 2\n```", "SELECT 2"),
-    ("```postgresql\nSELECT now()\n```", "SELECT now()"),
-    ("```\nSELECT name FROM customers\n```", "SELECT name FROM customers"),
-    ("```sql\nSELECT 1\n```\n```python\nprint('x')\n```", "SELECT 1"),
-    ("```\nWITH t AS (SELECT 1 AS x) SELECT x FROM t\n```", "WITH t AS (SELECT 1 AS x) SELECT x FROM t"),
-    ("```sql\nSELECT 3", "SELECT 3"),  # an unterminated fence still holds the query
-    ("SELECT name FROM customers;", "SELECT name FROM customers"),
-    ("  select *\n  from orders\n", "select *\n  from orders"),
-    ("WITH t AS (SELECT 1 AS x) SELECT x FROM t", "WITH t AS (SELECT 1 AS x) SELECT x FROM t"),
-    ("with recursive r(n) as (select 1 union all select n + 1 from r where n < 3) select n from r",
-     "with recursive r(n) as (select 1 union all select n + 1 from r where n < 3) select n from r"),
-    ("SELECT 1\nFINAL", "SELECT 1"),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (sql("SELECT 1"), "SELECT 1"),
+        (sql("SELECT 1;;"), "SELECT 1"),
+        ("Try this:\n```SQL\nSELECT 1\n```\nthen this:\n```sql\nSELECT 2\n```", "SELECT 2"),
+        ("```postgresql\nSELECT now()\n```", "SELECT now()"),
+        ("```\nSELECT name FROM customers\n```", "SELECT name FROM customers"),
+        ("```sql\nSELECT 1\n```\n```python\nprint('x')\n```", "SELECT 1"),
+        ("```\nWITH t AS (SELECT 1 AS x) SELECT x FROM t\n```", "WITH t AS (SELECT 1 AS x) SELECT x FROM t"),
+        ("```sql\nSELECT 3", "SELECT 3"),  # an unterminated fence still holds the query
+        ("SELECT name FROM customers;", "SELECT name FROM customers"),
+        ("  select *\n  from orders\n", "select *\n  from orders"),
+        ("WITH t AS (SELECT 1 AS x) SELECT x FROM t", "WITH t AS (SELECT 1 AS x) SELECT x FROM t"),
+        (
+            "with recursive r(n) as (select 1 union all select n + 1 from r where n < 3) select n from r",
+            "with recursive r(n) as (select 1 union all select n + 1 from r where n < 3) select n from r",
+        ),
+        ("SELECT 1\nFINAL", "SELECT 1"),
+    ],
+)
 def test_reply_proposes_sql(text, expected):
     assert parse_reply(text).sql == expected
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "I am not sure which table holds that.",
-    "Here is the query: SELECT * FROM customers",
-    "You could run\nSELECT count(*) FROM customers\nto find out.",
-    "```python\nprint('SELECT 1')\n```",
-    "```\nprint(1)\n```",  # an untagged fence counts only when it holds a query
-    "With the last result the question is answered.",  # prose, not a WITH statement
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "I am not sure which table holds that.",
+        "Here is the query: SELECT * FROM customers",
+        "You could run\nSELECT count(*) FROM customers\nto find out.",
+        "```python\nprint('SELECT 1')\n```",
+        "```\nprint(1)\n```",  # an untagged fence counts only when it holds a query
+        "With the last result the question is answered.",  # prose, not a WITH statement
+    ],
+)
 def test_reply_without_sql(text):
     reply = parse_reply(text)
     assert reply.sql is None and reply.clarify is None
 
 
-@pytest.mark.parametrize("text", ["FINAL", "final", "Final.", "**FINAL**", "__FINAL__", "`FINAL`",
-                                  "FINAL!", "  FINAL  ", "> FINAL", "## Final",
-                                  "The result answers the question.\n\n**Final**"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "FINAL",
+        "final",
+        "Final.",
+        "**FINAL**",
+        "__FINAL__",
+        "`FINAL`",
+        "FINAL!",
+        "  FINAL  ",
+        "> FINAL",
+        "## Final",
+        "The result answers the question.\n\n**Final**",
+    ],
+)
 def test_final_variants(text):
     reply = parse_reply(text)
     assert reply.final and reply.sql is None and reply.kind == "final"
 
 
-@pytest.mark.parametrize("text", [
-    "The result is final.",
-    "FINAL answer: 3 customers",
-    "```sql\nSELECT 1\nFINAL\n```",  # inside a sql block: not a FINAL line
-    "```sql\nSELECT 1\n-- FINAL\n```",
-    "```\nFINAL\n```",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The result is final.",
+        "FINAL answer: 3 customers",
+        "```sql\nSELECT 1\nFINAL\n```",  # inside a sql block: not a FINAL line
+        "```sql\nSELECT 1\n-- FINAL\n```",
+        "```\nFINAL\n```",
+    ],
+)
 def test_final_must_be_a_line_of_its_own_outside_sql(text):
     assert not parse_reply(text).final
 
@@ -190,16 +233,23 @@ def test_final_with_new_sql():
     assert (reply.sql, reply.final, reply.kind) == (None, True, "final")
 
 
-@pytest.mark.parametrize("text, questions", [
-    ("CLARIFY: Which year do you mean?", ["Which year do you mean?"]),
-    ("CLARIFY:\n- Which year do you mean?\n- Only paid orders?",
-     ["Which year do you mean?", "Only paid orders?"]),
-    ("clarify:\n1. Which year?\n2) Which region?\n* Paid only?\n• Net or gross?",
-     ["Which year?", "Which region?", "Paid only?", "Net or gross?"]),
-    ("**CLARIFY:** Which year?\n- Paid only?", ["Which year?", "Paid only?"]),
-    ("**CLARIFY**: Which year?", ["Which year?"]),
-    ("  CLARIFY:\n\n  - Which year?\n\n", ["Which year?"]),
-])
+@pytest.mark.parametrize(
+    "text, questions",
+    [
+        ("CLARIFY: Which year do you mean?", ["Which year do you mean?"]),
+        (
+            "CLARIFY:\n- Which year do you mean?\n- Only paid orders?",
+            ["Which year do you mean?", "Only paid orders?"],
+        ),
+        (
+            "clarify:\n1. Which year?\n2) Which region?\n* Paid only?\n• Net or gross?",
+            ["Which year?", "Which region?", "Paid only?", "Net or gross?"],
+        ),
+        ("**CLARIFY:** Which year?\n- Paid only?", ["Which year?", "Paid only?"]),
+        ("**CLARIFY**: Which year?", ["Which year?"]),
+        ("  CLARIFY:\n\n  - Which year?\n\n", ["Which year?"]),
+    ],
+)
 def test_clarify(text, questions):
     reply = parse_reply(text)
     assert reply.clarify == questions and reply.kind == "clarify"
@@ -259,17 +309,22 @@ def test_system_prompt_aliases_and_empty_schema():
 # every engine: a question answered and finalized
 # ---------------------------------------------------------------------------
 
-PER_CUSTOMER = ("SELECT c.name, count(*) AS n_orders\nFROM customers c\n"
-                "JOIN orders o ON o.customer_id = c.id\nGROUP BY c.name\nORDER BY c.name")
+PER_CUSTOMER = (
+    "SELECT c.name, count(*) AS n_orders\nFROM customers c\n"
+    "JOIN orders o ON o.customer_id = c.id\nGROUP BY c.name\nORDER BY c.name"
+)
 
 
 def test_question_answered_and_finalized(engine, db):
     question = "How many orders has each customer placed?"
-    run = ask(db,
-              "Let me look at the orders first.\n" + sql("SELECT id, amount FROM orders ORDER BY id"),
-              sql(PER_CUSTOMER) + "\nThis counts the orders per customer.",
-              "**FINAL**",
-              question=question, connection="shop")
+    run = ask(
+        db,
+        "Let me look at the orders first.\n" + sql("SELECT id, amount FROM orders ORDER BY id"),
+        sql(PER_CUSTOMER) + "\nThis counts the orders per customer.",
+        "**FINAL**",
+        question=question,
+        connection="shop",
+    )
     r = run.result
     assert outcome(run) == ("success", "finalized", PER_CUSTOMER)
     assert r.ok and r.iterations == 3 and r.model_error is None
@@ -307,14 +362,32 @@ def test_question_answered_and_finalized(engine, db):
 
     # to_dict: plain, JSON-ready data
     d = r.to_dict()
-    for key in ("status", "stop_reason", "sql", "iterations", "attempts", "columns", "rows",
-                "questions", "usage"):
+    for key in (
+        "status",
+        "stop_reason",
+        "sql",
+        "iterations",
+        "attempts",
+        "columns",
+        "rows",
+        "questions",
+        "usage",
+    ):
         assert key in d, key
     assert (d["status"], d["stop_reason"], d["sql"], d["iterations"]) == (
-        "success", "finalized", PER_CUSTOMER, 3)
+        "success",
+        "finalized",
+        PER_CUSTOMER,
+        3,
+    )
     assert [set(a) for a in d["attempts"]] == [{"sql", "ok", "error_kind", "error", "row_count"}] * 2
-    assert d["attempts"][1] == {"sql": PER_CUSTOMER, "ok": True, "error_kind": None,
-                                "error": None, "row_count": 2}
+    assert d["attempts"][1] == {
+        "sql": PER_CUSTOMER,
+        "ok": True,
+        "error_kind": None,
+        "error": None,
+        "row_count": 2,
+    }
     assert lowered(d["columns"]) == ["name", "n_orders"] and d["rows"] == [["Ada", 2], ["Grace", 1]]
     assert d["questions"] == []
     assert d["usage"]["calls"] == 3 and d["usage"]["input_tokens"] > 0
@@ -332,25 +405,42 @@ def test_question_answered_and_finalized(engine, db):
 
     # progress events, in order
     types = [e["type"] for e in run.events if e["type"] != "context"]
-    assert types == ["reply", "executing", "attempt", "reply", "executing", "attempt",
-                     "reply", "stopped", "done"]
+    assert types == [
+        "reply",
+        "executing",
+        "attempt",
+        "reply",
+        "executing",
+        "attempt",
+        "reply",
+        "stopped",
+        "done",
+    ]
 
 
 # ---------------------------------------------------------------------------
 # every engine: the read-only guard and the read-only session
 # ---------------------------------------------------------------------------
 
+
 def orders_snapshot(env) -> list[tuple]:
-    return [tuple(str(v) for v in row)
-            for row in env.admin_query("SELECT id, customer_id, amount, status FROM orders ORDER BY id")]
+    return [
+        tuple(str(v) for v in row)
+        for row in env.admin_query("SELECT id, customer_id, amount, status FROM orders ORDER BY id")
+    ]
 
 
 def test_guard_refuses_a_write_before_the_database_sees_it(engine, fresh, connect_to):
     before = fresh.fingerprint()
     conn = connect_to(fresh)
     assert not conn.options.readonly  # a connection that may write
-    run = ask(conn, sql("DELETE FROM customers"), sql(COUNT_CUSTOMERS), "FINAL",
-              question="Remove all customers, then count them")
+    run = ask(
+        conn,
+        sql("DELETE FROM customers"),
+        sql(COUNT_CUSTOMERS),
+        "FINAL",
+        question="Remove all customers, then count them",
+    )
     first = run.attempts[0]
     assert first["error_kind"] == "read_only" and not first["ok"]
     assert first["sql"] == "DELETE FROM customers"
@@ -382,8 +472,13 @@ def test_no_write_reaches_a_read_write_connection(engine, fresh, connect_to):
     replies = [sql(w) for w in WRITES]
     replies.append(sql("DELETE FROM orders") + "\nFINAL")  # a FINAL carrying a write
     replies += [sql(COUNT_ORDERS), "FINAL"]
-    run = ask(conn, *replies, question="Clean up the orders",
-              max_iterations=len(replies), failure_cutoff=len(replies))
+    run = ask(
+        conn,
+        *replies,
+        question="Clean up the orders",
+        max_iterations=len(replies),
+        failure_cutoff=len(replies),
+    )
     assert kinds(run) == ["read_only"] * (len(WRITES) + 1) + [None]
     assert [a["sql"] for a in run.attempts[:-1]] == WRITES + ["DELETE FROM orders"]
     assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
@@ -393,8 +488,7 @@ def test_no_write_reaches_a_read_write_connection(engine, fresh, connect_to):
     assert orders_snapshot(fresh) == orders_before
     catalog = connect_to(fresh).catalog()
     assert sorted(lowered(t.name for t in catalog.tables)) == ["big_orders", "customers", "orders"]
-    assert lowered(c.name for c in catalog.find("customers").columns) == [
-        "id", "name", "email", "created_at"]
+    assert lowered(c.name for c in catalog.find("customers").columns) == ["id", "name", "email", "created_at"]
 
 
 def test_refused_writes_count_as_failures(engine, fresh, connect_to):
@@ -411,16 +505,19 @@ def test_refused_writes_count_as_failures(engine, fresh, connect_to):
 # A view over a function that deletes. On PostgreSQL the guard reads what a view calls
 # (pg_depend) and refuses a volatile function, so the view calls a function its owner
 # declared STABLE, which calls the deleting one from its body, where no catalog shows it.
-_PG_WRITING = ["CREATE FUNCTION wipe() RETURNS int LANGUAGE sql AS $$ DELETE FROM orders; SELECT 1 $$",
-               "CREATE FUNCTION calm() RETURNS int STABLE LANGUAGE plpgsql AS "
-               "$$ BEGIN RETURN wipe(); END $$",
-               "CREATE VIEW wiping AS SELECT calm() AS done"]
+_PG_WRITING = [
+    "CREATE FUNCTION wipe() RETURNS int LANGUAGE sql AS $$ DELETE FROM orders; SELECT 1 $$",
+    "CREATE FUNCTION calm() RETURNS int STABLE LANGUAGE plpgsql AS $$ BEGIN RETURN wipe(); END $$",
+    "CREATE VIEW wiping AS SELECT calm() AS done",
+]
 WRITING_FUNCTION = {
     "postgresql": _PG_WRITING,
     "redshift": _PG_WRITING,
-    "mysql": ["CREATE FUNCTION wipe() RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC "
-              "BEGIN DELETE FROM orders; RETURN 1; END",
-              "CREATE VIEW wiping AS SELECT wipe() AS done"],
+    "mysql": [
+        "CREATE FUNCTION wipe() RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC "
+        "BEGIN DELETE FROM orders; RETURN 1; END",
+        "CREATE VIEW wiping AS SELECT wipe() AS done",
+    ],
 }
 
 
@@ -433,8 +530,13 @@ def test_read_only_session_stops_a_write_the_guard_cannot_see(engine, fresh, con
     orders_before = orders_snapshot(fresh)
     conn = connect_to(fresh)
     assert not conn.options.readonly
-    run = ask(conn, sql("SELECT done FROM wiping"), sql(COUNT_ORDERS), "FINAL",
-              question="How many orders are there?")
+    run = ask(
+        conn,
+        sql("SELECT done FROM wiping"),
+        sql(COUNT_ORDERS),
+        "FINAL",
+        question="How many orders are there?",
+    )
     first = run.attempts[0]
     assert first["error_kind"] == "read_only" and not first["ok"]
     assert "read-only session" in first["error"]
@@ -469,19 +571,29 @@ def test_every_statement_the_agent_runs_is_read_only(engine, db, monkeypatch):
 # every engine: what the model is shown
 # ---------------------------------------------------------------------------
 
-COLUMN_ERROR = {"sqlite": "no such column", "duckdb": "not found", "postgresql": "does not exist",
-                "mysql": "unknown column", "snowflake": "not found", "redshift": "does not exist"}
+COLUMN_ERROR = {
+    "sqlite": "no such column",
+    "duckdb": "not found",
+    "postgresql": "does not exist",
+    "mysql": "unknown column",
+    "snowflake": "not found",
+    "redshift": "does not exist",
+}
 
 
 def test_errors_and_empty_results_come_back_with_hints(engine, db):
-    run = ask(db,
-              sql("SELECT nme FROM customers"),
-              sql("SELECT status FROM customers"),
-              sql("SELECT * FROM customer"),
-              sql("SELECT id FROM customers WHERE name = 'Gracie'"),
-              sql("SELECT id FROM customers WHERE name = 'Grace'"),
-              "FINAL",
-              question="What is Gracie's customer id?", failure_cutoff=5, max_iterations=6)
+    run = ask(
+        db,
+        sql("SELECT nme FROM customers"),
+        sql("SELECT status FROM customers"),
+        sql("SELECT * FROM customer"),
+        sql("SELECT id FROM customers WHERE name = 'Gracie'"),
+        sql("SELECT id FROM customers WHERE name = 'Grace'"),
+        "FINAL",
+        question="What is Gracie's customer id?",
+        failure_cutoff=5,
+        max_iterations=6,
+    )
     a = run.attempts
     assert kinds(run) == ["column_not_found", "column_not_found", "table_not_found", None, None]
     # the engine's own message, classified, with hints from the catalog
@@ -519,8 +631,13 @@ CAST_FAILS = {"duckdb", "postgresql", "snowflake", "redshift"}  # SQLite and MyS
 
 def test_no_data_reaches_the_model_when_sharing_is_off(engine, db):
     private = Agent(settings=AgentSettings(share_data=False))
-    run = ask(db, *SHARING_SCRIPT, agent=private, question="Show the order amounts",
-              max_iterations=len(SHARING_SCRIPT))
+    run = ask(
+        db,
+        *SHARING_SCRIPT,
+        agent=private,
+        question="Show the order amounts",
+        max_iterations=len(SHARING_SCRIPT),
+    )
     assert outcome(run) == ("success", "finalized", "SELECT amount, status FROM orders ORDER BY id")
     seen = run.seen()
     for value in DATA_VALUES:
@@ -547,8 +664,7 @@ def test_no_data_reaches_the_model_when_sharing_is_off(engine, db):
 
     # the same script with sharing on shows rows, samples, values and hints (so the checks
     # above can fail)
-    shared = ask(db, *SHARING_SCRIPT, question="Show the order amounts",
-                 max_iterations=len(SHARING_SCRIPT))
+    shared = ask(db, *SHARING_SCRIPT, question="Show the order amounts", max_iterations=len(SHARING_SCRIPT))
     seen = shared.seen()
     for value in ("Ada", "Grace", "example.com", "paid"):
         assert value in seen, value
@@ -567,12 +683,19 @@ def test_a_column_of_codes_shows_every_value_in_the_schema(engine, fresh, connec
     a code the question names in words is in the context even when the first rows lack it;
     a table larger than the rows read is looked up with one DISTINCT query when the
     catalog counts it small, and a column with many values keeps three examples."""
-    rows = [f"({i}, '{'STD' if i % 2 else 'VIP'}', 'note {i}', '{'FT' if i % 3 else 'PT'}')"
-            for i in range(1, 231)]
+    rows = [
+        f"({i}, '{'STD' if i % 2 else 'VIP'}', 'note {i}', '{'FT' if i % 3 else 'PT'}')"
+        for i in range(1, 231)
+    ]
     rows += ["(231, 'CMP', 'note 231', 'FT')", "(232, 'CMP', 'note 232', 'FT')"]  # past the rows read
-    fresh.admin(["CREATE TABLE tickets (id INTEGER PRIMARY KEY, kind VARCHAR(10), note VARCHAR(40), "
-                 "shift VARCHAR(2))",
-                 f"INSERT INTO tickets VALUES {', '.join(rows)}", ANALYZE[engine]])
+    fresh.admin(
+        [
+            "CREATE TABLE tickets (id INTEGER PRIMARY KEY, kind VARCHAR(10), note VARCHAR(40), "
+            "shift VARCHAR(2))",
+            f"INSERT INTO tickets VALUES {', '.join(rows)}",
+            ANALYZE[engine],
+        ]
+    )
     conn = connect_to(fresh)
     agent = Agent()
     if conn.catalog().find("tickets").row_count is None:
@@ -622,24 +745,35 @@ def test_value_hints_can_be_turned_off(engine, db):
 # every engine: conversation memory
 # ---------------------------------------------------------------------------
 
+
 def test_memory_per_connection(engine, db):
     agent = Agent()
-    first = ask(db, sql(COUNT_CUSTOMERS), "FINAL", agent=agent, connection="shop",
-                question="How many customers are there?")
+    first = ask(
+        db,
+        sql(COUNT_CUSTOMERS),
+        "FINAL",
+        agent=agent,
+        connection="shop",
+        question="How many customers are there?",
+    )
     assert first.result.ok and "Earlier in this conversation" not in first.user(0)
 
-    second = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop",
-                 question="And how many orders?")
+    second = ask(
+        db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop", question="And how many orders?"
+    )
     prompt = second.user(0)
     assert "How many customers are there?" in prompt and COUNT_CUSTOMERS in prompt
     assert prompt.index("How many customers are there?") < prompt.index("And how many orders?")
     assert [t["question"] for t in agent.history("shop")] == [
-        "How many customers are there?", "And how many orders?"]
+        "How many customers are there?",
+        "And how many orders?",
+    ]
     assert [t["sql"] for t in agent.history("shop")] == [COUNT_CUSTOMERS, COUNT_ORDERS]
 
     # another connection name is another conversation, even on the same database
-    other = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="warehouse",
-                question="How many orders?")
+    other = ask(
+        db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="warehouse", question="How many orders?"
+    )
     assert "How many customers are there?" not in other.seen()
     assert COUNT_CUSTOMERS not in other.seen()
 
@@ -647,8 +781,7 @@ def test_memory_per_connection(engine, db):
     agent.reset("shop")
     assert agent.history("shop") == []
     assert len(agent.history("warehouse")) == 1
-    after = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop",
-                question="How many orders?")
+    after = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop", question="How many orders?")
     assert "How many customers are there?" not in after.seen()
     assert "And how many orders?" not in after.seen()
 
@@ -657,24 +790,35 @@ def test_memory_per_connection(engine, db):
 def test_reset_without_a_name_forgets_every_conversation(engine, db):
     agent = Agent()
     for name in ("shop", "warehouse"):
-        ask(db, sql(COUNT_CUSTOMERS), "FINAL", agent=agent, connection=name,
-            question=f"How many customers in {name}?")
+        ask(
+            db,
+            sql(COUNT_CUSTOMERS),
+            "FINAL",
+            agent=agent,
+            connection=name,
+            question=f"How many customers in {name}?",
+        )
         assert len(agent.history(name)) == 1
     agent.reset()
     assert agent.history("shop") == [] and agent.history("warehouse") == []
-    run = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop",
-              question="How many orders?")
+    run = ask(db, sql(COUNT_ORDERS), "FINAL", agent=agent, connection="shop", question="How many orders?")
     assert "How many customers in shop?" not in run.seen()
 
 
 @RULE_ENGINES
 def test_clarification_is_remembered(engine, db):
     agent = Agent()
-    first = ask(db, "CLARIFY: Which year do you mean?", agent=agent,
-                question="How many orders were there last year?")
+    first = ask(
+        db, "CLARIFY: Which year do you mean?", agent=agent, question="How many orders were there last year?"
+    )
     assert first.result.status == "needs_clarification"
-    second = ask(db, sql("SELECT count(*) AS n FROM orders WHERE ordered_on >= '2024-01-01'"),
-                 "FINAL", agent=agent, question="2024")
+    second = ask(
+        db,
+        sql("SELECT count(*) AS n FROM orders WHERE ordered_on >= '2024-01-01'"),
+        "FINAL",
+        agent=agent,
+        question="2024",
+    )
     prompt = second.user(0)
     assert "How many orders were there last year?" in prompt
     assert "Which year do you mean?" in prompt
@@ -703,10 +847,15 @@ def test_chat_rendering_shows_the_history(engine, db):
 # decide_next_step, rule by rule (SQLite and PostgreSQL)
 # ---------------------------------------------------------------------------
 
+
 @RULE_ENGINES
 def test_clarify_ends_the_turn_with_questions(engine, db):
-    run = ask(db, "CLARIFY:\n- Which year do you mean?\n- Only paid orders?", sql(COUNT_ORDERS),
-              question="How many orders last year?")
+    run = ask(
+        db,
+        "CLARIFY:\n- Which year do you mean?\n- Only paid orders?",
+        sql(COUNT_ORDERS),
+        question="How many orders last year?",
+    )
     r = run.result
     assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", None)
     assert r.questions == ["Which year do you mean?", "Only paid orders?"]
@@ -727,15 +876,18 @@ def test_clarify_after_a_result_still_asks(engine, db):
 
 
 @RULE_ENGINES
-@pytest.mark.parametrize("reply", [
-    "CLARIFY: How many customers are there?",  # the user's question, echoed
-    "CLARIFY: how many customers are there",
-    "**CLARIFY:** Question: How many customers are there?",
-    "CLARIFY:",  # asks nothing
-    "CLARIFY:\n- Which customers?\n" + sql("SELECT count(*) FROM customers"),  # carries SQL
-    "CLARIFY: SELECT count(*) FROM customers",
-    "CLARIFY: Write one SQL query that answers the question, in a ```sql block.",  # the prompt
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "CLARIFY: How many customers are there?",  # the user's question, echoed
+        "CLARIFY: how many customers are there",
+        "**CLARIFY:** Question: How many customers are there?",
+        "CLARIFY:",  # asks nothing
+        "CLARIFY:\n- Which customers?\n" + sql("SELECT count(*) FROM customers"),  # carries SQL
+        "CLARIFY: SELECT count(*) FROM customers",
+        "CLARIFY: Write one SQL query that answers the question, in a ```sql block.",  # the prompt
+    ],
+)
 def test_a_clarification_that_asks_nothing_is_a_failed_turn(engine, db, reply):
     run = ask(db, reply, sql(COUNT_CUSTOMERS), "FINAL")
     assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
@@ -747,14 +899,16 @@ def test_a_clarification_that_asks_nothing_is_a_failed_turn(engine, db, reply):
 
 
 @RULE_ENGINES
-@pytest.mark.parametrize("reply", [
-    "CLARIFY: The query ran: 1 row.",
-    "CLARIFY: Attempt 2:",
-    "CLARIFY:\nAttempt 1:\n" + sql(COUNT_CUSTOMERS) + "\nThe query ran: 1 row.",
-    "CLARIFY: Columns: n",
-    "CLARIFY: Check the last result against the question: the right rows, columns, order and "
-    "filters.",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "CLARIFY: The query ran: 1 row.",
+        "CLARIFY: Attempt 2:",
+        "CLARIFY:\nAttempt 1:\n" + sql(COUNT_CUSTOMERS) + "\nThe query ran: 1 row.",
+        "CLARIFY: Columns: n",
+        "CLARIFY: Check the last result against the question: the right rows, columns, order and filters.",
+    ],
+)
 def test_a_clarification_repeating_the_feedback_is_a_failed_turn(engine, db, reply):
     run = ask(db, sql(COUNT_CUSTOMERS), reply, "FINAL")
     assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
@@ -764,9 +918,12 @@ def test_a_clarification_repeating_the_feedback_is_a_failed_turn(engine, db, rep
 
 @RULE_ENGINES
 def test_a_clarification_keeps_only_its_real_questions(engine, db):
-    run = ask(db, sql(COUNT_ORDERS),
-              "CLARIFY:\n- The query ran: 1 row.\n- Do you mean paid orders only?",
-              question="How many orders?")
+    run = ask(
+        db,
+        sql(COUNT_ORDERS),
+        "CLARIFY:\n- The query ran: 1 row.\n- Do you mean paid orders only?",
+        question="How many orders?",
+    )
     r = run.result
     assert (r.status, r.stop_reason) == ("needs_clarification", "clarification")
     assert r.questions == ["Do you mean paid orders only?"]
@@ -830,8 +987,7 @@ def test_final_repeating_the_last_sql_does_not_run_it_again(engine, db):
 
 @RULE_ENGINES
 def test_final_with_new_sql_that_fails_goes_on(engine, db):
-    run = ask(db, sql(COUNT_CUSTOMERS), sql(BAD_COLUMN) + "\nFINAL", "FINAL", sql(COUNT_ORDERS),
-              "FINAL")
+    run = ask(db, sql(COUNT_CUSTOMERS), sql(BAD_COLUMN) + "\nFINAL", "FINAL", sql(COUNT_ORDERS), "FINAL")
     # FINAL after a failure finalizes nothing: the model is asked again
     assert [a["ok"] for a in run.attempts] == [True, False, True]
     assert outcome(run) == ("success", "finalized", COUNT_ORDERS)
@@ -868,12 +1024,15 @@ def test_different_sql_is_not_a_duplicate(engine, db):
 
 
 @RULE_ENGINES
-@pytest.mark.parametrize("reply", [
-    "I am not sure what you mean.",
-    "You could run SELECT count(*) FROM customers to find out.",
-    "```python\nprint(len(customers))\n```",
-    "CLARIFY",  # no colon: not a clarification
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I am not sure what you mean.",
+        "You could run SELECT count(*) FROM customers to find out.",
+        "```python\nprint(len(customers))\n```",
+        "CLARIFY",  # no colon: not a clarification
+    ],
+)
 def test_no_sql_ends_the_turn(engine, db, reply):
     run = ask(db, reply, sql(COUNT_CUSTOMERS))
     assert outcome(run) == ("failed", "no_sql", None)
@@ -888,12 +1047,17 @@ def test_no_sql_after_a_success_keeps_the_result(engine, db):
 
 
 @RULE_ENGINES
-@pytest.mark.parametrize("reply, expected", [
-    ("SELECT count(*) AS n FROM customers;", COUNT_CUSTOMERS),
-    ("WITH c AS (SELECT id FROM customers) SELECT count(*) AS n FROM c",
-     "WITH c AS (SELECT id FROM customers) SELECT count(*) AS n FROM c"),
-    ("```\nSELECT count(*) AS n FROM customers\n```", COUNT_CUSTOMERS),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("SELECT count(*) AS n FROM customers;", COUNT_CUSTOMERS),
+        (
+            "WITH c AS (SELECT id FROM customers) SELECT count(*) AS n FROM c",
+            "WITH c AS (SELECT id FROM customers) SELECT count(*) AS n FROM c",
+        ),
+        ("```\nSELECT count(*) AS n FROM customers\n```", COUNT_CUSTOMERS),
+    ],
+)
 def test_a_bare_query_is_run(engine, db, reply, expected):
     run = ask(db, reply, "FINAL")
     assert outcome(run) == ("success", "finalized", expected)
@@ -921,8 +1085,17 @@ def test_consecutive_failures_end_the_turn(engine, db):
 
 @RULE_ENGINES
 def test_a_success_resets_the_failure_count(engine, db):
-    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(COUNT_CUSTOMERS), sql(BAD_COLUMN_2),
-              sql(BAD_COLUMN_3), sql(BAD_COLUMN), sql(COUNT_ORDERS), max_iterations=10)
+    run = ask(
+        db,
+        sql(BAD_COLUMN),
+        sql(BAD_TABLE),
+        sql(COUNT_CUSTOMERS),
+        sql(BAD_COLUMN_2),
+        sql(BAD_COLUMN_3),
+        sql(BAD_COLUMN),
+        sql(COUNT_ORDERS),
+        max_iterations=10,
+    )
     assert [a["ok"] for a in run.attempts] == [False, False, True, False, False, False]
     assert outcome(run) == ("success", "consecutive_failures", COUNT_CUSTOMERS)
     assert run.result.rows() == [[3]] and run.model.remaining == 1
@@ -940,8 +1113,9 @@ def test_max_iterations_end_the_turn(engine, db):
     assert outcome(run) == ("success", "max_iterations", COUNT_ORDERS)
     assert run.result.iterations == 2
     # the limits are the ones the model was told
-    assert run.system(0) == system_prompt(db.dialect, run.result.context.text,
-                                          max_iterations=2, failure_cutoff=3)
+    assert run.system(0) == system_prompt(
+        db.dialect, run.result.context.text, max_iterations=2, failure_cutoff=3
+    )
 
 
 @RULE_ENGINES
@@ -968,14 +1142,14 @@ def test_no_review_ends_after_the_first_successful_execution(engine, db):
     assert outcome(run) == ("success", "executed", COUNT_ORDERS)
     assert [a["ok"] for a in run.attempts] == [False, True]
 
-    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN_2), sql(COUNT_ORDERS),
-              no_review=True)
+    run = ask(db, sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN_2), sql(COUNT_ORDERS), no_review=True)
     assert outcome(run) == ("failed", "consecutive_failures", None)
 
 
 # ---------------------------------------------------------------------------
 # model failures
 # ---------------------------------------------------------------------------
+
 
 class FailingChatModel(BaseChatModel):
     """A provider that is down: every call raises."""
@@ -1036,9 +1210,11 @@ def test_provider_failure_is_a_model_error(engine, db):
 # unrecoverable errors
 # ---------------------------------------------------------------------------
 
-SESSION_ID = {"postgresql": "SELECT pg_backend_pid() AS pid",
-              "redshift": "SELECT pg_backend_pid() AS pid",
-              "mysql": "SELECT connection_id() AS pid"}
+SESSION_ID = {
+    "postgresql": "SELECT pg_backend_pid() AS pid",
+    "redshift": "SELECT pg_backend_pid() AS pid",
+    "mysql": "SELECT connection_id() AS pid",
+}
 
 
 @SERVER_SESSIONS
@@ -1049,8 +1225,9 @@ def test_connection_lost_between_attempts_is_unrecoverable(engine, seeded, conne
         if event["type"] == "attempt" and event["attempt"]["n"] == 1:
             pid = event["attempt"]["preview"][0][0]
             # PostgreSQL: wait (up to 10 s) until the backend is gone
-            seeded.admin([f"KILL {pid}" if engine == "mysql" else
-                          f"SELECT pg_terminate_backend({pid}, 10000)"])
+            seeded.admin(
+                [f"KILL {pid}" if engine == "mysql" else f"SELECT pg_terminate_backend({pid}, 10000)"]
+            )
 
     model = ScriptedChatModel(replies=[sql(SESSION_ID[engine]), sql(COUNT_CUSTOMERS), "FINAL"])
     r = Agent().ask("Which session am I?", conn, model=model, on_event=kill_session)
@@ -1090,6 +1267,7 @@ def test_permission_failure_is_unrecoverable(engine, fresh, restricted_role):
 # the result and the progress events
 # ---------------------------------------------------------------------------
 
+
 @RULE_ENGINES
 def test_the_final_sql_is_the_last_successful_one(engine, db):
     run = ask(db, sql(NAMES), sql(COUNT_ORDERS), sql(BAD_COLUMN), sql(BAD_COLUMN))
@@ -1128,8 +1306,17 @@ def test_cell_source_comment_is_one_line(engine, db):
 def test_progress_events(engine, db):
     run = ask(db, sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL")
     events = [e for e in run.events if e["type"] != "context"]
-    assert [e["type"] for e in events] == ["reply", "executing", "attempt", "reply", "executing",
-                                           "attempt", "reply", "stopped", "done"]
+    assert [e["type"] for e in events] == [
+        "reply",
+        "executing",
+        "attempt",
+        "reply",
+        "executing",
+        "attempt",
+        "reply",
+        "stopped",
+        "done",
+    ]
     replies = [e for e in events if e["type"] == "reply"]
     assert [e["iteration"] for e in replies] == [1, 2, 3]
     assert all(e["max_iterations"] == 5 for e in replies)
@@ -1137,7 +1324,9 @@ def test_progress_events(engine, db):
     assert [e["final"] for e in replies] == [False, False, True]
     attempts = [e["attempt"] for e in events if e["type"] == "attempt"]
     assert [(a["n"], a["ok"], a["error_kind"]) for a in attempts] == [
-        (1, False, "column_not_found"), (2, True, None)]
+        (1, False, "column_not_found"),
+        (2, True, None),
+    ]
     stopped = events[-2]
     assert (stopped["status"], stopped["stop_reason"]) == ("success", "finalized")
     assert events[-1]["result"] is run.result
@@ -1150,19 +1339,30 @@ def test_progress_events(engine, db):
     run = ask(db, "CLARIFY: How many customers are there?", sql(COUNT_CUSTOMERS), "FINAL")
     first = next(e for e in run.events if e["type"] == "reply")
     assert first["clarify"] is None and first["not_a_question"] == "it repeats the user's question"
-    assert ask_progress_line(first) == ("The model's CLARIFY asked the user nothing (it repeats the "
-                                        "user's question); asking it again…")
+    assert ask_progress_line(first) == (
+        "The model's CLARIFY asked the user nothing (it repeats the user's question); asking it again…"
+    )
 
 
 def test_stop_reasons_are_the_documented_ones():
-    assert set(STOP_REASONS) == {"clarification", "finalized", "voted", "duplicate_sql", "no_sql",
-                                 "unrecoverable_error", "consecutive_failures", "max_iterations",
-                                 "model_error", "executed"}
+    assert set(STOP_REASONS) == {
+        "clarification",
+        "finalized",
+        "voted",
+        "duplicate_sql",
+        "no_sql",
+        "unrecoverable_error",
+        "consecutive_failures",
+        "max_iterations",
+        "model_error",
+        "executed",
+    }
 
 
 # ---------------------------------------------------------------------------
 # retry drafts: after a failure, fresh drafts of the question run beside the correction
 # ---------------------------------------------------------------------------
+
 
 def ask_drafting(adapter, replies, drafts, **options: Any) -> Run:
     """Ask with a scripted model that also answers sampled calls, with ``drafts`` (by
@@ -1170,9 +1370,14 @@ def ask_drafting(adapter, replies, drafts, **options: Any) -> Run:
     options.setdefault("settings", AgentSettings(first_drafts=0))
     model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
     events: list[dict[str, Any]] = []
-    result = Agent().ask(options.pop("question", "How many customers are there?"), adapter,
-                         connection="shop", model=ModelClient(model), on_event=events.append,
-                         **options)
+    result = Agent().ask(
+        options.pop("question", "How many customers are there?"),
+        adapter,
+        connection="shop",
+        model=ModelClient(model),
+        on_event=events.append,
+        **options,
+    )
     return Run(result, model, events)
 
 
@@ -1185,15 +1390,20 @@ NOTHING = "SELECT name FROM customers WHERE 1 = 0"
 def test_drafts_stand_in_for_a_repeated_failing_query(engine, db):
     # the correction repeats the failing query (alone: duplicate_sql); three drafts, one a
     # repeat of another, one failing: the two distinct drafts run and the one that ran is kept
-    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN.lower()), "FINAL"],
-                       [sql(BAD_COLUMN_2), sql(COUNT_CUSTOMERS), COUNT_CUSTOMERS + ";"])
+    run = ask_drafting(
+        db,
+        [sql(BAD_COLUMN), sql(BAD_COLUMN.lower()), "FINAL"],
+        [sql(BAD_COLUMN_2), sql(COUNT_CUSTOMERS), COUNT_CUSTOMERS + ";"],
+    )
     assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
     assert run.result.rows() == [[3]]
     first, second = run.attempts
     assert first["error_kind"] == "column_not_found" and "candidates" not in first
     assert second["sql"] == COUNT_CUSTOMERS and second["ok"]
     assert [(c["sql"], c["ok"], c["error_kind"], c["votes"], c["chosen"]) for c in second["candidates"]] == [
-        (BAD_COLUMN_2, False, "column_not_found", 0, False), (COUNT_CUSTOMERS, True, None, 1, True)]
+        (BAD_COLUMN_2, False, "column_not_found", 0, False),
+        (COUNT_CUSTOMERS, True, None, 1, True),
+    ]
     # the drafts were asked with the question's first prompt (no attempts in it), sampled
     assert run.model.draft_prompts == [run.prompts[0]] * 3
     assert "Your attempts so far" not in run.model.draft_prompts[0][-1][1]
@@ -1205,41 +1415,62 @@ def test_drafts_stand_in_for_a_repeated_failing_query(engine, db):
 @RULE_ENGINES
 def test_the_result_most_candidates_agree_on_is_kept(engine, db):
     # correction: one name; two drafts: all three names (in two orders); one draft fails
-    run = ask_drafting(db, [sql(BAD_COLUMN), sql(ADA)],
-                       [sql(NAMES), sql(BAD_COLUMN_3), sql(NAMES_BY_NAME)], no_review=True)
+    run = ask_drafting(
+        db, [sql(BAD_COLUMN), sql(ADA)], [sql(NAMES), sql(BAD_COLUMN_3), sql(NAMES_BY_NAME)], no_review=True
+    )
     assert outcome(run) == ("success", "executed", NAMES)
     kept = run.attempts[-1]
     assert [(c["sql"], c["votes"], c["chosen"]) for c in kept["candidates"]] == [
-        (ADA, 1, False), (NAMES, 2, True), (BAD_COLUMN_3, 0, False), (NAMES_BY_NAME, 2, False)]
+        (ADA, 1, False),
+        (NAMES, 2, True),
+        (BAD_COLUMN_3, 0, False),
+        (NAMES_BY_NAME, 2, False),
+    ]
     assert run.result.rows() == [["Ada"], ["Grace"], ["Linus"]]
     text = format_attempt(kept, with_choice=True)
-    assert text.startswith("4 candidate queries ran, 3 without error; 2 of them gave this "
-                           "result. This one was kept:")
+    assert text.startswith(
+        "4 candidate queries ran, 3 without error; 2 of them gave this result. This one was kept:"
+    )
     assert f"```sql\n{NAMES}\n```" in text and format_attempt(kept) in text
     assert format_attempt(kept) == format_attempt({k: v for k, v in kept.items() if k != "candidates"})
     lines = [ask_progress_line(e) for e in run.events]
     assert "Trying 4 candidate queries; the result most of them agree on is kept…" in lines
-    assert any(line and line.startswith("Attempt 2 of at most 5 (kept 1 of 4 candidates): SELECT name")
-               for line in lines)
+    assert any(
+        line and line.startswith("Attempt 2 of at most 5 (kept 1 of 4 candidates): SELECT name")
+        for line in lines
+    )
 
 
 @RULE_ENGINES
 def test_a_result_beats_an_error_and_the_correction_wins_ties(engine, db):
-    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_TABLE)], [sql(NOTHING), sql(BAD_COLUMN_2)],
-                       no_review=True, settings=AgentSettings(first_drafts=0, retry_drafts=2))
+    run = ask_drafting(
+        db,
+        [sql(BAD_COLUMN), sql(BAD_TABLE)],
+        [sql(NOTHING), sql(BAD_COLUMN_2)],
+        no_review=True,
+        settings=AgentSettings(first_drafts=0, retry_drafts=2),
+    )
     assert outcome(run) == ("success", "executed", NOTHING)  # empty, but it ran
     assert [c["ok"] for c in run.attempts[-1]["candidates"]] == [False, True, False]
     # two different one-row results: one vote each, the correction comes first
-    run = ask_drafting(db, [sql(BAD_COLUMN), sql(ADA)], [sql(COUNT_CUSTOMERS)],
-                       no_review=True, settings=AgentSettings(first_drafts=0, retry_drafts=1))
+    run = ask_drafting(
+        db,
+        [sql(BAD_COLUMN), sql(ADA)],
+        [sql(COUNT_CUSTOMERS)],
+        no_review=True,
+        settings=AgentSettings(first_drafts=0, retry_drafts=1),
+    )
     assert outcome(run) == ("success", "executed", ADA)
 
 
 @RULE_ENGINES
 def test_when_no_candidate_runs_the_correction_error_counts_once(engine, db):
-    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN)],
-                       [sql(BAD_COLUMN_2), sql(BAD_COLUMN_3)] * 2,
-                       settings=AgentSettings(first_drafts=0, retry_drafts=2))
+    run = ask_drafting(
+        db,
+        [sql(BAD_COLUMN), sql(BAD_TABLE), sql(BAD_COLUMN)],
+        [sql(BAD_COLUMN_2), sql(BAD_COLUMN_3)] * 2,
+        settings=AgentSettings(first_drafts=0, retry_drafts=2),
+    )
     second = run.attempts[1]
     assert second["sql"] == BAD_TABLE and second["error_kind"] == "table_not_found"
     assert [c["sql"] for c in second["candidates"]] == [BAD_TABLE, BAD_COLUMN_2, BAD_COLUMN_3]
@@ -1260,8 +1491,12 @@ def test_drafts_only_after_a_failure(engine, db):
     assert outcome(run) == ("needs_clarification", "clarification", None)
     assert run.model.draft_prompts == []
     # turned off: the repeated failing query ends the turn as before
-    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN)], [sql(NAMES)],
-                       settings=AgentSettings(first_drafts=0, retry_drafts=0))
+    run = ask_drafting(
+        db,
+        [sql(BAD_COLUMN), sql(BAD_COLUMN)],
+        [sql(NAMES)],
+        settings=AgentSettings(first_drafts=0, retry_drafts=0),
+    )
     assert outcome(run) == ("failed", "duplicate_sql", None)
     assert run.model.draft_prompts == []
 
@@ -1284,16 +1519,22 @@ class HostedClient:
 def test_retry_drafts_default_per_kind_of_model(engine, db):
     assert AgentSettings().retry_drafts is None  # None: the model's kind decides
     # a hosted model pays for every call: no drafts unless asked for
-    model = ScriptedChatModel(replies=[sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
-                              drafts=[sql(NAMES)] * 3)
+    model = ScriptedChatModel(
+        replies=[sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"], drafts=[sql(NAMES)] * 3
+    )
     result = Agent().ask("How many customers are there?", db, model=HostedClient(model))
     assert (result.status, result.stop_reason, result.sql) == ("success", "finalized", COUNT_CUSTOMERS)
     assert model.draft_prompts == [] and result.usage["calls"] == 3
     # asked for: they run
-    model = ScriptedChatModel(replies=[sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
-                              drafts=[sql(NAMES)] * 3)
-    result = Agent().ask("How many customers are there?", db, model=HostedClient(model),
-                         settings=AgentSettings(first_drafts=0, retry_drafts=2))
+    model = ScriptedChatModel(
+        replies=[sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"], drafts=[sql(NAMES)] * 3
+    )
+    result = Agent().ask(
+        "How many customers are there?",
+        db,
+        model=HostedClient(model),
+        settings=AgentSettings(first_drafts=0, retry_drafts=2),
+    )
     assert len(model.draft_prompts) == 2 and result.usage["calls"] == 5
     # a local model (scripted counts as one): three drafts by default
     run = ask_drafting(db, [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"], [sql(NAMES)] * 3)
@@ -1330,8 +1571,12 @@ def test_a_failing_draft_call_keeps_the_candidates_so_far(engine, db):
 @RULE_ENGINES
 def test_a_final_with_drafts_is_not_final_before_the_model_saw_the_result(engine, db):
     # FINAL after a failure, with drafts to run: they run, and the model reviews the result
-    run = ask_drafting(db, [sql(BAD_COLUMN), "FINAL", "FINAL"], [sql(COUNT_CUSTOMERS)],
-                       settings=AgentSettings(first_drafts=0, retry_drafts=1))
+    run = ask_drafting(
+        db,
+        [sql(BAD_COLUMN), "FINAL", "FINAL"],
+        [sql(COUNT_CUSTOMERS)],
+        settings=AgentSettings(first_drafts=0, retry_drafts=1),
+    )
     assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
     assert run.result.iterations == 3 and len(run.attempts) == 2
 
@@ -1340,11 +1585,17 @@ def test_drafts_proposing_writes_are_refused(engine, fresh, connect_to):
     before = fresh.fingerprint()
     conn = connect_to(fresh)
     assert not conn.options.readonly
-    run = ask_drafting(conn, [sql(BAD_COLUMN), sql(BAD_COLUMN), "FINAL"],
-                       [sql("DELETE FROM customers"), sql(WRITES[0]), sql(COUNT_CUSTOMERS)])
+    run = ask_drafting(
+        conn,
+        [sql(BAD_COLUMN), sql(BAD_COLUMN), "FINAL"],
+        [sql("DELETE FROM customers"), sql(WRITES[0]), sql(COUNT_CUSTOMERS)],
+    )
     assert outcome(run) == ("success", "finalized", COUNT_CUSTOMERS)
     assert [(c["ok"], c["error_kind"]) for c in run.attempts[1]["candidates"]] == [
-        (False, "read_only"), (False, "read_only"), (True, None)]
+        (False, "read_only"),
+        (False, "read_only"),
+        (True, None),
+    ]
     conn.close()
     assert fresh.fingerprint() == before
 
@@ -1352,8 +1603,13 @@ def test_drafts_proposing_writes_are_refused(engine, fresh, connect_to):
 @RULE_ENGINES
 def test_the_suggested_fix_is_a_candidate(engine, db):
     misspelt = "SELECT nam FROM customers ORDER BY id"
-    run = ask_drafting(db, [sql(misspelt), sql(BAD_COLUMN)], [sql(BAD_COLUMN_2)], no_review=True,
-                       settings=AgentSettings(first_drafts=0, retry_drafts=1))
+    run = ask_drafting(
+        db,
+        [sql(misspelt), sql(BAD_COLUMN)],
+        [sql(BAD_COLUMN_2)],
+        no_review=True,
+        settings=AgentSettings(first_drafts=0, retry_drafts=1),
+    )
     first, second = run.attempts
     assert first["suggestion"] == NAMES
     assert [c["sql"] for c in second["candidates"]] == [BAD_COLUMN, NAMES, BAD_COLUMN_2]
@@ -1362,13 +1618,20 @@ def test_the_suggested_fix_is_a_candidate(engine, db):
 
 @RULE_ENGINES
 def test_drafts_take_the_question_first_prompt_in_chat_rendering_too(engine, db):
-    run = ask_drafting(db, [sql(BAD_COLUMN), sql(BAD_COLUMN)], [sql(COUNT_CUSTOMERS)], no_review=True,
-                       settings=AgentSettings(first_drafts=0, retry_drafts=1, rendering="chat"))
+    run = ask_drafting(
+        db,
+        [sql(BAD_COLUMN), sql(BAD_COLUMN)],
+        [sql(COUNT_CUSTOMERS)],
+        no_review=True,
+        settings=AgentSettings(first_drafts=0, retry_drafts=1, rendering="chat"),
+    )
     assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS)
     (system, draft_system), (user, draft_user) = zip(run.prompts[0], run.model.draft_prompts[0])
     assert draft_system == system
-    assert draft_user[1] == "Question: How many customers are there?\n\nWrite one SQL query that " \
-                            "answers the question, in a ```sql block."
+    assert (
+        draft_user[1] == "Question: How many customers are there?\n\nWrite one SQL query that "
+        "answers the question, in a ```sql block."
+    )
     assert len(run.model.draft_prompts[0]) == 2  # no replies or results in it
 
 
@@ -1387,16 +1650,22 @@ def ask_voting(adapter, replies, drafts, **options: Any) -> Run:
     answer on, as for a local model)."""
     model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
     events: list[dict[str, Any]] = []
-    result = Agent().ask(options.pop("question", "How many orders are paid?"), adapter,
-                         connection="shop", model=ModelClient(model), on_event=events.append,
-                         **options)
+    result = Agent().ask(
+        options.pop("question", "How many orders are paid?"),
+        adapter,
+        connection="shop",
+        model=ModelClient(model),
+        on_event=events.append,
+        **options,
+    )
     return Run(result, model, events)
 
 
 @RULE_ENGINES
 def test_two_drafts_that_agree_are_the_answer_without_a_review_call(engine, db):
-    run = ask_voting(db, [sql(PAID)], ["```sql\nSELECT COUNT(id) FROM orders WHERE status='paid'\n```",
-                                       sql("SELECT 99")])
+    run = ask_voting(
+        db, [sql(PAID)], ["```sql\nSELECT COUNT(id) FROM orders WHERE status='paid'\n```", sql("SELECT 99")]
+    )
     r = run.result
     assert outcome(run) == ("success", "voted", PAID)
     assert r.rows() == [[2]] and r.usage["calls"] == 2  # the reply and one draft: settled
@@ -1405,14 +1674,16 @@ def test_two_drafts_that_agree_are_the_answer_without_a_review_call(engine, db):
     assert [(c["weight"], c["votes"], c["chosen"]) for c in a["candidates"]] == [(1, 2, True), (1, 2, False)]
     assert r.confidence == {"level": "high", "score": 1.0, "reasons": ["2 of 2 drafts gave this result"]}
     assert ask_progress_line(next(e for e in run.events if e["type"] == "reply")) == (
-        "Drafted the answer 2 times (2 different queries); the result most drafts gave is kept…")
+        "Drafted the answer 2 times (2 different queries); the result most drafts gave is kept…"
+    )
     # the reply and a draft the same query: one candidate of weight 2
     run = ask_voting(db, [sql(PAID)], [sql(PAID.lower())])
     (a,) = run.result.attempts
     assert [(c["weight"], c["votes"]) for c in a["candidates"]] == [(2, 2)]
     assert run.result.confidence["level"] == "high"
     assert ask_progress_line(next(e for e in run.events if e["type"] == "reply")) == (
-        "Drafted the answer 2 times (1 different query); the result most drafts gave is kept…")
+        "Drafted the answer 2 times (1 different query); the result most drafts gave is kept…"
+    )
     # the draft saw exactly the first prompt, sampled
     assert run.model.draft_prompts[0] == run.prompts[0]
     assert r.to_dict()["confidence"]["level"] == "high"
@@ -1428,16 +1699,20 @@ def test_drafts_go_on_until_two_agree_and_outvote_the_reply(engine, db):
     (a,) = r.attempts
     assert [c["weight"] for c in a["candidates"]] == [1, 2, 1]
     assert r.confidence["level"] == "medium"
-    assert r.confidence["reasons"][:2] == ["2 of 4 drafts gave this result",
-                                           "2 other results came from the other drafts"]
+    assert r.confidence["reasons"][:2] == [
+        "2 of 4 drafts gave this result",
+        "2 other results came from the other drafts",
+    ]
     assert "Drafted the answer 4 times (3 different queries)" in ask_progress_line(
-        next(e for e in run.events if e["type"] == "reply"))
+        next(e for e in run.events if e["type"] == "reply")
+    )
 
 
 @RULE_ENGINES
 def test_no_agreement_keeps_the_reply_with_low_confidence(engine, db):
-    run = ask_voting(db, [sql(PAID)], [sql("SELECT 7"), sql("SELECT 8")],
-                     settings=AgentSettings(first_drafts=2))
+    run = ask_voting(
+        db, [sql(PAID)], [sql("SELECT 7"), sql("SELECT 8")], settings=AgentSettings(first_drafts=2)
+    )
     r = run.result
     assert outcome(run) == ("success", "voted", PAID) and r.usage["calls"] == 3
     assert r.confidence["level"] == "low" and r.confidence["score"] < 0.5
@@ -1450,13 +1725,18 @@ def test_a_needless_clarification_is_outvoted_by_drafts_that_agree(engine, db):
     assert outcome(run) == ("success", "voted", PAID) and r.questions == []
     # the reply that asked back counts against the agreement: medium, not high
     assert r.confidence["level"] == "medium" and r.confidence["reasons"][:2] == [
-        "2 of 3 drafts gave this result", "1 draft asked back or wrote no query"]
+        "2 of 3 drafts gave this result",
+        "1 draft asked back or wrote no query",
+    ]
 
 
 @RULE_ENGINES
 def test_a_clarification_most_drafts_share_keeps_the_best_query_found(engine, db):
-    run = ask_voting(db, ["CLARIFY: Paid in full, or partly paid?"],
-                     ["CLARIFY: Do refunds count?", sql(PAID), "CLARIFY: Which year?"])
+    run = ask_voting(
+        db,
+        ["CLARIFY: Paid in full, or partly paid?"],
+        ["CLARIFY: Do refunds count?", sql(PAID), "CLARIFY: Which year?"],
+    )
     r = run.result
     assert (r.status, r.stop_reason) == ("needs_clarification", "clarification")
     assert r.questions == ["Paid in full, or partly paid?"]
@@ -1466,8 +1746,12 @@ def test_a_clarification_most_drafts_share_keeps_the_best_query_found(engine, db
 @RULE_ENGINES
 def test_an_empty_result_from_a_value_in_the_wrong_case_is_repaired(engine, db):
     wrong = "SELECT id FROM orders WHERE status = 'PAID' ORDER BY id"
-    run = ask_voting(db, [sql(wrong)], [sql(wrong), sql(wrong.lower().replace("'paid'", "'PAID'"))],
-                     settings=AgentSettings(first_drafts=2))
+    run = ask_voting(
+        db,
+        [sql(wrong)],
+        [sql(wrong), sql(wrong.lower().replace("'paid'", "'PAID'"))],
+        settings=AgentSettings(first_drafts=2),
+    )
     r = run.result
     assert r.status == "success" and r.stop_reason == "voted"
     assert "'paid'" in r.sql and r.rows() == [[10], [12]]
@@ -1481,21 +1765,32 @@ def test_an_empty_not_in_over_a_list_with_nulls_is_repaired(engine, db):
     # customers.email holds a NULL (Linus): NOT IN over it matches no row, whatever the data
     naive = "SELECT name FROM customers WHERE email NOT IN (SELECT email FROM customers WHERE id > 1)"
     question = "Which customers have an email no customer after the first one has?"
-    run = ask_voting(db, [sql(naive)], [sql(naive), sql(naive + " ")],
-                     question=question, settings=AgentSettings(first_drafts=2))
+    run = ask_voting(
+        db,
+        [sql(naive)],
+        [sql(naive), sql(naive + " ")],
+        question=question,
+        settings=AgentSettings(first_drafts=2),
+    )
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted") and r.rows() == [["Ada"]]
     assert "IS NOT NULL" in r.sql.upper() and r.usage["calls"] == 3  # no model call for the repair
-    assert "NULLs left out of NOT IN (email): a NOT IN list that holds a NULL matches no row" in \
-        r.confidence["reasons"]
+    assert (
+        "NULLs left out of NOT IN (email): a NOT IN list that holds a NULL matches no row"
+        in r.confidence["reasons"]
+    )
     assert r.confidence["level"] == "medium"  # what NOT IN means; the drafts as written found nothing
     # without drafts (a hosted model): the model is told why, and corrects it
-    safe = "SELECT name FROM customers WHERE email NOT IN (SELECT email FROM customers WHERE id > 1 " \
-           "AND email IS NOT NULL)"
+    safe = (
+        "SELECT name FROM customers WHERE email NOT IN (SELECT email FROM customers WHERE id > 1 "
+        "AND email IS NOT NULL)"
+    )
     run = ask(db, sql(naive), sql(safe), "FINAL", question=question)
     assert run.result.sql == safe and run.result.rows() == [["Ada"]]
-    assert "NOT IN matches no row once its list holds a NULL: add IS NOT NULL to the subquery (email)" \
+    assert (
+        "NOT IN matches no row once its list holds a NULL: add IS NOT NULL to the subquery (email)"
         in run.user(1)
+    )
 
 
 @RULE_ENGINES
@@ -1507,8 +1802,10 @@ def test_a_filter_on_a_value_the_question_does_not_name_takes_the_one_it_names(e
     r = run.result
     assert (r.status, r.stop_reason, r.sql.lower()) == ("success", "voted", new.lower()) and r.rows() == [[1]]
     assert r.usage["calls"] == 2 and r.confidence["level"] == "high"
-    assert "a filter value the question does not name was replaced by the one it names ('paid' → 'new')" \
+    assert (
+        "a filter value the question does not name was replaced by the one it names ('paid' → 'new')"
         in r.confidence["reasons"]
+    )
     # the question names the value used, or names two: the draft stands
     run = ask_voting(db, [sql(paid)], [sql(paid)], question="How many paid orders are there?")
     assert run.result.sql == paid
@@ -1523,8 +1820,9 @@ def test_a_filter_on_a_value_the_question_does_not_name_takes_the_one_it_names(e
 @RULE_ENGINES
 def test_empty_results_without_a_repair_go_back_to_the_model_with_the_stored_values(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"  # 1 row: 0
-    run = ask_voting(db, [sql(none), sql(PAID), "FINAL"], [sql(none), sql(none)],
-                     settings=AgentSettings(first_drafts=2))
+    run = ask_voting(
+        db, [sql(none), sql(PAID), "FINAL"], [sql(none), sql(none)], settings=AgentSettings(first_drafts=2)
+    )
     r = run.result
     # the correction finds something: the answer, without a review call
     assert outcome(run) == ("success", "executed", PAID) and run.model.remaining == 1
@@ -1536,8 +1834,12 @@ def test_empty_results_without_a_repair_go_back_to_the_model_with_the_stored_val
 @RULE_ENGINES
 def test_empty_results_with_nothing_new_to_show_end_without_a_review_call(engine, db):
     # no string filter, so no stored value to offer: the model would see nothing new
-    run = ask_voting(db, [sql(NOTHING), "FINAL"], [sql(NOTHING), sql(NOTHING + " ")],
-                     settings=AgentSettings(first_drafts=2))
+    run = ask_voting(
+        db,
+        [sql(NOTHING), "FINAL"],
+        [sql(NOTHING), sql(NOTHING + " ")],
+        settings=AgentSettings(first_drafts=2),
+    )
     r = run.result
     assert outcome(run) == ("success", "voted", NOTHING) and r.rows() == []
     assert r.usage["calls"] == 3 and run.model.remaining == 1  # FINAL never asked for
@@ -1547,23 +1849,38 @@ def test_empty_results_with_nothing_new_to_show_end_without_a_review_call(engine
 @RULE_ENGINES
 def test_after_the_drafts_a_clarification_is_no_answer_and_the_best_query_stands(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
-    run = ask_voting(db, [sql(none), "CLARIFY: Which status do you mean?"], [sql(none), sql(none)],
-                     settings=AgentSettings(first_drafts=2))
+    run = ask_voting(
+        db,
+        [sql(none), "CLARIFY: Which status do you mean?"],
+        [sql(none), sql(none)],
+        settings=AgentSettings(first_drafts=2),
+    )
     r = run.result
     # the drafts did not ask back; asking after an empty result is no clarification
     assert outcome(run) == ("success", "no_sql", none) and r.questions == []
     assert r.usage["calls"] == 4 and len(r.attempts) == 1
     # after failed drafts too: no query ran, so nothing stands
-    run = ask_voting(db, [sql(BAD_COLUMN), "CLARIFY: Which column do you mean?"],
-                     [sql(BAD_COLUMN), sql(BAD_COLUMN)], settings=AgentSettings(first_drafts=2))
+    run = ask_voting(
+        db,
+        [sql(BAD_COLUMN), "CLARIFY: Which column do you mean?"],
+        [sql(BAD_COLUMN), sql(BAD_COLUMN)],
+        settings=AgentSettings(first_drafts=2),
+    )
     assert outcome(run) == ("failed", "no_sql", None) and run.result.questions == []
 
 
 @RULE_ENGINES
 def test_drafts_that_only_ask_back_or_write_no_query_end_in_a_clarification(engine, db):
-    run = ask_voting(db, ["I am not sure which table that is."],
-                     ["CLARIFY: Which orders do you mean?", "Sorry, no query for that.",
-                      "CLARIFY: Orders of which year?", "No idea."])
+    run = ask_voting(
+        db,
+        ["I am not sure which table that is."],
+        [
+            "CLARIFY: Which orders do you mean?",
+            "Sorry, no query for that.",
+            "CLARIFY: Orders of which year?",
+            "No idea.",
+        ],
+    )
     r = run.result
     assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", None)
     assert r.questions == ["Which orders do you mean?"] and r.attempts == []
@@ -1583,41 +1900,61 @@ def test_a_draft_showing_ids_for_the_thing_asked_about_shows_its_name(engine, db
     assert a["rewrites"] == {"names_for_ids": "orders.customer_id → customers.name"}
     assert [(c["weight"], c["chosen"]) for c in a["candidates"]] == [(2, True)]
     assert r.confidence["level"] == "high"
-    assert "names shown for the ids the query chose (orders.customer_id → customers.name)" in \
-        r.confidence["reasons"]
+    assert (
+        "names shown for the ids the query chose (orders.customer_id → customers.name)"
+        in r.confidence["reasons"]
+    )
     # asked for the id, or with the setting off: the id stays
-    for q, settings in ((question.replace("customer", "customer id"), None),
-                        (question, AgentSettings(disabled_rewrites={"names_for_ids"}))):
-        run = ask_voting(db, [sql(by_id)], [sql(by_id)], question=q,
-                         **({"settings": settings} if settings else {}))
+    for q, settings in (
+        (question.replace("customer", "customer id"), None),
+        (question, AgentSettings(disabled_rewrites={"names_for_ids"})),
+    ):
+        run = ask_voting(
+            db, [sql(by_id)], [sql(by_id)], question=q, **({"settings": settings} if settings else {})
+        )
         assert run.result.rows() == [[1, 2]] and "rewrites" not in run.result.attempts[0]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_joined_on_columns_no_key_links_is_joined_along_the_key(engine, db):
     # orders.id = customers.id pairs unrelated rows (order 10 with no one): no result
-    unlinked = ("SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON c.id = o.id "
-                "GROUP BY c.name ORDER BY n DESC")
+    unlinked = (
+        "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON c.id = o.id "
+        "GROUP BY c.name ORDER BY n DESC"
+    )
     question = "How many orders did each customer place?"
-    run = ask_voting(db, [sql(unlinked)], [sql(unlinked.replace("AS n", "AS orders_placed")), sql(unlinked)],
-                     question=question)
+    run = ask_voting(
+        db,
+        [sql(unlinked)],
+        [sql(unlinked.replace("AS n", "AS orders_placed")), sql(unlinked)],
+        question=question,
+    )
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted")
     assert r.rows() == [["Ada", 2], ["Grace", 1]]
     (a,) = r.attempts
     assert a["rewrites"] == {"link_joins": "c.id = o.id → customers.id = orders.customer_id"}
-    assert "joined along the foreign keys (c.id = o.id → customers.id = orders.customer_id)" in \
-        r.confidence["reasons"]
+    assert (
+        "joined along the foreign keys (c.id = o.id → customers.id = orders.customer_id)"
+        in r.confidence["reasons"]
+    )
     # with the setting off the draft stands as written
-    run = ask_voting(db, [sql(unlinked)], [sql(unlinked), sql(unlinked)], question=question,
-                     settings=AgentSettings(disabled_rewrites={"link_joins"}))
+    run = ask_voting(
+        db,
+        [sql(unlinked)],
+        [sql(unlinked), sql(unlinked)],
+        question=question,
+        settings=AgentSettings(disabled_rewrites={"link_joins"}),
+    )
     assert run.result.rows() == [] and "rewrites" not in run.result.attempts[0]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_filtering_the_joined_rows_for_things_that_have_none_asks_for_their_keys_not_in(engine, db):
     # Ada has a new order and a paid one: "<> 'new'" keeps her for her paid one
-    joined = "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id WHERE o.status <> 'new'"
+    joined = (
+        "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id WHERE o.status <> 'new'"
+    )
     question = "Which customers have never had a new order?"
     run = ask_voting(db, [sql(joined)], [sql(joined), sql("SELECT 99")], question=question)
     r = run.result
@@ -1625,30 +1962,42 @@ def test_a_draft_filtering_the_joined_rows_for_things_that_have_none_asks_for_th
     assert sorted(r.rows()) == [["Grace"], ["Linus"]] and r.usage["calls"] == 2
     assert "NOT IN (SELECT" in r.sql and "JOIN" in r.sql.split("NOT IN")[1]
     (a,) = r.attempts
-    assert a["rewrites"] == {"negations": 'o.status <> \'new\' → c."id" NOT IN (… WHERE o.status = \'new\')'}
-    assert f"asks for the ones that have none instead of filtering their rows ({a['rewrites']['negations']})" in \
-        r.confidence["reasons"]
+    assert a["rewrites"] == {"negations": "o.status <> 'new' → c.\"id\" NOT IN (… WHERE o.status = 'new')"}
+    assert (
+        f"asks for the ones that have none instead of filtering their rows ({a['rewrites']['negations']})"
+        in r.confidence["reasons"]
+    )
     # a question about the rows themselves, or the setting off: the draft stands as written
-    for q, settings in (("Which customers have orders that are not new?", None),
-                        (question, AgentSettings(disabled_rewrites={"negations"}))):
-        run = ask_voting(db, [sql(joined)], [sql(joined)], question=q,
-                         **({"settings": settings} if settings else {}))
+    for q, settings in (
+        ("Which customers have orders that are not new?", None),
+        (question, AgentSettings(disabled_rewrites={"negations"})),
+    ):
+        run = ask_voting(
+            db, [sql(joined)], [sql(joined)], question=q, **({"settings": settings} if settings else {})
+        )
         assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "rewrites" not in run.result.attempts[0]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_joining_on_a_column_its_table_lacks_is_joined_along_the_key(engine, db):
     # customers has no order_id: every draft fails on it, the one key joins them instead
-    missing = ("SELECT c.name FROM customers AS c JOIN orders AS o ON c.order_id = o.id "
-               "WHERE o.status = 'paid' ORDER BY c.name")
+    missing = (
+        "SELECT c.name FROM customers AS c JOIN orders AS o ON c.order_id = o.id "
+        "WHERE o.status = 'paid' ORDER BY c.name"
+    )
     run = ask_voting(db, [sql(missing)], [sql(missing), sql("SELECT 99")], question="Who has a paid order?")
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted")
     assert r.rows() == [["Ada"], ["Grace"]] and r.usage["calls"] == 2  # no correction call
     assert "customer_id" in r.sql and "order_id" not in r.sql
     # with the setting off the draft fails as written
-    run = ask_voting(db, [sql(missing), sql(missing)], [sql(missing), sql(missing), sql(missing)],
-                     question="Who has a paid order?", settings=AgentSettings(disabled_rewrites={"link_joins"}))
+    run = ask_voting(
+        db,
+        [sql(missing), sql(missing)],
+        [sql(missing), sql(missing), sql(missing)],
+        question="Who has a paid order?",
+        settings=AgentSettings(disabled_rewrites={"link_joins"}),
+    )
     assert run.result.sql is None and run.result.attempts[0]["error_kind"] == "column_not_found"
 
 
@@ -1656,8 +2005,10 @@ def test_a_draft_joining_on_a_column_its_table_lacks_is_joined_along_the_key(eng
 def test_a_draft_failing_on_two_names_is_corrected_step_by_step(engine, db):
     # a join on a column customers lacks and a misspelt column: whichever the engine names
     # first is corrected, the corrected query fails on the other, which is corrected next
-    two = ("SELECT c.nam FROM customers AS c JOIN orders AS o ON c.order_id = o.id "
-           "WHERE o.status = 'paid' ORDER BY c.nam")
+    two = (
+        "SELECT c.nam FROM customers AS c JOIN orders AS o ON c.order_id = o.id "
+        "WHERE o.status = 'paid' ORDER BY c.nam"
+    )
     run = ask_voting(db, [sql(two)], [sql(two), sql("SELECT 99")], question="Who has a paid order?")
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted")
@@ -1668,48 +2019,65 @@ def test_a_draft_failing_on_two_names_is_corrected_step_by_step(engine, db):
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_leaving_out_a_category_the_question_names_filters_on_it(engine, db):
     every = "SELECT count(*) AS n FROM orders"
-    run = ask_voting(db, [sql(every)], [sql(every), sql("SELECT 99")], question="How many paid orders are there?")
+    run = ask_voting(
+        db, [sql(every)], [sql(every), sql("SELECT 99")], question="How many paid orders are there?"
+    )
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted")
     assert r.rows() == [[2]] and r.usage["calls"] == 2  # no correction call
     (a,) = r.attempts
     assert a["rewrites"] == {"named_filters": "orders.status = 'paid' added"}
-    assert f"a filter on the value the question names was added ({a['rewrites']['named_filters']})" in \
-        r.confidence["reasons"]
+    assert (
+        f"a filter on the value the question names was added ({a['rewrites']['named_filters']})"
+        in r.confidence["reasons"]
+    )
     # a question that names no value, one that excludes, or the setting off: as written
-    for question, settings in (("How many orders are there?", None),
-                               ("How many orders are not paid?", None),
-                               ("How many paid orders are there?", UNFILTERED)):
-        run = ask_voting(db, [sql(every)], [sql(every)], question=question,
-                         **({"settings": settings} if settings else {}))
+    for question, settings in (
+        ("How many orders are there?", None),
+        ("How many orders are not paid?", None),
+        ("How many paid orders are there?", UNFILTERED),
+    ):
+        run = ask_voting(
+            db, [sql(every)], [sql(every)], question=question, **({"settings": settings} if settings else {})
+        )
         assert run.result.rows() == [[3]] and "rewrites" not in run.result.attempts[0], question
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_rows_compared_with_a_subsets_average_are_not_limited_to_that_subset(engine, db):
     # paid orders average 8.75: orders 10 (12.50) and 11 (99.99, new) are above it
-    both = ("SELECT id FROM orders WHERE status = 'paid' AND amount > "
-            "(SELECT AVG(amount) FROM orders WHERE status = 'paid') ORDER BY id")
+    both = (
+        "SELECT id FROM orders WHERE status = 'paid' AND amount > "
+        "(SELECT AVG(amount) FROM orders WHERE status = 'paid') ORDER BY id"
+    )
     question = "Which orders have an amount above the average amount of paid orders?"
     run = ask_voting(db, [sql(both)], [sql(both), sql("SELECT 99")], question=question)
     r = run.result
     assert r.rows() == [[10], [11]] and r.usage["calls"] == 2
     (a,) = r.attempts
     assert a["rewrites"] == {"subset_averages": "status = 'paid' left to the average"}
-    assert any(reason.startswith("the rows compared with a subset's average are no longer limited")
-               for reason in r.confidence["reasons"])
+    assert any(
+        reason.startswith("the rows compared with a subset's average are no longer limited")
+        for reason in r.confidence["reasons"]
+    )
     # the question limits the compared rows too, or the setting off: as written
-    for q, settings in (("Which paid orders have an amount above the average amount of paid orders?", None),
-                        (question, AgentSettings(disabled_rewrites={"subset_averages"}))):
-        run = ask_voting(db, [sql(both)], [sql(both)], question=q, **({"settings": settings} if settings else {}))
+    for q, settings in (
+        ("Which paid orders have an amount above the average amount of paid orders?", None),
+        (question, AgentSettings(disabled_rewrites={"subset_averages"})),
+    ):
+        run = ask_voting(
+            db, [sql(both)], [sql(both)], question=q, **({"settings": settings} if settings else {})
+        )
         assert run.result.rows() == [[10]] and "rewrites" not in run.result.attempts[0], q
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_asking_for_either_of_two_values_where_the_question_says_both_asks_for_each(engine, db):
     # Ada has a paid and a new order, Grace only a paid one
-    either = ("SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
-              "WHERE o.status IN ('paid', 'new')")
+    either = (
+        "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "WHERE o.status IN ('paid', 'new')"
+    )
     question = "Which customers have both a paid order and a new order?"
     run = ask_voting(db, [sql(either)], [sql(either), sql("SELECT 99")], question=question)
     r = run.result
@@ -1717,22 +2085,33 @@ def test_a_draft_asking_for_either_of_two_values_where_the_question_says_both_as
     assert r.rows() == [["Ada"]] and r.usage["calls"] == 2  # no correction call
     assert "INTERSECT" in r.sql.upper()
     (a,) = r.attempts
-    assert a["rewrites"] == {"intersections": "o.status IN ('paid', 'new') split into an INTERSECT, one value each"}
-    assert any(reason.startswith("each of the two values the question asks for both of is asked for apart")
-               for reason in r.confidence["reasons"])
+    assert a["rewrites"] == {
+        "intersections": "o.status IN ('paid', 'new') split into an INTERSECT, one value each"
+    }
+    assert any(
+        reason.startswith("each of the two values the question asks for both of is asked for apart")
+        for reason in r.confidence["reasons"]
+    )
     # a question without "both", or the setting off: as written
-    for q, settings in (("Which customers have a paid or a new order?", None),
-                        (question, AgentSettings(disabled_rewrites={"intersections"}))):
-        run = ask_voting(db, [sql(either)], [sql(either)], question=q, **({"settings": settings} if settings else {}))
-        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "rewrites" not in run.result.attempts[0], q
+    for q, settings in (
+        ("Which customers have a paid or a new order?", None),
+        (question, AgentSettings(disabled_rewrites={"intersections"})),
+    ):
+        run = ask_voting(
+            db, [sql(either)], [sql(either)], question=q, **({"settings": settings} if settings else {})
+        )
+        assert (
+            sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "rewrites" not in run.result.attempts[0]
+        ), q
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joined(engine, db):
     # name is a column of customers, which orders links to by its one foreign key
     missing = "SELECT DISTINCT name FROM orders WHERE status = 'paid' ORDER BY name"
-    run = ask_voting(db, [sql(missing)], [sql(missing), sql("SELECT 99")],
-                     question="Which customers have a paid order?")
+    run = ask_voting(
+        db, [sql(missing)], [sql(missing), sql("SELECT 99")], question="Which customers have a paid order?"
+    )
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted")
     assert r.rows() == [["Ada"], ["Grace"]] and r.usage["calls"] == 2  # no correction call
@@ -1741,14 +2120,18 @@ def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joi
 
 @RULE_ENGINES
 def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
-    top = "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON o.customer_id = c.id " \
-          "GROUP BY c.name ORDER BY n DESC LIMIT 1"
+    top = (
+        "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "GROUP BY c.name ORDER BY n DESC LIMIT 1"
+    )
     run = ask_voting(db, [sql(top)], [sql(top)], question="How many orders did each customer place?")
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted") and r.rows() == [["Ada", 2]]
     assert r.confidence["level"] == "low"
-    assert 'the question asks about every group ("each"), the query keeps only one (LIMIT 1)' in \
-        r.confidence["reasons"]
+    assert (
+        'the question asks about every group ("each"), the query keeps only one (LIMIT 1)'
+        in r.confidence["reasons"]
+    )
     # asked for the one group: trusted as before
     run = ask_voting(db, [sql(top)], [sql(top)], question="Which customer placed the most orders?")
     assert run.result.confidence["level"] == "high" and "doubts" not in run.result.attempts[0]
@@ -1756,73 +2139,110 @@ def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_are_not_trusted(
-        engine, db, monkeypatch):
+    engine, db, monkeypatch
+):
     every = "SELECT count(*) AS n FROM orders"
-    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
-                     settings=UNFILTERED)
+    run = ask_voting(
+        db, [sql(every)], [sql(every)], question="How many paid orders are there?", settings=UNFILTERED
+    )
     r = run.result
     assert (r.status, r.stop_reason, r.sql) == ("success", "voted", every)
     assert r.confidence["level"] == "low"
-    assert "the question names 'paid' (a value of orders.status), the query does not use it" in \
-        r.confidence["reasons"]
+    assert (
+        "the question names 'paid' (a value of orders.status), the query does not use it"
+        in r.confidence["reasons"]
+    )
     # the answer itself is the model's: the doubt changes how far it is trusted, not what it is
     assert r.usage["calls"] == 2
     # the value used (in any case): trusted as before
     run = ask_voting(db, [sql(PAID)], [sql(PAID)], question="How many PAID orders are there?")
     assert run.result.confidence["level"] == "high"
     # value lookups off: no doubt from the data
-    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
-                     settings=AgentSettings(value_hints=False))
+    run = ask_voting(
+        db,
+        [sql(every)],
+        [sql(every)],
+        question="How many paid orders are there?",
+        settings=AgentSettings(value_hints=False),
+    )
     assert run.result.confidence["level"] == "high"
     # no time left for the lookups (a large database): no doubt from the data either
     import sqlnb.agent.runner as runner_module
 
     monkeypatch.setattr(runner_module, "VALUE_DOUBT_SECONDS", 0)
-    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
-                     settings=UNFILTERED)
+    run = ask_voting(
+        db, [sql(every)], [sql(every)], question="How many paid orders are there?", settings=UNFILTERED
+    )
     assert run.result.confidence["level"] == "high"
 
 
 @RULE_ENGINES
 def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated_low(engine, db):
     every = "SELECT count(*) AS n FROM orders"
-    remembered = [{"id": 7, "question": "Which orders are paid?", "sql": "SELECT id FROM orders WHERE status = 'paid'"}]
+    remembered = [
+        {"id": 7, "question": "Which orders are paid?", "sql": "SELECT id FROM orders WHERE status = 'paid'"}
+    ]
 
     def shown(prompts) -> bool:
         return any("answered before" in content for p in prompts for _, content in p)
 
     # the drafts without the examples agree, but leave out the value the question names
     # (low): the turn starts over with the examples, and that answer is the one given
-    run = ask_voting(db, [sql(every), sql(PAID)], [sql(every), sql(PAID)],
-                     question="How many paid orders are there?", examples=remembered, settings=UNFILTERED)
+    run = ask_voting(
+        db,
+        [sql(every), sql(PAID)],
+        [sql(every), sql(PAID)],
+        question="How many paid orders are there?",
+        examples=remembered,
+        settings=UNFILTERED,
+    )
     r = run.result
     assert (r.status, r.sql, r.confidence["level"]) == ("success", PAID, "high")
     assert r.usage["calls"] == 4 and r.examples == [{"id": 7, "question": "Which orders are paid?"}]
     assert not shown(run.model.prompts[:1] + run.model.draft_prompts[:1])
     assert shown(run.model.prompts[1:]) and shown(run.model.draft_prompts[1:])
-    assert [e for e in run.events if e["type"] == "memory"] == [{"type": "memory", "examples": 1, "level": "low"}]
-    assert ("Not sure of that answer (low confidence): asking again with 1 remembered answer of this "
-            "database as examples…") in [ask_progress_line(e) for e in run.events]
+    assert [e for e in run.events if e["type"] == "memory"] == [
+        {"type": "memory", "examples": 1, "level": "low"}
+    ]
+    assert (
+        "Not sure of that answer (low confidence): asking again with 1 remembered answer of this "
+        "database as examples…"
+    ) in [ask_progress_line(e) for e in run.events]
     # the conversation holds the question once, with the answer given
     agent = Agent()
-    for question, replies, drafts in (("How many orders are there?", [sql(every)], [sql(every)]),
-                                      ("And how many paid ones?", [sql(every), sql(PAID)], [sql(every), sql(PAID)])):
+    for question, replies, drafts in (
+        ("How many orders are there?", [sql(every)], [sql(every)]),
+        ("And how many paid ones?", [sql(every), sql(PAID)], [sql(every), sql(PAID)]),
+    ):
         model = ScriptedChatModel(replies=replies, drafts=drafts)
-        r = agent.ask(question, db, connection="shop", model=ModelClient(model), examples=remembered,
-                      settings=UNFILTERED)
+        r = agent.ask(
+            question,
+            db,
+            connection="shop",
+            model=ModelClient(model),
+            examples=remembered,
+            settings=UNFILTERED,
+        )
     assert r.sql == PAID and r.usage["calls"] == 4
     assert [(t["question"], t["sql"]) for t in agent.history("shop")] == [
-        ("How many orders are there?", every), ("And how many paid ones?", PAID)]
+        ("How many orders are there?", every),
+        ("And how many paid ones?", PAID),
+    ]
     assert "How many orders are there?" in str(model.prompts[1])  # the second pass sees the first turn
 
     # trusted without them: one pass, the examples never shown
-    run = ask_voting(db, [sql(PAID)], [sql(PAID)], question="How many paid orders are there?",
-                     examples=remembered)
+    run = ask_voting(
+        db, [sql(PAID)], [sql(PAID)], question="How many paid orders are there?", examples=remembered
+    )
     assert run.result.confidence["level"] == "high" and run.result.examples == []
     assert run.result.usage["calls"] == 2 and not shown(run.model.prompts + run.model.draft_prompts)
     # rated medium (as many drafts ask back as agree on it): kept, no second pass
-    run = ask_voting(db, ["CLARIFY: Which status do you mean?"],
-                     [sql(PAID), "CLARIFY: Paid when?", sql(PAID)], examples=remembered)
+    run = ask_voting(
+        db,
+        ["CLARIFY: Which status do you mean?"],
+        [sql(PAID), "CLARIFY: Paid when?", sql(PAID)],
+        examples=remembered,
+    )
     assert (run.result.sql, run.result.confidence["level"], run.result.examples) == (PAID, "medium", [])
     assert not any(e["type"] == "memory" for e in run.events)
     assert not shown(run.model.prompts + run.model.draft_prompts)
@@ -1830,15 +2250,23 @@ def test_remembered_answers_are_shown_only_when_the_answer_without_them_is_rated
     run = ask_voting(db, [], [], question="How many paid orders are there?", examples=remembered)
     assert run.result.stop_reason == "model_error" and not any(e["type"] == "memory" for e in run.events)
     # the setting off: shown from the first call on, one pass
-    run = ask_voting(db, [sql(every)], [sql(every)], question="How many paid orders are there?",
-                     examples=remembered, settings=AgentSettings(memory_when_unsure=False, disabled_rewrites={"named_filters"}))
+    run = ask_voting(
+        db,
+        [sql(every)],
+        [sql(every)],
+        question="How many paid orders are there?",
+        examples=remembered,
+        settings=AgentSettings(memory_when_unsure=False, disabled_rewrites={"named_filters"}),
+    )
     assert run.result.sql == every and run.result.usage["calls"] == 2 and shown(run.model.prompts[:1])
 
 
 @RULE_ENGINES
 def test_a_second_pass_that_finds_no_answer_leaves_the_first_answer(engine, db):
     every = "SELECT count(*) AS n FROM orders"
-    remembered = [{"id": 7, "question": "Which orders are paid?", "sql": "SELECT id FROM orders WHERE status = 'paid'"}]
+    remembered = [
+        {"id": 7, "question": "Which orders are paid?", "sql": "SELECT id FROM orders WHERE status = 'paid'"}
+    ]
     bad = [sql(f"SELECT count(*) FROM payments_{i}") for i in range(12)]  # no such tables
     agent = Agent()
     # the first question on the connection (the second pass runs on a fresh thread), then
@@ -1846,23 +2274,33 @@ def test_a_second_pass_that_finds_no_answer_leaves_the_first_answer(engine, db):
     for question in ("How many paid orders are there?", "And how many paid ones in all?"):
         model = ScriptedChatModel(replies=[sql(every)] + bad, drafts=[sql(every)] + bad)
         events: list[dict[str, Any]] = []
-        r = agent.ask(question, db, connection="shop", model=ModelClient(model), examples=remembered,
-                      on_event=events.append, settings=UNFILTERED)
+        r = agent.ask(
+            question,
+            db,
+            connection="shop",
+            model=ModelClient(model),
+            examples=remembered,
+            on_event=events.append,
+            settings=UNFILTERED,
+        )
         # the answer without the examples, rated low, is better than none
         assert (r.status, r.sql, r.confidence["level"]) == ("success", every, "low")
         assert r.examples == [] and r.usage["calls"] > 4  # both passes' calls are counted
         assert [e for e in events if e["type"] == "memory"] == [
             {"type": "memory", "examples": 1, "level": "low"},
-            {"type": "memory", "kept_first": True, "examples": 1, "level": "low"}]
+            {"type": "memory", "kept_first": True, "examples": 1, "level": "low"},
+        ]
         assert [ask_progress_line(e) for e in events if e["type"] == "memory"][1] == (
-            "No answer found with the remembered answers: the first answer stands (low confidence).")
+            "No answer found with the remembered answers: the first answer stands (low confidence)."
+        )
         # the second pass ran, with the examples, and tried the failing queries
         assert any("answered before" in content for p in model.prompts[1:] for _, content in p)
         assert any(e["type"] == "attempt" and "payments_" in (e["attempt"]["sql"] or "") for e in events)
     # the conversation goes on from the answers given, each question once
     assert [(t["question"], t["sql"], t["status"]) for t in agent.history("shop")] == [
         ("How many paid orders are there?", every, "success"),
-        ("And how many paid ones in all?", every, "success")]
+        ("And how many paid ones in all?", every, "success"),
+    ]
     model = ScriptedChatModel(replies=[sql(PAID)], drafts=[sql(PAID)])
     r = agent.ask("Only the paid ones?", db, connection="shop", model=ModelClient(model))
     assert r.sql == PAID and len(agent.history("shop")) == 3
@@ -1874,14 +2312,18 @@ def test_a_second_pass_that_finds_no_answer_leaves_the_first_answer(engine, db):
 def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     none = "SELECT count(*) AS n FROM orders WHERE status = 'refunded'"
     # one draft asks back, three found nothing: not an ambiguous question
-    run = ask_voting(db, ["CLARIFY: Which status do you mean?", sql(none), "FINAL"],
-                     [sql(none), sql(none), sql(none), sql(none)])
+    run = ask_voting(
+        db,
+        ["CLARIFY: Which status do you mean?", sql(none), "FINAL"],
+        [sql(none), sql(none), sql(none), sql(none)],
+    )
     r = run.result
     assert r.questions == [] and r.status == "success"
     assert run.model.draft_position == 3 and r.attempts[0]["nothing_found"]
     # as many ask back as agree on an answer: the answer (asking costs the user a turn)
-    run = ask_voting(db, ["CLARIFY: Which status do you mean?"],
-                     [sql(PAID), "CLARIFY: Paid when?", sql(PAID)])
+    run = ask_voting(
+        db, ["CLARIFY: Which status do you mean?"], [sql(PAID), "CLARIFY: Paid when?", sql(PAID)]
+    )
     r = run.result
     assert outcome(run) == ("success", "voted", PAID) and r.questions == []
     assert run.model.draft_position == 3 and r.confidence["level"] == "medium"
@@ -1890,14 +2332,20 @@ def test_drafts_that_found_nothing_outweigh_a_clarification(engine, db):
     assert run.model.draft_position == 2 and run.result.questions == []
     # a clarification takes a majority of the whole round: two of the first three asking
     # back do not end it; a third does
-    run = ask_voting(db, [sql(none)], ["CLARIFY: Which status?", "CLARIFY: Refunded when?",
-                                       "CLARIFY: Which year?", sql(PAID)])
+    run = ask_voting(
+        db,
+        [sql(none)],
+        ["CLARIFY: Which status?", "CLARIFY: Refunded when?", "CLARIFY: Which year?", sql(PAID)],
+    )
     r = run.result
     assert run.model.draft_position == 3 and r.status == "needs_clarification"
     assert r.questions == ["Which status?"] and r.sql == none
     # three ask back, one found nothing: a clarification, with the query found
-    run = ask_voting(db, ["CLARIFY: Which status do you mean?"],
-                     ["CLARIFY: Refunded or returned?", sql(none), "CLARIFY: Which year?", sql(PAID)])
+    run = ask_voting(
+        db,
+        ["CLARIFY: Which status do you mean?"],
+        ["CLARIFY: Refunded or returned?", sql(none), "CLARIFY: Which year?", sql(PAID)],
+    )
     assert (run.result.status, run.result.questions) == ("needs_clarification", ["Which status do you mean?"])
     assert run.result.sql == none and run.model.draft_position == 3
 
@@ -1907,17 +2355,26 @@ def test_drafts_whose_clarify_asks_nothing_do_not_ask_back(engine, db):
     # drafts that "ask back" with the user's question echoed, the prompt's own text or SQL:
     # no clarification, however many of them; they wrote no query
     question = "How many orders are paid?"
-    bogus = [f"CLARIFY:\n- {question}\n- SELECT count(*) FROM orders WHERE status = 'paid'",
-             f"CLARIFY: {question}",
-             "CLARIFY:\n- The query ran: 1 row.\n" + sql(PAID)]
+    bogus = [
+        f"CLARIFY:\n- {question}\n- SELECT count(*) FROM orders WHERE status = 'paid'",
+        f"CLARIFY: {question}",
+        "CLARIFY:\n- The query ran: 1 row.\n" + sql(PAID),
+    ]
     run = ask_voting(db, [sql(PAID)], bogus + [sql(PAID)], question=question)
     r = run.result
     assert (r.status, r.questions, r.sql) == ("success", [], PAID)
     assert run.model.draft_position == 3
-    assert r.confidence["reasons"][:2] == ["1 of 4 drafts gave this result", "3 drafts asked back or wrote no query"]
+    assert r.confidence["reasons"][:2] == [
+        "1 of 4 drafts gave this result",
+        "3 drafts asked back or wrote no query",
+    ]
     # a draft that does ask something still counts
-    run = ask_voting(db, ["CLARIFY: Paid when?"], ["CLARIFY: Which year?", "CLARIFY: Paid in which currency?",
-                                                   sql(PAID)], question=question)
+    run = ask_voting(
+        db,
+        ["CLARIFY: Paid when?"],
+        ["CLARIFY: Which year?", "CLARIFY: Paid in which currency?", sql(PAID)],
+        question=question,
+    )
     assert run.result.status == "needs_clarification" and run.result.questions == ["Paid when?"]
 
 
@@ -1942,8 +2399,11 @@ def test_a_draft_failing_on_a_misspelt_column_is_corrected_without_a_model_call(
 def test_after_the_drafts_a_correction_runs_without_retry_drafts_or_a_review(engine, db):
     # every draft fails (no name to correct): drawing stops after three, the model's
     # correction is the only new candidate, and once it finds something it is the answer
-    run = ask_voting(db, [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
-                     [sql(BAD_COLUMN), sql(BAD_COLUMN_3), sql(COUNT_CUSTOMERS), sql(COUNT_CUSTOMERS)])
+    run = ask_voting(
+        db,
+        [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
+        [sql(BAD_COLUMN), sql(BAD_COLUMN_3), sql(COUNT_CUSTOMERS), sql(COUNT_CUSTOMERS)],
+    )
     r = run.result
     assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS) and r.rows() == [[3]]
     assert r.usage["calls"] == 4 and run.model.draft_position == 2 and run.model.remaining == 1
@@ -1978,6 +2438,7 @@ def test_default_first_drafts_by_kind_of_model():
 # the first answer and its first drafts written side by side (llama.cpp in-process)
 # ---------------------------------------------------------------------------
 
+
 class TogetherClient(ModelClient):
     """A scripted model that says it writes replies side by side: each batch is
     recorded, its replies come from the script as separate calls would."""
@@ -1992,15 +2453,24 @@ class TogetherClient(ModelClient):
 
     def invoke_many(self, messages, specs, *, stop=None, draft=True):
         self.batches.append([dict(s) for s in specs])
-        return [self.invoke(messages, temperature=s.get("temperature"), seed=s.get("seed"),
-                            stop=stop, draft=draft) for s in specs]
+        return [
+            self.invoke(
+                messages, temperature=s.get("temperature"), seed=s.get("seed"), stop=stop, draft=draft
+            )
+            for s in specs
+        ]
 
 
 def ask_together(adapter, replies, drafts, **options: Any) -> tuple[Run, TogetherClient]:
     model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
     client = TogetherClient(model)
-    result = Agent().ask(options.pop("question", "How many orders are paid?"), adapter,
-                         connection="shop", model=client, **options)
+    result = Agent().ask(
+        options.pop("question", "How many orders are paid?"),
+        adapter,
+        connection="shop",
+        model=client,
+        **options,
+    )
     return Run(result, model, []), client
 
 
@@ -2032,11 +2502,13 @@ def test_first_answer_and_two_drafts_are_written_together_and_all_count(engine, 
 @RULE_ENGINES
 def test_no_batch_after_the_first_call_or_without_drafts(engine, db):
     # a failed first round: the correction is a call of its own
-    run, client = ask_together(db, [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
-                               [sql(BAD_COLUMN), sql(BAD_COLUMN_3), sql(COUNT_CUSTOMERS)],
-                               question="How many customers are there?")
+    run, client = ask_together(
+        db,
+        [sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL"],
+        [sql(BAD_COLUMN), sql(BAD_COLUMN_3), sql(COUNT_CUSTOMERS)],
+        question="How many customers are there?",
+    )
     assert run.result.sql == COUNT_CUSTOMERS and len(client.batches) == 1
     # drafts of the first answer off: the reply alone, no batch
-    run, client = ask_together(db, [sql(PAID), "FINAL"], [],
-                               settings=AgentSettings(first_drafts=0))
+    run, client = ask_together(db, [sql(PAID), "FINAL"], [], settings=AgentSettings(first_drafts=0))
     assert outcome(run) == ("success", "finalized", PAID) and client.batches == []

@@ -22,43 +22,81 @@ from tests.engines import ENV_CLASSES
 BIG_ENGINES = pytest.mark.engines(["sqlite", "duckdb", "postgresql"])
 BUDGET = 6000
 
-DOMAINS = ["sales", "hr", "finance", "marketing", "inventory", "support", "logistics",
-           "billing", "crm", "analytics"]
+DOMAINS = [
+    "sales",
+    "hr",
+    "finance",
+    "marketing",
+    "inventory",
+    "support",
+    "logistics",
+    "billing",
+    "crm",
+    "analytics",
+]
 SUFFIXES = ["", "_2019", "_2020", "_2021", "_archive"]
 ENTITY_COLUMNS = {
-    "orders": [("ordered_at", "DATE"), ("amount", "DECIMAL(12,2)"), ("currency", "VARCHAR(3)"),
-               ("channel", "VARCHAR(20)"), ("status", "VARCHAR(20)")],
-    "customers": [("full_name", "VARCHAR(100)"), ("email", "VARCHAR(200)"),
-                  ("country", "VARCHAR(2)"), ("signed_up", "DATE")],
-    "employees": [("full_name", "VARCHAR(100)"), ("job_title", "VARCHAR(50)"),
-                  ("hired_on", "DATE"), ("salary", "DECIMAL(10,2)")],
-    "invoices": [("issued_on", "DATE"), ("due_on", "DATE"), ("total", "DECIMAL(12,2)"),
-                 ("status", "VARCHAR(20)")],
+    "orders": [
+        ("ordered_at", "DATE"),
+        ("amount", "DECIMAL(12,2)"),
+        ("currency", "VARCHAR(3)"),
+        ("channel", "VARCHAR(20)"),
+        ("status", "VARCHAR(20)"),
+    ],
+    "customers": [
+        ("full_name", "VARCHAR(100)"),
+        ("email", "VARCHAR(200)"),
+        ("country", "VARCHAR(2)"),
+        ("signed_up", "DATE"),
+    ],
+    "employees": [
+        ("full_name", "VARCHAR(100)"),
+        ("job_title", "VARCHAR(50)"),
+        ("hired_on", "DATE"),
+        ("salary", "DECIMAL(10,2)"),
+    ],
+    "invoices": [
+        ("issued_on", "DATE"),
+        ("due_on", "DATE"),
+        ("total", "DECIMAL(12,2)"),
+        ("status", "VARCHAR(20)"),
+    ],
     "payments": [("paid_on", "DATE"), ("amount", "DECIMAL(12,2)"), ("method", "VARCHAR(20)")],
-    "shipments": [("shipped_on", "DATE"), ("carrier", "VARCHAR(30)"),
-                  ("tracking_code", "VARCHAR(40)"), ("weight_kg", "DECIMAL(8,2)")],
-    "products": [("sku", "VARCHAR(20)"), ("title", "VARCHAR(100)"),
-                 ("list_price", "DECIMAL(10,2)"), ("category", "VARCHAR(40)")],
-    "tickets": [("opened_at", "DATE"), ("priority", "VARCHAR(10)"), ("subject", "VARCHAR(200)"),
-                ("resolved", "BOOLEAN")],
-    "campaigns": [("title", "VARCHAR(100)"), ("starts_on", "DATE"), ("ends_on", "DATE"),
-                  ("spend", "DECIMAL(12,2)")],
-    "accounts": [("account_name", "VARCHAR(100)"), ("industry", "VARCHAR(50)"),
-                 ("tier", "VARCHAR(10)")],
+    "shipments": [
+        ("shipped_on", "DATE"),
+        ("carrier", "VARCHAR(30)"),
+        ("tracking_code", "VARCHAR(40)"),
+        ("weight_kg", "DECIMAL(8,2)"),
+    ],
+    "products": [
+        ("sku", "VARCHAR(20)"),
+        ("title", "VARCHAR(100)"),
+        ("list_price", "DECIMAL(10,2)"),
+        ("category", "VARCHAR(40)"),
+    ],
+    "tickets": [
+        ("opened_at", "DATE"),
+        ("priority", "VARCHAR(10)"),
+        ("subject", "VARCHAR(200)"),
+        ("resolved", "BOOLEAN"),
+    ],
+    "campaigns": [
+        ("title", "VARCHAR(100)"),
+        ("starts_on", "DATE"),
+        ("ends_on", "DATE"),
+        ("spend", "DECIMAL(12,2)"),
+    ],
+    "accounts": [("account_name", "VARCHAR(100)"), ("industry", "VARCHAR(50)"), ("tier", "VARCHAR(10)")],
     "vendors": [("vendor_name", "VARCHAR(100)"), ("country", "VARCHAR(2)"), ("rating", "INTEGER")],
-    "contracts": [("signed_on", "DATE"), ("contract_value", "DECIMAL(12,2)"),
-                  ("term_months", "INTEGER")],
+    "contracts": [("signed_on", "DATE"), ("contract_value", "DECIMAL(12,2)"), ("term_months", "INTEGER")],
     "refunds": [("refunded_on", "DATE"), ("amount", "DECIMAL(12,2)"), ("reason", "VARCHAR(100)")],
     "leads": [("full_name", "VARCHAR(100)"), ("source", "VARCHAR(30)"), ("score", "INTEGER")],
     "warehouses": [("city", "VARCHAR(50)"), ("capacity", "INTEGER"), ("manager", "VARCHAR(100)")],
-    "budgets": [("fiscal_year", "INTEGER"), ("department", "VARCHAR(50)"),
-                ("planned", "DECIMAL(14,2)")],
+    "budgets": [("fiscal_year", "INTEGER"), ("department", "VARCHAR(50)"), ("planned", "DECIMAL(14,2)")],
     "timesheets": [("worked_on", "DATE"), ("hours", "DECIMAL(5,2)"), ("project", "VARCHAR(50)")],
     "returns": [("returned_on", "DATE"), ("reason", "VARCHAR(100)"), ("quantity", "INTEGER")],
-    "subscriptions": [("plan", "VARCHAR(30)"), ("started_on", "DATE"),
-                      ("monthly_fee", "DECIMAL(8,2)")],
-    "events": [("happened_at", "DATE"), ("event_type", "VARCHAR(30)"),
-               ("payload", "VARCHAR(200)")],
+    "subscriptions": [("plan", "VARCHAR(30)"), ("started_on", "DATE"), ("monthly_fee", "DECIMAL(8,2)")],
+    "events": [("happened_at", "DATE"), ("event_type", "VARCHAR(30)"), ("payload", "VARCHAR(200)")],
 }
 # table -> (column, referenced table); referenced tables are created first
 FOREIGN_KEYS = {
@@ -148,28 +186,31 @@ def other_names(ctx) -> list[str]:
 # 1,000 tables
 # ---------------------------------------------------------------------------
 
+
 @BIG_ENGINES
 def test_the_large_catalog(engine, big_catalog):
     names = [t.name for t in big_catalog.tables]
     assert len(names) == 1000 and len(set(names)) == 1000
     sales_orders = big_catalog.find("sales_orders")
     assert [fk.ref_table for fk in sales_orders.foreign_keys] == ["crm_accounts"]
-    full = sum(estimate_tokens(render_table(t, big_catalog, big_catalog.dialect))
-               for t in big_catalog.tables)
+    full = sum(estimate_tokens(render_table(t, big_catalog, big_catalog.dialect)) for t in big_catalog.tables)
     assert full > 5 * BUDGET  # far too large to send whole
 
 
 @BIG_ENGINES
-@pytest.mark.parametrize("question, named, neighbours", [
-    ("What is the total amount of sales_orders per month?",
-     {"sales_orders"}, {"crm_accounts", "billing_invoices", "logistics_shipments"}),
-    ("How many hours did each employee log in hr_timesheets?",
-     {"hr_timesheets"}, {"hr_employees"}),
-    ("Which support tickets were opened for each account?",
-     {"support_tickets"}, {"crm_accounts"}),
-])
-def test_context_has_the_named_tables_and_their_neighbours(engine, big_catalog, question,
-                                                           named, neighbours):
+@pytest.mark.parametrize(
+    "question, named, neighbours",
+    [
+        (
+            "What is the total amount of sales_orders per month?",
+            {"sales_orders"},
+            {"crm_accounts", "billing_invoices", "logistics_shipments"},
+        ),
+        ("How many hours did each employee log in hr_timesheets?", {"hr_timesheets"}, {"hr_employees"}),
+        ("Which support tickets were opened for each account?", {"support_tickets"}, {"crm_accounts"}),
+    ],
+)
+def test_context_has_the_named_tables_and_their_neighbours(engine, big_catalog, question, named, neighbours):
     ctx = build_context(big_catalog, question, big_catalog.dialect, budget=BUDGET)
     assert_within_budget(ctx)
     assert ctx.total_tables == 1000 and not ctx.complete
@@ -193,8 +234,9 @@ def test_context_has_the_named_tables_and_their_neighbours(engine, big_catalog, 
 
 @BIG_ENGINES
 def test_join_paths_of_the_chosen_tables(engine, big_catalog):
-    ctx = build_context(big_catalog, "total amount of sales_orders per month",
-                        big_catalog.dialect, with_join_paths=True)
+    ctx = build_context(
+        big_catalog, "total amount of sales_orders per month", big_catalog.dialect, with_join_paths=True
+    )
     assert "sales_orders.account_id = crm_accounts.id" in ctx.text
     assert "billing_invoices.order_id = sales_orders.id" in ctx.text
     assert_within_budget(ctx)
@@ -215,12 +257,14 @@ def test_context_when_the_question_names_nothing(engine, big_catalog):
 @pytest.mark.parametrize("budget", [6000, 3000, 1200])
 def test_context_with_sample_values_stays_within_budget(engine, big_catalog, budget):
     def samples(table):  # long example values for every text column
-        return {c.name: [f"{c.name} example value number {i} of {table.name}" for i in range(3)]
-                for c in table.columns if "char" in c.type or "text" in c.type}
+        return {
+            c.name: [f"{c.name} example value number {i} of {table.name}" for i in range(3)]
+            for c in table.columns
+            if "char" in c.type or "text" in c.type
+        }
 
     question = "What is the total amount of sales_orders per month?"
-    ctx = build_context(big_catalog, question, big_catalog.dialect, budget=budget,
-                        samples=samples)
+    ctx = build_context(big_catalog, question, big_catalog.dialect, budget=budget, samples=samples)
     assert_within_budget(ctx, budget)
     assert "sales_orders" in bare(ctx.tables)
     plain = build_context(big_catalog, question, big_catalog.dialect, budget=budget)
@@ -231,10 +275,10 @@ def test_context_with_sample_values_stays_within_budget(engine, big_catalog, bud
 def test_the_agent_on_a_large_database(engine, big, connect_to):
     conn = connect_to(big)
     agent = Agent()
-    model = ScriptedChatModel(replies=["```sql\nSELECT count(*) AS n FROM sales_orders\n```",
-                                       "FINAL"])
-    first = agent.ask("What is the total amount of sales_orders per month?", conn,
-                      connection="big", model=model)
+    model = ScriptedChatModel(replies=["```sql\nSELECT count(*) AS n FROM sales_orders\n```", "FINAL"])
+    first = agent.ask(
+        "What is the total amount of sales_orders per month?", conn, connection="big", model=model
+    )
     assert (first.status, first.stop_reason) == ("success", "finalized")
     assert first.rows() == [[1]]
     # the context the model got: within budget although data sharing is on (sample values
@@ -249,14 +293,14 @@ def test_the_agent_on_a_large_database(engine, big, connect_to):
     assert "Other tables in the database" in system
 
     # a follow-up that names no table: the earlier question keeps its tables in view
-    follow_up = ScriptedChatModel(replies=["```sql\nSELECT count(*) AS n FROM sales_orders\n```",
-                                           "FINAL"])
+    follow_up = ScriptedChatModel(replies=["```sql\nSELECT count(*) AS n FROM sales_orders\n```", "FINAL"])
     second = agent.ask("And broken down by week?", conn, connection="big", model=follow_up)
     assert "sales_orders" in bare(second.context.tables)
     assert_within_budget(second.context)
     # ... which a new conversation does not have
-    alone = Agent().ask("And broken down by week?", conn, connection="big",
-                        model=ScriptedChatModel(replies=["FINAL"]))
+    alone = Agent().ask(
+        "And broken down by week?", conn, connection="big", model=ScriptedChatModel(replies=["FINAL"])
+    )
     assert "sales_orders" not in bare(alone.context.tables)
     assert_within_budget(alone.context)
 
@@ -271,6 +315,7 @@ def test_the_agent_on_a_large_database(engine, big, connect_to):
 # ---------------------------------------------------------------------------
 # small schemas
 # ---------------------------------------------------------------------------
+
 
 def test_a_small_schema_is_included_whole(engine, seeded, connect_to):
     catalog = connect_to(seeded).catalog()

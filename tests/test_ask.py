@@ -35,6 +35,7 @@ def html(shell, value) -> str:
 # %%ask
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.engines(["sqlite", "duckdb", "postgresql", "mysql"])
 def test_ask_inserts_a_runnable_cell(shell, seeded, tmp_path):
     model = script(tmp_path, sql_block("SELECT count(*) AS n FROM customer"), sql_block(COUNT), "FINAL")
@@ -87,7 +88,9 @@ def test_clarification_shows_questions_and_inserts_nothing(shell, seeded, tmp_pa
 @pytest.mark.engines(["sqlite"])
 def test_failed_ask_inserts_nothing_and_says_why(shell, seeded, tmp_path):
     bad = sql_block("SELECT nope FROM customers")
-    model = script(tmp_path, bad, sql_block("SELECT nope2 FROM customers"), sql_block("SELECT nope3 FROM customers"))
+    model = script(
+        tmp_path, bad, sql_block("SELECT nope2 FROM customers"), sql_block("SELECT nope3 FROM customers")
+    )
     run(shell, f"%sqlnb connect {seeded.url()}")
     res, out, _ = run(shell, f"%%ask --model {model}\nlist them")
     assert res.success  # the cell itself did not fail: the outcome is shown
@@ -114,8 +117,14 @@ def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()}")
     path = tmp_path / "drafting.json"
     bad = sql_block("SELECT nope FROM customers")
-    path.write_text(json.dumps({"replies": [bad, bad, "FINAL"],
-                                "drafts": [sql_block(COUNT), sql_block("SELECT nope2 FROM customers")]}))
+    path.write_text(
+        json.dumps(
+            {
+                "replies": [bad, bad, "FINAL"],
+                "drafts": [sql_block(COUNT), sql_block("SELECT nope2 FROM customers")],
+            }
+        )
+    )
     shell.run_line_magic("config", "AskMagic.retry_drafts = 2")
     shell.run_line_magic("config", "AskMagic.first_drafts = 0")  # retry drafts only
     res, out, _ = run(shell, f"%%ask --model scripted:{path}\nhow many customers")
@@ -135,8 +144,15 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     from sqlnb.agent.repairs import REWRITE_NAMES
 
     run(shell, f"%sqlnb connect {seeded.url()}")
-    names = ("names_for_ids", "link_joins", "named_values", "negations", "named_filters", "subset_averages",
-             "intersections")
+    names = (
+        "names_for_ids",
+        "link_joins",
+        "named_values",
+        "negations",
+        "named_filters",
+        "subset_averages",
+        "intersections",
+    )
     assert sorted(REWRITE_NAMES) == sorted(names)
     settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
     assert [settings.rewrite_on(n) for n in names] == [True] * 7 and settings.memory_when_unsure
@@ -175,7 +191,9 @@ def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
     for value in ("ada@example.com", "Grace", "Linus"):
         assert value not in seen
     # the same connection configured as private
-    shell.run_line_magic("config", f"AskMagic.private_connections = [{kernel_session(shell).magics.manager.active!r}]")
+    shell.run_line_magic(
+        "config", f"AskMagic.private_connections = [{kernel_session(shell).magics.manager.active!r}]"
+    )
     model = script(tmp_path, sql_block("SELECT name FROM customers"), "FINAL")
     res, out, _ = run(shell, f"%%ask --model {model}\nnames")
     client = kernel_session(shell).ask.agent.client(model)
@@ -186,8 +204,13 @@ def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
 @pytest.mark.engines(["sqlite", "postgresql"])
 def test_follow_up_sees_the_earlier_turn(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
-    model = script(tmp_path, sql_block(PAID), "FINAL",
-                   sql_block(PAID.replace("ORDER BY id", "AND amount > 10 ORDER BY id")), "FINAL")
+    model = script(
+        tmp_path,
+        sql_block(PAID),
+        "FINAL",
+        sql_block(PAID.replace("ORDER BY id", "AND amount > 10 ORDER BY id")),
+        "FINAL",
+    )
     shell.run_line_magic("config", f"AskMagic.model = {model!r}")
     res, _, _ = run(shell, "%%ask\nWhich orders are paid?")
     assert res.result.status == "success"
@@ -197,7 +220,9 @@ def test_follow_up_sees_the_earlier_turn(shell, seeded, tmp_path):
     follow_up_prompt = client.model.prompts[2][-1][1]
     assert "Which orders are paid?" in follow_up_prompt and PAID in follow_up_prompt
     assert list(shell.run_line_magic("ask", "history")["question"]) == [
-        "Which orders are paid?", "now only those above 10"]
+        "Which orders are paid?",
+        "now only those above 10",
+    ]
     # %ask --new forgets
     run(shell, "%ask --new")
     model2 = script(tmp_path, sql_block(COUNT), "FINAL")
@@ -233,12 +258,17 @@ def test_ask_errors_are_one_line_and_keep_the_kernel(shell, tmp_path):
 # sqlnb ask (subprocess)
 # ---------------------------------------------------------------------------------------
 
+
 def cli(*args: str, timeout: float = 120):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("SQLNB_MODEL", "ANTHROPIC_API_KEY", "SQLNB_CONNECTIONS_FILE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("SQLNB_MODEL", "ANTHROPIC_API_KEY", "SQLNB_CONNECTIONS_FILE")
+    }
     env["SQLNB_NO_KEYRING"] = "1"
-    return subprocess.run([sys.executable, "-m", "sqlnb.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "sqlnb.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 @pytest.mark.engines(["sqlite", "postgresql"])
@@ -247,8 +277,17 @@ def test_cli_ask_json(seeded, tmp_path):
     p = cli("ask", "--db", seeded.url(), "--model", model, "--json", "Which", "orders are paid?")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
-    assert {"status", "stop_reason", "sql", "iterations", "attempts", "columns", "rows",
-            "questions", "usage"} <= set(data)
+    assert {
+        "status",
+        "stop_reason",
+        "sql",
+        "iterations",
+        "attempts",
+        "columns",
+        "rows",
+        "questions",
+        "usage",
+    } <= set(data)
     assert data["status"] == "success" and data["stop_reason"] == "finalized"
     assert data["sql"] == PAID and data["iterations"] == 3
     assert [set(a) for a in data["attempts"]] == [{"sql", "ok", "error_kind", "error", "row_count"}] * 2
@@ -261,10 +300,19 @@ def test_cli_ask_json(seeded, tmp_path):
 
 @pytest.mark.engines(["sqlite"])
 def test_cli_ask_exit_codes_and_text(seeded, tmp_path):
-    p = cli("ask", "--db", seeded.url(), "--model", script(tmp_path, sql_block(COUNT), "FINAL"), "how many customers")
+    p = cli(
+        "ask",
+        "--db",
+        seeded.url(),
+        "--model",
+        script(tmp_path, sql_block(COUNT), "FINAL"),
+        "how many customers",
+    )
     assert p.returncode == 0, p.stderr
     assert "SUCCESS" in p.stdout and COUNT in p.stdout and "Attempt 1 of at most 5" in p.stderr
-    p = cli("ask", "--db", seeded.url(), "--model", script(tmp_path, "CLARIFY: Which year?"), "--json", "sales")
+    p = cli(
+        "ask", "--db", seeded.url(), "--model", script(tmp_path, "CLARIFY: Which year?"), "--json", "sales"
+    )
     assert p.returncode == 3 and json.loads(p.stdout)["questions"] == ["Which year?"]
     p = cli("ask", "--db", seeded.url(), "--model", script(tmp_path, "I don't know."), "--json", "sales")
     assert p.returncode == 1 and json.loads(p.stdout)["stop_reason"] == "no_sql"
@@ -282,34 +330,72 @@ def drafting_script(tmp_path, name: str) -> str:
 
 @pytest.mark.engines(["sqlite"])
 def test_cli_and_api_retry_drafts(seeded, tmp_path):
-    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "a"), "--retry-drafts", "1", "--first-drafts", "0",
-            "--json", "how many customers")
+    p = cli(
+        "ask",
+        "--db",
+        seeded.url(),
+        "--model",
+        drafting_script(tmp_path, "a"),
+        "--retry-drafts",
+        "1",
+        "--first-drafts",
+        "0",
+        "--json",
+        "how many customers",
+    )
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert data["sql"] == COUNT and data["usage"]["calls"] == 4
     assert [a["sql"] for a in data["attempts"]] == ["SELECT nope FROM customers", COUNT]
-    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "b"), "--retry-drafts", "1", "--first-drafts", "0",
-            "how many customers")
+    p = cli(
+        "ask",
+        "--db",
+        seeded.url(),
+        "--model",
+        drafting_script(tmp_path, "b"),
+        "--retry-drafts",
+        "1",
+        "--first-drafts",
+        "0",
+        "how many customers",
+    )
     assert "Trying another query in place of one that already failed…" in p.stderr
     assert p.returncode == 0 and f"Attempt 2 of at most 5: {COUNT}" in p.stderr
     assert "2 attempts, 4 model calls" in p.stdout  # the draft call counted too
-    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "c"), "--retry-drafts", "0", "--first-drafts", "0",
-            "--json", "how many customers")
+    p = cli(
+        "ask",
+        "--db",
+        seeded.url(),
+        "--model",
+        drafting_script(tmp_path, "c"),
+        "--retry-drafts",
+        "0",
+        "--first-drafts",
+        "0",
+        "--json",
+        "how many customers",
+    )
     assert p.returncode == 1 and json.loads(p.stdout)["stop_reason"] == "duplicate_sql"
-    p = cli("ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "d"), "--retry-drafts", "-1", "q")
+    p = cli(
+        "ask", "--db", seeded.url(), "--model", drafting_script(tmp_path, "d"), "--retry-drafts", "-1", "q"
+    )
     assert p.returncode == 2 and "--retry-drafts must be 0 or more" in p.stderr
-    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "e"), retry_drafts=1,
-                   first_drafts=0)
+    r = sqlnb.ask(
+        "how many customers?", seeded.url(), drafting_script(tmp_path, "e"), retry_drafts=1, first_drafts=0
+    )
     assert (r.sql, r.stop_reason, len(r.attempts)) == (COUNT, "finalized", 2)
-    r = sqlnb.ask("how many customers?", seeded.url(), drafting_script(tmp_path, "f"), retry_drafts=0,
-                   first_drafts=0)
+    r = sqlnb.ask(
+        "how many customers?", seeded.url(), drafting_script(tmp_path, "f"), retry_drafts=0, first_drafts=0
+    )
     assert r.stop_reason == "duplicate_sql"
 
 
 @pytest.mark.engines(["sqlite"])
 def test_cli_ask_never_writes(fresh, tmp_path):
     before = fresh.fingerprint()
-    model = script(tmp_path, sql_block("DELETE FROM orders"), sql_block("SELECT count(*) FROM orders"), "FINAL")
+    model = script(
+        tmp_path, sql_block("DELETE FROM orders"), sql_block("SELECT count(*) FROM orders"), "FINAL"
+    )
     p = cli("ask", "--db", fresh.url(), "--model", model, "--json", "delete the orders")
     data = json.loads(p.stdout)
     assert data["attempts"][0]["error_kind"] == "read_only"
@@ -326,6 +412,7 @@ def test_cli_model_commands():
 # ---------------------------------------------------------------------------------------
 # sqlnb.ask()
 # ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.engines(["sqlite", "duckdb"])
 def test_api_with_a_url_and_with_an_adapter(seeded, connect_to, tmp_path, monkeypatch):
@@ -361,17 +448,23 @@ def test_api_without_a_connection_says_what_to_do(monkeypatch):
 def voting_script(tmp_path, name: str) -> str:
     """The model's reply and two drafts of the first answer: the reply and the second draft
     give the same count (written differently), the first draft another result."""
-    return script(tmp_path, sql_block(COUNT),
-                  drafts=[sql_block("SELECT count(*) FROM orders WHERE id = 1"),
-                          sql_block("SELECT COUNT(id) AS n FROM customers")],
-                  name=f"{name}.json")
+    return script(
+        tmp_path,
+        sql_block(COUNT),
+        drafts=[
+            sql_block("SELECT count(*) FROM orders WHERE id = 1"),
+            sql_block("SELECT COUNT(id) AS n FROM customers"),
+        ],
+        name=f"{name}.json",
+    )
 
 
 @pytest.mark.engines(["sqlite"])
 def test_first_drafts_and_confidence_through_every_front_door(shell, seeded, tmp_path):
     # CLI --json: the vote, the confidence, the calls (1 reply + 2 drafts, no review call)
-    p = cli("ask", "--db", seeded.url(), "--model", voting_script(tmp_path, "a"), "--json",
-            "how many customers")
+    p = cli(
+        "ask", "--db", seeded.url(), "--model", voting_script(tmp_path, "a"), "--json", "how many customers"
+    )
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert data["sql"] == COUNT and data["stop_reason"] == "voted" and data["usage"]["calls"] == 3

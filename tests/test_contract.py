@@ -34,6 +34,7 @@ def assert_within_2_s(at: list[float]) -> None:
     took = time.monotonic() - at[0]
     assert took < 2.0, f"the statement ended {took:.2f} s after the cancel (documented: within 2 s)"
 
+
 LONG_QUERY = {
     "sqlite": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
     "duckdb": "SELECT count(*) FROM range(100000000000) t(i) WHERE i % 7 = 3 AND hash(i) % 5 = 1",
@@ -87,8 +88,10 @@ def test_parameters_are_bound_not_substituted(conn):
 
 
 def test_parameter_values_with_percent_and_colons(conn):
-    r = conn.execute("SELECT name FROM customers WHERE name LIKE :p AND ':notaparam' = ':notaparam' "
-                     "ORDER BY name", {"p": "%ce"})
+    r = conn.execute(
+        "SELECT name FROM customers WHERE name LIKE :p AND ':notaparam' = ':notaparam' ORDER BY name",
+        {"p": "%ce"},
+    )
     assert [row[0] for row in r.rows] == ["Grace"]
 
 
@@ -155,11 +158,14 @@ def test_sample_rows(conn):
     assert r.row_count == 2 and len(r.columns) == 4
 
 
-@pytest.mark.parametrize("sql, kind", [
-    ("SELECT * FROM no_such_table", errors.TableNotFound),
-    ("SELECT no_such_column FROM customers", errors.ColumnNotFound),
-    ("SELEKT 1", errors.SQLSyntaxError),
-])
+@pytest.mark.parametrize(
+    "sql, kind",
+    [
+        ("SELECT * FROM no_such_table", errors.TableNotFound),
+        ("SELECT no_such_column FROM customers", errors.ColumnNotFound),
+        ("SELEKT 1", errors.SQLSyntaxError),
+    ],
+)
 def test_errors_are_classified(conn, sql, kind):
     with pytest.raises(kind) as info:
         conn.execute(sql)
@@ -169,9 +175,13 @@ def test_errors_are_classified(conn, sql, kind):
 
 def test_readonly_guard_refuses_before_the_database(ro_conn, seeded):
     before = seeded.fingerprint()
-    for sql in ("DELETE FROM customers", "UPDATE customers SET name = 'x'",
-                "INSERT INTO customers (id, name) VALUES (9, 'x')", "DROP TABLE orders",
-                "SELECT 1; DELETE FROM customers"):
+    for sql in (
+        "DELETE FROM customers",
+        "UPDATE customers SET name = 'x'",
+        "INSERT INTO customers (id, name) VALUES (9, 'x')",
+        "DROP TABLE orders",
+        "SELECT 1; DELETE FROM customers",
+    ):
         with pytest.raises(errors.ReadOnlyViolation) as info:
             ro_conn.execute(sql)
         assert info.value.reason
@@ -184,8 +194,11 @@ def test_readonly_session_blocks_what_slips_past_the_guard(ro_conn, seeded):
     """A fooled guard (it accepts everything): the engine's read-only session itself
     refuses the writes."""
     before = seeded.fingerprint()
-    for sql in ("INSERT INTO customers (id, name) VALUES (9, 'x')", "DELETE FROM orders",
-                "CREATE TABLE sneaky (x INTEGER)"):
+    for sql in (
+        "INSERT INTO customers (id, name) VALUES (9, 'x')",
+        "DELETE FROM orders",
+        "CREATE TABLE sneaky (x INTEGER)",
+    ):
         with pytest.raises(errors.SqlnbError) as info, fooled_guard():
             ro_conn.execute(sql)
         assert not isinstance(info.value, errors.ReadOnlyViolation), info.value  # the engine's
@@ -208,8 +221,11 @@ def test_read_only_statement_on_a_read_write_connection(fresh, connect_to):
     assert conn.execute("SELECT count(*) FROM orders").rows[0][0] == 2
 
 
-@pytest.mark.notyet(["snowflake"], reason="fakesnow's stand-in read-only DuckDB transaction cannot "
-                    "nest in the user's (real Snowflake has no read-only transaction to nest)")
+@pytest.mark.notyet(
+    ["snowflake"],
+    reason="fakesnow's stand-in read-only DuckDB transaction cannot "
+    "nest in the user's (real Snowflake has no read-only transaction to nest)",
+)
 def test_read_only_statement_inside_an_open_transaction(engine, fresh, connect_to):
     """A read-only statement never ends the user's own open transaction: engines whose
     read-only scope is a transaction on the same session refuse it; DuckDB runs it on a
@@ -234,8 +250,11 @@ def test_read_only_statement_scope_blocks_what_slips_past_the_guard(fresh, conne
     read-write connection the engine refuses writes."""
     conn = connect_to(fresh)
     before = fresh.fingerprint()
-    for sql in ("INSERT INTO customers (id, name) VALUES (9, 'x')", "DELETE FROM orders",
-                "CREATE TABLE sneaky (x INTEGER)"):
+    for sql in (
+        "INSERT INTO customers (id, name) VALUES (9, 'x')",
+        "DELETE FROM orders",
+        "CREATE TABLE sneaky (x INTEGER)",
+    ):
         with pytest.raises(errors.SqlnbError) as info, fooled_guard():
             conn.execute(sql, readonly=True)
         assert not isinstance(info.value, errors.ReadOnlyViolation), info.value  # the engine's

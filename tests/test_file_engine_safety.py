@@ -32,14 +32,18 @@ from sqlnb.agent.nodes import AgentContext
 from sqlnb.session import run_statements
 from tests.engines import fooled_guard
 
-RAW_MULTI = ("SELECT 1; COMMIT; INSERT INTO t VALUES (666)",
-             "SELECT 1; DROP TABLE victim",
-             "SELECT 1; SELECT 2",
-             "SELECT 1;\nINSERT INTO t VALUES (667);")
-ONE_STATEMENT = ("SELECT 1 AS one; -- a comment after the semicolon",
-                 "SELECT 1 AS one;;",
-                 "SELECT 1 AS one ; /* a */ ; -- b",
-                 "SELECT 1 AS one -- no semicolon")
+RAW_MULTI = (
+    "SELECT 1; COMMIT; INSERT INTO t VALUES (666)",
+    "SELECT 1; DROP TABLE victim",
+    "SELECT 1; SELECT 2",
+    "SELECT 1;\nINSERT INTO t VALUES (667);",
+)
+ONE_STATEMENT = (
+    "SELECT 1 AS one; -- a comment after the semicolon",
+    "SELECT 1 AS one;;",
+    "SELECT 1 AS one ; /* a */ ; -- b",
+    "SELECT 1 AS one -- no semicolon",
+)
 
 
 def digest(path: Path) -> str:
@@ -48,12 +52,12 @@ def digest(path: Path) -> str:
 
 # ---- one statement per call -------------------------------------------------------------
 
+
 @pytest.fixture
 def duck_file(tmp_path):
     path = tmp_path / "a.duckdb"
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE t (x INTEGER); CREATE TABLE victim (x INTEGER); "
-                "INSERT INTO victim VALUES (1)")
+    con.execute("CREATE TABLE t (x INTEGER); CREATE TABLE victim (x INTEGER); INSERT INTO victim VALUES (1)")
     con.close()
     return path
 
@@ -62,8 +66,9 @@ def duck_file(tmp_path):
 def sqlite_file(tmp_path):
     path = tmp_path / "a.sqlite"
     con = sqlite3.connect(path)
-    con.executescript("CREATE TABLE t (x INTEGER); CREATE TABLE victim (x INTEGER); "
-                      "INSERT INTO victim VALUES (1);")
+    con.executescript(
+        "CREATE TABLE t (x INTEGER); CREATE TABLE victim (x INTEGER); INSERT INTO victim VALUES (1);"
+    )
     con.close()
     return path
 
@@ -148,8 +153,11 @@ def test_duckdb_sends_the_statement_byte_for_byte(duck_file):
     conn = adapters.connect(f"duckdb:///{duck_file}")
     try:
         conn.conn = _Recording(conn.conn)
-        texts = ["SELECT 1 AS one ; -- tail ; DROP TABLE victim", "SELECT 1 AS one;;",
-                 "  SELECT /* c */ :v AS one\n"]
+        texts = [
+            "SELECT 1 AS one ; -- tail ; DROP TABLE victim",
+            "SELECT 1 AS one;;",
+            "  SELECT /* c */ :v AS one\n",
+        ]
         for text in texts:
             assert conn.execute(text, {"v": 1}).rows == [(1,)]
         assert conn.conn.sent == [texts[0], texts[1], "  SELECT /* c */ $v AS one\n"]
@@ -161,8 +169,16 @@ def test_duckdb_sends_the_statement_byte_for_byte(duck_file):
 
 # ---- DuckDB reads only the connected database -------------------------------------------
 
-SECRETS = ("123456", "Ada", "geo-secret", "json-secret", "data-secret", "csv-secret",
-           "parquet-secret", "df-secret")
+SECRETS = (
+    "123456",
+    "Ada",
+    "geo-secret",
+    "json-secret",
+    "data-secret",
+    "csv-secret",
+    "parquet-secret",
+    "df-secret",
+)
 
 
 @pytest.fixture
@@ -178,14 +194,17 @@ def files(tmp_path, monkeypatch):
     (tmp_path / "hr.db").write_bytes((tmp_path / "hr.duckdb").read_bytes())
     (tmp_path / "notes.geojson").write_text(
         '{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": null, '
-        '"properties": {"secret": "geo-secret"}}]}')
+        '"properties": {"secret": "geo-secret"}}]}'
+    )
     (tmp_path / "notes.json").write_text('[{"secret": "json-secret"}]')
     (tmp_path / "data").write_text("secret\ndata-secret\n")
     (tmp_path / "data.csv").write_text("secret\ncsv-secret\n")
     main = duckdb.connect("main.duckdb")
-    main.execute("CREATE TABLE customers AS SELECT 1 AS id, 'Grace' AS name; "
-                 "CREATE VIEW customer_names AS SELECT name FROM customers; "
-                 "CREATE SCHEMA sales; CREATE TABLE sales.orders AS SELECT 10 AS id, 1 AS customer_id")
+    main.execute(
+        "CREATE TABLE customers AS SELECT 1 AS id, 'Grace' AS name; "
+        "CREATE VIEW customer_names AS SELECT name FROM customers; "
+        "CREATE SCHEMA sales; CREATE TABLE sales.orders AS SELECT 10 AS id, 1 AS customer_id"
+    )
     main.execute("COPY (SELECT 'parquet-secret' AS secret) TO 'x.parquet' (FORMAT parquet)")
     main.close()
     return tmp_path
@@ -198,25 +217,25 @@ def _digests(root: Path) -> dict[str, str]:
 # what the agent might be led to write, each read by DuckDB from outside the database
 OUTSIDE = [
     "SELECT * FROM 'hr.duckdb'",
-    "SELECT * FROM \"hr.duckdb\"",
+    'SELECT * FROM "hr.duckdb"',
     "SELECT * FROM 'hr.ddb'",
     "SELECT * FROM 'hr.db'",
-    "SELECT * FROM \"notes.geojson\"",
+    'SELECT * FROM "notes.geojson"',
     "SELECT * FROM 'notes.json'",
-    "SELECT * FROM \"data\"",
+    'SELECT * FROM "data"',
     "SELECT * FROM data",
     "SELECT * FROM 'x.parquet'",
     "SELECT * FROM data.csv",
     "SELECT * FROM read_csv('data.csv')",
     "SELECT * FROM 'https://example.com/notes.json'",
     "SELECT * FROM 'note*.json'",
-    "SELECT * FROM \"hr\"",
+    'SELECT * FROM "hr"',
     "SELECT name FROM customers UNION ALL SELECT secret FROM 'notes.json'",
-    "SELECT * FROM customers WHERE name IN (SELECT secret FROM \"notes.geojson\")",
+    'SELECT * FROM customers WHERE name IN (SELECT secret FROM "notes.geojson")',
     "SELECT (SELECT max(salary) FROM 'hr.duckdb') AS s",
     "SELECT * FROM (SUMMARIZE 'hr.duckdb')",
     # a CTE is visible only after its definition: here DuckDB reads the file
-    "WITH a AS (SELECT * FROM \"hr.duckdb\"), \"hr.duckdb\" AS (SELECT 1 AS name) SELECT * FROM a",
+    'WITH a AS (SELECT * FROM "hr.duckdb"), "hr.duckdb" AS (SELECT 1 AS name) SELECT * FROM a',
     # a qualified name is never a CTE
     "WITH employees AS (SELECT 1 AS x) SELECT * FROM hr.employees",
 ]
@@ -230,7 +249,7 @@ def test_duckdb_guarded_statements_read_only_the_connected_database(files, mode)
     try:
         if rw is not None:  # the replacement scans are real: unguarded, DuckDB reads them
             assert rw.execute("SELECT * FROM 'hr.duckdb'").rows == [("Ada", 123456)]
-            assert rw.execute("SELECT secret FROM \"notes.geojson\"").rows == [("geo-secret",)]
+            assert rw.execute('SELECT secret FROM "notes.geojson"').rows == [("geo-secret",)]
             assert rw.execute(OUTSIDE[-2]).rows == [("Ada", 123456)]
             rw.execute("ATTACH 'hr.duckdb' AS hr (READ_ONLY)")
         for sql in OUTSIDE:
@@ -240,14 +259,20 @@ def test_duckdb_guarded_statements_read_only_the_connected_database(files, mode)
             assert not any(s in text for s in SECRETS), text
         # the connected database still reads: tables, views, other schemas, CTEs
         assert conn.execute("SELECT name FROM customer_names", readonly=True).rows == [("Grace",)]
-        assert conn.execute("SELECT c.name, o.id FROM customers c JOIN sales.orders o "
-                            "ON o.customer_id = c.id", readonly=True).rows == [("Grace", 10)]
-        assert conn.execute("WITH \"hr.duckdb\" AS (SELECT 7 AS n) SELECT n FROM \"hr.duckdb\"",
-                            readonly=True).rows == [(7,)]
-        assert conn.execute("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r "
-                            "WHERE n < 3) SELECT count(*) FROM r", readonly=True).rows == [(3,)]
-        assert conn.execute("WITH a AS (SELECT id FROM customers), b AS (SELECT * FROM a) "
-                            "SELECT * FROM b", readonly=True).rows == [(1,)]
+        assert conn.execute(
+            "SELECT c.name, o.id FROM customers c JOIN sales.orders o ON o.customer_id = c.id", readonly=True
+        ).rows == [("Grace", 10)]
+        assert conn.execute(
+            'WITH "hr.duckdb" AS (SELECT 7 AS n) SELECT n FROM "hr.duckdb"', readonly=True
+        ).rows == [(7,)]
+        assert conn.execute(
+            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r "
+            "WHERE n < 3) SELECT count(*) FROM r",
+            readonly=True,
+        ).rows == [(3,)]
+        assert conn.execute(
+            "WITH a AS (SELECT id FROM customers), b AS (SELECT * FROM a) SELECT * FROM b", readonly=True
+        ).rows == [(1,)]
     finally:
         conn.close()
     assert _digests(files) == before
@@ -259,8 +284,11 @@ def test_duckdb_attached_database_is_refused_on_a_read_write_connection(files):
     try:
         conn.execute("ATTACH 'hr.duckdb' AS hr (READ_ONLY)")
         assert conn.execute("SELECT salary FROM hr.employees").rows == [(123456,)]  # unguarded
-        for sql in ("SELECT * FROM hr.employees", "SELECT * FROM hr.main.employees",
-                    "SELECT * FROM customers, hr.employees"):
+        for sql in (
+            "SELECT * FROM hr.employees",
+            "SELECT * FROM hr.main.employees",
+            "SELECT * FROM customers, hr.employees",
+        ):
             with pytest.raises(errors.ReadOnlyViolation, match="attached database hr") as info:
                 conn.execute(sql, readonly=True)
             assert "123456" not in str(info.value)
@@ -270,8 +298,9 @@ def test_duckdb_attached_database_is_refused_on_a_read_write_connection(files):
         db = conn.connected_database
         assert conn.execute(f"SELECT id FROM {db}.customers", readonly=True).rows == [(1,)]
         assert conn.execute(f"SELECT id FROM {db}.main.customers", readonly=True).rows == [(1,)]
-        assert conn.execute("SELECT count(*) > 0 FROM information_schema.tables",
-                            readonly=True).rows == [(True,)]
+        assert conn.execute("SELECT count(*) > 0 FROM information_schema.tables", readonly=True).rows == [
+            (True,)
+        ]
         assert conn.execute("SELECT count(*) > 0 FROM duckdb_tables()", readonly=True).rows == [(True,)]
         assert conn.execute("SELECT count(*) > 0 FROM duckdb_views", readonly=True).rows == [(True,)]
         assert conn.execute("SELECT count(*) > 0 FROM pg_catalog.pg_class", readonly=True).rows == [(True,)]
@@ -373,7 +402,7 @@ def test_duckdb_agent_and_read_only_cells_read_only_the_connected_database(files
     rw = adapters.connect("duckdb:///main.duckdb")
     try:
         ctx = AgentContext(model=None, adapter=rw)
-        for sql in ("SELECT * FROM 'hr.duckdb'", "SELECT secret FROM \"notes.geojson\""):
+        for sql in ("SELECT * FROM 'hr.duckdb'", 'SELECT secret FROM "notes.geojson"'):
             _, outcome, _ = _run(sql, ctx)
             assert isinstance(outcome, (errors.ReadOnlyViolation, errors.TableNotFound)), outcome
             assert not any(s in str(outcome) for s in SECRETS)

@@ -35,8 +35,9 @@ def sqlite_db(tmp_path):
 def duck_db(tmp_path):
     path = tmp_path / "a.duckdb"
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v VARCHAR); INSERT INTO t VALUES (1, 'x');"
-                "CREATE SEQUENCE s")
+    con.execute(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, v VARCHAR); INSERT INTO t VALUES (1, 'x');CREATE SEQUENCE s"
+    )
     con.close()
     return path
 
@@ -51,16 +52,19 @@ def session_execute(conn, sql):
         raise AssertionError(f"refused by sqlnb, not by the engine: {exc}") from None
 
 
-@pytest.mark.parametrize("sql", [
-    "ATTACH DATABASE '{other}?mode=rwc' AS o",
-    "ATTACH DATABASE '{other}' AS o",
-    "CREATE TEMP TABLE tmp AS SELECT 1",
-    "PRAGMA query_only = OFF",
-    "PRAGMA journal_mode = DELETE",
-    "INSERT INTO t VALUES (2, 'y')",
-    "VACUUM INTO '{other}'",
-    "SELECT load_extension('/tmp/nothing')",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "ATTACH DATABASE '{other}?mode=rwc' AS o",
+        "ATTACH DATABASE '{other}' AS o",
+        "CREATE TEMP TABLE tmp AS SELECT 1",
+        "PRAGMA query_only = OFF",
+        "PRAGMA journal_mode = DELETE",
+        "INSERT INTO t VALUES (2, 'y')",
+        "VACUUM INTO '{other}'",
+        "SELECT load_extension('/tmp/nothing')",
+    ],
+)
 def test_sqlite_readonly_session_blocks_escapes(sqlite_db, tmp_path, sql):
     other = tmp_path / "other.sqlite"
     before = digest(sqlite_db)
@@ -77,16 +81,19 @@ def test_sqlite_readonly_session_blocks_escapes(sqlite_db, tmp_path, sql):
     assert digest(sqlite_db) == before
 
 
-@pytest.mark.parametrize("sql", [
-    "COPY t TO '{other}'",
-    "SELECT nextval('s')",
-    "INSERT INTO t VALUES (2, 'y')",
-    "ATTACH '{other}' AS o",
-    "SET enable_external_access = true",
-    "SELECT * FROM read_csv('{other}')",
-    "INSTALL httpfs",
-    "EXPORT DATABASE '{otherdir}'",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "COPY t TO '{other}'",
+        "SELECT nextval('s')",
+        "INSERT INTO t VALUES (2, 'y')",
+        "ATTACH '{other}' AS o",
+        "SET enable_external_access = true",
+        "SELECT * FROM read_csv('{other}')",
+        "INSTALL httpfs",
+        "EXPORT DATABASE '{otherdir}'",
+    ],
+)
 def test_duckdb_readonly_session_blocks_escapes(duck_db, tmp_path, sql):
     other = tmp_path / "other.csv"
     otherdir = tmp_path / "export"

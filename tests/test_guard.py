@@ -126,9 +126,9 @@ REFUSED: list[tuple[str, str, str | None]] = [
     ("duckdb", "SELECT * FROM postgres_execute('pg', 'DROP TABLE t')", "postgres_execute"),
     ("duckdb", "SELECT * FROM '/etc/passwd.csv'", "file"),
     ("duckdb", "SELECT * FROM 'https://example.com/data.parquet'", "file"),
-    ("duckdb", "SELECT * FROM \"data.csv\"", "file"),
+    ("duckdb", 'SELECT * FROM "data.csv"', "file"),
     ("duckdb", "SELECT * FROM data.csv", "file"),  # unquoted: DuckDB joins the parts
-    ("duckdb", "SELECT * FROM \"data\".\"parquet\"", "file"),
+    ("duckdb", 'SELECT * FROM "data"."parquet"', "file"),
     ("duckdb", "SELECT * FROM sqlite_scan('/tmp/x.db', 't')", "sqlite_scan"),
     ("duckdb", "SELECT * FROM arrow_scan(1, 2, 3)", "arrow_scan"),
     ("duckdb", "SELECT a FROM t WHERE a IN (SELECT column0 FROM read_csv('x.csv'))", "read_csv"),
@@ -142,22 +142,28 @@ REFUSED: list[tuple[str, str, str | None]] = [
     ("postgres", "INSERT INTO t SELECT * FROM u RETURNING id", "INSERT"),
     ("postgres", "UPDATE t SET a = u.a FROM u WHERE t.id = u.id", "UPDATE"),
     ("postgres", "DELETE FROM t USING u WHERE t.id = u.id", "DELETE"),
-    ("postgres", "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = s.a "
-                 "WHEN NOT MATCHED THEN INSERT (id, a) VALUES (s.id, s.a)", "MERGE"),
+    (
+        "postgres",
+        "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = s.a "
+        "WHEN NOT MATCHED THEN INSERT (id, a) VALUES (s.id, s.a)",
+        "MERGE",
+    ),
     ("postgres", "WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", "DELETE"),
     ("postgres", "WITH u AS (UPDATE t SET a = 1 RETURNING *) SELECT count(*) FROM u", "UPDATE"),
     ("postgres", "WITH i AS (INSERT INTO t (a) VALUES (1) RETURNING id) SELECT id FROM i", "INSERT"),
-    ("postgres", "WITH a AS (SELECT 1), b AS (WITH c AS (DELETE FROM t RETURNING *) "
-                 "SELECT * FROM c) SELECT * FROM a, b", "DELETE"),
-    ("postgres", "SELECT * FROM (WITH d AS (DELETE FROM t RETURNING id) SELECT id FROM d) s",
-     "DELETE"),
+    (
+        "postgres",
+        "WITH a AS (SELECT 1), b AS (WITH c AS (DELETE FROM t RETURNING *) "
+        "SELECT * FROM c) SELECT * FROM a, b",
+        "DELETE",
+    ),
+    ("postgres", "SELECT * FROM (WITH d AS (DELETE FROM t RETURNING id) SELECT id FROM d) s", "DELETE"),
     ("postgres", "SELECT * INTO backup_t FROM t", "INTO"),
     ("postgres", "SELECT a, b INTO TEMP TABLE scratch FROM t", "INTO"),
     ("postgres", "CREATE TABLE t2 AS SELECT * FROM t", "CREATE"),
     ("postgres", "CREATE TEMP TABLE t2 AS SELECT * FROM t", "CREATE"),
     ("postgres", "CREATE MATERIALIZED VIEW mv AS SELECT 1", "CREATE"),
-    ("postgres", "CREATE FUNCTION f() RETURNS int AS $$ DELETE FROM t; SELECT 1 $$ LANGUAGE sql",
-     "CREATE"),
+    ("postgres", "CREATE FUNCTION f() RETURNS int AS $$ DELETE FROM t; SELECT 1 $$ LANGUAGE sql", "CREATE"),
     ("postgres", "CREATE EXTENSION dblink", None),
     ("postgres", "REFRESH MATERIALIZED VIEW mv", None),
     ("postgres", "DROP TABLE t CASCADE", "DROP"),
@@ -196,7 +202,7 @@ REFUSED: list[tuple[str, str, str | None]] = [
     ("postgres", "SELECT setval('seq', 1)", "setval"),
     ("postgres", "SELECT pg_sleep(10)", "pg_sleep"),
     ("postgres", "SELECT pg_catalog.pg_sleep(10)", "pg_sleep"),
-    ("postgres", "SELECT \"pg_sleep\"(10)", "pg_sleep"),
+    ("postgres", 'SELECT "pg_sleep"(10)', "pg_sleep"),
     ("postgres", "SELECT PG_READ_FILE('/etc/passwd')", "pg_read_file"),
     ("postgres", "SELECT lo_export(12345, '/tmp/x')", "lo_export"),
     ("postgres", "SELECT lo_import('/etc/passwd')", "lo_import"),
@@ -205,8 +211,7 @@ REFUSED: list[tuple[str, str, str | None]] = [
     ("postgres", "SELECT set_config('role', 'admin', false)", "set_config"),
     ("postgres", "SELECT pg_catalog.set_config('search_path', 'evil', false)", "set_config"),
     ("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity", "pg_terminate_backend"),
-    ("postgres", "SELECT query_to_xml('DELETE FROM t RETURNING 1', true, false, '')",
-     "query_to_xml"),
+    ("postgres", "SELECT query_to_xml('DELETE FROM t RETURNING 1', true, false, '')", "query_to_xml"),
     ("postgres", "SELECT pg_advisory_lock(1)", "pg_advisory_lock"),
     ("postgres", "SELECT * FROM t WHERE a = 1 AND pg_sleep(5) IS NOT NULL", "pg_sleep"),
     ("postgres", "SELECT 1; DROP TABLE t", "2 statements"),
@@ -226,7 +231,7 @@ REFUSED: list[tuple[str, str, str | None]] = [
     ("postgres", "SELECT a #--1\nFROM t", "differently"),
     ("postgres", "SELECT pg_ls_dir('/etc')", "pg_ls_dir"),
     ("postgres", "SELECT lo_get(16400)", "lo_get"),
-    ("postgres", "SELECT U&\"pg_sl\\0065ep\"(10)", "Unicode"),  # spells pg_sleep
+    ("postgres", 'SELECT U&"pg_sl\\0065ep"(10)', "Unicode"),  # spells pg_sleep
     ("postgres", "SELECT U&\"pg_sl!0065ep\" UESCAPE '!' (10)", "Unicode"),
     ("postgres", "\\! rm -rf /", None),
     # ------------------------------------------------------------------- mysql
@@ -279,7 +284,7 @@ REFUSED: list[tuple[str, str, str | None]] = [
     ("mysql", "SELECT 1 # comment\n; DELETE FROM t", "2 statements"),
     # with NO_BACKSLASH_ESCAPES the string ends at the backslash
     ("mysql", "SELECT 'a\\'; DROP TABLE t; -- '", None),
-    ("mysql", "SELECT \"a\\\", sleep(10) -- \"", None),
+    ("mysql", 'SELECT "a\\", sleep(10) -- "', None),
     ("mysql", "SELECT 1 /* unterminated", "unterminated"),
     ("mysql", "SHOW TABLES", None),
     # --------------------------------------------------------------- snowflake
@@ -333,8 +338,12 @@ REFUSED: list[tuple[str, str, str | None]] = [
     ("redshift", "INSERT INTO t SELECT * FROM u", "INSERT"),
     ("redshift", "UPDATE t SET a = 1", "UPDATE"),
     ("redshift", "DELETE FROM t WHERE a = 1", "DELETE"),
-    ("redshift", "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = s.a "
-                 "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.a)", "MERGE"),
+    (
+        "redshift",
+        "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = s.a "
+        "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.a)",
+        "MERGE",
+    ),
     ("redshift", "CREATE TABLE t2 AS SELECT * FROM t", "CREATE"),
     ("redshift", "CREATE TEMP TABLE t2 AS SELECT * FROM t", "CREATE"),
     ("redshift", "CREATE VIEW v AS SELECT 1", "CREATE"),
@@ -375,15 +384,15 @@ ACCEPTED: list[tuple[str, str]] = [
     ("sqlite", "SELECT 'DROP TABLE t; --' AS s, ';' AS semi"),
     ("sqlite", "SELECT 1 -- DELETE FROM t"),
     ("sqlite", "/* DROP TABLE t; */ SELECT count(*) FROM t"),
-    ("sqlite", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10) "
-               "SELECT x FROM c"),
+    (
+        "sqlite",
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10) SELECT x FROM c",
+    ),
     ("sqlite", "SELECT a, row_number() OVER (PARTITION BY b ORDER BY c DESC) AS rn FROM t"),
-    ("sqlite", "SELECT a FROM t UNION SELECT a FROM u INTERSECT SELECT a FROM v "
-               "EXCEPT SELECT a FROM w"),
+    ("sqlite", "SELECT a FROM t UNION SELECT a FROM u INTERSECT SELECT a FROM v EXCEPT SELECT a FROM w"),
     ("sqlite", "VALUES (1, 'a'), (2, 'b')"),
-    ("sqlite", "SELECT * FROM t WHERE id IN (SELECT id FROM u WHERE u.x = t.x) "
-               "LIMIT 10 OFFSET 5"),
-    ("sqlite", "SELECT \"select\", [order], `group` FROM \"insert\""),
+    ("sqlite", "SELECT * FROM t WHERE id IN (SELECT id FROM u WHERE u.x = t.x) LIMIT 10 OFFSET 5"),
+    ("sqlite", 'SELECT "select", [order], `group` FROM "insert"'),
     ("sqlite", "SELECT * FROM t WHERE a = :name AND b = :other"),
     ("sqlite", "SELECT 'it''s', \"update\" FROM t;"),
     ("sqlite", "SELECT 1; -- trailing comment"),
@@ -404,28 +413,31 @@ ACCEPTED: list[tuple[str, str]] = [
     ("duckdb", "SELECT 1 /* outer /* nested */ still a comment */ AS one"),
     ("duckdb", "WITH x AS (SELECT 1 AS a) SELECT a FROM x UNION ALL SELECT 2 ORDER BY 1"),
     ("duckdb", "SELECT * FROM t WHERE updated_at > :since LIMIT 100"),
-    ("duckdb", "SELECT a, sum(b) OVER (ORDER BY a ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) "
-               "FROM t"),
+    ("duckdb", "SELECT a, sum(b) OVER (ORDER BY a ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t"),
     ("duckdb", "SELECT * FROM information_schema.tables"),
-    ("duckdb", "SELECT * FROM main.t JOIN \"my table\" USING (id)"),
+    ("duckdb", 'SELECT * FROM main.t JOIN "my table" USING (id)'),
     # ---------------------------------------------------------------- postgres
     ("postgres", "SELECT a::int, b->>'k', c #> '{a,b}', d @> '{\"x\": 1}'::jsonb FROM t"),
-    ("postgres", "SELECT * FROM t WHERE created_at > now() - interval '1 day' "
-                 "ORDER BY id DESC LIMIT 5 OFFSET 10"),
-    ("postgres", "WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 5) "
-                 "SELECT n FROM r"),
+    (
+        "postgres",
+        "SELECT * FROM t WHERE created_at > now() - interval '1 day' ORDER BY id DESC LIMIT 5 OFFSET 10",
+    ),
+    (
+        "postgres",
+        "WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT n FROM r",
+    ),
     ("postgres", "SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b"),
     ("postgres", "SELECT $$ ; DROP TABLE t; $$ AS s"),
     ("postgres", "SELECT $tag$ it's ; DELETE FROM t $tag$ AS s"),
     ("postgres", "SELECT E'it\\'s' AS s"),
-    ("postgres", "SELECT \"DELETE\", update_time FROM \"deleted_items\""),
+    ("postgres", 'SELECT "DELETE", update_time FROM "deleted_items"'),
     ("postgres", "SELECT count(*) FILTER (WHERE a > 1) FROM t"),
     ("postgres", "SELECT n FROM generate_series(1, 10) AS g(n)"),
     ("postgres", "SELECT * FROM t WHERE id = :id AND created::date = :day"),
     ("postgres", "SELECT a FROM t INTERSECT SELECT a FROM u EXCEPT SELECT a FROM v"),
     ("postgres", "VALUES (1), (2)"),
     ("postgres", "SELECT 1 /* nested /* comment */ here */ AS one"),
-    ("postgres", "SELECT * FROM \"weird; DROP TABLE x\""),
+    ("postgres", 'SELECT * FROM "weird; DROP TABLE x"'),
     ("postgres", "SELECT a, rank() OVER w FROM t WINDOW w AS (PARTITION BY b ORDER BY c)"),
     ("postgres", "SELECT 'C:\\path\\file' AS p"),
     ("postgres", "SELECT t.nextval, t.sleep FROM t"),
@@ -453,7 +465,7 @@ ACCEPTED: list[tuple[str, str]] = [
     ("snowflake", "SELECT f.value FROM t, LATERAL FLATTEN(input => t.arr) f"),
     ("snowflake", "SELECT $$ ; DROP TABLE t $$ AS s"),
     ("snowflake", "SELECT IFF(a > 0, 'pos', 'neg'), DATEADD(day, 1, d) FROM t"),
-    ("snowflake", "SELECT * FROM \"MixedCase\".\"Table\" LIMIT 10"),
+    ("snowflake", 'SELECT * FROM "MixedCase"."Table" LIMIT 10'),
     ("snowflake", "SELECT 'it\\'s' AS s"),
     ("snowflake", "SELECT 1 // a comment about DELETE"),
     ("snowflake", "SELECT a FROM t MINUS SELECT a FROM u"),
@@ -532,15 +544,19 @@ def test_dialect_aliases_are_understood():
 
 # glob(pattern, text) is SQLite's GLOB match (a read) everywhere but DuckDB, where glob()
 # lists files
-_FUNCTION_CASES = [(d, name) for name in sorted(FORBIDDEN_FUNCTIONS) for d in DIALECTS
-                   if name != "glob" or d == "duckdb"]
+_FUNCTION_CASES = [
+    (d, name) for name in sorted(FORBIDDEN_FUNCTIONS) for d in DIALECTS if name != "glob" or d == "duckdb"
+]
 
 
 @pytest.mark.parametrize("dialect,name", _FUNCTION_CASES)
 def test_every_forbidden_function_is_refused_wherever_it_is_called(dialect, name):
-    for sql in (f"SELECT {name}('x', 1)", f"SELECT * FROM {name}('x')",
-                f"SELECT a FROM t WHERE b = {name.upper()}('x')",
-                f"WITH c AS (SELECT {name}('x') AS v) SELECT v FROM c"):
+    for sql in (
+        f"SELECT {name}('x', 1)",
+        f"SELECT * FROM {name}('x')",
+        f"SELECT a FROM t WHERE b = {name.upper()}('x')",
+        f"WITH c AS (SELECT {name}('x') AS v) SELECT v FROM c",
+    ):
         verdict = check_read_only(sql, dialect)
         assert not verdict.read_only, sql
         assert name in verdict.reason.lower() or "parse" in verdict.reason, verdict.reason
@@ -553,8 +569,11 @@ def test_glob_is_a_pattern_match_outside_duckdb():
 
 # --------------------------------------------------------------------------- spider
 # the Spider dev subset shipped with the repository (tests/data/spider-dev, CC BY-SA 4.0)
-SPIDER = Path(os.environ.get("SQLNB_SPIDER_QUESTIONS",
-                             Path(__file__).resolve().parent / "data" / "spider-dev" / "questions.json"))
+SPIDER = Path(
+    os.environ.get(
+        "SQLNB_SPIDER_QUESTIONS", Path(__file__).resolve().parent / "data" / "spider-dev" / "questions.json"
+    )
+)
 
 
 def _spider_queries() -> list[str]:
@@ -583,41 +602,53 @@ def test_spider_gold_queries_are_read_only(index):
 # engines' function metadata: (dialect, sql, the function the reason names, why).
 STATE_CHANGING: list[tuple[str, str, str, str]] = [
     # runs the SQL text it is given
-    ("postgres", "SELECT * FROM ts_stat('SELECT to_tsvector(body) FROM docs')", "ts_stat",
-     "volatile"),
-    ("postgres", "SELECT brin_summarize_new_values('t_brin'::regclass)",
-     "brin_summarize_new_values", "volatile"),
-    ("postgres", "SELECT gin_clean_pending_list('t_gin'::regclass)", "gin_clean_pending_list",
-     "volatile"),
-    ("postgres", "SELECT a FROM t WHERE a < (SELECT count(*) FROM ts_stat('SELECT v FROM u'))",
-     "ts_stat", "volatile"),
-    ("redshift", "SELECT gin_clean_pending_list('t_gin'::regclass)", "gin_clean_pending_list",
-     "volatile"),
-    ("mysql", "SELECT /*+ MAX_EXECUTION_TIME(100000000) */ a FROM t", "MAX_EXECUTION_TIME",
-     "statement timeout"),
-    ("mysql", "SELECT /*+ SET_VAR(max_execution_time = 0) */ a FROM t", "SET_VAR",
-     "session settings"),
-    ("mysql", "SELECT a FROM t WHERE a IN (SELECT /*+ SET_VAR(sql_mode = '') */ b FROM u)",
-     "SET_VAR", "optimizer hint"),
+    ("postgres", "SELECT * FROM ts_stat('SELECT to_tsvector(body) FROM docs')", "ts_stat", "volatile"),
+    (
+        "postgres",
+        "SELECT brin_summarize_new_values('t_brin'::regclass)",
+        "brin_summarize_new_values",
+        "volatile",
+    ),
+    ("postgres", "SELECT gin_clean_pending_list('t_gin'::regclass)", "gin_clean_pending_list", "volatile"),
+    (
+        "postgres",
+        "SELECT a FROM t WHERE a < (SELECT count(*) FROM ts_stat('SELECT v FROM u'))",
+        "ts_stat",
+        "volatile",
+    ),
+    ("redshift", "SELECT gin_clean_pending_list('t_gin'::regclass)", "gin_clean_pending_list", "volatile"),
+    (
+        "mysql",
+        "SELECT /*+ MAX_EXECUTION_TIME(100000000) */ a FROM t",
+        "MAX_EXECUTION_TIME",
+        "statement timeout",
+    ),
+    ("mysql", "SELECT /*+ SET_VAR(max_execution_time = 0) */ a FROM t", "SET_VAR", "session settings"),
+    (
+        "mysql",
+        "SELECT a FROM t WHERE a IN (SELECT /*+ SET_VAR(sql_mode = '') */ b FROM u)",
+        "SET_VAR",
+        "optimizer hint",
+    ),
     ("mysql", "SELECT LAST_INSERT_ID(42)", "LAST_INSERT_ID", "sets the value"),
     ("mysql", "SELECT a FROM t WHERE LAST_INSERT_ID(a) > 0", "LAST_INSERT_ID", "sets the value"),
     ("duckdb", "SELECT * FROM enable_logging()", "enable_logging", "table function"),
-    ("duckdb", "SELECT * FROM enable_logging(level = 'debug')", "enable_logging",
-     "table function"),
+    ("duckdb", "SELECT * FROM enable_logging(level = 'debug')", "enable_logging", "table function"),
     ("duckdb", "SELECT * FROM checkpoint()", "checkpoint", "table function"),
     ("duckdb", "SELECT * FROM t, checkpoint()", "checkpoint", "table function"),
     ("duckdb", "SELECT * FROM enable_profiling()", "enable_profiling", "table function"),
     ("duckdb", "SELECT write_log('x')", "write_log", "side effects"),
     ("duckdb", "SELECT sleep_ms(60000)", "sleep_ms", "side effects"),
-    ("snowflake", "SELECT GET_PRESIGNED_URL(@stage, 'data.csv', 604800)", "get_presigned_url",
-     "url"),
-    ("snowflake", "SELECT BUILD_SCOPED_FILE_URL(@stage, 'data.csv')", "build_scoped_file_url",
-     "url"),
+    ("snowflake", "SELECT GET_PRESIGNED_URL(@stage, 'data.csv', 604800)", "get_presigned_url", "url"),
+    ("snowflake", "SELECT BUILD_SCOPED_FILE_URL(@stage, 'data.csv')", "build_scoped_file_url", "url"),
 ]
 
 
-@pytest.mark.parametrize("dialect,sql,name,why", STATE_CHANGING,
-                         ids=[f"{d}-{n}-{i}" for i, (d, _, n, _) in enumerate(STATE_CHANGING)])
+@pytest.mark.parametrize(
+    "dialect,sql,name,why",
+    STATE_CHANGING,
+    ids=[f"{d}-{n}-{i}" for i, (d, _, n, _) in enumerate(STATE_CHANGING)],
+)
 def test_state_changing_functions_are_refused_saying_which_and_why(dialect, sql, name, why):
     verdict = check_read_only(sql, dialect)
     assert not verdict.read_only, sql
@@ -659,8 +690,12 @@ def test_duckdb_table_macros_are_refused_where_called_as_a_table():
 def test_a_name_written_before_a_paren_counts_even_where_sqlglot_renames_it():
     # comments between the name and "(" (PostgreSQL reads a call), a quoted name, a
     # schema-qualified one
-    for sql in ("SELECT ts_stat /* x */ ('SELECT 1')", 'SELECT "ts_stat"(\'SELECT 1\')',
-                "SELECT pg_catalog.ts_stat('SELECT 1')", "SELECT TS_STAT('SELECT 1')"):
+    for sql in (
+        "SELECT ts_stat /* x */ ('SELECT 1')",
+        "SELECT \"ts_stat\"('SELECT 1')",
+        "SELECT pg_catalog.ts_stat('SELECT 1')",
+        "SELECT TS_STAT('SELECT 1')",
+    ):
         verdict = check_read_only(sql, "postgres")
         assert not verdict.read_only and "ts_stat" in verdict.reason, (sql, verdict.reason)
 
@@ -688,9 +723,12 @@ def test_without_a_connection_duckdb_functions_newer_than_the_snapshot_are_refus
     try:
         policy = functions.snapshot_policy("duckdb")
         assert "0.0.1" in policy.source and "the installed DuckDB v" in policy.source
-        for sql, name in (("SELECT nextval('s')", "nextval"), ("SELECT * FROM checkpoint()", "checkpoint"),
-                          ("SELECT * FROM read_csv('x.csv')", "read_csv"),
-                          ("SELECT * FROM something_old()", "something_old")):
+        for sql, name in (
+            ("SELECT nextval('s')", "nextval"),
+            ("SELECT * FROM checkpoint()", "checkpoint"),
+            ("SELECT * FROM read_csv('x.csv')", "read_csv"),
+            ("SELECT * FROM something_old()", "something_old"),
+        ):
             verdict = check_read_only(sql, "duckdb")
             assert not verdict.read_only and name in verdict.reason, (sql, verdict.reason)
         assert check_read_only("SELECT random(), now()", "duckdb").read_only  # the allowlist stands
@@ -727,9 +765,12 @@ _PG_CALLABLE = """
 # How to call each allowlisted function; the test runs them in a read-only transaction.
 # Adding a name to the allowlist means adding its call here (and a reason there).
 _PG_ALLOWED_CALLS = {
-    "random": "random()", "gen_random_uuid": "gen_random_uuid()",
-    "clock_timestamp": "clock_timestamp()", "timeofday": "timeofday()",
-    "pg_relation_size": "pg_relation_size('t')", "pg_table_size": "pg_table_size('t')",
+    "random": "random()",
+    "gen_random_uuid": "gen_random_uuid()",
+    "clock_timestamp": "clock_timestamp()",
+    "timeofday": "timeofday()",
+    "pg_relation_size": "pg_relation_size('t')",
+    "pg_table_size": "pg_table_size('t')",
     "pg_indexes_size": "pg_indexes_size('t')",
     "pg_total_relation_size": "pg_total_relation_size('t')",
     "pg_database_size": "pg_database_size(current_database())",
@@ -760,8 +801,14 @@ def pg_readonly(pg_db):
 def test_every_volatile_postgres_function_is_refused_unless_allowlisted(pg_db, pg_readonly):
     from sqlnb.sql.functions import POSTGRES_ALLOWED
 
-    volatile = sorted({r[0] for r in pg_db.admin_query(
-        f"SELECT proname FROM pg_proc WHERE provolatile = 'v' AND {_PG_CALLABLE}")})
+    volatile = sorted(
+        {
+            r[0]
+            for r in pg_db.admin_query(
+                f"SELECT proname FROM pg_proc WHERE provolatile = 'v' AND {_PG_CALLABLE}"
+            )
+        }
+    )
     assert len(volatile) > 150  # PostgreSQL 15 has about 190
     live = pg_readonly.guard_functions()
     assert live is not None and "pg_proc" in live.source
@@ -770,13 +817,18 @@ def test_every_volatile_postgres_function_is_refused_unless_allowlisted(pg_db, p
         if name in POSTGRES_ALLOWED:
             continue
         for policy in (live, None):  # the live metadata, and the snapshot shipped with sqlnb
-            for sql in (f"SELECT {name}(1)", f"SELECT * FROM {name}()",
-                        f"SELECT a FROM t WHERE a = (SELECT {name}('x', 2))"):
+            for sql in (
+                f"SELECT {name}(1)",
+                f"SELECT * FROM {name}()",
+                f"SELECT a FROM t WHERE a = (SELECT {name}('x', 2))",
+            ):
                 verdict = check_read_only(sql, "postgres", policy)
                 if verdict.read_only or name.lower() not in verdict.reason.lower():
                     missed.append((sql, "live" if policy else "snapshot", verdict.reason))
-    assert not missed, (f"{len(missed)} calls of volatile functions not refused (a stale "
-                        "snapshot? run python -m sqlnb.sql.functions.generate): {missed[:10]}")
+    assert not missed, (
+        f"{len(missed)} calls of volatile functions not refused (a stale "
+        "snapshot? run python -m sqlnb.sql.functions.generate): {missed[:10]}"
+    )
     # ... and through the connection, with the engine's word in the reason
     with pytest.raises(errors.ReadOnlyViolation) as info:
         pg_readonly.execute("SELECT * FROM ts_stat('SELECT to_tsvector(b) FROM t')")
@@ -786,12 +838,12 @@ def test_every_volatile_postgres_function_is_refused_unless_allowlisted(pg_db, p
 def test_stable_and_immutable_postgres_functions_are_not_refused_by_the_policy(pg_readonly):
     rows = pg_readonly.execute(
         "SELECT DISTINCT proname FROM pg_proc WHERE proname NOT IN "
-        "(SELECT proname FROM pg_proc WHERE provolatile = 'v')").rows
+        "(SELECT proname FROM pg_proc WHERE provolatile = 'v')"
+    ).rows
     names = sorted(r[0] for r in rows)
     assert len(names) > 1500
     live = pg_readonly.guard_functions()
-    over = [n for n in names
-            if "VOLATILE" in check_read_only(f"SELECT {n}(1)", "postgres", live).reason]
+    over = [n for n in names if "VOLATILE" in check_read_only(f"SELECT {n}(1)", "postgres", live).reason]
     assert not over, over[:20]
 
 
@@ -801,10 +853,12 @@ def test_the_postgres_allowlist_is_small_volatile_and_harmless(pg_db):
     assert len(POSTGRES_ALLOWED) <= 12
     assert set(POSTGRES_ALLOWED) == set(_PG_ALLOWED_CALLS)
     assert not set(POSTGRES_ALLOWED) & FORBIDDEN_FUNCTIONS
-    volatility = dict(pg_db.admin_query(
-        "SELECT proname, string_agg(DISTINCT provolatile::text, '') FROM pg_proc "
-        "WHERE proname = ANY(ARRAY[%s]) GROUP BY proname"
-        % ", ".join(f"'{n}'" for n in POSTGRES_ALLOWED)))
+    volatility = dict(
+        pg_db.admin_query(
+            "SELECT proname, string_agg(DISTINCT provolatile::text, '') FROM pg_proc "
+            "WHERE proname = ANY(ARRAY[%s]) GROUP BY proname" % ", ".join(f"'{n}'" for n in POSTGRES_ALLOWED)
+        )
+    )
     assert volatility == {n: "v" for n in POSTGRES_ALLOWED}  # each really is volatile
     # ... and only reads: each runs in a read-only transaction, and the guard accepts it
     import psycopg
@@ -820,16 +874,17 @@ def test_the_postgres_allowlist_is_small_volatile_and_harmless(pg_db):
 def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(pg_db):
     import sqlnb.adapters as adapters
 
-    pg_db.admin([
-        "CREATE TABLE audit (n int)",
-        "CREATE FUNCTION bump() RETURNS int VOLATILE LANGUAGE plpgsql AS "
-        "$$ BEGIN INSERT INTO audit VALUES (1); RETURN 1; END $$",
-        "CREATE FUNCTION peek() RETURNS bigint STABLE LANGUAGE sql AS "
-        "$$ SELECT count(*) FROM audit $$",
-        # takes a row of t: PostgreSQL also calls it as t.stamp (attribute notation)
-        "CREATE FUNCTION stamp(r t) RETURNS int VOLATILE LANGUAGE sql AS "
-        "$$ INSERT INTO audit VALUES (r.a) RETURNING 3 $$",
-    ])
+    pg_db.admin(
+        [
+            "CREATE TABLE audit (n int)",
+            "CREATE FUNCTION bump() RETURNS int VOLATILE LANGUAGE plpgsql AS "
+            "$$ BEGIN INSERT INTO audit VALUES (1); RETURN 1; END $$",
+            "CREATE FUNCTION peek() RETURNS bigint STABLE LANGUAGE sql AS $$ SELECT count(*) FROM audit $$",
+            # takes a row of t: PostgreSQL also calls it as t.stamp (attribute notation)
+            "CREATE FUNCTION stamp(r t) RETURNS int VOLATILE LANGUAGE sql AS "
+            "$$ INSERT INTO audit VALUES (r.a) RETURNING 3 $$",
+        ]
+    )
     try:
         conn = adapters.connect(pg_db.url(), readonly=True)
         try:
@@ -840,34 +895,49 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
             with pytest.raises(errors.ReadOnlyViolation):
                 conn.execute("SELECT a FROM t WHERE a = bump()")
             assert conn.execute("SELECT peek()").rows == [(0,)]  # STABLE: it only reads
-            for sql in ("SELECT t.stamp FROM t", "SELECT (t).stamp FROM t",
-                        "SELECT x.b FROM t AS x WHERE x.stamp > 0"):
+            for sql in (
+                "SELECT t.stamp FROM t",
+                "SELECT (t).stamp FROM t",
+                "SELECT x.b FROM t AS x WHERE x.stamp > 0",
+            ):
                 with pytest.raises(errors.ReadOnlyViolation) as info:
                     conn.execute(sql)
                 assert "stamp" in str(info.value) and "attribute notation" in str(info.value)
             assert conn.execute("SELECT t.a, t.b FROM t").rows == [(1, "x")]
             assert conn.execute("SELECT random() < 2").rows == [(True,)]
             # a function created (or replaced) after connecting is judged by what it is now
-            pg_db.admin(["CREATE FUNCTION bump_later() RETURNS int LANGUAGE sql AS "
-                         "$$ INSERT INTO audit VALUES (2) RETURNING 2 $$",
-                         "CREATE OR REPLACE FUNCTION peek() RETURNS bigint VOLATILE "
-                         "LANGUAGE sql AS $$ SELECT count(*) FROM audit $$"])
+            pg_db.admin(
+                [
+                    "CREATE FUNCTION bump_later() RETURNS int LANGUAGE sql AS "
+                    "$$ INSERT INTO audit VALUES (2) RETURNING 2 $$",
+                    "CREATE OR REPLACE FUNCTION peek() RETURNS bigint VOLATILE "
+                    "LANGUAGE sql AS $$ SELECT count(*) FROM audit $$",
+                ]
+            )
             for sql in ("SELECT bump_later()", "SELECT peek()"):
                 with pytest.raises(errors.ReadOnlyViolation) as info:
                     conn.execute(sql)
                 assert sql[7:-2] in str(info.value) and "VOLATILE" in str(info.value)
             # the allowlist is for the built-in random(): a user's random() that writes is
             # refused (by name: random() in this database too, until it is dropped)
-            pg_db.admin(["CREATE FUNCTION public.random(n int) RETURNS int VOLATILE "
-                         "LANGUAGE sql AS $$ INSERT INTO audit VALUES (n) RETURNING n $$"])
+            pg_db.admin(
+                [
+                    "CREATE FUNCTION public.random(n int) RETURNS int VOLATILE "
+                    "LANGUAGE sql AS $$ INSERT INTO audit VALUES (n) RETURNING n $$"
+                ]
+            )
             with pytest.raises(errors.ReadOnlyViolation) as info:
                 conn.execute("SELECT public.random(5)")
             assert "public.random" in str(info.value)
             with pytest.raises(errors.ReadOnlyViolation):
                 conn.execute("SELECT random(5)")  # resolves to the user's overload
             # attribute notation, for a function created after connecting too
-            pg_db.admin(["CREATE FUNCTION stamp_later(r t) RETURNS int VOLATILE LANGUAGE sql "
-                         "AS $$ INSERT INTO audit VALUES (r.a) RETURNING 4 $$"])
+            pg_db.admin(
+                [
+                    "CREATE FUNCTION stamp_later(r t) RETURNS int VOLATILE LANGUAGE sql "
+                    "AS $$ INSERT INTO audit VALUES (r.a) RETURNING 4 $$"
+                ]
+            )
             with pytest.raises(errors.ReadOnlyViolation) as info:
                 conn.execute("SELECT t.stamp_later FROM t")
             assert "stamp_later" in str(info.value) and "attribute notation" in str(info.value)
@@ -886,9 +956,13 @@ def test_a_user_defined_volatile_function_is_refused_on_a_read_only_connection(p
             conn.close()
         assert pg_db.admin_query("SELECT count(*) FROM audit") == [(0,)]
     finally:
-        pg_db.admin(["DROP FUNCTION IF EXISTS bump(), bump_later(), peek(), stamp(t), "
-                     "stamp_later(t), public.random(int)",
-                     "DROP TABLE IF EXISTS audit"])
+        pg_db.admin(
+            [
+                "DROP FUNCTION IF EXISTS bump(), bump_later(), peek(), stamp(t), "
+                "stamp_later(t), public.random(int)",
+                "DROP TABLE IF EXISTS audit",
+            ]
+        )
 
 
 def test_every_volatile_or_side_effecting_duckdb_function_is_refused(tmp_path):
@@ -899,13 +973,19 @@ def test_every_volatile_or_side_effecting_duckdb_function_is_refused(tmp_path):
 
     raw = duckdb.connect(":memory:")
     try:
-        scalars = {r[0] for r in raw.execute(
-            "SELECT function_name FROM duckdb_functions() WHERE function_type IN "
-            "('scalar', 'aggregate', 'window') AND (stability = 'VOLATILE' OR has_side_effects)"
-        ).fetchall()}
-        tables = {r[0] for r in raw.execute(
-            "SELECT function_name FROM duckdb_functions() WHERE function_type = 'table'"
-        ).fetchall()}
+        scalars = {
+            r[0]
+            for r in raw.execute(
+                "SELECT function_name FROM duckdb_functions() WHERE function_type IN "
+                "('scalar', 'aggregate', 'window') AND (stability = 'VOLATILE' OR has_side_effects)"
+            ).fetchall()
+        }
+        tables = {
+            r[0]
+            for r in raw.execute(
+                "SELECT function_name FROM duckdb_functions() WHERE function_type = 'table'"
+            ).fetchall()
+        }
     finally:
         raw.close()
     assert {"nextval", "setval", "sleep_ms", "write_log"} <= scalars
@@ -946,18 +1026,27 @@ def test_the_duckdb_allowlists_only_read(tmp_path):
     path = tmp_path / "ro.duckdb"
     with duckdb.connect(str(path)) as con:
         con.execute("CREATE TABLE t (a INT)")
-    con = duckdb.connect(str(path), read_only=True,
-                         config={"enable_external_access": False, "lock_configuration": True})
+    con = duckdb.connect(
+        str(path), read_only=True, config={"enable_external_access": False, "lock_configuration": True}
+    )
     try:
         with pytest.raises(duckdb.InvalidInputException, match="boom"):
             con.execute("SELECT error('boom')").fetchall()  # raises what it is given
         con.execute("BEGIN TRANSACTION READ ONLY")
         for name in sorted(set(DUCKDB_ALLOWED) - {"error"}):
             con.execute(f"SELECT {name}()").fetchall()
-        args = {"range": "3", "generate_series": "1, 3", "unnest": "[1, 2]",
-                "repeat": "1, 2", "repeat_row": "1, num_rows = 2", "json_each": "'[1]'",
-                "json_tree": "'[1]'", "pragma_table_info": "'t'", "pragma_show": "'t'",
-                "pragma_storage_info": "'t'"}
+        args = {
+            "range": "3",
+            "generate_series": "1, 3",
+            "unnest": "[1, 2]",
+            "repeat": "1, 2",
+            "repeat_row": "1, num_rows = 2",
+            "json_each": "'[1]'",
+            "json_tree": "'[1]'",
+            "pragma_table_info": "'t'",
+            "pragma_show": "'t'",
+            "pragma_storage_info": "'t'",
+        }
         for name in sorted(DUCKDB_READ_ONLY_TABLE_FUNCTIONS):
             sql = f"SELECT * FROM {name}({args.get(name, '')}) LIMIT 1"
             con.execute(sql).fetchall()
@@ -1002,20 +1091,37 @@ def test_a_duckdb_macro_calling_a_refused_function_is_refused(tmp_path):
 # Unicode whitespace and format characters that Python, sqlglot or one engine reads as a
 # space where another engine reads a name character (PostgreSQL, DuckDB), or a comment's
 # end or start (MySQL's "--" only before an ASCII space)
-ODD_CHARACTERS = ["\u00a0", "\u0085", "\u1680", *(chr(c) for c in range(0x2000, 0x200b)),
-                  "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\u200b", "\ufeff",
-                  "\u200e", "\u202e", "\x0b", "\x0c", "\x01", "\x1f", "\x7f", "\x9b"]
+ODD_CHARACTERS = [
+    "\u00a0",
+    "\u0085",
+    "\u1680",
+    *(chr(c) for c in range(0x2000, 0x200B)),
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u205f",
+    "\u3000",
+    "\u200b",
+    "\ufeff",
+    "\u200e",
+    "\u202e",
+    "\x0b",
+    "\x0c",
+    "\x01",
+    "\x1f",
+    "\x7f",
+    "\x9b",
+]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("ch", ODD_CHARACTERS, ids=[f"U+{ord(c):04X}" for c in ODD_CHARACTERS])
 def test_odd_characters_outside_strings_are_refused(dialect, ch):
-    for sql in (f"SELECT 1 --{ch}x", f"SELECT 1{ch}AS a", f"SELECT 1 /* a{ch}b */",
-                f"SELECT 1 AS a{ch}"):
+    for sql in (f"SELECT 1 --{ch}x", f"SELECT 1{ch}AS a", f"SELECT 1 /* a{ch}b */", f"SELECT 1 AS a{ch}"):
         verdict = check_read_only(sql, dialect)
         assert not verdict.read_only, (dialect, repr(sql))
         named = f"U+{ord(ch):04X}" in verdict.reason
-        if dialect == "mysql" and "--" in sql and ord(ch) > 0x7f:  # the dashes refused first
+        if dialect == "mysql" and "--" in sql and ord(ch) > 0x7F:  # the dashes refused first
             assert named or "'--' not followed by a space" in verdict.reason, verdict.reason
         else:
             assert named, verdict.reason
@@ -1023,18 +1129,23 @@ def test_odd_characters_outside_strings_are_refused(dialect, ch):
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_text_of_any_script_stays_accepted(dialect):
-    for sql in ("SELECT 'a\u00a0b\u3000c\u200b' AS spaced",  # inside a string: data
-                "SELECT 1 AS \"caf\u00e9 \u00a0\"",  # inside a quoted name
-                "SELECT 1 AS x -- r\u00e9sum\u00e9, \u6570\u636e, \U0001f600",
-                "SELECT 1 AS x /* \u00fcber \u00a7 \u2014 */"):
-        if "\"" in sql and dialect == "mysql":
+    for sql in (
+        "SELECT 'a\u00a0b\u3000c\u200b' AS spaced",  # inside a string: data
+        'SELECT 1 AS "caf\u00e9 \u00a0"',  # inside a quoted name
+        "SELECT 1 AS x -- r\u00e9sum\u00e9, \u6570\u636e, \U0001f600",
+        "SELECT 1 AS x /* \u00fcber \u00a7 \u2014 */",
+    ):
+        if '"' in sql and dialect == "mysql":
             sql = sql.replace('"', "`")
         assert check_read_only(sql, dialect).read_only, (dialect, sql)
 
 
 def test_mysql_dashes_are_a_comment_only_before_an_ascii_space():
-    for sql in ("SELECT 1 --\u00a0x FROM (SELECT 5 AS x) q; COMMIT; INSERT INTO t VALUES (666)",
-                "SELECT 1 --\u3000x", "SELECT 1 --x"):
+    for sql in (
+        "SELECT 1 --\u00a0x FROM (SELECT 5 AS x) q; COMMIT; INSERT INTO t VALUES (666)",
+        "SELECT 1 --\u3000x",
+        "SELECT 1 --x",
+    ):
         assert not check_read_only(sql, "mysql").read_only, repr(sql)
     for sql in ("SELECT 1 -- x", "SELECT 1 --\tx", "SELECT 1 --\nAS a", "SELECT 1 --"):
         assert check_read_only(sql, "mysql").read_only, repr(sql)

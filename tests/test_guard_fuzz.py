@@ -79,8 +79,13 @@ N_CASES = int(os.environ.get("SQLNB_FUZZ_CASES", "6000"))
 SEED = os.environ.get("SQLNB_FUZZ_SEED", "0")
 
 # engine -> the guard's dialect for it
-ENGINES = {"postgresql": "postgres", "redshift": "redshift", "duckdb": "duckdb",
-           "sqlite": "sqlite", "mysql": "mysql"}
+ENGINES = {
+    "postgresql": "postgres",
+    "redshift": "redshift",
+    "duckdb": "duckdb",
+    "sqlite": "sqlite",
+    "mysql": "mysql",
+}
 
 # The guard must accept at least this share of the benign cases.  They are built to be
 # one read-only SELECT in every reading of the dialect (and every setting), so a correct
@@ -104,6 +109,7 @@ MIN_PER_KIND = 50
 # Oracles: how many statements the engine sees
 # ---------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Reading:
     statements: int  # 0: the engine refused the text before it ran anything
@@ -124,14 +130,23 @@ class PostgresOracle:
         from psycopg import pq
 
         self._pq = pq
-        self.cons = [psycopg.connect(host=PG_HOST, port=PG_PORT, user="postgres",
-                                     dbname="postgres", autocommit=True,
-                                     options=f"-c lc_messages=C -c {setting}")
-                     for setting in self.SETTINGS]
+        self.cons = [
+            psycopg.connect(
+                host=PG_HOST,
+                port=PG_PORT,
+                user="postgres",
+                dbname="postgres",
+                autocommit=True,
+                options=f"-c lc_messages=C -c {setting}",
+            )
+            for setting in self.SETTINGS
+        ]
 
     def read(self, text: str, every_setting: bool = False) -> Reading:
-        readings = [self._read(con, text, setting) for con, setting in
-                    zip(self.cons, self.SETTINGS if every_setting else self.SETTINGS[:1])]
+        readings = [
+            self._read(con, text, setting)
+            for con, setting in zip(self.cons, self.SETTINGS if every_setting else self.SETTINGS[:1])
+        ]
         return max(readings, key=lambda r: r.statements)
 
     def _read(self, con, text: str, setting: str) -> Reading:
@@ -175,7 +190,7 @@ class DuckDBOracle:
         raw = text.encode()  # token positions are byte offsets
         pieces, current = 0, False
         for start, kind in tokens:
-            if kind == duckdb.token_type.operator and raw[start:start + 1] == b";":
+            if kind == duckdb.token_type.operator and raw[start : start + 1] == b";":
                 pieces += current
                 current = False
             elif kind != duckdb.token_type.comment:
@@ -200,10 +215,8 @@ class SQLiteOracle:
 
             lib = ctypes.CDLL(find_library("sqlite3"))
         vp = ctypes.c_void_p
-        lib.sqlite3_open_v2.argtypes = [ctypes.c_char_p, ctypes.POINTER(vp), ctypes.c_int,
-                                        ctypes.c_char_p]
-        lib.sqlite3_prepare_v2.argtypes = [vp, vp, ctypes.c_int, ctypes.POINTER(vp),
-                                           ctypes.POINTER(vp)]
+        lib.sqlite3_open_v2.argtypes = [ctypes.c_char_p, ctypes.POINTER(vp), ctypes.c_int, ctypes.c_char_p]
+        lib.sqlite3_prepare_v2.argtypes = [vp, vp, ctypes.c_int, ctypes.POINTER(vp), ctypes.POINTER(vp)]
         lib.sqlite3_finalize.argtypes = [vp]
         lib.sqlite3_close.argtypes = [vp]
         lib.sqlite3_errmsg.argtypes = [vp]
@@ -222,8 +235,7 @@ class SQLiteOracle:
         count, error = 0, None
         while pos < end:
             stmt, tail = ctypes.c_void_p(), ctypes.c_void_p()
-            rc = lib.sqlite3_prepare_v2(self.db, pos, end - pos, ctypes.byref(stmt),
-                                        ctypes.byref(tail))
+            rc = lib.sqlite3_prepare_v2(self.db, pos, end - pos, ctypes.byref(stmt), ctypes.byref(tail))
             if stmt.value:
                 lib.sqlite3_finalize(stmt)
             if rc != 0:
@@ -255,9 +267,16 @@ class MariaDBOracle:
         self.errors = mysql.connector.Error
         self.db = f"sqlnb_fuzz_{os.getpid()}_{uuid.uuid4().hex[:8]}"
         self._connect_to = lambda db=None: mysql.connector.connect(
-            host=MY_HOST, port=MY_PORT, user=MY_USER, password=MY_PASSWORD, database=db,
-            autocommit=True, use_pure=True, charset="utf8mb4",
-            client_flags=[ClientFlag.MULTI_STATEMENTS])
+            host=MY_HOST,
+            port=MY_PORT,
+            user=MY_USER,
+            password=MY_PASSWORD,
+            database=db,
+            autocommit=True,
+            use_pure=True,
+            charset="utf8mb4",
+            client_flags=[ClientFlag.MULTI_STATEMENTS],
+        )
         admin = self._connect_to()
         try:
             admin.cmd_query(f"CREATE DATABASE `{self.db}`")
@@ -300,8 +319,13 @@ class MariaDBOracle:
                 con.close()
 
 
-ORACLES = {"postgresql": PostgresOracle, "redshift": PostgresOracle, "duckdb": DuckDBOracle,
-           "sqlite": SQLiteOracle, "mysql": MariaDBOracle}
+ORACLES = {
+    "postgresql": PostgresOracle,
+    "redshift": PostgresOracle,
+    "duckdb": DuckDBOracle,
+    "sqlite": SQLiteOracle,
+    "mysql": MariaDBOracle,
+}
 
 
 def _comparable(engine: str, case: sqlfuzz.Case) -> bool:
@@ -315,6 +339,7 @@ def _comparable(engine: str, case: sqlfuzz.Case) -> bool:
 # ---------------------------------------------------------------------------------------
 # One run per engine: the guard's verdict and the engine's reading of every case
 # ---------------------------------------------------------------------------------------
+
 
 @dataclass
 class Run:
@@ -366,8 +391,7 @@ def _shrink_failures(run: Run, oracle, budget_s: float = 60.0) -> None:
     and keep the distinct results."""
 
     def fails(text: str) -> bool:
-        return (check_read_only(text, run.dialect).read_only
-                and _splits(oracle.read(text, every_setting=True)))
+        return check_read_only(text, run.dialect).read_only and _splits(oracle.read(text, every_setting=True))
 
     start = time.perf_counter()
     tried: Counter = Counter()
@@ -378,14 +402,15 @@ def _shrink_failures(run: Run, oracle, budget_s: float = 60.0) -> None:
         tried[key] += 1
         small = sqlfuzz.shrink(case, fails)
         kinds = tuple(sorted(small.kinds - _GENERIC_KINDS))
-        run.shrunk.setdefault(small.text, (kinds, oracle.read(small.text, every_setting=True),
-                                           case.text))
+        run.shrunk.setdefault(small.text, (kinds, oracle.read(small.text, every_setting=True), case.text))
 
 
 def _report(run: Run) -> str:
-    lines = [f"{run.engine} (guard dialect {run.dialect}, seed {SEED!r}): "
-             f"{len(run.failures)} of the {len(run.accepted)} cases the guard accepts are "
-             f"more than one statement to the engine.  Shrunk, by kinds of fragment:"]
+    lines = [
+        f"{run.engine} (guard dialect {run.dialect}, seed {SEED!r}): "
+        f"{len(run.failures)} of the {len(run.accepted)} cases the guard accepts are "
+        f"more than one statement to the engine.  Shrunk, by kinds of fragment:"
+    ]
     groups = defaultdict(list)
     for text, (kinds, reading, original) in run.shrunk.items():
         groups[kinds].append((text, reading, original))
@@ -404,10 +429,12 @@ def _summary(run: Run) -> str:
     benign_ok = sum(c.shape == "benign" for c, _ in run.accepted)
     engine_refused = sum(r.statements == 0 for _, r in run.accepted)
     secs = ", ".join(f"{k} {v:.1f}s" for k, v in run.seconds.items())
-    return (f"{run.engine}: {len(run.cases)} cases, guard accepts {len(run.accepted)} "
-            f"(benign {benign_ok}/{len(benign)}; the engine refuses {engine_refused} of the "
-            f"accepted), engine splits {splits_refused + len(run.failures)} (refused by the "
-            f"guard: {splits_refused}, accepted: {len(run.failures)}); {secs}")
+    return (
+        f"{run.engine}: {len(run.cases)} cases, guard accepts {len(run.accepted)} "
+        f"(benign {benign_ok}/{len(benign)}; the engine refuses {engine_refused} of the "
+        f"accepted), engine splits {splits_refused + len(run.failures)} (refused by the "
+        f"guard: {splits_refused}, accepted: {len(run.failures)}); {secs}"
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -416,23 +443,49 @@ def _summary(run: Run) -> str:
 
 # Texts whose statement count is known, to check each oracle before trusting it.
 KNOWN = {
-    "common": [("SELECT 1", 1), ("SELECT 1; SELECT 2", 2), ("SELECT 1;", 1),
-               ("SELECT 1 /* ; SELECT 2 */", 1), ("SELECT 1 -- ; SELECT 2", 1),
-               ("SELECT 'a;b'", 1), ("SELECT 1; SELECT 2; SELECT 3", 2)],
-    "postgresql": [("SELECT 1 -/**/-1; SELECT 2", 2), ("SELECT 1 /* /* */ ; SELECT 2 -- */", 1),
-                   ("SELECT $a$ ; $a$", 1), ("SELECT 1; SELEC 2", 0),
-                   ("SELECT nosuch; SELECT 2", 2), ("SELECT nosuch", 1),
-                   ("SELECT 1 -- x\r; SELECT 2", 2)],
-    "duckdb": [("SELECT 1 /* /* */ ; SELECT 2 -- */", 1), ("SELECT $a$ ; $a$", 1),
-               ("SELECT 1; SELEC 2", 2), ("SELECT 1 -- x\r; SELECT 2", 2),
-               ("SELECT 1; SELECT 'x", 0), ("SELECT 1 `--`; SELECT 2", 2)],
-    "sqlite": [("SELECT 1 /* /* */ ; SELECT 2 -- */", 2), ("SELECT [;]", 1),
-               ("SELECT 1 -- x\r; SELECT 2", 1), ("SELECT nosuch; SELECT 2", 2),
-               ("SELECT 1; SELEC 2", 2), ("SELEC 1; SELECT 2", 0)],
-    "mysql": [("SELECT 1 --\u00a0x FROM (SELECT 5 AS \u00a0x) q; SELECT 666", 2),
-              ("SELECT 1 # x ; SELECT 2", 1), ("SELECT 1 /* /* */ ; SELECT 2 -- */", 2),
-              ("SELECT 1; -- x", 1), ("SELECT 1; SELEC 2", 2), ("SELEC 1; SELECT 2", 0),
-              ("SELECT '\\' ; SELECT 2 -- '", 1)],
+    "common": [
+        ("SELECT 1", 1),
+        ("SELECT 1; SELECT 2", 2),
+        ("SELECT 1;", 1),
+        ("SELECT 1 /* ; SELECT 2 */", 1),
+        ("SELECT 1 -- ; SELECT 2", 1),
+        ("SELECT 'a;b'", 1),
+        ("SELECT 1; SELECT 2; SELECT 3", 2),
+    ],
+    "postgresql": [
+        ("SELECT 1 -/**/-1; SELECT 2", 2),
+        ("SELECT 1 /* /* */ ; SELECT 2 -- */", 1),
+        ("SELECT $a$ ; $a$", 1),
+        ("SELECT 1; SELEC 2", 0),
+        ("SELECT nosuch; SELECT 2", 2),
+        ("SELECT nosuch", 1),
+        ("SELECT 1 -- x\r; SELECT 2", 2),
+    ],
+    "duckdb": [
+        ("SELECT 1 /* /* */ ; SELECT 2 -- */", 1),
+        ("SELECT $a$ ; $a$", 1),
+        ("SELECT 1; SELEC 2", 2),
+        ("SELECT 1 -- x\r; SELECT 2", 2),
+        ("SELECT 1; SELECT 'x", 0),
+        ("SELECT 1 `--`; SELECT 2", 2),
+    ],
+    "sqlite": [
+        ("SELECT 1 /* /* */ ; SELECT 2 -- */", 2),
+        ("SELECT [;]", 1),
+        ("SELECT 1 -- x\r; SELECT 2", 1),
+        ("SELECT nosuch; SELECT 2", 2),
+        ("SELECT 1; SELEC 2", 2),
+        ("SELEC 1; SELECT 2", 0),
+    ],
+    "mysql": [
+        ("SELECT 1 --\u00a0x FROM (SELECT 5 AS \u00a0x) q; SELECT 666", 2),
+        ("SELECT 1 # x ; SELECT 2", 1),
+        ("SELECT 1 /* /* */ ; SELECT 2 -- */", 2),
+        ("SELECT 1; -- x", 1),
+        ("SELECT 1; SELEC 2", 2),
+        ("SELEC 1; SELECT 2", 0),
+        ("SELECT '\\' ; SELECT 2 -- '", 1),
+    ],
 }
 KNOWN["redshift"] = KNOWN["postgresql"]
 
@@ -442,8 +495,7 @@ def test_the_oracle_counts_known_statements(engine):
     oracle = ORACLES[engine]()
     try:
         # PostgreSQL only tells one from more than one: counts above 2 are compared as 2
-        got = [(text, min(oracle.read(text).statements, 2))
-               for text, _ in KNOWN["common"] + KNOWN[engine]]
+        got = [(text, min(oracle.read(text).statements, 2)) for text, _ in KNOWN["common"] + KNOWN[engine]]
     finally:
         oracle.close()
     assert got == KNOWN["common"] + KNOWN[engine]
@@ -460,13 +512,18 @@ def test_the_engine_sees_one_statement_wherever_the_guard_accepts(engine):
 @pytest.mark.parametrize("engine", list(ENGINES))
 def test_the_guard_accepts_enough_cases_for_the_check_to_mean_something(engine):
     run = fuzz_run(engine)
-    benign = [ok for ok, pairs in ((True, run.accepted), (False, run.refused))
-              for c, _ in pairs if c.shape == "benign"]
+    benign = [
+        ok
+        for ok, pairs in ((True, run.accepted), (False, run.refused))
+        for c, _ in pairs
+        if c.shape == "benign"
+    ]
     refused_benign = [c.text for c, _ in run.refused if c.shape == "benign"]
     assert len(benign) >= N_CASES // 10
     assert sum(benign) / len(benign) >= BENIGN_ACCEPTED, (
         f"{engine}: the guard accepts {sum(benign)} of {len(benign)} benign cases; refused "
-        f"e.g. {refused_benign[:10]!r}")
+        f"e.g. {refused_benign[:10]!r}"
+    )
     assert len(run.accepted) / len(run.cases) >= ALL_ACCEPTED, _summary(run)
 
 

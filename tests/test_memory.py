@@ -16,8 +16,15 @@ import pytest
 from IPython.utils.capture import capture_output
 
 from sqlnb import errors
-from sqlnb.agent.memory import (MemoryStore, database_fingerprint, database_identity, memory_path,
-                                provenance_question, similar_pairs, without_provenance)
+from sqlnb.agent.memory import (
+    MemoryStore,
+    database_fingerprint,
+    database_identity,
+    memory_path,
+    provenance_question,
+    similar_pairs,
+    without_provenance,
+)
 from sqlnb.kernel import kernel_session
 from tests.doubles import script, sql_block
 
@@ -57,9 +64,18 @@ def with_password(url: str, password: str) -> str:
 
 PAIRS = [
     {"question": "How many customers are there?", "sql": COUNT},
-    {"question": "Total amount of paid orders", "sql": "SELECT sum(amount) FROM orders WHERE status = 'paid'"},
-    {"question": "Customers without an email address", "sql": "SELECT name FROM customers WHERE email IS NULL"},
-    {"question": "Average order amount per month", "sql": "SELECT date_trunc('month', ordered_on), avg(amount) FROM orders GROUP BY 1"},
+    {
+        "question": "Total amount of paid orders",
+        "sql": "SELECT sum(amount) FROM orders WHERE status = 'paid'",
+    },
+    {
+        "question": "Customers without an email address",
+        "sql": "SELECT name FROM customers WHERE email IS NULL",
+    },
+    {
+        "question": "Average order amount per month",
+        "sql": "SELECT date_trunc('month', ordered_on), avg(amount) FROM orders GROUP BY 1",
+    },
 ]
 
 
@@ -92,12 +108,15 @@ def test_provenance_comment():
     assert without_provenance(cell) == "SELECT 1"
     assert provenance_question("SELECT 1 -- sqlnb ask: no | model: x") is None
     assert provenance_question("SELECT 1\n-- sqlnb ask: after the SQL | model: x") is None
-    assert provenance_question("-- a note\n-- sqlnb ask: a | b? | model: m | attempts: 1\nSELECT 1") == "a | b?"
+    assert (
+        provenance_question("-- a note\n-- sqlnb ask: a | b? | model: m | attempts: 1\nSELECT 1") == "a | b?"
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # fingerprints: real engines
 # ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.engines(["sqlite", "duckdb", "postgresql", "mysql", "redshift", "snowflake"])
 def test_fingerprint_names_the_database_never_the_password(engine, seeded, empty_db, tmp_path):
@@ -122,8 +141,9 @@ def test_fingerprint_names_the_database_never_the_password(engine, seeded, empty
             assert password not in ident and password not in fp
         # what the store keeps, byte for byte: no password, no rows
         store = MemoryStore(tmp_path / "memory.sqlite")
-        entry_id = store.remember(fp, "How many customers?", COUNT, source="remember",
-                                  connection="first", dialect=a.dialect)
+        entry_id = store.remember(
+            fp, "How many customers?", COUNT, source="remember", connection="first", dialect=a.dialect
+        )
         assert store.similar(database_fingerprint(b), "customers count")[0]["id"] == entry_id
         assert store.similar(database_fingerprint(other), "customers count") == []
         blob = (tmp_path / "memory.sqlite").read_bytes()
@@ -143,12 +163,19 @@ def test_file_databases_by_resolved_path_and_in_memory_ones_apart(tmp_path, monk
     db = tmp_path / "data" / "shop.db"
     os.symlink(db.parent, tmp_path / "link")
     monkeypatch.chdir(tmp_path)
-    opened = [adapters.connect(f"sqlite:///{db}"), adapters.connect("sqlite:///data/shop.db"),
-              adapters.connect("sqlite:///link/shop.db"), adapters.connect("sqlite://"),
-              adapters.connect("sqlite://"), adapters.connect(f"duckdb:///{tmp_path}/shop.duckdb")]
+    opened = [
+        adapters.connect(f"sqlite:///{db}"),
+        adapters.connect("sqlite:///data/shop.db"),
+        adapters.connect("sqlite:///link/shop.db"),
+        adapters.connect("sqlite://"),
+        adapters.connect("sqlite://"),
+        adapters.connect(f"duckdb:///{tmp_path}/shop.duckdb"),
+    ]
     try:
         absolute, relative, linked, mem1, mem2, duck = opened
-        assert database_fingerprint(absolute) == database_fingerprint(relative) == database_fingerprint(linked)
+        assert (
+            database_fingerprint(absolute) == database_fingerprint(relative) == database_fingerprint(linked)
+        )
         # two in-memory databases are two databases; each keeps its identity while open
         assert database_fingerprint(mem1) != database_fingerprint(mem2)
         assert database_fingerprint(mem1) == database_fingerprint(mem1)
@@ -161,6 +188,7 @@ def test_file_databases_by_resolved_path_and_in_memory_ones_apart(tmp_path, monk
 # ---------------------------------------------------------------------------------------
 # the store
 # ---------------------------------------------------------------------------------------
+
 
 def test_store_file_lives_under_sqlnb_home_mode_0600(tmp_path, monkeypatch):
     monkeypatch.setenv("SQLNB_HOME", str(tmp_path / "home" / "deeper"))
@@ -180,11 +208,18 @@ def test_store_file_lives_under_sqlnb_home_mode_0600(tmp_path, monkeypatch):
 def test_store_remembers_updates_deletes_and_exports(tmp_path):
     store = MemoryStore(tmp_path / "m.sqlite")
     fp, other = "a" * 64, "b" * 64
-    first = store.remember(fp, "How many customers?", COUNT, source="cell", connection="shop",
-                           dialect="duckdb")
+    first = store.remember(
+        fp, "How many customers?", COUNT, source="cell", connection="shop", dialect="duckdb"
+    )
     # the same question with the same SQL (up to layout and case): updated, not duplicated
-    again = store.remember(fp, "how many   customers?", "select COUNT(*) as n\nfrom customers;",
-                           source="thumbs_up", connection="shop2", dialect="duckdb")
+    again = store.remember(
+        fp,
+        "how many   customers?",
+        "select COUNT(*) as n\nfrom customers;",
+        source="thumbs_up",
+        connection="shop2",
+        dialect="duckdb",
+    )
     assert again == first
     [e] = store.entries(fp)
     assert e["source"] == "thumbs_up" and e["connection"] == "shop2" and e["times"] == 2
@@ -195,15 +230,18 @@ def test_store_remembers_updates_deletes_and_exports(tmp_path):
     assert [x["id"] for x in store.similar(fp, "paid orders")] == [paid]
     assert [x["id"] for x in store.entries()] == [first, paid, elsewhere]
     # a corrected answer to the same question: only the latest is shown
-    newer = store.remember(fp, "Which orders are paid?", PAID.replace("ORDER BY id", ""), source="cell",
-                           dialect="duckdb")
+    newer = store.remember(
+        fp, "Which orders are paid?", PAID.replace("ORDER BY id", ""), source="cell", dialect="duckdb"
+    )
     assert [x["id"] for x in store.similar(fp, "paid orders")] == [newer]
     # export: JSON, one database or all
     out = tmp_path / "export.json"
     assert store.export(out, fp) == 3
     data = json.loads(out.read_text())
     assert data["format"] == "sqlnb-memory" and {e["question"] for e in data["entries"]} == {
-        "how many customers?", "Which orders are paid?"}
+        "how many customers?",
+        "Which orders are paid?",
+    }
     buf = io.StringIO()
     assert store.export(buf) == 4 and len(json.loads(buf.getvalue())["entries"]) == 4
     # delete by id, by database
@@ -216,8 +254,12 @@ def test_store_remembers_updates_deletes_and_exports(tmp_path):
 
 def test_only_read_only_queries_are_remembered(tmp_path):
     store = MemoryStore(tmp_path / "m.sqlite")
-    for sql in ("DELETE FROM orders", "SELECT 1; DROP TABLE orders", "CREATE TABLE t AS SELECT 1",
-                "SELECT pg_terminate_backend(1)"):
+    for sql in (
+        "DELETE FROM orders",
+        "SELECT 1; DROP TABLE orders",
+        "CREATE TABLE t AS SELECT 1",
+        "SELECT pg_terminate_backend(1)",
+    ):
         with pytest.raises(errors.UsageError, match="only read-only queries are remembered"):
             store.remember("a" * 64, "q", sql, source="cell", dialect="postgres")
     with pytest.raises(errors.UsageError, match="source"):
@@ -235,8 +277,13 @@ def test_several_writers_at_once(tmp_path):
         store = MemoryStore(path)  # as another kernel would: its own store, its own connections
         try:
             for i in range(15):
-                store.remember("c" * 64, f"question {n} number {i}", f"SELECT {n} AS a, {i} AS b",
-                               source="cell", dialect="sqlite")
+                store.remember(
+                    "c" * 64,
+                    f"question {n} number {i}",
+                    f"SELECT {n} AS a, {i} AS b",
+                    source="cell",
+                    dialect="sqlite",
+                )
         except BaseException as exc:  # pragma: no cover - reported below
             failures.append(exc)
 
@@ -266,6 +313,7 @@ def test_a_corrupt_file_is_a_clear_error(tmp_path):
 # the agent
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.engines(["duckdb", "postgresql"])
 def test_the_agent_shows_remembered_answers_of_this_database(seeded, empty_db, connect_to, tmp_path):
     from sqlnb.agent.models import ScriptedChatModel
@@ -288,8 +336,13 @@ def test_the_agent_shows_remembered_answers_of_this_database(seeded, empty_db, c
 
     # examples given: those, not the memory's; use_memory=False: none
     model = ScriptedChatModel(replies=[sql_block(COUNT), "FINAL"])
-    result = agent.ask("paid orders", adapter, connection="a2", model=model,
-                       examples=[{"question": "Count them", "sql": COUNT}])
+    result = agent.ask(
+        "paid orders",
+        adapter,
+        connection="a2",
+        model=model,
+        examples=[{"question": "Count them", "sql": COUNT}],
+    )
     assert "Count them" in model.prompts[0][-1][1] and "Which orders are paid?" not in model.prompts[0][-1][1]
     model = ScriptedChatModel(replies=[sql_block(COUNT), "FINAL"])
     result = agent.ask("paid orders", adapter, connection="a3", model=model, use_memory=False)
@@ -321,8 +374,13 @@ def test_chat_rendering_and_the_python_api_show_remembered_answers(seeded, conne
     agent = Agent(memory=MemoryStore(tmp_path / "m.sqlite"))
     agent.remember(adapter, "Which orders are paid?", PAID, connection="shop", source="remember")
     model = ScriptedChatModel(replies=[sql_block(PAID), "FINAL"])
-    agent.ask("Show the paid orders", adapter, connection="chat", model=model,
-              settings=AgentSettings(rendering="chat"))
+    agent.ask(
+        "Show the paid orders",
+        adapter,
+        connection="chat",
+        model=model,
+        settings=AgentSettings(rendering="chat"),
+    )
     role, system = model.prompts[0][0]
     assert role == "system" and "Which orders are paid?" in system and PAID in system
     # sqlnb.ask(use_memory=False): nothing shown; default: the agent's memory
@@ -357,6 +415,7 @@ def test_a_corrupt_memory_fails_no_question(seeded, connect_to, tmp_path, caplog
 # ---------------------------------------------------------------------------------------
 # the front doors: %%ask, %%sql, %sqlnb remember / memory
 # ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.engines(["sqlite", "duckdb", "postgresql"])
 def test_running_the_inserted_cell_keeps_the_answer_for_the_next_question(shell, seeded, tmp_path):
@@ -396,13 +455,18 @@ def test_running_the_inserted_cell_keeps_the_answer_for_the_next_question(shell,
 @pytest.mark.engines(["sqlite"])
 def test_a_failing_or_plain_cell_keeps_nothing(shell, seeded):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")
-    res, _ = run(shell, "%%sql\n-- sqlnb ask: Paid orders? | model: m | attempts: 1\nSELECT id FROM order_table")
+    res, _ = run(
+        shell, "%%sql\n-- sqlnb ask: Paid orders? | model: m | attempts: 1\nSELECT id FROM order_table"
+    )
     assert not res.success
     res, _ = run(shell, f"%%sql\n{COUNT}")  # no provenance comment: not an accepted answer
     assert res.success
     # a cell %%ask wrote, edited into a write: runs, but is not remembered
-    res, out = run(shell, "%%sql\n-- sqlnb ask: Make a table | model: m | attempts: 1\n"
-                          "CREATE TEMP TABLE scratch AS SELECT 1 AS x")
+    res, out = run(
+        shell,
+        "%%sql\n-- sqlnb ask: Make a table | model: m | attempts: 1\n"
+        "CREATE TEMP TABLE scratch AS SELECT 1 AS x",
+    )
     assert res.success, out
     assert kernel_session(shell).ask.memory.entries() == []
 
@@ -502,6 +566,7 @@ def test_corrupt_memory_in_the_notebook(shell, seeded, tmp_path):
 # the command line
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.engines(["duckdb"])
 def test_cli_memory_list_export_delete(seeded, tmp_path, capsys):
     from sqlnb.cli import main
@@ -513,8 +578,9 @@ def test_cli_memory_list_export_delete(seeded, tmp_path, capsys):
     finally:
         adapter.close()
     store = MemoryStore()
-    kept = store.remember(fp, "Which orders are paid?", PAID, source="cell", connection="shop",
-                          dialect="duckdb")
+    kept = store.remember(
+        fp, "Which orders are paid?", PAID, source="cell", connection="shop", dialect="duckdb"
+    )
     store.remember("d" * 64, "elsewhere", "SELECT 1", source="cell")
     assert main(["memory", "list", "--db", seeded.url(), "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
@@ -546,11 +612,19 @@ def test_cli_ask_uses_the_memory_unless_told_not_to(seeded, tmp_path, capsys):
 
     adapter = adapters.connect(seeded.url())
     try:
-        kept = MemoryStore().remember(database_fingerprint(adapter), "Which orders are paid?", PAID,
-                                      source="thumbs_up", dialect="sqlite")
+        kept = MemoryStore().remember(
+            database_fingerprint(adapter),
+            "Which orders are paid?",
+            PAID,
+            source="thumbs_up",
+            dialect="sqlite",
+        )
     finally:
         adapter.close()
-    for flags, expected in (([], [{"id": kept, "question": "Which orders are paid?"}]), (["--no-memory"], [])):
+    for flags, expected in (
+        ([], [{"id": kept, "question": "Which orders are paid?"}]),
+        (["--no-memory"], []),
+    ):
         model = script(tmp_path, sql_block(PAID), "FINAL")
         code = main(["ask", "--db", seeded.url(), "--model", model, "--json", *flags, "paid orders"])
         assert code == 0

@@ -64,14 +64,19 @@ TYPED_ROWS = [
 def db():
     env = MySQLEnv(None)
     env.create()
-    env.admin([TYPED, *TYPED_ROWS,
-               "CREATE TABLE wide (t TIME, d3012 DECIMAL(30,12), st SET('b', 'a'), bits BIT(9), fl FLOAT)",
-               "INSERT INTO wide VALUES ('-01:30:00', 123456789012345678.123456789012, 'a,b', b'100000001', 0.1), "
-               "('100:00:00', NULL, '', NULL, NULL)",
-               "CREATE TABLE counter (n INT)",
-               "INSERT INTO counter VALUES (0)",
-               "CREATE FUNCTION bump() RETURNS INT MODIFIES SQL DATA "
-               "BEGIN UPDATE counter SET n = n + 1; RETURN 1; END"])
+    env.admin(
+        [
+            TYPED,
+            *TYPED_ROWS,
+            "CREATE TABLE wide (t TIME, d3012 DECIMAL(30,12), st SET('b', 'a'), bits BIT(9), fl FLOAT)",
+            "INSERT INTO wide VALUES ('-01:30:00', 123456789012345678.123456789012, 'a,b', b'100000001', 0.1), "
+            "('100:00:00', NULL, '', NULL, NULL)",
+            "CREATE TABLE counter (n INT)",
+            "INSERT INTO counter VALUES (0)",
+            "CREATE FUNCTION bump() RETURNS INT MODIFIES SQL DATA "
+            "BEGIN UPDATE counter SET n = n + 1; RETURN 1; END",
+        ]
+    )
     yield env
     env.drop()
 
@@ -108,6 +113,7 @@ def cx_calls(monkeypatch):
 
 
 # ---- the driver --------------------------------------------------------------------
+
 
 def test_c_extension_is_used(conn):
     assert conn.c_extension
@@ -154,12 +160,16 @@ def test_pure_python_fallback_when_the_extension_cannot_load(db, monkeypatch):
 
 # ---- both paths give the same DataFrame ---------------------------------------------
 
-@pytest.mark.parametrize("sql", [
-    "SELECT * FROM typed ORDER BY id",
-    "SELECT * FROM typed WHERE id < 0",
-    "SELECT id, amount * 2 AS twice, amount / 3 AS third, sum(x) OVER () AS total, "
-    "CAST(dt AS DATE) AS day, concat(vc, '!') AS shout, n_int + 1 AS next FROM typed ORDER BY id",
-])
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM typed ORDER BY id",
+        "SELECT * FROM typed WHERE id < 0",
+        "SELECT id, amount * 2 AS twice, amount / 3 AS third, sum(x) OVER () AS total, "
+        "CAST(dt AS DATE) AS day, concat(vc, '!') AS shout, n_int + 1 AS next FROM typed ORDER BY id",
+    ],
+)
 def test_fast_and_plain_paths_agree(conn, plain_conn, sql):
     fast = conn.execute(sql)
     assert conn.last_path == "connectorx"
@@ -263,6 +273,7 @@ def test_unreachable_connectorx_falls_back_once_and_quickly(db, monkeypatch, cap
 
 # ---- timeouts, cancel and interrupts on the fast path -------------------------------
 
+
 def test_fast_path_statement_timeout(db, cx_calls):
     c = adapters.connect(db.url(), statement_timeout=1)
     try:
@@ -295,12 +306,13 @@ def test_fast_path_kernel_interrupt(conn, cx_calls):
 def test_driver_path_interrupt_while_fetching_leaves_connection_usable(conn):
     at = later(conn.cancel, delay=0.3)
     with pytest.raises(errors.QueryCancelled):
-        conn.execute("SELECT a.seq, b.seq FROM seq_1_to_100000 a, seq_1_to_100000 b", max_rows=10 ** 10)
+        conn.execute("SELECT a.seq, b.seq FROM seq_1_to_100000 a, seq_1_to_100000 b", max_rows=10**10)
     assert_within_2_s(at)
     assert conn.execute("SELECT 1 AS one", max_rows=5).rows == [(1,)]
 
 
 # ---- read-only ---------------------------------------------------------------------
+
 
 def test_readonly_fast_path_runs_in_a_read_only_transaction(ro_conn, db, cx_calls):
     r = ro_conn.execute("SELECT id, amount FROM typed ORDER BY id")
@@ -337,14 +349,20 @@ def test_readonly_refuses_server_file_writes(ro_conn, tmp_path):
 
 # ---- catalog -------------------------------------------------------------------------
 
+
 def test_catalog_details_from_a_fixed_number_of_queries(db):
-    db.admin(["CREATE TABLE parent (a INT, b INT, label VARCHAR(10) DEFAULT 'x' COMMENT 'the label', "
-              "PRIMARY KEY (a, b), UNIQUE KEY uq_label (label)) COMMENT 'parents'",
-              "CREATE TABLE child (id INT PRIMARY KEY, pa INT, pb INT, KEY ix_p (pb, pa), "
-              "CONSTRAINT fk_parent FOREIGN KEY (pa, pb) REFERENCES parent (a, b))",
-              "CREATE VIEW v_child AS SELECT id FROM child"])
+    db.admin(
+        [
+            "CREATE TABLE parent (a INT, b INT, label VARCHAR(10) DEFAULT 'x' COMMENT 'the label', "
+            "PRIMARY KEY (a, b), UNIQUE KEY uq_label (label)) COMMENT 'parents'",
+            "CREATE TABLE child (id INT PRIMARY KEY, pa INT, pb INT, KEY ix_p (pb, pa), "
+            "CONSTRAINT fk_parent FOREIGN KEY (pa, pb) REFERENCES parent (a, b))",
+            "CREATE VIEW v_child AS SELECT id FROM child",
+        ]
+    )
     c = adapters.connect(db.url())
     try:
+
         def questions():
             return int(c.execute("SHOW SESSION STATUS LIKE 'Questions'").rows[0][1])
 
@@ -359,7 +377,12 @@ def test_catalog_details_from_a_fixed_number_of_queries(db):
         assert parent.column("label").type == "varchar(10)" and "x" in parent.column("label").default
         assert parent.column("a").nullable is False and parent.column("a").default is None
         fk = child.foreign_keys[0]
-        assert (fk.name, fk.columns, fk.ref_table, fk.ref_columns) == ("fk_parent", ["pa", "pb"], "parent", ["a", "b"])
+        assert (fk.name, fk.columns, fk.ref_table, fk.ref_columns) == (
+            "fk_parent",
+            ["pa", "pb"],
+            "parent",
+            ["a", "b"],
+        )
         ix = {i.name: i for i in child.indexes}
         assert ix["ix_p"].columns == ["pb", "pa"] and not ix["ix_p"].unique and ix["PRIMARY"].unique
         assert cat.find("v_child").kind == "view" and cat.find("v_child").row_count is None
@@ -370,6 +393,7 @@ def test_catalog_details_from_a_fixed_number_of_queries(db):
 
 
 # ---- connecting, errors and secrets -------------------------------------------------
+
 
 def test_wrong_password_is_authentication_failed_without_the_password(db):
     secret = "Wr0ng-" + uuid.uuid4().hex
@@ -391,7 +415,9 @@ def test_server_down_is_connect_failed_quickly():
 
 def test_unknown_database_is_connect_failed():
     with pytest.raises(errors.ConnectFailed):
-        adapters.connect(f"mysql://{MY_USER}:{MY_PASSWORD}@{MY_HOST}:{MY_PORT}/no_such_db_{uuid.uuid4().hex[:6]}")
+        adapters.connect(
+            f"mysql://{MY_USER}:{MY_PASSWORD}@{MY_HOST}:{MY_PORT}/no_such_db_{uuid.uuid4().hex[:6]}"
+        )
 
 
 def test_errors_by_errno(conn, db):
@@ -409,8 +435,12 @@ def test_errors_by_errno(conn, db):
 def test_special_character_password_reaches_connectorx_and_stays_secret(db, caplog):
     user = f"sqlnb_t_{uuid.uuid4().hex[:8]}"
     password = "p@ss:w/rd%+#?&=" + uuid.uuid4().hex[:6]
-    db.admin([f"CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY '{password}'",
-              f"GRANT SELECT ON `{db.db}`.* TO '{user}'@'127.0.0.1'"])
+    db.admin(
+        [
+            f"CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY '{password}'",
+            f"GRANT SELECT ON `{db.db}`.* TO '{user}'@'127.0.0.1'",
+        ]
+    )
     try:
         url = f"mysql://{user}:{quote(password, safe='')}@{MY_HOST}:{MY_PORT}/{db.db}"
         c = adapters.connect(url)

@@ -31,11 +31,15 @@ TEN_MILLION = "SELECT a.seq AS a, b.seq AS b FROM seq_1_to_10000 a, seq_1_to_100
 def db():
     env = MySQLEnv(None)
     env.create()
-    env.admin(["CREATE TABLE counter (n INT) ENGINE=InnoDB",
-               # a long statement inside a procedure (a SLEEP() alone in a statement would
-               # return early when killed and let the procedure go on: MySQL semantics)
-               "CREATE PROCEDURE slow_proc() "
-               "BEGIN INSERT INTO counter SELECT SLEEP(5); INSERT INTO counter VALUES (2); END"])
+    env.admin(
+        [
+            "CREATE TABLE counter (n INT) ENGINE=InnoDB",
+            # a long statement inside a procedure (a SLEEP() alone in a statement would
+            # return early when killed and let the procedure go on: MySQL semantics)
+            "CREATE PROCEDURE slow_proc() "
+            "BEGIN INSERT INTO counter SELECT SLEEP(5); INSERT INTO counter VALUES (2); END",
+        ]
+    )
     yield env
     env.drop()
 
@@ -57,11 +61,14 @@ def test_mariadb_needs_no_backstop(db, connect_to):
     assert db.admin_query("SELECT count(*) FROM counter") == [(0,)]
 
 
-@pytest.mark.parametrize("statement", [
-    "INSERT INTO counter SELECT SLEEP(5)",  # DML: interrupted with an error
-    "CALL slow_proc()",  # CALL: the procedure ends with its interrupted statement
-    "DO SLEEP(5)",  # ends early without an error: still a timeout
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO counter SELECT SLEEP(5)",  # DML: interrupted with an error
+        "CALL slow_proc()",  # CALL: the procedure ends with its interrupted statement
+        "DO SLEEP(5)",  # ends early without an error: still a timeout
+    ],
+)
 def test_kill_backstop_ends_statements_the_server_does_not_time_out(db, connect_to, statement):
     c = connect_to(db, statement_timeout=1)
     c.kill_backstop = True
@@ -92,8 +99,9 @@ def _bytes_sent(c) -> int:
 
 
 @pytest.mark.parametrize("set_statement", [True, False], ids=["set-statement", "session-limit"])
-@pytest.mark.parametrize("sql", [TEN_MILLION, TEN_MILLION + " LIMIT 10000000"],
-                         ids=["query", "explicit-limit"])
+@pytest.mark.parametrize(
+    "sql", [TEN_MILLION, TEN_MILLION + " LIMIT 10000000"], ids=["query", "explicit-limit"]
+)
 def test_row_cap_is_applied_on_the_server(db, connect_to, set_statement, sql):
     """``set_statement=False`` takes MySQL's way (a session sql_select_limit around the
     statement); an explicit LIMIT beyond the cap wins over sql_select_limit, so the

@@ -18,8 +18,7 @@ import pytest
 import sqlnb.adapters as adapters
 from sqlnb import errors
 from sqlnb.sql.statement import accept, unchecked
-from tests.engines import (PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv,
-                           fooled_guard)
+from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv, fooled_guard
 from tests.test_contract import assert_within_2_s, later
 
 
@@ -51,11 +50,16 @@ line2', 'tab	sep', 'xyz', 'n4', '2400-02-29', '0001-01-01 00:00:00', '2262-04-11
 def pg(workdir):
     env = PostgresEnv(workdir)
     env.create()
-    env.admin([TYPED_DDL, TYPED_ROWS,
-               "CREATE TABLE wide AS SELECT i AS id, (i * 1.5)::float8 AS f, 'row ' || i AS t, "
-               "timestamp '2024-01-01' + i * interval '1 minute' AS ts, (i / 7.0)::numeric(12, 2) AS n "
-               "FROM generate_series(1, 50000) i",
-               "CREATE SEQUENCE seq"])
+    env.admin(
+        [
+            TYPED_DDL,
+            TYPED_ROWS,
+            "CREATE TABLE wide AS SELECT i AS id, (i * 1.5)::float8 AS f, 'row ' || i AS t, "
+            "timestamp '2024-01-01' + i * interval '1 minute' AS ts, (i / 7.0)::numeric(12, 2) AS n "
+            "FROM generate_series(1, 50000) i",
+            "CREATE SEQUENCE seq",
+        ]
+    )
     yield env
     env.drop()
 
@@ -94,6 +98,7 @@ def _nan_safe(rows):
 # The two fetch paths give the same result
 # ---------------------------------------------------------------------------
 
+
 def test_fast_and_plain_paths_give_the_same_dataframe(conn):
     fast, plain = both_paths(conn, "SELECT * FROM typed ORDER BY id")
     assert_same(fast, plain)
@@ -126,16 +131,19 @@ def test_paths_agree_in_another_session_time_zone(pg):
         c.close()
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT id, n, n2 FROM typed WHERE id < 0",  # no rows: the types still agree
-    "SELECT NULL::numeric AS a, NULL::integer AS b, NULL::timestamptz AS c",
-    "SELECT 1.5::numeric AS a UNION ALL SELECT 'NaN' UNION ALL SELECT NULL",
-    "SELECT '-Infinity'::numeric AS a, 'Infinity'::numeric AS b",
-    "SELECT 12345678901234567890123456789012345678901234.5::numeric AS wide, "
-    "0.000000000000000000001::numeric AS tiny",
-    "SELECT 1 AS x, 2 AS x, 'a' AS \"?column?\"",
-    "SELECT * FROM wide ORDER BY id",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT id, n, n2 FROM typed WHERE id < 0",  # no rows: the types still agree
+        "SELECT NULL::numeric AS a, NULL::integer AS b, NULL::timestamptz AS c",
+        "SELECT 1.5::numeric AS a UNION ALL SELECT 'NaN' UNION ALL SELECT NULL",
+        "SELECT '-Infinity'::numeric AS a, 'Infinity'::numeric AS b",
+        "SELECT 12345678901234567890123456789012345678901234.5::numeric AS wide, "
+        "0.000000000000000000001::numeric AS tiny",
+        "SELECT 1 AS x, 2 AS x, 'a' AS \"?column?\"",
+        "SELECT * FROM wide ORDER BY id",
+    ],
+)
 def test_paths_agree(conn, sql):
     assert_same(*both_paths(conn, sql))
 
@@ -148,11 +156,15 @@ def test_narrow_numerics_travel_as_float8_and_come_back_exact(pg, conn):
     rnd = random.Random(7)
     rows = []
     for i in range(3000):
-        a = f"{rnd.randint(-10**10, 10**10 - 1) / 100:.2f}"
-        b = f"{rnd.randint(-10**15 + 1, 10**15 - 1) / 10**6:.6f}"
+        a = f"{rnd.randint(-(10**10), 10**10 - 1) / 100:.2f}"
+        b = f"{rnd.randint(-(10**15) + 1, 10**15 - 1) / 10**6:.6f}"
         rows.append(f"({i}, {a}, {b}, {'NULL' if i % 17 == 0 else a})")
-    pg.admin(["CREATE TABLE narrow (id int, a numeric(12, 2), b numeric(15, 6), c numeric(12, 2))",
-              "INSERT INTO narrow VALUES " + ", ".join(rows)])
+    pg.admin(
+        [
+            "CREATE TABLE narrow (id int, a numeric(12, 2), b numeric(15, 6), c numeric(12, 2))",
+            "INSERT INTO narrow VALUES " + ", ".join(rows),
+        ]
+    )
     sql = "SELECT id, a, b, c, a + 1 AS a1, b * 2 AS wide FROM narrow ORDER BY id DESC -- a trailing comment"
     wrapped = conn._narrow_numerics(unchecked(sql, "postgres"))
     assert wrapped is not None and sorted(wrapped[1]) == [1, 2, 3]  # a + 1, b * 2: unconstrained
@@ -170,15 +182,36 @@ def test_narrow_numerics_travel_as_float8_and_come_back_exact(pg, conn):
 def test_numeric_values_survive_both_paths(pg, conn):
     """Every declared scale, and unconstrained numerics of mixed scales, digit for digit."""
     cols = ", ".join(f"s{k} numeric(20, {k})" for k in range(16))
-    values = ["0", "1", "1.01", "1.012", "1.0123", "1.01234", "1.012345", "1.0123456", "1.01234567",
-              "1.012345678", "1.0123456789", "-98765.4321", "12345.000001", "0.00001", "-0.5"]
-    pg.admin([f"CREATE TABLE nums (id serial, {cols}, free numeric)"] +
-             [f"INSERT INTO nums ({', '.join(f's{k}' for k in range(16))}, free) VALUES "
-              f"({', '.join([v] * 16)}, {v})" for v in values])
+    values = [
+        "0",
+        "1",
+        "1.01",
+        "1.012",
+        "1.0123",
+        "1.01234",
+        "1.012345",
+        "1.0123456",
+        "1.01234567",
+        "1.012345678",
+        "1.0123456789",
+        "-98765.4321",
+        "12345.000001",
+        "0.00001",
+        "-0.5",
+    ]
+    pg.admin(
+        [f"CREATE TABLE nums (id serial, {cols}, free numeric)"]
+        + [
+            f"INSERT INTO nums ({', '.join(f's{k}' for k in range(16))}, free) VALUES "
+            f"({', '.join([v] * 16)}, {v})"
+            for v in values
+        ]
+    )
     fast, plain = both_paths(conn, "SELECT * FROM nums ORDER BY id")
     assert_same(fast, plain)
-    truth = conn.execute("SELECT " + ", ".join(f"s{k}::text" for k in range(16)) +
-                         ", free::text FROM nums ORDER BY id", {})
+    truth = conn.execute(
+        "SELECT " + ", ".join(f"s{k}::text" for k in range(16)) + ", free::text FROM nums ORDER BY id", {}
+    )
     for got, want in zip(fast.rows, truth.rows):
         for k, (value, text) in enumerate(zip(got[1:], want)):
             assert value == Decimal(text), (k, value, text)
@@ -230,13 +263,16 @@ def test_parameters_use_psycopg(conn):
     assert conn.last_path == "psycopg" and r.rows == [(1,)]
 
 
-@pytest.mark.parametrize("setup, check", [
-    ("SET search_path TO pg_catalog", "SELECT current_setting('search_path')"),
-    ("CREATE TEMP TABLE scratch AS SELECT 41 + 1 AS x", "SELECT x FROM scratch"),
-    ("BEGIN", "SELECT 1"),
-    ("PREPARE p AS SELECT 1", "SELECT 1"),
-    ("SELECT set_config('sqlnb.x', 'y', false)", "SELECT current_setting('sqlnb.x')"),
-])
+@pytest.mark.parametrize(
+    "setup, check",
+    [
+        ("SET search_path TO pg_catalog", "SELECT current_setting('search_path')"),
+        ("CREATE TEMP TABLE scratch AS SELECT 41 + 1 AS x", "SELECT x FROM scratch"),
+        ("BEGIN", "SELECT 1"),
+        ("PREPARE p AS SELECT 1", "SELECT 1"),
+        ("SELECT set_config('sqlnb.x', 'y', false)", "SELECT current_setting('sqlnb.x')"),
+    ],
+)
 def test_session_state_switches_the_fast_path_off(pg, setup, check):
     c = adapters.connect(pg.url())
     try:
@@ -271,14 +307,16 @@ def test_writes_do_not_switch_the_fast_path_off(pg):
 # Sessions, timeouts, cancel
 # ---------------------------------------------------------------------------
 
+
 def test_readonly_session_refuses_nextval_on_both_connections(pg):
     c = adapters.connect(pg.url(), readonly=True)
     try:
         with pytest.raises(errors.ReadOnlyViolation):
             c.execute("SELECT nextval('seq')")
-        for run in (lambda: c._execute_psycopg(accept("SELECT nextval('seq')", "postgres"),
-                                               None, None, 30),
-                    lambda: c._execute_adbc(accept("SELECT nextval('seq')", "postgres"), None, 30)):
+        for run in (
+            lambda: c._execute_psycopg(accept("SELECT nextval('seq')", "postgres"), None, None, 30),
+            lambda: c._execute_adbc(accept("SELECT nextval('seq')", "postgres"), None, 30),
+        ):
             with pytest.raises(Exception) as info, fooled_guard():  # past the guard
                 run()
             err = c.classify(info.value)
@@ -336,13 +374,16 @@ def test_kernel_interrupt_on_the_fast_path(conn):
     assert conn.execute("SELECT 1").rows == [(1,)]
 
 
-@pytest.mark.parametrize("sql, kind", [
-    ("SELECT 'abc'::integer", errors.TypeMismatch),
-    ("SELECT 1 + 'a'::text", errors.TypeMismatch),
-    ("SELECT nosuch FROM typed", errors.ColumnNotFound),
-    ("SELECT * FROM nosuch.typed", errors.TableNotFound),
-    ("SELECT 1 FROM", errors.SQLSyntaxError),
-])
+@pytest.mark.parametrize(
+    "sql, kind",
+    [
+        ("SELECT 'abc'::integer", errors.TypeMismatch),
+        ("SELECT 1 + 'a'::text", errors.TypeMismatch),
+        ("SELECT nosuch FROM typed", errors.ColumnNotFound),
+        ("SELECT * FROM nosuch.typed", errors.TableNotFound),
+        ("SELECT 1 FROM", errors.SQLSyntaxError),
+    ],
+)
 @pytest.mark.parametrize("fast", [True, False])
 def test_errors_on_both_paths(conn, sql, kind, fast):
     conn.fast_path = fast
@@ -353,8 +394,12 @@ def test_errors_on_both_paths(conn, sql, kind, fast):
 
 
 def test_permission_denied(pg):
-    pg.admin(["DO $$BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sqlnb_nopriv') "
-              "THEN CREATE ROLE sqlnb_nopriv LOGIN; END IF; END$$"])
+    pg.admin(
+        [
+            "DO $$BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sqlnb_nopriv') "
+            "THEN CREATE ROLE sqlnb_nopriv LOGIN; END IF; END$$"
+        ]
+    )
     c = adapters.connect(pg.url().replace("postgres@", "sqlnb_nopriv@"))
     try:
         for fast in (True, False):
@@ -367,8 +412,9 @@ def test_permission_denied(pg):
 
 def test_close_closes_both_connections(pg):
     def sessions():
-        return pg.admin_query("SELECT count(*) FROM pg_stat_activity "
-                              f"WHERE datname = '{pg.db}' AND application_name = 'sqlnb'")[0][0]
+        return pg.admin_query(
+            f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{pg.db}' AND application_name = 'sqlnb'"
+        )[0][0]
 
     before = sessions()
     c = adapters.connect(pg.url())
@@ -383,8 +429,9 @@ def test_close_closes_both_connections(pg):
 
 def test_postgresql_through_pgbouncer(pg):
     """PgBouncer refuses startup options: read-only and the timeout are SET after connecting."""
-    c = adapters.connect(_pgbouncer_url("postgresql", PGB_PASSWORD, pg.db), readonly=True,
-                         statement_timeout=1)
+    c = adapters.connect(
+        _pgbouncer_url("postgresql", PGB_PASSWORD, pg.db), readonly=True, statement_timeout=1
+    )
     try:
         assert c.execute("SELECT current_setting('transaction_read_only')").rows == [("on",)]
         for fast in (True, False):
@@ -415,6 +462,7 @@ def test_postgresql_through_pgbouncer(pg):
 # Connecting
 # ---------------------------------------------------------------------------
 
+
 def _pgbouncer_url(scheme: str, password: str, db: str) -> str:
     url = f"{scheme}://{PGB_USER}:{password}@{PG_HOST}:{PGB_PORT}/{db}"
     return url + ("?ssl=false" if scheme == "redshift" else "")
@@ -438,8 +486,9 @@ def test_wrong_password_through_pgbouncer(pg, scheme):
 @pytest.mark.parametrize("scheme", ["postgresql", "redshift"])
 def test_server_down_fails_fast(scheme):
     with pytest.raises(errors.ConnectFailed) as info:
-        adapters.connect(_pgbouncer_url(scheme, "pw-not-shown", "db").replace(f":{PGB_PORT}/", ":1/"),
-                         connect_timeout=5)
+        adapters.connect(
+            _pgbouncer_url(scheme, "pw-not-shown", "db").replace(f":{PGB_PORT}/", ":1/"), connect_timeout=5
+        )
     assert "refused" in info.value.message.lower()  # at once, not after the connect timeout
     assert "pw-not-shown" not in str(info.value)
 
@@ -467,8 +516,9 @@ def test_connect_timeout_is_honoured(scheme, silent_server):
 @pytest.mark.parametrize("scheme", ["postgresql", "redshift"])
 def test_unknown_url_parameter(scheme):
     with pytest.raises(errors.ConfigurationError, match="nosuchoption"):
-        adapters.connect(_pgbouncer_url(scheme, "x", "db") + ("&" if scheme == "redshift" else "?")
-                         + "nosuchoption=1")
+        adapters.connect(
+            _pgbouncer_url(scheme, "x", "db") + ("&" if scheme == "redshift" else "?") + "nosuchoption=1"
+        )
 
 
 def test_url_parameters_pass_through(pg):
@@ -525,8 +575,12 @@ def test_catalog_details(workdir, env_class):
             assert shop.column("opened").default == "CURRENT_DATE"
             assert "nextval" in shop.column("id").default
             fk = shop.foreign_keys[0]
-            assert (fk.columns, fk.ref_schema, fk.ref_table, fk.ref_columns) == \
-                (["country", "code"], "sales", "region", ["country", "code"])
+            assert (fk.columns, fk.ref_schema, fk.ref_table, fk.ref_columns) == (
+                ["country", "code"],
+                "sales",
+                "region",
+                ["country", "code"],
+            )
             idx = {i.name: i for i in shop.indexes}
             assert idx["shop_lower_idx"].columns == ["lower(country)", "code"]
             assert idx["shop_pkey"].unique and idx["shop_pkey"].columns == ["id"]
@@ -553,8 +607,12 @@ def test_catalog_of_1000_tables_takes_a_fixed_number_of_queries(workdir):
     env.create()
     try:
         cols = ", ".join(f"c{j} {'integer' if j % 2 else 'text'}" for j in range(1, 20))
-        env.admin(["DO $$ BEGIN FOR i IN 1..1000 LOOP EXECUTE format("
-                   f"'CREATE TABLE t%s (id integer PRIMARY KEY, {cols})', i); END LOOP; END $$"])
+        env.admin(
+            [
+                "DO $$ BEGIN FOR i IN 1..1000 LOOP EXECUTE format("
+                f"'CREATE TABLE t%s (id integer PRIMARY KEY, {cols})', i); END LOOP; END $$"
+            ]
+        )
         c = adapters.connect(env.url())
         try:
             sent = []
@@ -574,6 +632,7 @@ def test_catalog_of_1000_tables_takes_a_fixed_number_of_queries(workdir):
 # Redshift specifics
 # ---------------------------------------------------------------------------
 
+
 @pytest.fixture
 def rs(pg):
     env = RedshiftEnv(pg.workdir)
@@ -585,8 +644,15 @@ def rs(pg):
 
 def test_redshift_values_and_types(rs):
     r = rs.execute("SELECT id, i4, n2, tstz, b, by, jb FROM typed ORDER BY id")
-    assert [c.type for c in r.columns] == ["integer", "integer", "numeric", "timestamp with time zone",
-                                           "boolean", "bytea", "jsonb"]
+    assert [c.type for c in r.columns] == [
+        "integer",
+        "integer",
+        "numeric",
+        "timestamp with time zone",
+        "boolean",
+        "bytea",
+        "jsonb",
+    ]
     assert r.arrow.schema.field("i4").type == pa.int64()
     row = r.rows[0]
     assert row[2] == Decimal("12.345") and row[5] == b"\x00\xff\x10"
@@ -594,8 +660,9 @@ def test_redshift_values_and_types(rs):
 
 
 def test_redshift_parameters_and_percent_literals(rs):
-    r = rs.execute("SELECT t, '100%' AS pct, 'a?b' AS q FROM typed WHERE id = :id AND t LIKE :p",
-                   {"id": 1, "p": "A%"})
+    r = rs.execute(
+        "SELECT t, '100%' AS pct, 'a?b' AS q FROM typed WHERE id = :id AND t LIKE :p", {"id": 1, "p": "A%"}
+    )
     assert r.rows == [("Ada", "100%", "a?b")]
 
 
@@ -620,8 +687,10 @@ def test_redshift_interrupt_replaces_the_broken_connection(rs):
     # the old statement was cancelled on the server too
     deadline = time.monotonic() + 2  # well before pg_sleep(30) would end by itself
     while time.monotonic() < deadline:
-        busy = rs.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                          "AND query = 'SELECT pg_sleep(30)' AND state = 'active'").rows[0][0]
+        busy = rs.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND query = 'SELECT pg_sleep(30)' AND state = 'active'"
+        ).rows[0][0]
         if busy == 0:
             break
         time.sleep(0.1)
@@ -706,8 +775,9 @@ def test_readonly_survives_a_function_that_switches_it_off(ro_pg, fast):
         assert c.last_path == ("adbc" if fast else "psycopg")
         with pytest.raises(errors.PermissionDenied, match="read-only"), fooled_guard():
             c.execute("SELECT * FROM write_through")
-        assert c.execute("SELECT current_setting('transaction_read_only'), "
-                         "current_setting('statement_timeout')").rows == [("on", "1s")]
+        assert c.execute(
+            "SELECT current_setting('transaction_read_only'), current_setting('statement_timeout')"
+        ).rows == [("on", "1s")]
         with pytest.raises(errors.QueryTimeout), fooled_guard():
             c.execute("SELECT * FROM slow")
         # the raw adapter path, past the guard, is read-only too
@@ -726,8 +796,9 @@ def _hold_server_session(db: str, pid: int, holders: list) -> None:
     import psycopg
 
     for _ in range(10):
-        h = psycopg.connect(host=PG_HOST, port=PGB_TX_PORT, user=PGB_USER, password=PGB_PASSWORD,
-                            dbname=db, autocommit=True)
+        h = psycopg.connect(
+            host=PG_HOST, port=PGB_TX_PORT, user=PGB_USER, password=PGB_PASSWORD, dbname=db, autocommit=True
+        )
         holders.append(h)
         h.execute("BEGIN")
         if h.execute("SELECT pg_backend_pid()").fetchone()[0] == pid:
@@ -735,9 +806,11 @@ def _hold_server_session(db: str, pid: int, holders: list) -> None:
     raise AssertionError(f"no pool client got server session {pid}")
 
 
-@pytest.mark.parametrize("scheme,fast", [("postgresql", True), ("postgresql", False),
-                                         ("redshift", False)],
-                         ids=["postgresql-adbc", "postgresql-psycopg", "redshift"])
+@pytest.mark.parametrize(
+    "scheme,fast",
+    [("postgresql", True), ("postgresql", False), ("redshift", False)],
+    ids=["postgresql-adbc", "postgresql-psycopg", "redshift"],
+)
 def test_readonly_and_timeout_hold_behind_a_transaction_pooler(ro_pg, scheme, fast):
     """Behind PgBouncer in transaction mode consecutive statements may run on different
     server sessions.  Read-only and the timeout hold on whichever one runs the statement,
@@ -751,11 +824,15 @@ def test_readonly_and_timeout_hold_behind_a_transaction_pooler(ro_pg, scheme, fa
         _hold_server_session(ro_pg.db, first, holders)
         # the server session the connection used before is another client's now, and
         # keeps its own settings
-        assert holders[-1].execute("SELECT current_setting('default_transaction_read_only'), "
-                                   "current_setting('transaction_read_only'), "
-                                   "current_setting('statement_timeout')").fetchone() == ("off", "off", "0")
-        pid, ro, timeout = c.execute("SELECT pg_backend_pid(), current_setting('transaction_read_only'), "
-                                     "current_setting('statement_timeout')").rows[0]
+        assert holders[-1].execute(
+            "SELECT current_setting('default_transaction_read_only'), "
+            "current_setting('transaction_read_only'), "
+            "current_setting('statement_timeout')"
+        ).fetchone() == ("off", "off", "0")
+        pid, ro, timeout = c.execute(
+            "SELECT pg_backend_pid(), current_setting('transaction_read_only'), "
+            "current_setting('statement_timeout')"
+        ).rows[0]
         assert pid != first and (ro, timeout) == ("on", "1s")
         if scheme == "postgresql":
             assert c.last_path == ("adbc" if fast else "psycopg")
@@ -777,17 +854,25 @@ def test_readonly_and_timeout_hold_behind_a_transaction_pooler(ro_pg, scheme, fa
 # Row caps hold on the server (Redshift: the driver would buffer the whole result)
 # ---------------------------------------------------------------------------
 
-TEN_MILLION = ("SELECT a.i * 10000 + b.j AS n, 'row ' || b.j AS label "
-               "FROM generate_series(0, 999) a(i), generate_series(1, 10000) b(j)")
+TEN_MILLION = (
+    "SELECT a.i * 10000 + b.j AS n, 'row ' || b.j AS label "
+    "FROM generate_series(0, 999) a(i), generate_series(1, 10000) b(j)"
+)
 
 
 def _pooler_bytes_sent(db: str) -> int:
     """Bytes PgBouncer (6433) has sent to its clients of database ``db``, from its console."""
     import psycopg
 
-    with psycopg.connect(host=PG_HOST, port=PGB_TX_PORT, user=PGB_USER, password=PGB_PASSWORD,
-                         dbname="pgbouncer", autocommit=True,
-                         cursor_factory=psycopg.ClientCursor) as con:
+    with psycopg.connect(
+        host=PG_HOST,
+        port=PGB_TX_PORT,
+        user=PGB_USER,
+        password=PGB_PASSWORD,
+        dbname="pgbouncer",
+        autocommit=True,
+        cursor_factory=psycopg.ClientCursor,
+    ) as con:
         cur = con.cursor()
         cur.execute("SHOW STATS")
         names = [d.name for d in cur.description]

@@ -57,33 +57,47 @@ CASES = {
     "link_joins": Case(
         "How many orders did each customer place?",
         "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON c.id = o.id GROUP BY c.name",
-        [["Ada", 2], ["Grace", 1]], "c.id = o.id → customers.id = orders.customer_id"),
+        [["Ada", 2], ["Grace", 1]],
+        "c.id = o.id → customers.id = orders.customer_id",
+    ),
     "named_values": Case(
         "How many new orders are there?",
         "SELECT count(*) AS n FROM orders WHERE status = 'paid'",
-        [[1]], "'paid' → 'new'"),
+        [[1]],
+        "'paid' → 'new'",
+    ),
     "named_filters": Case(
         "How many paid orders are there?",
         "SELECT count(*) AS n FROM orders",
-        [[2]], "orders.status = 'paid' added"),
+        [[2]],
+        "orders.status = 'paid' added",
+    ),
     "subset_averages": Case(
         "Which orders have an amount above the average amount of paid orders?",
         "SELECT id FROM orders WHERE status = 'paid' AND amount > "
         "(SELECT AVG(amount) FROM orders WHERE status = 'paid')",
-        [[10], [11]], "status = 'paid' left to the average"),
+        [[10], [11]],
+        "status = 'paid' left to the average",
+    ),
     "intersections": Case(
         "Which customers have both a paid order and a new order?",
         "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
         "WHERE o.status IN ('paid', 'new')",
-        [["Ada"]], "o.status IN ('paid', 'new') split into an INTERSECT, one value each"),
+        [["Ada"]],
+        "o.status IN ('paid', 'new') split into an INTERSECT, one value each",
+    ),
     "negations": Case(
         "Which customers have never had a new order?",
         "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id WHERE o.status <> 'new'",
-        [["Grace"], ["Linus"]], "o.status <> 'new' → c.\"id\" NOT IN (… WHERE o.status = 'new')"),
+        [["Grace"], ["Linus"]],
+        "o.status <> 'new' → c.\"id\" NOT IN (… WHERE o.status = 'new')",
+    ),
     "names_for_ids": Case(
         "Which customer placed the most orders, and how many?",
         "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
-        [["Ada", 2]], "orders.customer_id → customers.name"),
+        [["Ada", 2]],
+        "orders.customer_id → customers.name",
+    ),
 }
 
 
@@ -93,8 +107,9 @@ def ask(shop, tmp_path, case: Case, settings: AgentSettings | None = None):
     script = tmp_path / f"script-{len(list(tmp_path.glob('script-*')))}.json"
     block = f"```sql\n{case.draft}\n```"
     script.write_text(json.dumps({"replies": [block], "drafts": [block] * 3}))
-    return Agent(memory=False).ask(case.question, shop, connection="shop", model=f"scripted:{script}",
-                                   settings=settings)
+    return Agent(memory=False).ask(
+        case.question, shop, connection="shop", model=f"scripted:{script}", settings=settings
+    )
 
 
 def rows(result) -> list:
@@ -133,8 +148,15 @@ def test_every_case_belongs_to_a_rule_of_the_registry():
 
 
 def test_the_registry_names_each_rule_once_in_the_order_applied():
-    assert REWRITE_NAMES == ("link_joins", "named_values", "named_filters", "subset_averages",
-                             "intersections", "negations", "names_for_ids")
+    assert REWRITE_NAMES == (
+        "link_joins",
+        "named_values",
+        "named_filters",
+        "subset_averages",
+        "intersections",
+        "negations",
+        "names_for_ids",
+    )
     for rewrite in REWRITES:
         assert isinstance(rewrite, Rewrite) and rewrite_named(rewrite.name) is rewrite
         assert re.fullmatch(r"[a-z]+(_[a-z]+)*", rewrite.name)
@@ -157,9 +179,13 @@ def test_a_rewrite_that_reads_stored_values_does_not_run_without_them(shop, tmp_
 def test_rewrites_chain_and_each_keeps_its_record(shop, tmp_path):
     # an unlinked join whose ids the question asks the names of: joined along the key,
     # then the customer's name shown for the id
-    case = Case("How many orders did each customer place?",
-                "SELECT o.customer_id, COUNT(*) AS n FROM orders AS o JOIN customers AS c ON c.id = o.id "
-                "GROUP BY o.customer_id", [], "")
+    case = Case(
+        "How many orders did each customer place?",
+        "SELECT o.customer_id, COUNT(*) AS n FROM orders AS o JOIN customers AS c ON c.id = o.id "
+        "GROUP BY o.customer_id",
+        [],
+        "",
+    )
     result = ask(shop, tmp_path, case)
     assert rows(result) == [["Ada", 2], ["Grace", 1]]
     assert list(result.attempts[0]["rewrites"]) == ["link_joins", "names_for_ids"]
@@ -183,11 +209,18 @@ def test_an_unknown_rewrite_name_is_refused_with_the_known_ones():
 
 
 def test_stand_ins_are_followed_to_the_end_of_their_chain_and_a_cycle_stops():
-    ctx = SimpleNamespace(settings=AgentSettings(first_drafts=2), model=SimpleNamespace(name="scripted:x"),
-                          distinct_values=None, catalog=None, prerun={})
+    ctx = SimpleNamespace(
+        settings=AgentSettings(first_drafts=2),
+        model=SimpleNamespace(name="scripted:x"),
+        distinct_values=None,
+        catalog=None,
+        prerun={},
+    )
     round_ = FirstRound({"question": "q", "dialect": "sqlite"}, None, [], ctx)
     round_.stand_ins.update({"a": "b", "b": "c", "c": "d", "x": "y", "y": "x", "s": "s"})
-    assert round_.stand_in_of("a") == "d" and round_.stand_in_of("c") == "d" and round_.stand_in_of("d") == "d"
+    assert (
+        round_.stand_in_of("a") == "d" and round_.stand_in_of("c") == "d" and round_.stand_in_of("d") == "d"
+    )
     assert round_.stand_in_of("x") == "y" and round_.stand_in_of("y") == "x"  # no endless loop
     assert round_.stand_in_of("s") == "s"
     # longer than any fixed number of steps

@@ -28,16 +28,17 @@ import sqlnb.adapters as adapters
 from sqlnb import errors
 from sqlnb.sql.guard import check_wrapped
 from sqlnb.sql.statement import Statement, accept, unchecked
-from tests.engines import (PG_HOST, PGB_PASSWORD, PGB_USER, MySQLEnv, PostgresEnv,
-                           fooled_guard)
+from tests.engines import PG_HOST, PGB_PASSWORD, PGB_USER, MySQLEnv, PostgresEnv, fooled_guard
 
 PGB_SESSION_PORT, PGB_TX_PORT = 6432, 6433
 
 # The review's attack: "1 -/**/- 1" is 1 minus minus 1 to the guard and to PostgreSQL,
 # but "1 -- 1" once the comment is stripped, a line comment that swallows the quote that
 # opens a string: what was checked as string content would run as code.
-JOIN_ATTACK = ("SELECT 1 -/**/- 1 AS a, '\n) q; COMMIT; INSERT INTO t VALUES (666); "
-               "DROP TABLE victim; SELECT * FROM (SELECT 1 AS a, NULL --'\nAS b WHERE false")
+JOIN_ATTACK = (
+    "SELECT 1 -/**/- 1 AS a, '\n) q; COMMIT; INSERT INTO t VALUES (666); "
+    "DROP TABLE victim; SELECT * FROM (SELECT 1 AS a, NULL --'\nAS b WHERE false"
+)
 # the same class, other spellings of the join
 JOIN_VARIANTS = (
     JOIN_ATTACK,
@@ -60,8 +61,7 @@ PG_SETUP = [
 
 
 def state(env) -> tuple:
-    return (env.admin_query("SELECT count(*) FROM t"),
-            env.admin_query("SELECT count(*) FROM victim"))
+    return (env.admin_query("SELECT count(*) FROM t"), env.admin_query("SELECT count(*) FROM victim"))
 
 
 @pytest.fixture
@@ -77,8 +77,7 @@ def pgdb(workdir):
 def mydb(workdir):
     env = MySQLEnv(workdir)
     env.create()
-    env.admin(["CREATE TABLE t (x int)", "CREATE TABLE victim (x int)",
-               "INSERT INTO victim VALUES (1)"])
+    env.admin(["CREATE TABLE t (x int)", "CREATE TABLE victim (x int)", "INSERT INTO victim VALUES (1)"])
     yield env
     env.drop()
 
@@ -97,19 +96,18 @@ def _pg_urls(env) -> dict[str, str]:
     }
 
 
-PG_ROUTES = ("postgresql", "postgresql-pgbouncer-tx", "redshift-pgbouncer-session",
-             "redshift-pgbouncer-tx")
+PG_ROUTES = ("postgresql", "postgresql-pgbouncer-tx", "redshift-pgbouncer-session", "redshift-pgbouncer-tx")
 
 
 # ---- 1. the text that was checked is the text that runs --------------------------------------
 
 # (route, ADBC fast path): the fast path is PostgreSQL's only
-ATTACK_ROUTES = [(r, False) for r in PG_ROUTES] + [("postgresql", True),
-                                                  ("postgresql-pgbouncer-tx", True)]
+ATTACK_ROUTES = [(r, False) for r in PG_ROUTES] + [("postgresql", True), ("postgresql-pgbouncer-tx", True)]
 
 
-@pytest.mark.parametrize("route,fast", ATTACK_ROUTES,
-                         ids=[f"{r}-{'adbc' if f else 'driver'}" for r, f in ATTACK_ROUTES])
+@pytest.mark.parametrize(
+    "route,fast", ATTACK_ROUTES, ids=[f"{r}-{'adbc' if f else 'driver'}" for r, f in ATTACK_ROUTES]
+)
 def test_comment_join_attack_runs_as_one_harmless_query(pgdb, route, fast):
     """Through a read-only connection (capped as `sqlnb sql --readonly --limit 5` does, and
     uncapped) and through the agent's path (readonly=True with the row cap), on a
@@ -141,10 +139,24 @@ def test_comment_join_attack_through_the_cli(pgdb):
     """`sqlnb sql --readonly --limit 5` prints the (empty) result and writes nothing."""
     before = state(pgdb)
     for extra in (["--limit", "5"], []):
-        out = subprocess.run([sys.executable, "-m", "sqlnb.cli", "sql", "--db", pgdb.url(),
-                              "--readonly", "--json", *extra, JOIN_ATTACK],
-                             capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "PYTHONPATH": os.getcwd()})
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sqlnb.cli",
+                "sql",
+                "--db",
+                pgdb.url(),
+                "--readonly",
+                "--json",
+                *extra,
+                JOIN_ATTACK,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": os.getcwd()},
+        )
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["rows"] == []
     assert state(pgdb) == before
@@ -216,8 +228,14 @@ def test_sendable_refuses_a_changed_copy(pgdb):
     try:
         stmt = accept("SELECT 1 -/**/- 1 AS a", "postgres")
         assert c._sendable(stmt) == "SELECT 1 -/**/- 1 AS a"
-        for copy in ("SELECT 1 -- 1 AS a", str(stmt), stmt.replace("/**/", ""), stmt + " ",
-                     unchecked("SELECT 1", "postgres"), accept("SELECT 1", "mysql")):
+        for copy in (
+            "SELECT 1 -- 1 AS a",
+            str(stmt),
+            stmt.replace("/**/", ""),
+            stmt + " ",
+            unchecked("SELECT 1", "postgres"),
+            accept("SELECT 1", "mysql"),
+        ):
             with pytest.raises(errors.ReadOnlyViolation):
                 c._sendable(copy)
     finally:
@@ -231,9 +249,11 @@ def test_a_wrapper_of_an_accepted_statement_is_checked_again():
     wrapped = stmt.wrap("SELECT * FROM (", ") AS q")
     assert wrapped == "SELECT * FROM (\nSELECT 1 AS a\n) AS q" and wrapped.accepted
     assert stmt.wrap("DECLARE sqlnb_cap_3 CURSOR FOR").accepted  # sqlnb's cursor, exactly
-    for prefix, suffix in (("DELETE FROM t WHERE x IN (", ")"),
-                           ("DECLARE other CURSOR WITH HOLD FOR", ""),
-                           ("SELECT * FROM (", ") AS q; DROP TABLE t")):
+    for prefix, suffix in (
+        ("DELETE FROM t WHERE x IN (", ")"),
+        ("DECLARE other CURSOR WITH HOLD FOR", ""),
+        ("SELECT * FROM (", ") AS q; DROP TABLE t"),
+    ):
         with pytest.raises(errors.ReadOnlyViolation):
             stmt.wrap(prefix, suffix)
     my = accept("SELECT 1", "mysql")
@@ -244,9 +264,11 @@ def test_a_wrapper_of_an_accepted_statement_is_checked_again():
 
 # ---- 2. one statement per call at the protocol level -----------------------------------------
 
-RAW_MULTI = ("SELECT 1; COMMIT; INSERT INTO t VALUES (666)",
-             "SELECT 1; DROP TABLE victim",
-             "SELECT 1;\nINSERT INTO t VALUES (667);")
+RAW_MULTI = (
+    "SELECT 1; COMMIT; INSERT INTO t VALUES (666)",
+    "SELECT 1; DROP TABLE victim",
+    "SELECT 1;\nINSERT INTO t VALUES (667);",
+)
 
 
 @pytest.mark.parametrize("route", PG_ROUTES)
@@ -295,8 +317,7 @@ def test_mysql_lexing_attack_is_refused_and_would_not_run(mydb):
     """MySQL's -- is a comment only before an ASCII space: the guard no longer reads
     U+00A0 as one, and the server would refuse the rest anyway (one statement per call)."""
     before = state(mydb)
-    attack = ("SELECT 1 --\u00a0x FROM (SELECT 5 AS \u00a0x) q; COMMIT; "
-              "INSERT INTO t VALUES (666)")
+    attack = "SELECT 1 --\u00a0x FROM (SELECT 5 AS \u00a0x) q; COMMIT; INSERT INTO t VALUES (666)"
     ro = adapters.connect(mydb.url(), readonly=True)
     rw = adapters.connect(mydb.url())
     try:
@@ -324,8 +345,10 @@ def test_guarded_mysql_parameters_are_bound_in_the_checked_text(mydb):
     ro = adapters.connect(mydb.url(), readonly=True)
     try:
         tricky = "x'); DROP TABLE victim; -- \\' \" \n"
-        row = ro.execute("SELECT :a AS a, :b AS b, :n AS n, :f AS f, :none AS z",
-                         {"a": tricky, "b": "plain 'quoted'", "n": 7, "f": 1.5, "none": None}).rows
+        row = ro.execute(
+            "SELECT :a AS a, :b AS b, :n AS n, :f AS f, :none AS z",
+            {"a": tricky, "b": "plain 'quoted'", "n": 7, "f": 1.5, "none": None},
+        ).rows
         assert row == [(tricky, "plain 'quoted'", 7, 1.5, None)]
         assert ro.execute("SELECT count(*) FROM t WHERE x > :v", {"v": 1}).rows == [(1,)]
         with pytest.raises(errors.UsageError):
@@ -337,9 +360,11 @@ def test_guarded_mysql_parameters_are_bound_in_the_checked_text(mydb):
 
 # ---- 4. effects that outlive the statement ---------------------------------------------------
 
+
 def _advisory(env, key: int) -> int:
-    return env.admin_query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
-                           f"AND objid = {key} AND granted")[0][0]
+    return env.admin_query(
+        f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {key} AND granted"
+    )[0][0]
 
 
 @pytest.mark.parametrize("route", PG_ROUTES)
@@ -376,8 +401,7 @@ def test_advisory_locks_a_stable_function_takes_are_released(pgdb, route):
 
 
 def test_mariadb_named_locks_a_function_takes_are_released(mydb):
-    mydb.admin(["CREATE FUNCTION grab(n VARCHAR(64)) RETURNS INT READS SQL DATA "
-                "RETURN GET_LOCK(n, 0)"])
+    mydb.admin(["CREATE FUNCTION grab(n VARCHAR(64)) RETURNS INT READS SQL DATA RETURN GET_LOCK(n, 0)"])
 
     def held(name: str):
         return mydb.admin_query(f"SELECT IS_USED_LOCK('{name}')")[0][0]
@@ -403,25 +427,27 @@ def outbound(pgdb):
     """dblink installed in a schema of its own with a function renamed, a STABLE wrapper
     over it, a view over that, a foreign table through postgres_fdw and a view over it, a
     C function the database defines itself."""
-    pgdb.admin([
-        "CREATE SCHEMA ext",
-        "CREATE EXTENSION dblink SCHEMA ext",
-        "ALTER FUNCTION ext.dblink_exec(text, text) RENAME TO harmless",
-        f"CREATE FUNCTION quiet() RETURNS text STABLE LANGUAGE sql AS "
-        f"$$SELECT ext.harmless('dbname={pgdb.db} host={PG_HOST} user=postgres', "
-        f"'INSERT INTO t VALUES (666)')$$",
-        "CREATE VIEW calm AS SELECT quiet() AS q",
-        "CREATE VIEW calmer AS SELECT * FROM calm",
-        "CREATE FUNCTION plain_double(i int) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT i * 2'",
-        "CREATE EXTENSION postgres_fdw",
-        f"CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw "
-        f"OPTIONS (host '{PG_HOST}', dbname '{pgdb.db}')",
-        "CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user 'postgres')",
-        "CREATE FOREIGN TABLE far_t (x int) SERVER loop OPTIONS (table_name 't')",
-        "CREATE VIEW near AS SELECT * FROM far_t",
-        "CREATE FUNCTION c_fn() RETURNS int8 STABLE LANGUAGE c AS '$libdir/dblink', "
-        "'dblink_get_connections'",
-    ])
+    pgdb.admin(
+        [
+            "CREATE SCHEMA ext",
+            "CREATE EXTENSION dblink SCHEMA ext",
+            "ALTER FUNCTION ext.dblink_exec(text, text) RENAME TO harmless",
+            f"CREATE FUNCTION quiet() RETURNS text STABLE LANGUAGE sql AS "
+            f"$$SELECT ext.harmless('dbname={pgdb.db} host={PG_HOST} user=postgres', "
+            f"'INSERT INTO t VALUES (666)')$$",
+            "CREATE VIEW calm AS SELECT quiet() AS q",
+            "CREATE VIEW calmer AS SELECT * FROM calm",
+            "CREATE FUNCTION plain_double(i int) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT i * 2'",
+            "CREATE EXTENSION postgres_fdw",
+            f"CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw "
+            f"OPTIONS (host '{PG_HOST}', dbname '{pgdb.db}')",
+            "CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user 'postgres')",
+            "CREATE FOREIGN TABLE far_t (x int) SERVER loop OPTIONS (table_name 't')",
+            "CREATE VIEW near AS SELECT * FROM far_t",
+            "CREATE FUNCTION c_fn() RETURNS int8 STABLE LANGUAGE c AS '$libdir/dblink', "
+            "'dblink_get_connections'",
+        ]
+    )
     return pgdb
 
 
@@ -457,10 +483,13 @@ def test_outbound_extensions_and_what_reaches_them_are_refused(outbound, route):
 
 
 def test_user_functions_and_views_still_run_without_outbound_extensions(pgdb):
-    pgdb.admin(["CREATE FUNCTION plain_double(i int) RETURNS int IMMUTABLE LANGUAGE sql "
-                "AS 'SELECT i * 2'",
-                "CREATE VIEW doubled AS SELECT plain_double(x) AS d FROM victim",
-                "CREATE VIEW \"Odd Name\" AS SELECT 1 AS one"])
+    pgdb.admin(
+        [
+            "CREATE FUNCTION plain_double(i int) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT i * 2'",
+            "CREATE VIEW doubled AS SELECT plain_double(x) AS d FROM victim",
+            'CREATE VIEW "Odd Name" AS SELECT 1 AS one',
+        ]
+    )
     ro = adapters.connect(pgdb.url(), readonly=True)
     try:
         assert ro.execute("SELECT plain_double(21)").rows == [(42,)]
@@ -476,10 +505,13 @@ def test_redshift_parameters_never_let_the_driver_rewrite_the_text(pgdb):
     the text sent stays the text checked."""
     rs = adapters.connect(_pg_urls(pgdb)["redshift-pgbouncer-session"], readonly=True)
     try:
-        assert rs.execute("SELECT 'a?b' AS q, \"x\" FROM (SELECT :v AS \"x\") s",
-                          {"v": 1}).rows == [("a?b", 1)]
-        for sql in ("SELECT $$?$$ AS q, :v AS v", "SELECT :v AS v /* ? */",
-                    "SELECT :v AS v -- ?", "SELECT E'\\\\''?' AS q, :v AS v"):
+        assert rs.execute('SELECT \'a?b\' AS q, "x" FROM (SELECT :v AS "x") s', {"v": 1}).rows == [("a?b", 1)]
+        for sql in (
+            "SELECT $$?$$ AS q, :v AS v",
+            "SELECT :v AS v /* ? */",
+            "SELECT :v AS v -- ?",
+            "SELECT E'\\\\''?' AS q, :v AS v",
+        ):
             with pytest.raises(errors.UsageError, match="'\\?'"):
                 rs.execute(sql, {"v": 1})
     finally:

@@ -22,8 +22,19 @@ import pytest
 
 from sqlnb import errors
 from sqlnb.adapters.spec import Secret, parse_url
-from tests.engines import (MY_HOST, MY_PASSWORD, MY_PORT, MY_USER, PG_HOST, PG_PORT, PGB_PASSWORD,
-                           PGB_PORT, PGB_USER, MySQLEnv, PostgresEnv)
+from tests.engines import (
+    MY_HOST,
+    MY_PASSWORD,
+    MY_PORT,
+    MY_USER,
+    PG_HOST,
+    PG_PORT,
+    PGB_PASSWORD,
+    PGB_PORT,
+    PGB_USER,
+    MySQLEnv,
+    PostgresEnv,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -89,21 +100,27 @@ def find_password(root, password: str) -> list[str]:
 # Engines with real passwords
 # ---------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def pg_env(workdir):
     env = PostgresEnv(workdir)
     env.create()
-    env.admin([f"CREATE ROLE {PG_ROLE} LOGIN PASSWORD '{PG_ROLE_PASSWORD}'",
-               f'GRANT ALL ON DATABASE "{env.db}" TO {PG_ROLE}',
-               f"GRANT ALL ON SCHEMA public TO {PG_ROLE}",
-               "CREATE TABLE t AS SELECT i AS id, 'v' || i AS v FROM generate_series(1, 20000) i",
-               f"GRANT SELECT ON t TO {PG_ROLE}, sqlnb"])
+    env.admin(
+        [
+            f"CREATE ROLE {PG_ROLE} LOGIN PASSWORD '{PG_ROLE_PASSWORD}'",
+            f'GRANT ALL ON DATABASE "{env.db}" TO {PG_ROLE}',
+            f"GRANT ALL ON SCHEMA public TO {PG_ROLE}",
+            "CREATE TABLE t AS SELECT i AS id, 'v' || i AS v FROM generate_series(1, 20000) i",
+            f"GRANT SELECT ON t TO {PG_ROLE}, sqlnb",
+        ]
+    )
     yield env
     env.drop()
     import psycopg
 
-    with psycopg.connect(host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres",
-                         autocommit=True) as con:
+    with psycopg.connect(
+        host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres", autocommit=True
+    ) as con:
         con.execute(f"DROP ROLE IF EXISTS {PG_ROLE}")
 
 
@@ -111,8 +128,12 @@ def pg_env(workdir):
 def my_env():
     env = MySQLEnv(None)
     env.create()
-    env.admin(["CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))",
-               "INSERT INTO t SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000"])
+    env.admin(
+        [
+            "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))",
+            "INSERT INTO t SELECT seq, CONCAT('v', seq) FROM seq_1_to_20000",
+        ]
+    )
     yield env
     env.drop()
 
@@ -139,14 +160,18 @@ def case(request, pg_env, my_env):
 
 def _pg_killer(env):
     def kill(adapter) -> None:
-        env.admin_query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                        "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        env.admin_query(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
     return kill
 
 
 def _my_killer(env):
     def kill(adapter) -> None:
         env.admin([f"KILL CONNECTION {int(adapter.connection_id)}"])
+
     return kill
 
 
@@ -166,16 +191,24 @@ def test_no_adapter_attribute_repr_log_or_error_holds_the_password(case, caplog)
         # an error that echoes the password: the message shows *** instead
         with pytest.raises(errors.SqlnbError) as info:
             c.execute(f"SELECT CAST('{password}' AS DECIMAL(5, 2)) + no_such_column FROM t")
-        messages += [str(info.value), repr(info.value), info.value.engine_message or "",
-                     info.value.hint or ""]
+        messages += [
+            str(info.value),
+            repr(info.value),
+            info.value.engine_message or "",
+            info.value.hint or "",
+        ]
 
         # the session dies after connecting: the error says so, and the next statement
         # reconnects (the password is revealed for the driver only)
         kill(c)
         with pytest.raises(errors.ConnectionLost) as info:
             c.execute("SELECT id FROM t WHERE id = 1")
-        messages += [str(info.value), repr(info.value), info.value.engine_message or "",
-                     info.value.hint or ""]
+        messages += [
+            str(info.value),
+            repr(info.value),
+            info.value.engine_message or "",
+            info.value.hint or "",
+        ]
         r = c.execute("SELECT id FROM t WHERE id = 1")
         assert r.rows == [(1,)] and r.notices
         assert c.execute("SELECT id, v FROM t ORDER BY id").row_count == 20000
@@ -208,8 +241,9 @@ def test_wrong_password_errors_do_not_show_it(case):
     assert bad != url
     with pytest.raises(errors.SqlnbError) as info:
         adapters.connect(bad)
-    text = " ".join([str(info.value), repr(info.value), info.value.engine_message or "",
-                     info.value.hint or ""])
+    text = " ".join(
+        [str(info.value), repr(info.value), info.value.engine_message or "", info.value.hint or ""]
+    )
     assert wrong not in text and password not in text
 
 

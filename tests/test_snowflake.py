@@ -19,9 +19,11 @@ from sqlnb import errors
 from sqlnb.adapters.snowflake import SnowflakeAdapter
 from tests.engines import SnowflakeEnv
 
-TYPED = ("CREATE TABLE typed (id INTEGER, amount NUMBER(12,2), big NUMBER(38,0), x FLOAT, "
-         "s VARCHAR, b BOOLEAN, d DATE, tn TIMESTAMP_NTZ, tz TIMESTAMP_TZ, v VARIANT, o OBJECT, "
-         "bin BINARY, t TIME)")
+TYPED = (
+    "CREATE TABLE typed (id INTEGER, amount NUMBER(12,2), big NUMBER(38,0), x FLOAT, "
+    "s VARCHAR, b BOOLEAN, d DATE, tn TIMESTAMP_NTZ, tz TIMESTAMP_TZ, v VARIANT, o OBJECT, "
+    "bin BINARY, t TIME)"
+)
 TYPED_ROWS = [
     "INSERT INTO typed SELECT 1, 12.50, 1234567, 1.5, 'héllo', TRUE, '2024-01-02', "
     "'2024-01-02 03:04:05.123456', '2024-01-02 03:04:05+02:00', PARSE_JSON('{\"a\": [1, 2]}'), "
@@ -64,9 +66,14 @@ def with_fetch_arrow_all(monkeypatch):
     monkeypatch.setattr(FakeSnowflakeCursor, "fetch_arrow_all", fetch_arrow_all, raising=False)
 
 
-@pytest.mark.parametrize("sql", [QUERY, "SELECT * FROM typed WHERE id < 0",
-                                 "SELECT id, amount * 2 AS twice, s || '!' AS shout, d + 1 AS next_day "
-                                 "FROM typed ORDER BY id"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        QUERY,
+        "SELECT * FROM typed WHERE id < 0",
+        "SELECT id, amount * 2 AS twice, s || '!' AS shout, d + 1 AS next_day FROM typed ORDER BY id",
+    ],
+)
 def test_pandas_and_row_paths_agree(conn, plain_conn, sql):
     fast = conn.execute(sql)
     assert conn.last_path == "pandas"
@@ -88,12 +95,26 @@ def test_arrow_path_agrees(conn, plain_conn, with_fetch_arrow_all):
 def test_types_and_values(conn):
     r = conn.execute(QUERY)
     assert {c.name: c.type for c in r.columns} == {
-        "ID": "number(38,0)", "AMOUNT": "number(12,2)", "BIG": "number(38,0)", "X": "float",
-        "S": "varchar", "B": "boolean", "D": "date", "TN": "timestamp_ntz", "TZ": "timestamp_tz",
-        "V": "variant", "O": "variant", "BIN": "binary", "T": "time"}
+        "ID": "number(38,0)",
+        "AMOUNT": "number(12,2)",
+        "BIG": "number(38,0)",
+        "X": "float",
+        "S": "varchar",
+        "B": "boolean",
+        "D": "date",
+        "TN": "timestamp_ntz",
+        "TZ": "timestamp_tz",
+        "V": "variant",
+        "O": "variant",
+        "BIN": "binary",
+        "T": "time",
+    }
     schema = r.arrow.schema
     assert str(schema.field("AMOUNT").type) == "decimal128(38, 2)" and str(schema.field("ID").type) == "int64"
-    assert str(schema.field("TZ").type) == "timestamp[us, tz=UTC]" and str(schema.field("TN").type) == "timestamp[us]"
+    assert (
+        str(schema.field("TZ").type) == "timestamp[us, tz=UTC]"
+        and str(schema.field("TN").type) == "timestamp[us]"
+    )
     df = r.to_pandas()
     first = df.iloc[0]
     assert first["AMOUNT"] == Decimal("12.50") and first["X"] == 1.5 and first["S"] == "héllo"
@@ -104,8 +125,7 @@ def test_types_and_values(conn):
 
 
 def test_big_integers_with_nulls_are_not_rounded(conn, db):
-    db.admin(["CREATE TABLE bigs (n NUMBER(38,0))",
-              "INSERT INTO bigs VALUES (12345678901234567), (NULL)"])
+    db.admin(["CREATE TABLE bigs (n NUMBER(38,0))", "INSERT INTO bigs VALUES (12345678901234567), (NULL)"])
     try:
         r = conn.execute("SELECT n FROM bigs ORDER BY n")
         assert r.rows[0][0] == 12345678901234567  # through pandas it would be ...568
@@ -136,6 +156,7 @@ def test_parameters_are_bound(conn):
 
 # ---- what reaches the connector ------------------------------------------------------
 
+
 def test_connect_arguments(db, monkeypatch):
     import snowflake.connector
 
@@ -147,8 +168,11 @@ def test_connect_arguments(db, monkeypatch):
         return real(**kwargs)
 
     monkeypatch.setattr(snowflake.connector, "connect", spy)
-    c = adapters.connect(f"snowflake://tester:S3cr3t-pw@fakeaccount/{db.db}/PUBLIC"
-                         "?warehouse=TEST_WH&role=READER", readonly=True, connect_timeout=7)
+    c = adapters.connect(
+        f"snowflake://tester:S3cr3t-pw@fakeaccount/{db.db}/PUBLIC?warehouse=TEST_WH&role=READER",
+        readonly=True,
+        connect_timeout=7,
+    )
     try:
         assert seen["user"] == "tester" and seen["password"] == "S3cr3t-pw"
         assert seen["account"] == "fakeaccount" and seen["database"] == db.db and seen["schema"] == "PUBLIC"
@@ -179,42 +203,71 @@ def test_statement_timeout_travels_with_each_statement(db, monkeypatch):
     finally:
         c.close()
     mine = [kw for cmd, kw in calls if cmd in ("SELECT 1", "SELECT 2")]
-    assert mine[0]["_statement_params"] == {"MULTI_STATEMENT_COUNT": 1,
-                                            "STATEMENT_TIMEOUT_IN_SECONDS": 3}
+    assert mine[0]["_statement_params"] == {"MULTI_STATEMENT_COUNT": 1, "STATEMENT_TIMEOUT_IN_SECONDS": 3}
     assert mine[0]["timeout"] == 4
-    assert mine[1]["_statement_params"] == {"MULTI_STATEMENT_COUNT": 1,
-                                            "STATEMENT_TIMEOUT_IN_SECONDS": 10}
+    assert mine[1]["_statement_params"] == {"MULTI_STATEMENT_COUNT": 1, "STATEMENT_TIMEOUT_IN_SECONDS": 10}
 
 
 def test_cancel_uses_system_cancel_all_queries_on_real_sessions(conn, monkeypatch):
     from fakesnow.cursor import FakeSnowflakeCursor
 
     calls = []
-    monkeypatch.setattr(FakeSnowflakeCursor, "execute",
-                        lambda self, command, params=None, *a, **kw: calls.append((command, params)))
+    monkeypatch.setattr(
+        FakeSnowflakeCursor,
+        "execute",
+        lambda self, command, params=None, *a, **kw: calls.append((command, params)),
+    )
     monkeypatch.setattr(conn.conn, "session_id", 4242, raising=False)
     conn._running = object()  # as while a statement is in flight
     conn.cancel()
     assert calls == [("SELECT SYSTEM$CANCEL_ALL_QUERIES(%s)", (4242,))]
 
 
-@pytest.mark.parametrize("errno, msg, kind", [
-    (250001, "Failed to connect to DB: x.snowflakecomputing.com:443. Incorrect username or password "
-             "was specified.", errors.AuthenticationFailed),
-    (604, "SQL execution was cancelled by the client due to a timeout. Error message received from "
-          "the server: SQL execution canceled", errors.QueryTimeout),
-    (630, "Statement reached its statement or warehouse timeout of 1 second(s) and was canceled.",
-     errors.QueryTimeout),
-    (604, "SQL execution canceled", errors.QueryCancelled),
-    (2003, "SQL compilation error: Object 'NOPE' does not exist or not authorized.", errors.TableNotFound),
-    (904, "SQL compilation error: error line 1 at position 7 invalid identifier 'NOPE'", errors.ColumnNotFound),
-    (1003, "SQL compilation error: syntax error line 1 at position 0 unexpected 'SELEKT'.",
-     errors.SQLSyntaxError),
-    (3001, "SQL access control error: Insufficient privileges to operate on table 'T'",
-     errors.PermissionDenied),
-    (100038, "Numeric value 'abc' is not recognized", errors.TypeMismatch),
-    (250003, "Failed to get the response. Hanging?", errors.ConnectFailed),
-])
+@pytest.mark.parametrize(
+    "errno, msg, kind",
+    [
+        (
+            250001,
+            "Failed to connect to DB: x.snowflakecomputing.com:443. Incorrect username or password "
+            "was specified.",
+            errors.AuthenticationFailed,
+        ),
+        (
+            604,
+            "SQL execution was cancelled by the client due to a timeout. Error message received from "
+            "the server: SQL execution canceled",
+            errors.QueryTimeout,
+        ),
+        (
+            630,
+            "Statement reached its statement or warehouse timeout of 1 second(s) and was canceled.",
+            errors.QueryTimeout,
+        ),
+        (604, "SQL execution canceled", errors.QueryCancelled),
+        (
+            2003,
+            "SQL compilation error: Object 'NOPE' does not exist or not authorized.",
+            errors.TableNotFound,
+        ),
+        (
+            904,
+            "SQL compilation error: error line 1 at position 7 invalid identifier 'NOPE'",
+            errors.ColumnNotFound,
+        ),
+        (
+            1003,
+            "SQL compilation error: syntax error line 1 at position 0 unexpected 'SELEKT'.",
+            errors.SQLSyntaxError,
+        ),
+        (
+            3001,
+            "SQL access control error: Insufficient privileges to operate on table 'T'",
+            errors.PermissionDenied,
+        ),
+        (100038, "Numeric value 'abc' is not recognized", errors.TypeMismatch),
+        (250003, "Failed to get the response. Hanging?", errors.ConnectFailed),
+    ],
+)
 def test_errors_by_number(conn, errno, msg, kind):
     from snowflake.connector.errors import ProgrammingError
 
@@ -224,13 +277,18 @@ def test_errors_by_number(conn, errno, msg, kind):
 
 # ---- catalog -------------------------------------------------------------------------
 
+
 def test_catalog_types_keys_and_views(conn, db):
-    db.admin(["CREATE TABLE parent (a INTEGER, b INTEGER, label VARCHAR(10) DEFAULT 'x', PRIMARY KEY (a, b), "
-              "UNIQUE (label))",
-              "CREATE TABLE child (id INTEGER PRIMARY KEY, pa INTEGER, pb INTEGER, "
-              "FOREIGN KEY (pa, pb) REFERENCES parent (a, b))",
-              "COMMENT ON TABLE parent IS 'parents'",
-              "CREATE VIEW v_child AS SELECT id FROM child"])
+    db.admin(
+        [
+            "CREATE TABLE parent (a INTEGER, b INTEGER, label VARCHAR(10) DEFAULT 'x', PRIMARY KEY (a, b), "
+            "UNIQUE (label))",
+            "CREATE TABLE child (id INTEGER PRIMARY KEY, pa INTEGER, pb INTEGER, "
+            "FOREIGN KEY (pa, pb) REFERENCES parent (a, b))",
+            "COMMENT ON TABLE parent IS 'parents'",
+            "CREATE VIEW v_child AS SELECT id FROM child",
+        ]
+    )
     try:
         cat = conn.catalog(refresh=True)
         assert cat.default_schema == "PUBLIC"
@@ -247,12 +305,18 @@ def test_catalog_types_keys_and_views(conn, db):
 
 
 @pytest.mark.engines(["snowflake"])
-@pytest.mark.notyet(["snowflake"], reason="fakesnow has no SHOW PRIMARY/UNIQUE/IMPORTED KEYS IN DATABASE, "
-                                          "real Snowflake's only source of key columns (it has no "
-                                          "KEY_COLUMN_USAGE view)")
+@pytest.mark.notyet(
+    ["snowflake"],
+    reason="fakesnow has no SHOW PRIMARY/UNIQUE/IMPORTED KEYS IN DATABASE, "
+    "real Snowflake's only source of key columns (it has no "
+    "KEY_COLUMN_USAGE view)",
+)
 def test_catalog_keys_from_show_commands(engine, seeded, monkeypatch):
-    monkeypatch.setattr(SnowflakeAdapter, "_constraints",
-                        lambda self, cur, database: self._constraints_from_show(cur, database))
+    monkeypatch.setattr(
+        SnowflakeAdapter,
+        "_constraints",
+        lambda self, cur, database: self._constraints_from_show(cur, database),
+    )
     c = adapters.connect(seeded.url())
     try:
         cat = c.catalog()
@@ -266,12 +330,17 @@ def test_catalog_keys_from_show_commands(engine, seeded, monkeypatch):
 
 # ---- read-only ---------------------------------------------------------------------
 
+
 def test_readonly_standin_layer(db):
     c = adapters.connect(db.url(), readonly=True)
     try:
         assert c.execute("SELECT count(*) FROM typed").rows == [(3,)]
-        for sql in ("INSERT INTO typed (id) VALUES (9)", "CREATE TABLE sneaky (x INTEGER)",
-                    "CREATE TEMPORARY TABLE sneaky_tmp (x INTEGER)", "DROP TABLE typed"):
+        for sql in (
+            "INSERT INTO typed (id) VALUES (9)",
+            "CREATE TABLE sneaky (x INTEGER)",
+            "CREATE TEMPORARY TABLE sneaky_tmp (x INTEGER)",
+            "DROP TABLE typed",
+        ):
             with pytest.raises(errors.SqlnbError):
                 try:
                     c._execute(sql, None, None, None)

@@ -23,26 +23,32 @@ import sqlnb.adapters as adapters
 from sqlnb import errors
 from tests.engines import SnowflakeEnv, fooled_guard
 
-RAW_MULTI = ("SELECT 1; COMMIT; INSERT INTO t VALUES (666)",
-             "SELECT 1; DROP TABLE victim",
-             "SELECT 1; SELECT 2",
-             "SELECT 1;\nINSERT INTO t VALUES (667);")
+RAW_MULTI = (
+    "SELECT 1; COMMIT; INSERT INTO t VALUES (666)",
+    "SELECT 1; DROP TABLE victim",
+    "SELECT 1; SELECT 2",
+    "SELECT 1;\nINSERT INTO t VALUES (667);",
+)
 
 
 @pytest.fixture
 def db(workdir):
     env = SnowflakeEnv(workdir)
     env.create()
-    env.admin(["CREATE TABLE t (x INTEGER, s VARCHAR)", "CREATE TABLE victim (x INTEGER)",
-               "INSERT INTO victim VALUES (1)",
-               "INSERT INTO t VALUES (1, 'héllo'), (2, 'it''s'), (3, 'back\\\\slash')"])
+    env.admin(
+        [
+            "CREATE TABLE t (x INTEGER, s VARCHAR)",
+            "CREATE TABLE victim (x INTEGER)",
+            "INSERT INTO victim VALUES (1)",
+            "INSERT INTO t VALUES (1, 'héllo'), (2, 'it''s'), (3, 'back\\\\slash')",
+        ]
+    )
     yield env
     env.drop()
 
 
 def state(env) -> tuple:
-    return (env.admin_query("SELECT x, s FROM t ORDER BY x"),
-            env.admin_query("SELECT count(*) FROM victim"))
+    return (env.admin_query("SELECT x, s FROM t ORDER BY x"), env.admin_query("SELECT count(*) FROM victim"))
 
 
 @pytest.fixture
@@ -66,11 +72,13 @@ def test_fakesnow_runs_every_statement_it_is_given(db):
     (real Snowflake refuses such a text)."""
     import snowflake.connector
 
-    con = snowflake.connector.connect(user="tester", password="x", account="fakeaccount",
-                                      database=db.db, schema=db.schema)
+    con = snowflake.connector.connect(
+        user="tester", password="x", account="fakeaccount", database=db.db, schema=db.schema
+    )
     try:
-        con.cursor().execute("SELECT 1; INSERT INTO t VALUES (99, 'raw')",
-                             _statement_params={"MULTI_STATEMENT_COUNT": 1})
+        con.cursor().execute(
+            "SELECT 1; INSERT INTO t VALUES (99, 'raw')", _statement_params={"MULTI_STATEMENT_COUNT": 1}
+        )
     finally:
         con.close()
     assert (99, "raw") in db.admin_query("SELECT x, s FROM t")
@@ -103,8 +111,11 @@ def test_raw_multi_statement_is_refused_before_the_connector(db, sent):
 def test_every_statement_goes_with_multi_statement_count_one(db, sent):
     conn = adapters.connect(db.url(), statement_timeout=2.5)
     try:
-        texts = ["SELECT 1 AS one; -- a comment after the semicolon", "SELECT 1 AS one;;",
-                 "SELECT 1 AS one ; /* a */ ; -- b"]
+        texts = [
+            "SELECT 1 AS one; -- a comment after the semicolon",
+            "SELECT 1 AS one;;",
+            "SELECT 1 AS one ; /* a */ ; -- b",
+        ]
         for text in texts:
             assert conn.execute(text).rows == [(1,)]
             assert conn.execute(text, readonly=True, timeout=10).rows == [(1,)]
@@ -112,7 +123,8 @@ def test_every_statement_goes_with_multi_statement_count_one(db, sent):
         assert [c[0] for c in mine] == [t for t in texts for _ in (0, 1)]  # sent as written
         assert [c[2]["_statement_params"] for c in mine] == [
             {"MULTI_STATEMENT_COUNT": 1, "STATEMENT_TIMEOUT_IN_SECONDS": 3},
-            {"MULTI_STATEMENT_COUNT": 1, "STATEMENT_TIMEOUT_IN_SECONDS": 10}] * len(texts)
+            {"MULTI_STATEMENT_COUNT": 1, "STATEMENT_TIMEOUT_IN_SECONDS": 10},
+        ] * len(texts)
     finally:
         conn.close()
     untimed = adapters.connect(db.url(), statement_timeout=0)
@@ -125,11 +137,22 @@ def test_every_statement_goes_with_multi_statement_count_one(db, sent):
 
 
 TRICKY = "x'); DROP TABLE victim; -- \\' \" %s %(s)s \n\r end"
-VALUES = {"a": TRICKY, "b": "plain 'quoted'", "n": 7, "f": 1.5, "none": None, "yes": True,
-          "d": dt.date(2024, 1, 2), "ts": dt.datetime(2024, 1, 2, 3, 4, 5, 6), "dec": Decimal("12.50"),
-          "bin": b"\x00\xff"}
-SELECT_ALL = ("SELECT :a AS a, :b AS b, :n AS n, :f AS f, :none AS z, :yes AS y, :d AS d, "
-              ":ts AS ts, :dec AS dec, :bin AS bin, '100%' AS pct")
+VALUES = {
+    "a": TRICKY,
+    "b": "plain 'quoted'",
+    "n": 7,
+    "f": 1.5,
+    "none": None,
+    "yes": True,
+    "d": dt.date(2024, 1, 2),
+    "ts": dt.datetime(2024, 1, 2, 3, 4, 5, 6),
+    "dec": Decimal("12.50"),
+    "bin": b"\x00\xff",
+}
+SELECT_ALL = (
+    "SELECT :a AS a, :b AS b, :n AS n, :f AS f, :none AS z, :yes AS y, :d AS d, "
+    ":ts AS ts, :dec AS dec, :bin AS bin, '100%' AS pct"
+)
 
 
 def test_guarded_parameters_are_bound_in_the_checked_text(db, sent):
@@ -142,18 +165,19 @@ def test_guarded_parameters_are_bound_in_the_checked_text(db, sent):
         for conn, kw in ((ro, {}), (rw, {"readonly": True, "max_rows": 10})):
             del sent[:]
             assert conn.execute(SELECT_ALL, VALUES, **kw).rows == plain
-            (command, params, _), = [c for c in sent if "AS pct" in c[0]]
+            ((command, params, _),) = [c for c in sent if "AS pct" in c[0]]
             assert params is None  # nothing left for the connector to interpolate
             assert "%(a)s" not in command and ":a" not in command
             assert command.startswith("SELECT 'x\\'); DROP TABLE victim;")  # inside a string
         for conn, kw in ((ro, {}), (rw, {"readonly": True})):
-            assert conn.execute("SELECT s FROM t WHERE x = :i AND s LIKE :p", {"i": 1, "p": "h%"},
-                                **kw).rows == [("héllo",)]
-            assert conn.execute("SELECT x FROM t WHERE x IN (:ids) ORDER BY x", {"ids": [1, 3]},
-                                **kw).rows == [(1,), (3,)]
+            assert conn.execute(
+                "SELECT s FROM t WHERE x = :i AND s LIKE :p", {"i": 1, "p": "h%"}, **kw
+            ).rows == [("héllo",)]
+            assert conn.execute(
+                "SELECT x FROM t WHERE x IN (:ids) ORDER BY x", {"ids": [1, 3]}, **kw
+            ).rows == [(1,), (3,)]
             assert conn.execute("SELECT x FROM t WHERE s = :s", {"s": "it's"}, **kw).rows == [(2,)]
-            assert conn.execute("SELECT x FROM t WHERE s = :s", {"s": "back\\slash"},
-                                **kw).rows == [(3,)]
+            assert conn.execute("SELECT x FROM t WHERE s = :s", {"s": "back\\slash"}, **kw).rows == [(3,)]
             with pytest.raises(errors.UsageError, match="No value for parameter :missing"):
                 conn.execute("SELECT :missing", {}, **kw)
             with pytest.raises(errors.UsageError, match="cannot be sent"):
@@ -170,8 +194,16 @@ def test_a_value_cannot_turn_into_code(db):
     before = state(db)
     ro = adapters.connect(db.url(), readonly=True)
     try:
-        for value in ("'; DROP TABLE victim; --", "\\'; DROP TABLE victim; --", "\\", "'", "''",
-                      "$$; DROP TABLE victim; $$", "*/ DROP TABLE victim /*", "\n-- x\n"):
+        for value in (
+            "'; DROP TABLE victim; --",
+            "\\'; DROP TABLE victim; --",
+            "\\",
+            "'",
+            "''",
+            "$$; DROP TABLE victim; $$",
+            "*/ DROP TABLE victim /*",
+            "\n-- x\n",
+        ):
             assert ro.execute("SELECT :v AS v", {"v": value}).rows == [(value,)], value
     finally:
         ro.close()

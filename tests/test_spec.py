@@ -11,17 +11,26 @@ from sqlnb import errors
 from sqlnb.adapters.spec import Secret, parse_url, spec_for
 
 
-@pytest.mark.parametrize("url, scheme, host, port, user, database", [
-    ("postgresql://ann@db.example.com:5433/sales", "postgresql", "db.example.com", 5433, "ann", "sales"),
-    ("postgres://ann@db/sales", "postgresql", "db", None, "ann", "sales"),
-    ("mysql://root@127.0.0.1/shop", "mysql", "127.0.0.1", None, "root", "shop"),
-    ("mariadb://root@127.0.0.1/shop", "mysql", "127.0.0.1", None, "root", "shop"),
-    ("redshift://me@cluster.example:5439/dev", "redshift", "cluster.example", 5439, "me", "dev"),
-    ("snowflake://me@acct-1/DB/SCH?warehouse=WH&role=R", "snowflake", "acct-1", None, "me", "DB"),
-])
+@pytest.mark.parametrize(
+    "url, scheme, host, port, user, database",
+    [
+        ("postgresql://ann@db.example.com:5433/sales", "postgresql", "db.example.com", 5433, "ann", "sales"),
+        ("postgres://ann@db/sales", "postgresql", "db", None, "ann", "sales"),
+        ("mysql://root@127.0.0.1/shop", "mysql", "127.0.0.1", None, "root", "shop"),
+        ("mariadb://root@127.0.0.1/shop", "mysql", "127.0.0.1", None, "root", "shop"),
+        ("redshift://me@cluster.example:5439/dev", "redshift", "cluster.example", 5439, "me", "dev"),
+        ("snowflake://me@acct-1/DB/SCH?warehouse=WH&role=R", "snowflake", "acct-1", None, "me", "DB"),
+    ],
+)
 def test_server_urls(url, scheme, host, port, user, database):
     spec = parse_url(url)
-    assert (spec.scheme, spec.host, spec.port, spec.user, spec.database) == (scheme, host, port, user, database)
+    assert (spec.scheme, spec.host, spec.port, spec.user, spec.database) == (
+        scheme,
+        host,
+        port,
+        user,
+        database,
+    )
 
 
 def test_snowflake_path_and_params():
@@ -29,26 +38,32 @@ def test_snowflake_path_and_params():
     assert spec.path == ("SCH",) and spec.params == {"warehouse": "WH", "role": "R"}
 
 
-@pytest.mark.parametrize("url, database", [
-    ("sqlite:///rel/path.db", "rel/path.db"),
-    ("sqlite:////abs/path.db", "/abs/path.db"),
-    ("sqlite://", None),
-    ("sqlite:///:memory:", None),
-    ("duckdb://", None),
-    ("duckdb:///data.duckdb", "data.duckdb"),
-])
+@pytest.mark.parametrize(
+    "url, database",
+    [
+        ("sqlite:///rel/path.db", "rel/path.db"),
+        ("sqlite:////abs/path.db", "/abs/path.db"),
+        ("sqlite://", None),
+        ("sqlite:///:memory:", None),
+        ("duckdb://", None),
+        ("duckdb:///data.duckdb", "data.duckdb"),
+    ],
+)
 def test_file_urls(url, database):
     assert parse_url(url).database == database
 
 
-@pytest.mark.parametrize("url, error, text", [
-    ("", errors.InvalidURLError, "Empty"),
-    ("localhost:5432/db", errors.InvalidURLError, "Malformed"),
-    ("oracle://u@h/db", errors.UnknownSchemeError, "oracle"),
-    ("postgresql://u@h:notaport/db", errors.InvalidURLError, "port"),
-    ("postgresql:///db", errors.InvalidURLError, "no host"),
-    ("sqlite://relative.db", errors.InvalidURLError, "sqlite"),
-])
+@pytest.mark.parametrize(
+    "url, error, text",
+    [
+        ("", errors.InvalidURLError, "Empty"),
+        ("localhost:5432/db", errors.InvalidURLError, "Malformed"),
+        ("oracle://u@h/db", errors.UnknownSchemeError, "oracle"),
+        ("postgresql://u@h:notaport/db", errors.InvalidURLError, "port"),
+        ("postgresql:///db", errors.InvalidURLError, "no host"),
+        ("sqlite://relative.db", errors.InvalidURLError, "sqlite"),
+    ],
+)
 def test_bad_urls_say_what_to_do(url, error, text):
     with pytest.raises(error) as info:
         parse_url(url)
@@ -73,8 +88,10 @@ def test_malformed_url_error_hides_password():
 def test_connections_file(tmp_path, monkeypatch):
     db = tmp_path / "x.duckdb"
     cfg = tmp_path / "connections.toml"
-    cfg.write_text(f'[local]\nurl = "duckdb:///{db}"\nreadonly = false\n\n'
-                   '[warehouse]\nurl = "postgresql://ann@db.example.com/sales"\npassword_env = "WH_PW"\n')
+    cfg.write_text(
+        f'[local]\nurl = "duckdb:///{db}"\nreadonly = false\n\n'
+        '[warehouse]\nurl = "postgresql://ann@db.example.com/sales"\npassword_env = "WH_PW"\n'
+    )
     monkeypatch.setenv("SQLNB_CONNECTIONS_FILE", str(cfg))
     monkeypatch.setenv("WH_PW", "Hunter2-secret")
     wh = spec_for("warehouse")
@@ -164,8 +181,13 @@ def test_missing_driver_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     import importlib
 
-    monkeypatch.setattr(importlib, "import_module",
-                        lambda n, *a: fake_import(n) if n.startswith("redshift_connector") else real_import(n, fromlist=["x"]))
+    monkeypatch.setattr(
+        importlib,
+        "import_module",
+        lambda n, *a: (
+            fake_import(n) if n.startswith("redshift_connector") else real_import(n, fromlist=["x"])
+        ),
+    )
     with pytest.raises(errors.MissingDriverError) as info:
         adapters.connect("redshift://me@h/dev")
     assert 'pip install "sqlnb[redshift]"' in str(info.value)

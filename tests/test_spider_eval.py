@@ -64,8 +64,10 @@ def test_column_permutation(db):
     assert execution_match(db, gold4, "SELECT rating, country, age, name, id FROM singer ORDER BY id")
     # permuted columns must still pair the same values in each row
     assert not execution_match(
-        db, "SELECT name, age FROM singer",
-        "SELECT a.name, b.age FROM singer a JOIN singer b ON a.id = (b.id % 4) + 1")
+        db,
+        "SELECT name, age FROM singer",
+        "SELECT a.name, b.age FROM singer a JOIN singer b ON a.id = (b.id % 4) + 1",
+    )
 
 
 def test_wrong_columns_or_rows(db):
@@ -79,16 +81,20 @@ def test_duplicates_matter(db):
     assert not execution_match(db, gold, "SELECT DISTINCT country FROM singer")
     assert not execution_match(db, "SELECT DISTINCT country FROM singer", gold)
     # multisets: same set of rows, different multiplicities
-    assert not execution_match(db, "SELECT country FROM singer WHERE id IN (1, 2, 3)",  # F, S, F
-                               "SELECT country FROM singer WHERE id IN (1, 2) "
-                               "UNION ALL SELECT 'Spain'")  # F, S, S
+    assert not execution_match(
+        db,
+        "SELECT country FROM singer WHERE id IN (1, 2, 3)",  # F, S, F
+        "SELECT country FROM singer WHERE id IN (1, 2) UNION ALL SELECT 'Spain'",
+    )  # F, S, S
 
 
 def test_distinct_dropped_like_the_official_default(db):
     gold = "SELECT country FROM singer"
     assert execution_match(db, gold, "SELECT DISTINCT country FROM singer", keep_distinct=False)
-    assert se.remove_distinct("SELECT count(DISTINCT name) FROM t WHERE x = 'DISTINCT'") \
+    assert (
+        se.remove_distinct("SELECT count(DISTINCT name) FROM t WHERE x = 'DISTINCT'")
         == "SELECT count( name) FROM t WHERE x = 'DISTINCT'"
+    )
 
 
 def test_failing_prediction_is_wrong(db):
@@ -122,27 +128,29 @@ def test_numbers_compare_numerically(db):
 
 
 def test_empty_results(db):
-    assert execution_match(db, "SELECT name FROM singer WHERE age > 100",
-                           "SELECT name, age FROM singer WHERE age > 200")
+    assert execution_match(
+        db, "SELECT name FROM singer WHERE age > 100", "SELECT name, age FROM singer WHERE age > 200"
+    )
     assert not execution_match(db, "SELECT name FROM singer WHERE age > 100", "SELECT name FROM singer")
     assert not execution_match(db, "SELECT name FROM singer", "SELECT name FROM singer WHERE 0")
 
 
 def test_spaced_comparison_operators_are_closed_up(db):
-    assert execution_match(db, "SELECT name FROM singer WHERE age > = 30",
-                           "SELECT name FROM singer WHERE age >= 30")
+    assert execution_match(
+        db, "SELECT name FROM singer WHERE age > = 30", "SELECT name FROM singer WHERE age >= 30"
+    )
 
 
 def test_slow_prediction_times_out(db):
-    slow = ("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) "
-            "SELECT count(*) FROM c")  # never ends
+    slow = (
+        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(*) FROM c"  # never ends
+    )
     m = se.evaluate(db, "SELECT count(*) FROM singer", slow, timeout=0.3)
     assert not m.correct and m.error.startswith("timeout")
 
 
 def test_runaway_prediction_stops_past_the_gold_row_count(db):
-    huge = ("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) "
-            "SELECT i FROM c")  # endless rows
+    huge = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT i FROM c"  # endless rows
     m = se.evaluate(db, "SELECT name FROM singer", huge, timeout=5)
     assert not m.correct and m.pred_rows > 4 and m.error is None and "more than 4" in m.reason
 
@@ -166,6 +174,7 @@ _SPIDER_DBS = ("car_1", "concert_singer", "course_teach", "employee_hire_evaluat
 
 def test_spider_subset_ships_with_its_licence():
     import json
+
     questions = json.loads((SPIDER_DIR / "questions.json").read_text(encoding="utf-8"))
     assert len(questions) == 247
     assert {q["db_id"] for q in questions} == set(_SPIDER_DBS)
@@ -179,8 +188,12 @@ def test_spider_subset_ships_with_its_licence():
 @pytest.mark.parametrize("db_id", _SPIDER_DBS)
 def test_spider_gold_queries_run_on_the_in_repo_databases(db_id):
     import json
-    questions = [q for q in json.loads((SPIDER_DIR / "questions.json").read_text(encoding="utf-8"))
-                 if q["db_id"] == db_id]
+
+    questions = [
+        q
+        for q in json.loads((SPIDER_DIR / "questions.json").read_text(encoding="utf-8"))
+        if q["db_id"] == db_id
+    ]
     db_file = SPIDER_DIR / "database" / db_id / f"{db_id}.sqlite"
     sc = se.Scorer()
     try:
@@ -192,4 +205,5 @@ def test_spider_gold_queries_run_on_the_in_repo_databases(db_id):
 
 def test_accuracy_benchmark_defaults_to_the_in_repo_subset():
     import accuracy  # benchmarks/accuracy.py
+
     assert Path(accuracy.DEFAULT_SPIDER_DIR).resolve() == SPIDER_DIR

@@ -56,8 +56,15 @@ class Password:
 
     def forms(self) -> set[str]:
         v = self.value
-        return {v, quote(v, safe=""), quote(v), quote_plus(v), repr(v)[1:-1],
-                v.encode("unicode_escape").decode("ascii"), *self.words}
+        return {
+            v,
+            quote(v, safe=""),
+            quote(v),
+            quote_plus(v),
+            repr(v)[1:-1],
+            v.encode("unicode_escape").decode("ascii"),
+            *self.words,
+        }
 
 
 def _password(id: str, glue: str, *words: str) -> Password:
@@ -175,6 +182,7 @@ def named(tmp_path, monkeypatch):
             assert password is None
             monkeypatch.setenv("SQLNB_WH_URL", url)
         return "wh"
+
     return put
 
 
@@ -182,15 +190,22 @@ def named(tmp_path, monkeypatch):
 # The redaction itself
 # ---------------------------------------------------------------------------
 
+
 def test_redact_url_shows_all_but_the_password():
-    assert redact_url("postgresql://ann:Qv7mK2%2FJx4nW8@db.example.com:5433/sales?sslmode=require") \
+    assert (
+        redact_url("postgresql://ann:Qv7mK2%2FJx4nW8@db.example.com:5433/sales?sslmode=require")
         == "postgresql://ann:***@db.example.com:5433/sales?sslmode=require"
+    )
     assert redact_url("mysql://root@127.0.0.1/shop") == "mysql://root@127.0.0.1/shop"
-    assert redact_url("snowflake://me:Qv7mK2@acct/DB/SCH?token=Jx4nW8&role=R") \
+    assert (
+        redact_url("snowflake://me:Qv7mK2@acct/DB/SCH?token=Jx4nW8&role=R")
         == "snowflake://me:***@acct/DB/SCH?token=***&role=R"
+    )
     # malformed: the host is still shown, nothing before the last @ is
-    assert redact_url("postgresql://ann:Qv7mK2/Jx4nW8@db.example.com:5433/sales") \
+    assert (
+        redact_url("postgresql://ann:Qv7mK2/Jx4nW8@db.example.com:5433/sales")
         == "postgresql://***@db.example.com:5433/sales"
+    )
     assert redact_url("postgresql:/ann:Qv7mK2@db/sales") == "postgresql:/***@db/sales"
     assert redact_url("postgresql://ann:Qv7mK2/Jx4nW8") == "postgresql://ann:***"
     assert redact_url("ann:Qv7mK2") == "ann:***"
@@ -198,17 +213,20 @@ def test_redact_url_shows_all_but_the_password():
     assert redact_url("localhost:5432/db") == "localhost:5432/db"
 
 
-@pytest.mark.parametrize("url, error, text", [
-    ("postgresql://ann:Qv7mK2/Jx4nW8@db/sales", errors.InvalidURLError, "host or port"),
-    ("postgresql://ann:61357/Yr8tE4@db/sales", errors.InvalidURLError, "an @ after the host"),
-    ("postgresql://ann:61357?Yr8tE4@db/sales", errors.InvalidURLError, "an @ after the host"),
-    ("postgresql://ann:61357#Yr8tE4@db/sales", errors.InvalidURLError, "an @ after the host"),
-    ("postgresql://ann:Md2kS9\nWe5rT1@db/sales", errors.InvalidURLError, "control character"),
-    ("postgresql://ann:Bn4yU8\tCx7vA2@db/sales", errors.InvalidURLError, "control character"),
-    ("postgresql://ann:Qv7mK2@/sales", errors.InvalidURLError, "no host"),
-    ("postgressql://ann:Qv7mK2@db/sales", errors.UnknownSchemeError, "postgressql"),
-    ("sqlite://ann:Qv7mK2@/x.db", errors.InvalidURLError, "Malformed sqlite URL"),
-])
+@pytest.mark.parametrize(
+    "url, error, text",
+    [
+        ("postgresql://ann:Qv7mK2/Jx4nW8@db/sales", errors.InvalidURLError, "host or port"),
+        ("postgresql://ann:61357/Yr8tE4@db/sales", errors.InvalidURLError, "an @ after the host"),
+        ("postgresql://ann:61357?Yr8tE4@db/sales", errors.InvalidURLError, "an @ after the host"),
+        ("postgresql://ann:61357#Yr8tE4@db/sales", errors.InvalidURLError, "an @ after the host"),
+        ("postgresql://ann:Md2kS9\nWe5rT1@db/sales", errors.InvalidURLError, "control character"),
+        ("postgresql://ann:Bn4yU8\tCx7vA2@db/sales", errors.InvalidURLError, "control character"),
+        ("postgresql://ann:Qv7mK2@/sales", errors.InvalidURLError, "no host"),
+        ("postgressql://ann:Qv7mK2@db/sales", errors.UnknownSchemeError, "postgressql"),
+        ("sqlite://ann:Qv7mK2@/x.db", errors.InvalidURLError, "Malformed sqlite URL"),
+    ],
+)
 def test_malformed_urls_are_refused_without_the_password(url, error, text):
     """A password holding / ? # no longer ends the host early and turns into a database
     name or a query (which messages would show): such a URL is refused."""
@@ -254,6 +272,7 @@ def test_toml_syntax_errors_do_not_quote_the_file(named):
 # The Python API
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("pw, url", cases())
 def test_python_api(pw, url, named, caplog):
     caplog.set_level(logging.DEBUG)
@@ -282,6 +301,7 @@ def test_python_api(pw, url, named, caplog):
 # The magics, through a real IPython shell
 # ---------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def shell():
     """One shell for the module's cases (tests/doubles.py)."""
@@ -304,20 +324,24 @@ def run_cell(shell, cell: str) -> tuple[bool, list[str]]:
 @pytest.mark.parametrize("pw, url", cases())
 def test_magics(pw, url, shell, named):
     texts: list[str] = []
-    cells = [("file", "%sqlnb connect wh --connect-timeout 3"),
-             ("env", "%sqlnb connect wh --connect-timeout 3"),
-             ("file", "%%sql --conn wh\nSELECT 1")]
+    cells = [
+        ("file", "%sqlnb connect wh --connect-timeout 3"),
+        ("env", "%sqlnb connect wh --connect-timeout 3"),
+        ("file", "%%sql --conn wh\nSELECT 1"),
+    ]
     if "\n" not in url:  # a line magic ends at a line break: that password only by name
         quoted = "'" + url + "'"
-        cells += [(None, f"%sqlnb connect {quoted} --connect-timeout 3"),
-                  (None, f"%sqlnb connect {url} --connect-timeout 3"),  # unquoted: split at spaces
-                  (None, f"%%sql --conn {quoted}\nSELECT 1"),
-                  (None, f"%%sql --conn {url}\nSELECT 1"),
-                  (None, f"%sql --conn {quoted} SELECT 1"),
-                  (None, f"%%ask --conn {quoted}\nHow many?"),
-                  (None, f"%sqlnb connect duckdb:// --name {quoted}"),
-                  (None, f"%sqlnb use {quoted}"),
-                  (None, f"%sqlnb schema --conn {quoted}")]
+        cells += [
+            (None, f"%sqlnb connect {quoted} --connect-timeout 3"),
+            (None, f"%sqlnb connect {url} --connect-timeout 3"),  # unquoted: split at spaces
+            (None, f"%%sql --conn {quoted}\nSELECT 1"),
+            (None, f"%%sql --conn {url}\nSELECT 1"),
+            (None, f"%sql --conn {quoted} SELECT 1"),
+            (None, f"%%ask --conn {quoted}\nHow many?"),
+            (None, f"%sqlnb connect duckdb:// --name {quoted}"),
+            (None, f"%sqlnb use {quoted}"),
+            (None, f"%sqlnb schema --conn {quoted}"),
+        ]
     for where, cell in cells:
         if where:
             named(where, url)
@@ -343,8 +367,11 @@ SQLNB = str(Path(sys.executable).parent / "sqlnb")
 
 
 def _cli(args: list[str], extra_env: dict[str, str]) -> tuple[subprocess.CompletedProcess, list[str]]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PGPASSWORD", "SQLNB_CONNECTIONS_FILE", "SQLNB_WH_URL")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PGPASSWORD", "SQLNB_CONNECTIONS_FILE", "SQLNB_WH_URL")
+    }
     env.update(SQLNB_NO_KEYRING="1", **extra_env)
     p = subprocess.run([SQLNB, *args], capture_output=True, text=True, timeout=120, env=env)
     return p, [p.stdout, p.stderr]
@@ -355,10 +382,12 @@ def _cli_runs(runs) -> list[tuple[subprocess.CompletedProcess, list[str]]]:
         return list(pool.map(lambda r: _cli(*r), runs))
 
 
-CLI_COMMANDS = [["sql", "--db", "{db}", "--connect-timeout", "3", "SELECT 1"],
-                ["sql", "--db", "{db}", "--json", "--connect-timeout", "3", "SELECT 1"],
-                ["ask", "--db", "{db}", "--connect-timeout", "3", "--json", "How many?"],
-                ["memory", "list", "--db", "{db}", "--json"]]
+CLI_COMMANDS = [
+    ["sql", "--db", "{db}", "--connect-timeout", "3", "SELECT 1"],
+    ["sql", "--db", "{db}", "--json", "--connect-timeout", "3", "SELECT 1"],
+    ["ask", "--db", "{db}", "--connect-timeout", "3", "--json", "How many?"],
+    ["memory", "list", "--db", "{db}", "--json"],
+]
 
 
 def _command(i: int, db: str) -> list[str]:
@@ -407,11 +436,12 @@ def test_command_line_subprocess(tmp_path):
         else:
             runs.append((pw, _command(command, "wh"), {"SQLNB_WH_URL": url}))
     by_id = {p.id: p for p in PASSWORDS}
-    runs += [(by_id["slash"], _command(2, SHAPES["as-typed"](by_id["slash"].value)), {}),
-             (by_id["tab"], _command(2, "wh"), {"SQLNB_WH_URL": SHAPES["encoded"](by_id["tab"].value)}),
-             # pasted unquoted into a shell: split at its spaces
-             (by_id["space"], ["sql", "--db", *SHAPES["as-typed"](by_id["space"].value).split(),
-                               "SELECT 1"], {})]
+    runs += [
+        (by_id["slash"], _command(2, SHAPES["as-typed"](by_id["slash"].value)), {}),
+        (by_id["tab"], _command(2, "wh"), {"SQLNB_WH_URL": SHAPES["encoded"](by_id["tab"].value)}),
+        # pasted unquoted into a shell: split at its spaces
+        (by_id["space"], ["sql", "--db", *SHAPES["as-typed"](by_id["space"].value).split(), "SELECT 1"], {}),
+    ]
     results = _cli_runs([(args, env) for _, args, env in runs])
     for (pw, args, env), (p, shown) in zip(runs, results):
         assert p.returncode in (1, 2), (args, env, p.returncode, p.stderr)
@@ -464,8 +494,10 @@ def test_wrong_password_refused_by_the_server(server, pw, shell, named, tmp_path
 
     # the console script as a subprocess: the password in the URL, or only in the file
     cfg = tmp_path / "cli.toml"
-    cfg.write_text(f"[wh]\nurl = {json.dumps(bare)}\npassword = {json.dumps(pw.value, ensure_ascii=False)}\n",
-                   encoding="utf-8")
+    cfg.write_text(
+        f"[wh]\nurl = {json.dumps(bare)}\npassword = {json.dumps(pw.value, ensure_ascii=False)}\n",
+        encoding="utf-8",
+    )
     if PASSWORDS.index(pw) % 2:
         p, shown = _cli(["sql", "--db", encoded, "SELECT 1"], {})
     else:

@@ -17,13 +17,30 @@ from IPython.utils.capture import capture_output
 import sqlnb.adapters as adapters
 from sqlnb import errors
 from sqlnb.adapters import privileges
-from sqlnb.adapters.privileges import (ADVICE, WriteAccess, cached_write_access,
-                                       inspect_write_access, write_access)
+from sqlnb.adapters.privileges import (
+    ADVICE,
+    WriteAccess,
+    cached_write_access,
+    inspect_write_access,
+    write_access,
+)
 from sqlnb.kernel import kernel_session
 from sqlnb.session import ConnectionManager
 from tests.doubles import script
-from tests.engines import (MY_HOST, MY_PORT, PG_HOST, PG_PORT, PGB_PASSWORD, PGB_PORT, PGB_USER,
-                           DuckDBEnv, MySQLEnv, PostgresEnv, SnowflakeEnv, SQLiteEnv)
+from tests.engines import (
+    MY_HOST,
+    MY_PORT,
+    PG_HOST,
+    PG_PORT,
+    PGB_PASSWORD,
+    PGB_PORT,
+    PGB_USER,
+    DuckDBEnv,
+    MySQLEnv,
+    PostgresEnv,
+    SnowflakeEnv,
+    SQLiteEnv,
+)
 
 
 def _name(prefix: str) -> str:
@@ -34,6 +51,7 @@ def _name(prefix: str) -> str:
 # PostgreSQL: a fresh database, a read-only role and writable ones
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def pg(workdir):
     """A database with five tables and a view in two schemas, dblink installed, and roles:
@@ -42,20 +60,27 @@ def pg(workdir):
     env = PostgresEnv(workdir)
     env.create()
     roles = {k: _name(f"sqlnb_wa_{k}") for k in ("ro", "rw", "files")}
-    env.admin([
-        "CREATE SCHEMA extra",
-        "CREATE TABLE a (id int PRIMARY KEY, x text)", "CREATE TABLE b (id int, x text)",
-        "CREATE TABLE c (id int)", "CREATE TABLE d (id int)", "CREATE TABLE extra.e (id int)",
-        "CREATE VIEW v AS SELECT id FROM a",
-        "INSERT INTO a VALUES (1, 'one'), (2, 'two')",
-        "CREATE EXTENSION dblink",
-        *[f'CREATE ROLE "{r}" LOGIN' for r in roles.values()],
-        *[f'GRANT USAGE ON SCHEMA public, extra TO "{r}"' for r in roles.values()],
-        *[f'GRANT SELECT ON ALL TABLES IN SCHEMA public, extra TO "{r}"' for r in roles.values()],
-        f'GRANT INSERT ON a TO "{roles["rw"]}"', f'GRANT UPDATE (x) ON b TO "{roles["rw"]}"',
-        f'GRANT TRUNCATE ON c TO "{roles["rw"]}"', f'GRANT CREATE ON SCHEMA extra TO "{roles["rw"]}"',
-        f'GRANT pg_write_server_files TO "{roles["files"]}"',
-    ])
+    env.admin(
+        [
+            "CREATE SCHEMA extra",
+            "CREATE TABLE a (id int PRIMARY KEY, x text)",
+            "CREATE TABLE b (id int, x text)",
+            "CREATE TABLE c (id int)",
+            "CREATE TABLE d (id int)",
+            "CREATE TABLE extra.e (id int)",
+            "CREATE VIEW v AS SELECT id FROM a",
+            "INSERT INTO a VALUES (1, 'one'), (2, 'two')",
+            "CREATE EXTENSION dblink",
+            *[f'CREATE ROLE "{r}" LOGIN' for r in roles.values()],
+            *[f'GRANT USAGE ON SCHEMA public, extra TO "{r}"' for r in roles.values()],
+            *[f'GRANT SELECT ON ALL TABLES IN SCHEMA public, extra TO "{r}"' for r in roles.values()],
+            f'GRANT INSERT ON a TO "{roles["rw"]}"',
+            f'GRANT UPDATE (x) ON b TO "{roles["rw"]}"',
+            f'GRANT TRUNCATE ON c TO "{roles["rw"]}"',
+            f'GRANT CREATE ON SCHEMA extra TO "{roles["rw"]}"',
+            f'GRANT pg_write_server_files TO "{roles["files"]}"',
+        ]
+    )
     env.roles = roles
     yield env
     env.drop()
@@ -95,9 +120,11 @@ def test_postgres_writable_role_counts_exactly(pg):
     assert access.create_schemas == ("extra",)
     assert access.superuser is False and access.server_files is False
     assert access.label == "can write 3 tables"
-    assert access.summary == (f"this role ({pg.roles['rw']}) can write 3 tables and can create "
-                              "tables in schema extra; dblink is installed, which can reach other "
-                              f"servers — {ADVICE}")
+    assert access.summary == (
+        f"this role ({pg.roles['rw']}) can write 3 tables and can create "
+        "tables in schema extra; dblink is installed, which can reach other "
+        f"servers — {ADVICE}"
+    )
 
 
 def test_postgres_superuser_and_server_files(pg):
@@ -122,10 +149,14 @@ def test_postgres_thousand_tables_inspection_is_cheap(workdir):
     env.create()
     role = _name("sqlnb_wa_big")
     try:
-        env.admin([
-            "DO $$ BEGIN FOR i IN 1..1000 LOOP EXECUTE format('CREATE TABLE t%s (id int "
-            "PRIMARY KEY, a text, b numeric, c date)', i); END LOOP; END $$",
-            f'CREATE ROLE "{role}" LOGIN', f'GRANT INSERT ON ALL TABLES IN SCHEMA public TO "{role}"'])
+        env.admin(
+            [
+                "DO $$ BEGIN FOR i IN 1..1000 LOOP EXECUTE format('CREATE TABLE t%s (id int "
+                "PRIMARY KEY, a text, b numeric, c date)', i); END LOOP; END $$",
+                f'CREATE ROLE "{role}" LOGIN',
+                f'GRANT INSERT ON ALL TABLES IN SCHEMA public TO "{role}"',
+            ]
+        )
         a = adapters.connect(pg_url(env, role))
         try:
             start = time.perf_counter()
@@ -148,10 +179,11 @@ def test_postgres_thousand_tables_inspection_is_cheap(workdir):
 # Redshift (redshift-connector through PgBouncer to PostgreSQL)
 # ---------------------------------------------------------------------------------------
 
+
 def test_redshift_roles_through_pgbouncer(pg):
     """PgBouncer knows one user (a superuser); the session then takes the other roles with
     SET SESSION AUTHORIZATION, so the Redshift queries run as each of them."""
-    url = (f"redshift://{PGB_USER}:{PGB_PASSWORD}@{PG_HOST}:{PGB_PORT}/{pg.db}?ssl=false")
+    url = f"redshift://{PGB_USER}:{PGB_PASSWORD}@{PG_HOST}:{PGB_PORT}/{pg.db}?ssl=false"
     a = adapters.connect(url)
     try:
         access = inspect_write_access(a)
@@ -186,19 +218,25 @@ def my(workdir):
     users = {k: _name(f"wa_{k}")[:32] for k in ("ro", "rw", "schema", "create", "role")}
     role = _name("wa_r")[:32]
     db = env.db
-    env.admin([
-        "CREATE TABLE t1 (id INT PRIMARY KEY, a INT)", "CREATE TABLE t2 (id INT, a INT)",
-        "CREATE TABLE t3 (id INT)",
-        *[f"CREATE USER '{u}'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('{MY_PW}')"
-          for u in users.values()],
-        *[f"GRANT SELECT ON `{db}`.* TO '{u}'@'%'" for u in users.values()],
-        f"GRANT INSERT ON `{db}`.t1 TO '{users['rw']}'@'%'",
-        f"GRANT UPDATE (a) ON `{db}`.t2 TO '{users['rw']}'@'%'",
-        f"GRANT INSERT, DELETE ON `{db}`.* TO '{users['schema']}'@'%'",
-        f"GRANT CREATE ON `{db}`.* TO '{users['create']}'@'%'",
-        f"CREATE ROLE `{role}`", f"GRANT INSERT ON `{db}`.* TO `{role}`",
-        f"GRANT `{role}` TO '{users['role']}'@'%'",
-    ])
+    env.admin(
+        [
+            "CREATE TABLE t1 (id INT PRIMARY KEY, a INT)",
+            "CREATE TABLE t2 (id INT, a INT)",
+            "CREATE TABLE t3 (id INT)",
+            *[
+                f"CREATE USER '{u}'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('{MY_PW}')"
+                for u in users.values()
+            ],
+            *[f"GRANT SELECT ON `{db}`.* TO '{u}'@'%'" for u in users.values()],
+            f"GRANT INSERT ON `{db}`.t1 TO '{users['rw']}'@'%'",
+            f"GRANT UPDATE (a) ON `{db}`.t2 TO '{users['rw']}'@'%'",
+            f"GRANT INSERT, DELETE ON `{db}`.* TO '{users['schema']}'@'%'",
+            f"GRANT CREATE ON `{db}`.* TO '{users['create']}'@'%'",
+            f"CREATE ROLE `{role}`",
+            f"GRANT INSERT ON `{db}`.* TO `{role}`",
+            f"GRANT `{role}` TO '{users['role']}'@'%'",
+        ]
+    )
     env.users, env.role = users, role
     yield env
     env.admin([f"DROP USER IF EXISTS '{u}'@'%'" for u in users.values()] + [f"DROP ROLE IF EXISTS `{role}`"])
@@ -247,12 +285,14 @@ def test_mariadb_admin_and_hidden_role(my, connect_to):
 # SQLite and DuckDB: the file and the mode
 # ---------------------------------------------------------------------------------------
 
+
 @pytest.fixture(params=["sqlite", "duckdb"])
 def file_db(request, workdir):
     env = (SQLiteEnv if request.param == "sqlite" else DuckDBEnv)(workdir)
     env.create()
-    env.admin(["CREATE TABLE a (id INTEGER)", "CREATE TABLE b (id INTEGER)",
-               "CREATE VIEW v AS SELECT id FROM a"])
+    env.admin(
+        ["CREATE TABLE a (id INTEGER)", "CREATE TABLE b (id INTEGER)", "CREATE VIEW v AS SELECT id FROM a"]
+    )
     yield env
     env.drop()
 
@@ -304,6 +344,7 @@ def test_file_the_process_may_not_write(file_db, monkeypatch):
 # Snowflake (fakesnow): no privilege views, so sqlnb cannot tell
 # ---------------------------------------------------------------------------------------
 
+
 def test_snowflake_fakesnow_cannot_tell(workdir, connect_to):
     env = SnowflakeEnv(workdir)
     env.create()
@@ -317,6 +358,7 @@ def test_snowflake_fakesnow_cannot_tell(workdir, connect_to):
 # ---------------------------------------------------------------------------------------
 # Never failing the connect; cached per connection
 # ---------------------------------------------------------------------------------------
+
 
 def test_inspection_failure_never_fails_the_connect(tmp_path, monkeypatch, pg):
     def broken(adapter):
@@ -366,6 +408,7 @@ def test_computed_at_connect_and_cached(tmp_path, monkeypatch):
 # %sqlnb list and %sqlnb connect (a real InteractiveShell)
 # ---------------------------------------------------------------------------------------
 
+
 def run(shell, cell: str):
     with capture_output() as cap:
         result = shell.run_cell(cell)
@@ -400,11 +443,13 @@ def test_sqlnb_list_shows_write_access(shell, pg, file_db, workdir):
 # sqlnb sql --json (a subprocess)
 # ---------------------------------------------------------------------------------------
 
+
 def cli(*args: str, timeout: float = 120):
     env = {k: v for k, v in os.environ.items() if k not in ("PGPASSWORD", "SQLNB_CONNECTIONS_FILE")}
     env["SQLNB_NO_KEYRING"] = "1"
-    return subprocess.run([sys.executable, "-m", "sqlnb.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "sqlnb.cli", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def test_cli_sql_json_says_what_the_connection_may_write(file_db, pg):
@@ -448,8 +493,10 @@ def test_require_readonly_role_refuses_a_writable_role(shell, pg, tmp_path):
     res, out = run(shell, f"%%ask --conn rw --model {script(tmp_path, 'never used')}\nHow many rows has a?")
     assert not res.success and "Traceback" not in out
     assert isinstance(res.error_in_exec, errors.WritableRoleError)
-    assert f"Not asking on 'rw': require_readonly_role is on and this role ({pg.roles['rw']}) " \
-           "can write 3 tables" in out
+    assert (
+        f"Not asking on 'rw': require_readonly_role is on and this role ({pg.roles['rw']}) "
+        "can write 3 tables" in out
+    )
     assert "connect with a read-only role" in out and "AskMagic.require_readonly_role = False" in out
     # a read-only role is asked
     model = script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL")
@@ -470,8 +517,7 @@ def test_require_readonly_role_counts_unknown_as_writable(shell, workdir, tmp_pa
 
 def test_require_readonly_role_on_files_and_the_cli(shell, file_db, pg, tmp_path):
     run(shell, f"%sqlnb connect {file_db.url()} --name rw")
-    run(shell, f"%sqlnb connect {file_db.url()} --name ro --readonly") if file_db.name == "sqlite" \
-        else None
+    run(shell, f"%sqlnb connect {file_db.url()} --name ro --readonly") if file_db.name == "sqlite" else None
     shell.run_line_magic("config", "AskMagic.require_readonly_role = True")
     res, out = run(shell, f"%%ask --conn rw --model {script(tmp_path, 'never used')}\nHow many?")
     assert isinstance(res.error_in_exec, errors.WritableRoleError)
@@ -484,15 +530,36 @@ def test_require_readonly_role_on_files_and_the_cli(shell, file_db, pg, tmp_path
     assert res.success and res.result.status == "success", out
     run(shell, "%sqlnb close ro")
     # sqlnb ask opens a file read-only: asked; a writable PostgreSQL role stays writable
-    p = cli("ask", "--db", file_db.url(), "--require-readonly-role", "--model",
-            script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL"), "How many rows has a?")
+    p = cli(
+        "ask",
+        "--db",
+        file_db.url(),
+        "--require-readonly-role",
+        "--model",
+        script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL"),
+        "How many rows has a?",
+    )
     assert p.returncode == 0, p.stderr
-    p = cli("ask", "--db", pg_url(pg, pg.roles["rw"]), "--require-readonly-role", "--model",
-            script(tmp_path, "never used"), "How many rows has a?")
+    p = cli(
+        "ask",
+        "--db",
+        pg_url(pg, pg.roles["rw"]),
+        "--require-readonly-role",
+        "--model",
+        script(tmp_path, "never used"),
+        "How many rows has a?",
+    )
     assert p.returncode == 2 and "require_readonly_role is on" in p.stderr, p.stderr
     assert "can write 3 tables" in p.stderr
-    p = cli("ask", "--db", pg_url(pg, pg.roles["ro"]), "--require-readonly-role", "--model",
-            script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL"), "How many rows has a?")
+    p = cli(
+        "ask",
+        "--db",
+        pg_url(pg, pg.roles["ro"]),
+        "--require-readonly-role",
+        "--model",
+        script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL"),
+        "How many rows has a?",
+    )
     assert p.returncode == 0, p.stderr
 
 
@@ -507,8 +574,7 @@ def test_sidebar_rows_and_run_refused(shell, pg, tmp_path):
         run(shell, f"%sqlnb connect {pg_url(pg, pg.roles['ro'])} --name ro")
         comm = FakeComm()
         kernel_session(shell).bridge.open(comm, {})
-        reply = comm.request("hello", client={"name": "test", "version": "0"}, protocol=1,
-                             notebook="t.ipynb")
+        reply = comm.request("hello", client={"name": "test", "version": "0"}, protocol=1, notebook="t.ipynb")
         assert "write_access" in reply["data"]["features"]
         rows = {c["name"]: c for c in reply["data"]["connections"]}
         assert rows["ro"]["write_access"]["can_write"] is False
@@ -516,8 +582,9 @@ def test_sidebar_rows_and_run_refused(shell, pg, tmp_path):
         assert rows["rw"]["write_access"]["label"] == "can write 3 tables"
         assert rows["rw"]["write_access"]["summary"].endswith(ADVICE)
         shell.run_line_magic("config", "AskMagic.require_readonly_role = True")
-        reply = comm.request("ask", question="How many rows has a?", connection="rw",
-                             model=script(tmp_path, "never used"))
+        reply = comm.request(
+            "ask", question="How many rows has a?", connection="rw", model=script(tmp_path, "never used")
+        )
         assert reply["ok"], reply
         done = comm.wait_done(reply["data"]["run"])
         assert done["status"] == "error" and done["error"]["kind"] == "WritableRoleError", done

@@ -5,6 +5,7 @@ The sqlnb extension is served from this checkout's build (``sqlnb/labextension``
 tests exercise the tree they run in, whether or not the extension is installed in the
 environment.
 """
+
 import os
 import shutil
 import tempfile
@@ -26,8 +27,10 @@ c.ServerApp.allow_root = True  # noqa: F821
 # copy. A copy, not a link: a rebuild during the run cannot pull files from under the page.
 _build = REPO / "sqlnb" / "labextension"
 if not (_build / "package.json").exists():
-    raise SystemExit(f"sqlnb's browser tests: the extension is not built ({_build} is missing); "
-                     "build it first: cd labextension && jlpm install && jlpm build:prod")
+    raise SystemExit(
+        f"sqlnb's browser tests: the extension is not built ({_build} is missing); "
+        "build it first: cd labextension && jlpm install && jlpm build:prod"
+    )
 _extensions = Path(tempfile.mkdtemp(prefix="sqlnb-ui-labextensions-"))
 shutil.copytree(_build, _extensions / "sqlnb")
 c.LabServerApp.extra_labextensions_path = [  # noqa: F821

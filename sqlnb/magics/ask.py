@@ -27,8 +27,9 @@ def _ask_parser() -> _Parser:
     p.add_argument("--no-insert", action="store_true", help="do not insert a %%sql cell")
     p.add_argument("--no-data", action="store_true", help="show the model no rows or sample values")
     p.add_argument("--new", action="store_true", help="start a new conversation (forget earlier questions)")
-    p.add_argument("--no-memory", action="store_true", dest="no_memory",
-                   help="show the model no remembered answers")
+    p.add_argument(
+        "--no-memory", action="store_true", dest="no_memory", help="show the model no remembered answers"
+    )
     return p
 
 
@@ -36,45 +37,71 @@ def _ask_parser() -> _Parser:
 class AskMagic(Magics):
     """Ask the active connection a question.  Settings: ``%config AskMagic.model = "..."``."""
 
-    model = Unicode("", help="Model spec (provider:model). Empty: SQLNB_MODEL, else Anthropic's "
-                             "default when ANTHROPIC_API_KEY is set.").tag(config=True)
+    model = Unicode(
+        "",
+        help="Model spec (provider:model). Empty: SQLNB_MODEL, else Anthropic's "
+        "default when ANTHROPIC_API_KEY is set.",
+    ).tag(config=True)
     max_iterations = Int(5, help="Model calls per question at most.").tag(config=True)
     failure_cutoff = Int(3, help="Stop after this many failed queries in a row.").tag(config=True)
     preview_rows = Int(5, help="Rows of each result shown to the model (0: none).").tag(config=True)
-    private_connections = List(Unicode(), help="Connections whose data never reaches the model: "
-                                               "no result rows, no sample values.").tag(config=True)
+    private_connections = List(
+        Unicode(), help="Connections whose data never reaches the model: no result rows, no sample values."
+    ).tag(config=True)
     insert_cell = Bool(True, help="Insert a %%sql cell with the final SQL below.").tag(config=True)
     row_cap = Int(1000, help="Rows fetched per attempt.").tag(config=True)
     statement_timeout = Float(0.0, help="Seconds per attempt (0: the connection's timeout).").tag(config=True)
-    rendering = Unicode("fresh", help="'fresh': each model call restates the question and the "
-                                      "attempts; 'chat': the plain message history.").tag(config=True)
-    retry_drafts = Int(-1, help="After a failed query, fresh drafts of the question sampled beside "
-                                "the model's correction; the result most candidates agree on is "
-                                "kept (0: the correction only; -1: by the kind of model, 3 for a "
-                                "local one, 0 for a hosted one, which pays for every "
-                                "draft).").tag(config=True)
-    first_drafts = Int(-1, help="Drafts of the first answer sampled beside the model's own "
-                                "reply, each run read-only, until two agree; the result most "
-                                "drafts gave is kept (0: the model's reply alone, reviewed by the "
-                                "model; -1: by the kind of model, 3 for a local one, 0 for a "
-                                "hosted one, which pays for every draft).").tag(config=True)
-    disabled_rewrites = List(Unicode(), help="Answer rewrites of a draft to turn off, by name: "
-                                             + ", ".join(REWRITE_NAMES) + " (sqlnb.agent.repairs; "
-                                             "all on by default).").tag(config=True)
-    memory_when_unsure = Bool(True, help="With a model that drafts its first answer, show the "
-                                         "remembered answers only when the answer without them is "
-                                         "rated low (a second pass); off: from the first call "
-                                         "on.").tag(config=True)
-    use_memory = Bool(True, help="Remember the answers you keep (a cell %%ask inserted that ran, "
-                                 "the panel's thumbs-up, %sqlnb remember) per database, and show "
-                                 "the model the most similar ones as examples (off: nothing is "
-                                 "stored or shown).").tag(config=True)
-    require_readonly_role = Bool(False, help="Refuse to ask on a connection whose credentials "
-                                             "may write (%sqlnb list shows what each may "
-                                             "write), or whose write access sqlnb could not "
-                                             "find out: connect with a read-only role. The "
-                                             "agent's own queries are read-only either "
-                                             "way.").tag(config=True)
+    rendering = Unicode(
+        "fresh",
+        help="'fresh': each model call restates the question and the "
+        "attempts; 'chat': the plain message history.",
+    ).tag(config=True)
+    retry_drafts = Int(
+        -1,
+        help="After a failed query, fresh drafts of the question sampled beside "
+        "the model's correction; the result most candidates agree on is "
+        "kept (0: the correction only; -1: by the kind of model, 3 for a "
+        "local one, 0 for a hosted one, which pays for every "
+        "draft).",
+    ).tag(config=True)
+    first_drafts = Int(
+        -1,
+        help="Drafts of the first answer sampled beside the model's own "
+        "reply, each run read-only, until two agree; the result most "
+        "drafts gave is kept (0: the model's reply alone, reviewed by the "
+        "model; -1: by the kind of model, 3 for a local one, 0 for a "
+        "hosted one, which pays for every draft).",
+    ).tag(config=True)
+    disabled_rewrites = List(
+        Unicode(),
+        help="Answer rewrites of a draft to turn off, by name: "
+        + ", ".join(REWRITE_NAMES)
+        + " (sqlnb.agent.repairs; "
+        "all on by default).",
+    ).tag(config=True)
+    memory_when_unsure = Bool(
+        True,
+        help="With a model that drafts its first answer, show the "
+        "remembered answers only when the answer without them is "
+        "rated low (a second pass); off: from the first call "
+        "on.",
+    ).tag(config=True)
+    use_memory = Bool(
+        True,
+        help="Remember the answers you keep (a cell %%ask inserted that ran, "
+        "the panel's thumbs-up, %sqlnb remember) per database, and show "
+        "the model the most similar ones as examples (off: nothing is "
+        "stored or shown).",
+    ).tag(config=True)
+    require_readonly_role = Bool(
+        False,
+        help="Refuse to ask on a connection whose credentials "
+        "may write (%sqlnb list shows what each may "
+        "write), or whose write access sqlnb could not "
+        "find out: connect with a read-only role. The "
+        "agent's own queries are read-only either "
+        "way.",
+    ).tag(config=True)
 
     def __init__(self, shell=None, manager=None, **kwargs: Any):
         super().__init__(shell=shell, **kwargs)
@@ -115,17 +142,22 @@ class AskMagic(Magics):
         from sqlnb.agent.prompts import RENDERINGS
 
         if self.rendering not in RENDERINGS:
-            raise errors.UsageError(f"AskMagic.rendering must be one of {', '.join(RENDERINGS)}, "
-                                    f"not {self.rendering!r}")
+            raise errors.UsageError(
+                f"AskMagic.rendering must be one of {', '.join(RENDERINGS)}, not {self.rendering!r}"
+            )
         share = not no_data and connection not in self.private_connections
-        return AgentSettings(preview_rows=max(0, self.preview_rows), share_data=share,
-                             row_cap=max(1, self.row_cap), rendering=self.rendering,
-                             statement_timeout=self.statement_timeout or None,
-                             retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts,
-                             first_drafts=None if self.first_drafts < 0 else self.first_drafts,
-                             disabled_rewrites=frozenset(self.disabled_rewrites),
-                             memory_when_unsure=self.memory_when_unsure,
-                             require_readonly_role=self.require_readonly_role)
+        return AgentSettings(
+            preview_rows=max(0, self.preview_rows),
+            share_data=share,
+            row_cap=max(1, self.row_cap),
+            rendering=self.rendering,
+            statement_timeout=self.statement_timeout or None,
+            retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts,
+            first_drafts=None if self.first_drafts < 0 else self.first_drafts,
+            disabled_rewrites=frozenset(self.disabled_rewrites),
+            memory_when_unsure=self.memory_when_unsure,
+            require_readonly_role=self.require_readonly_role,
+        )
 
     @cell_magic("ask")
     @_people_errors
@@ -155,10 +187,17 @@ class AskMagic(Magics):
 
         try:
             result = self.agent.ask(
-                question, entry.adapter, connection=entry.name, model=args.model or self.model or None,
-                max_iterations=max_iterations, failure_cutoff=self.failure_cutoff,
-                no_review=args.no_review, settings=self.settings(no_data=args.no_data, connection=entry.name),
-                on_event=progress, use_memory=False if args.no_memory else None)
+                question,
+                entry.adapter,
+                connection=entry.name,
+                model=args.model or self.model or None,
+                max_iterations=max_iterations,
+                failure_cutoff=self.failure_cutoff,
+                no_review=args.no_review,
+                settings=self.settings(no_data=args.no_data, connection=entry.name),
+                on_event=progress,
+                use_memory=False if args.no_memory else None,
+            )
         except errors.ModelNotConfigured as exc:
             # no model chosen and none installed: say how to set one up, as an error line,
             # without failing the cell (a notebook's "Run All" goes on past it)
@@ -182,14 +221,20 @@ class AskMagic(Magics):
         """%ask --new [--conn NAME]: forget the conversation; %ask history: earlier turns."""
         words = shlex.split(line)
         if words[:1] == ["history"]:
-            name = self.manager.get_entry(words[2] if words[1:2] == ["--conn"] and len(words) > 2 else None).name
+            name = self.manager.get_entry(
+                words[2] if words[1:2] == ["--conn"] and len(words) > 2 else None
+            ).name
             import pandas as pd
 
             return pd.DataFrame(self.agent.history(name), columns=["question", "status", "sql", "questions"])
         if words[:1] == ["--new"]:
-            name = self.manager.get_entry(words[2] if words[1:2] == ["--conn"] and len(words) > 2 else None).name
+            name = self.manager.get_entry(
+                words[2] if words[1:2] == ["--conn"] and len(words) > 2 else None
+            ).name
             self.agent.reset(name)
             print(f"Started a new conversation on {name!r}.")
             return None
-        raise errors.UsageError("%ask takes 'history' or '--new' [--conn NAME]",
-                                hint="ask a question with the cell magic: %%ask, then the question below")
+        raise errors.UsageError(
+            "%ask takes 'history' or '--new' [--conn NAME]",
+            hint="ask a question with the cell magic: %%ask, then the question below",
+        )
