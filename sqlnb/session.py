@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter, ConnectOptions, Result, connect
@@ -115,10 +116,7 @@ class ConnectionManager:
         """One row per connection: name, active, engine, url (no password), readonly (the
         connection), and what its credentials may write: ``can_write`` (True, False, or
         None when sqlnb could not tell) and ``write_access`` (one line for people)."""
-        rows = []
-        for name, entry in self._entries.items():
-            rows.append(self.describe_entry(entry))
-        return rows
+        return [self.describe_entry(entry) for entry in self._entries.values()]
 
     def describe_entry(self, entry: Entry) -> dict[str, Any]:
         a = entry.adapter

@@ -1626,7 +1626,7 @@ def test_drafts_take_the_question_first_prompt_in_chat_rendering_too(engine, db)
         settings=AgentSettings(first_drafts=0, retry_drafts=1, rendering="chat"),
     )
     assert outcome(run) == ("success", "executed", COUNT_CUSTOMERS)
-    (system, draft_system), (user, draft_user) = zip(run.prompts[0], run.model.draft_prompts[0])
+    (system, draft_system), (_, draft_user) = zip(run.prompts[0], run.model.draft_prompts[0], strict=True)
     assert draft_system == system
     assert (
         draft_user[1] == "Question: How many customers are there?\n\nWrite one SQL query that "

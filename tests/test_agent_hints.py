@@ -486,7 +486,8 @@ def test_the_column_that_names_a_row(school):
     [
         (
             "Show the names of teachers and the courses they teach.",
-            "SELECT T1.Name, T2.Course_ID FROM teacher AS T1 JOIN course_arrange AS T2 ON T1.Teacher_ID = T2.Teacher_ID",
+            "SELECT T1.Name, T2.Course_ID FROM teacher AS T1 JOIN course_arrange AS T2 "
+            "ON T1.Teacher_ID = T2.Teacher_ID",
             'SELECT T1.Name, "course"."Course" FROM teacher AS T1 JOIN course_arrange AS T2 ON T1.Teacher_ID = '
             'T2.Teacher_ID LEFT JOIN "course" AS "course" ON "course"."Course_ID" = T2.Course_ID',
             "course_arrange.Course_ID → course.Course",
@@ -558,8 +559,8 @@ def test_names_shown_for_the_ids_the_question_asks_about(school, question, sql, 
         # the question does not name what the id identifies
         (
             "Which grades are taught by Anne?",
-            "SELECT T2.Grade, T2.Course_ID FROM teacher AS T1 JOIN course_arrange AS T2 ON T1.Teacher_ID = T2.Teacher_ID "
-            "WHERE T1.Name = 'Anne'",
+            "SELECT T2.Grade, T2.Course_ID FROM teacher AS T1 JOIN course_arrange AS T2 "
+            "ON T1.Teacher_ID = T2.Teacher_ID WHERE T1.Name = 'Anne'",
         ),
         # the row is already named by a text column the query shows
         (
@@ -1013,7 +1014,7 @@ def test_negated_join_asks_for_the_things_that_have_none(tmp_path, catalog, make
         ),
         ("T3.PetType = 'dog' AND NOT T3.PetType = 'cat'", "Which students with a dog have no cats?"),
     ):
-        sql, changed = negated_join(f"{joined} WHERE {where}", "sqlite", catalog, question)
+        sql, _ = negated_join(f"{joined} WHERE {where}", "sqlite", catalog, question)
         assert sql.startswith(f"{joined} WHERE T3.PetType = 'dog' AND T1.\"StuID\" NOT IN (SELECT"), question
         assert "PetType IN ('cat')" in sql or "PetType = 'cat'" in sql
     for sql, question in (
@@ -1029,7 +1030,7 @@ def test_negated_join_asks_for_the_things_that_have_none(tmp_path, catalog, make
         # two negated filters, columns of two tables listed, or the filter on the listed table
         (f"{joined} WHERE T3.PetType <> 'cat' AND T3.PetType <> 'dog'", "Which students have no cat or dog?"),
         (
-            f"SELECT T1.Fname, T3.PetType FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID "
+            "SELECT T1.Fname, T3.PetType FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID "
             "JOIN Pets AS T3 ON T3.PetID = T2.PetID WHERE T3.PetType <> 'cat'",
             "Which students do not have a cat?",
         ),
@@ -1143,7 +1144,8 @@ def club(tmp_path_factory):
         (
             "Which members have active registrations in both Berlin and Oslo?",  # 'ACT' is member.status
             "SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = s.site_id WHERE s.city = 'Berlin' "
-            "INTERSECT SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = s.site_id WHERE s.city = 'Oslo'",
+            "INTERSECT SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = s.site_id "
+            "WHERE s.city = 'Oslo'",
             "SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = s.site_id WHERE s.city = 'Berlin' "
             "AND m.\"status\" = 'ACT' INTERSECT SELECT m.mem_nm FROM member AS m JOIN site AS s ON m.home_site = "
             "s.site_id WHERE s.city = 'Oslo' AND m.\"status\" = 'ACT'",
@@ -1234,7 +1236,8 @@ def test_rows_compared_with_the_average_of_a_subset_are_not_limited_to_it(club):
         average_subset_filter(
             kept, "sqlite", cat, "Which events at site 1 cost less than the mean fee of meetings?"
         )[0]
-        == "SELECT e.title FROM event AS e WHERE e.site_id = 1 AND e.fee < (SELECT AVG(fee) FROM event WHERE kind = 'MTG')"
+        == "SELECT e.title FROM event AS e WHERE e.site_id = 1 "
+        "AND e.fee < (SELECT AVG(fee) FROM event WHERE kind = 'MTG')"
     )
     for question, sql in (
         # the question limits the compared rows too
@@ -1324,7 +1327,10 @@ def bakery(tmp_path_factory):
 
 
 BOTH_Q = "Which customers have ordered both cakes and savoury products? Give their names."
-BOTH_JOIN = "SELECT c.cust_nm FROM cust AS c JOIN ord AS o ON o.cust_id = c.cust_id JOIN prod AS p ON p.prod_cd = o.prod_cd"
+BOTH_JOIN = (
+    "SELECT c.cust_nm FROM cust AS c JOIN ord AS o ON o.cust_id = c.cust_id "
+    "JOIN prod AS p ON p.prod_cd = o.prod_cd"
+)
 BOTH_SPLIT = f"{BOTH_JOIN} WHERE p.cat = 'CAK' INTERSECT {BOTH_JOIN} WHERE p.cat = 'SAV'"
 
 

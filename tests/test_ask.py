@@ -66,7 +66,7 @@ def test_ask_inserts_a_runnable_cell(shell, seeded, tmp_path):
 def test_ask_shows_the_final_sql_and_a_preview(shell, seeded, tmp_path):
     model = script(tmp_path, sql_block(PAID), "FINAL")
     run(shell, f"%sqlnb connect {seeded.url()}")
-    res, out, outputs = run(shell, f"%%ask --model {model}\nWhich orders are paid?")
+    res, _, _ = run(shell, f"%%ask --model {model}\nWhich orders are paid?")
     shown = html(shell, res.result)
     assert "success" in shown and "SELECT id, amount FROM orders" in shown and "12.5" in shown
     assert "2 rows" in shown
@@ -76,7 +76,7 @@ def test_ask_shows_the_final_sql_and_a_preview(shell, seeded, tmp_path):
 def test_clarification_shows_questions_and_inserts_nothing(shell, seeded, tmp_path):
     model = script(tmp_path, "CLARIFY:\n- Which year?\n- Gross or net amounts?")
     run(shell, f"%sqlnb connect {seeded.url()}")
-    res, out, outputs = run(shell, f"%%ask --model {model}\nWhat were the sales?")
+    res, _, _ = run(shell, f"%%ask --model {model}\nWhat were the sales?")
     assert res.success
     assert res.result.status == "needs_clarification"
     assert res.result.questions == ["Which year?", "Gross or net amounts?"]
@@ -103,11 +103,11 @@ def test_failed_ask_inserts_nothing_and_says_why(shell, seeded, tmp_path):
 def test_options_no_insert_no_review_max_iterations(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()}")
     model = script(tmp_path, sql_block(COUNT), "FINAL")
-    res, out, _ = run(shell, f"%%ask --model {model} --no-review --no-insert\nhow many customers")
+    res, _, _ = run(shell, f"%%ask --model {model} --no-review --no-insert\nhow many customers")
     assert res.result.stop_reason == "executed" and res.result.iterations == 1
     assert shell.rl_next_input is None
     model = script(tmp_path, sql_block("SELECT 1"), sql_block("SELECT 2"), sql_block("SELECT 3"))
-    res, out, _ = run(shell, f"%%ask --model {model} --max-iterations 2\nnumbers")
+    res, _, _ = run(shell, f"%%ask --model {model} --max-iterations 2\nnumbers")
     assert res.result.stop_reason == "max_iterations" and res.result.iterations == 2
     assert res.result.sql == "SELECT 2"
 
@@ -184,7 +184,7 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
 def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()}")
     model = script(tmp_path, sql_block("SELECT name, email FROM customers"), "FINAL")
-    res, out, _ = run(shell, f"%%ask --model {model} --no-data\nemails")
+    res, _, _ = run(shell, f"%%ask --model {model} --no-data\nemails")
     assert res.result.status == "success"
     client = kernel_session(shell).ask.agent.client(model)
     seen = "\n".join(content for prompt in client.model.prompts for _, content in prompt)
@@ -195,7 +195,7 @@ def test_no_data_keeps_rows_from_the_model(shell, seeded, tmp_path):
         "config", f"AskMagic.private_connections = [{kernel_session(shell).magics.manager.active!r}]"
     )
     model = script(tmp_path, sql_block("SELECT name FROM customers"), "FINAL")
-    res, out, _ = run(shell, f"%%ask --model {model}\nnames")
+    res, _, _ = run(shell, f"%%ask --model {model}\nnames")
     client = kernel_session(shell).ask.agent.client(model)
     seen = "\n".join(content for prompt in client.model.prompts for _, content in prompt)
     assert "Grace" not in seen and "rows are not shown" in seen

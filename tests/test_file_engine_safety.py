@@ -327,7 +327,7 @@ def test_duckdb_search_path_into_another_database_is_followed(files):
         with pytest.raises(duckdb.CatalogException):
             con.execute("SELECT * FROM customers").fetchall()
         assert _Lookup(con, home).resolve((home, "main", "customers")) == ("ok", home)
-        con.execute("SET search_path = 'hr.main,{0}.sales'".format(home))
+        con.execute(f"SET search_path = 'hr.main,{home}.sales'")
         assert _Lookup(con, home).resolve(("", "", "orders")) == ("ok", home)
         assert _Lookup(con, home).resolve(("", "sales", "orders")) == ("ok", home)
         assert _Lookup(con, home).resolve((home, "", "orders")) == ("ok", home)  # its search-path schema

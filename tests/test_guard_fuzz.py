@@ -67,7 +67,7 @@ import time
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -145,7 +145,9 @@ class PostgresOracle:
     def read(self, text: str, every_setting: bool = False) -> Reading:
         readings = [
             self._read(con, text, setting)
-            for con, setting in zip(self.cons, self.SETTINGS if every_setting else self.SETTINGS[:1])
+            for con, setting in zip(
+                self.cons, self.SETTINGS if every_setting else self.SETTINGS[:1], strict=False
+            )
         ]
         return max(readings, key=lambda r: r.statements)
 
@@ -357,7 +359,7 @@ def _splits(reading: Reading) -> bool:
     return reading.statements > 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def fuzz_run(engine: str) -> Run:
     dialect = ENGINES[engine]
     t0 = time.perf_counter()
@@ -368,7 +370,7 @@ def fuzz_run(engine: str) -> Run:
         t1 = time.perf_counter()
         verdicts = [check_read_only(c.text, dialect).read_only for c in cases]
         t2 = time.perf_counter()
-        for case, ok in zip(cases, verdicts):
+        for case, ok in zip(cases, verdicts, strict=True):
             reading = oracle.read(case.text, every_setting=ok)
             (run.accepted if ok else run.refused).append((case, reading))
             if ok and _splits(reading):
@@ -395,7 +397,7 @@ def _shrink_failures(run: Run, oracle, budget_s: float = 60.0) -> None:
 
     start = time.perf_counter()
     tried: Counter = Counter()
-    for case, reading in run.failures:
+    for case, _ in run.failures:
         key = case.kinds
         if tried[key] >= 3 or time.perf_counter() - start > budget_s:
             continue

@@ -367,8 +367,8 @@ def test_the_agent_shows_remembered_answers_of_this_database(seeded, empty_db, c
 def test_chat_rendering_and_the_python_api_show_remembered_answers(seeded, connect_to, tmp_path):
     import sqlnb
     from sqlnb.agent.models import ScriptedChatModel
-    from sqlnb.agent.settings import AgentSettings
     from sqlnb.agent.runner import Agent
+    from sqlnb.agent.settings import AgentSettings
 
     adapter = connect_to(seeded)
     agent = Agent(memory=MemoryStore(tmp_path / "m.sqlite"))
@@ -569,8 +569,8 @@ def test_corrupt_memory_in_the_notebook(shell, seeded, tmp_path):
 
 @pytest.mark.engines(["duckdb"])
 def test_cli_memory_list_export_delete(seeded, tmp_path, capsys):
-    from sqlnb.cli import main
     import sqlnb.adapters as adapters
+    from sqlnb.cli import main
 
     adapter = adapters.connect(seeded.url())
     try:
@@ -607,8 +607,8 @@ def test_cli_memory_list_export_delete(seeded, tmp_path, capsys):
 
 @pytest.mark.engines(["sqlite"])
 def test_cli_ask_uses_the_memory_unless_told_not_to(seeded, tmp_path, capsys):
-    from sqlnb.cli import main
     import sqlnb.adapters as adapters
+    from sqlnb.cli import main
 
     adapter = adapters.connect(seeded.url())
     try:

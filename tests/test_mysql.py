@@ -14,7 +14,9 @@ import uuid
 from decimal import Decimal
 from urllib.parse import quote
 
-import sqlnb.adapters as adapters  # noqa: I001  before pandas: see sqlnb/__init__.py
+import sqlnb.adapters as adapters  # before pandas: see sqlnb/__init__.py
+
+# isort: split
 import pandas as pd
 import pytest
 
@@ -22,7 +24,6 @@ from sqlnb import errors
 from sqlnb.sql.statement import unchecked
 from tests.engines import MY_HOST, MY_PASSWORD, MY_PORT, MY_USER, MySQLEnv, fooled_guard
 from tests.test_contract import assert_within_2_s, later
-
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -191,7 +192,7 @@ def test_canonical_values_and_types(conn):
     assert types["dt"] == "datetime" and types["ts"] == "timestamp" and types["d"] == "date"
     assert types["vb"] == "varbinary" and types["bl"] == "blob" and types["vc"] == "varchar"
     assert types["flag"] == "tinyint" and types["x"] == "double" and types["e"] == "enum"
-    row = dict(zip(r.column_names, r.rows[0]))  # exact values, as Arrow holds them
+    row = dict(zip(r.column_names, r.rows[0], strict=True))  # exact values, as Arrow holds them
     assert row["amount"] == Decimal("12.50") and str(row["amount"]) == "12.50"
     assert row["ratio"] == Decimal("0.1234567891") and row["big"] == 18446744073709551615
     df = r.to_pandas()
@@ -331,9 +332,13 @@ def test_readonly_session_cannot_be_switched_back(ro_conn, db):
         ro_conn.execute("SET SESSION TRANSACTION READ WRITE")
         with pytest.raises(errors.PermissionDenied):
             ro_conn.execute("INSERT INTO counter VALUES (5)")
-        with pytest.raises(errors.SqlnbError):
+
+        def switch_back_then_write():
             ro_conn.execute("SET tx_read_only = 0")
             ro_conn.execute("UPDATE counter SET n = 9")
+
+        with pytest.raises(errors.SqlnbError):
+            switch_back_then_write()
     assert db.admin_query("SELECT n FROM counter") == [(0,)]
 
 

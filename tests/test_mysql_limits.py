@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import time
 
-import sqlnb.adapters as adapters  # noqa: I001  before pandas: see sqlnb/__init__.py
+import sqlnb.adapters as adapters  # before pandas: see sqlnb/__init__.py
+
+# isort: split
 import pytest
 
 from sqlnb import errors

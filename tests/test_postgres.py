@@ -21,7 +21,6 @@ from sqlnb.sql.statement import accept, unchecked
 from tests.engines import PG_HOST, PGB_PASSWORD, PGB_PORT, PGB_USER, PostgresEnv, RedshiftEnv, fooled_guard
 from tests.test_contract import assert_within_2_s, later
 
-
 TYPED_DDL = """
 CREATE TABLE typed (
     id integer PRIMARY KEY, i2 smallint, i4 integer, i8 bigint,
@@ -212,8 +211,8 @@ def test_numeric_values_survive_both_paths(pg, conn):
     truth = conn.execute(
         "SELECT " + ", ".join(f"s{k}::text" for k in range(16)) + ", free::text FROM nums ORDER BY id", {}
     )
-    for got, want in zip(fast.rows, truth.rows):
-        for k, (value, text) in enumerate(zip(got[1:], want)):
+    for got, want in zip(fast.rows, truth.rows, strict=True):
+        for k, (value, text) in enumerate(zip(got[1:], want, strict=True)):
             assert value == Decimal(text), (k, value, text)
             if k < 16:
                 assert value.as_tuple().exponent == -k  # numeric(20, k) keeps its scale
@@ -317,7 +316,10 @@ def test_readonly_session_refuses_nextval_on_both_connections(pg):
             lambda: c._execute_psycopg(accept("SELECT nextval('seq')", "postgres"), None, None, 30),
             lambda: c._execute_adbc(accept("SELECT nextval('seq')", "postgres"), None, 30),
         ):
-            with pytest.raises(Exception) as info, fooled_guard():  # past the guard
+            with (
+                pytest.raises(Exception, match="read-only transaction") as info,
+                fooled_guard(),  # past the guard
+            ):
                 run()
             err = c.classify(info.value)
             assert isinstance(err, errors.PermissionDenied), err
@@ -448,11 +450,15 @@ def test_postgresql_through_pgbouncer(pg):
             c.execute(SLOW_READ, timeout=60)
         assert c.last_path == "adbc"
         c._cancel_requested = False  # execute() resets it; this bypasses execute()
-        with pytest.raises(errors.PermissionDenied), fooled_guard():
+
+        def nextval_classified():
             try:
                 c._execute_psycopg(accept("SELECT nextval('seq')", "postgres"), None, None, 1)
             except Exception as exc:
                 raise c.classify(exc) from None
+
+        with pytest.raises(errors.PermissionDenied), fooled_guard():
+            nextval_classified()
         assert c.execute("SELECT count(*) FROM typed").rows == [(4,)]
     finally:
         c.close()

@@ -451,7 +451,7 @@ def outbound(pgdb):
     return pgdb
 
 
-@pytest.mark.parametrize("route", ("postgresql", "redshift-pgbouncer-tx"))
+@pytest.mark.parametrize("route", ["postgresql", "redshift-pgbouncer-tx"])
 def test_outbound_extensions_and_what_reaches_them_are_refused(outbound, route):
     url = _pg_urls(outbound)[route]
     before = state(outbound)
@@ -470,9 +470,9 @@ def test_outbound_extensions_and_what_reaches_them_are_refused(outbound, route):
             "SELECT plain_double(2)": "dblink",
         }
         for sql, why in refused.items():
-            for run in (lambda: ro.execute(sql), lambda: rw.execute(sql, readonly=True)):
+            for adapter, options in ((ro, {}), (rw, {"readonly": True})):
                 with pytest.raises(errors.ReadOnlyViolation) as info:
-                    run()
+                    adapter.execute(sql, **options)
                 assert why in info.value.reason, (sql, info.value.reason)
         assert ro.execute("SELECT count(*) FROM victim").rows == [(1,)]  # the rest reads on
         assert rw.execute("SELECT count(*) FROM t", readonly=True).rows == [(0,)]

@@ -17,7 +17,9 @@ import pickle
 import uuid
 from urllib.parse import quote
 
-import sqlnb.adapters as adapters  # noqa: I001  before pandas: see sqlnb/__init__.py
+import sqlnb.adapters as adapters  # before pandas: see sqlnb/__init__.py
+
+# isort: split
 import pytest
 
 from sqlnb import errors
@@ -80,7 +82,7 @@ def find_password(root, password: str) -> list[str]:
             for i, v in enumerate(list(obj)):
                 stack.append((v, f"{path}[{i}]", depth + 1))
             continue
-        if type(obj).__module__ in ("builtins",) or callable(obj) and not hasattr(obj, "__dict__"):
+        if type(obj).__module__ in ("builtins",) or (callable(obj) and not hasattr(obj, "__dict__")):
             continue
         attrs = getattr(obj, "__dict__", None)
         if isinstance(attrs, dict):
@@ -176,7 +178,7 @@ def _my_killer(env):
 
 
 def test_no_adapter_attribute_repr_log_or_error_holds_the_password(case, caplog):
-    name, url, password, kill = case
+    _, url, password, kill = case
     caplog.set_level(logging.DEBUG)  # every logger, drivers included
     c = adapters.connect(url)
     messages: list[str] = [repr(c), str(c), repr(c.spec), c.spec.redacted_url()]

@@ -10,10 +10,13 @@
 
 from __future__ import annotations
 
-import sqlnb.adapters as adapters  # noqa: I001  before pandas: see sqlnb/__init__.py
+import sqlnb.adapters as adapters  # before pandas: see sqlnb/__init__.py
+
+# isort: split
+from decimal import Decimal
+
 import pandas as pd
 import pytest
-from decimal import Decimal
 
 from sqlnb import errors
 from sqlnb.adapters.snowflake import SnowflakeAdapter
@@ -335,6 +338,15 @@ def test_readonly_standin_layer(db):
     c = adapters.connect(db.url(), readonly=True)
     try:
         assert c.execute("SELECT count(*) FROM typed").rows == [(3,)]
+
+        def execute_classified(sql):
+            try:
+                c._execute(sql, None, None, None)
+            except errors.SqlnbError:
+                raise
+            except Exception as exc:
+                raise c.classify(exc) from None
+
         for sql in (
             "INSERT INTO typed (id) VALUES (9)",
             "CREATE TABLE sneaky (x INTEGER)",
@@ -342,12 +354,7 @@ def test_readonly_standin_layer(db):
             "DROP TABLE typed",
         ):
             with pytest.raises(errors.SqlnbError):
-                try:
-                    c._execute(sql, None, None, None)
-                except errors.SqlnbError:
-                    raise
-                except Exception as exc:
-                    raise c.classify(exc) from None
+                execute_classified(sql)
         assert c.execute("SELECT count(*) FROM typed").rows == [(3,)]  # usable afterwards
     finally:
         c.close()

@@ -141,12 +141,14 @@ def test_environment_url_and_password(monkeypatch):
 
 
 def test_keyring_password(monkeypatch):
+    from typing import ClassVar
+
     import keyring
     from keyring.backend import KeyringBackend
 
     class MemoryKeyring(KeyringBackend):
         priority = 1
-        store = {("sqlnb", "sales"): "from-keyring"}
+        store: ClassVar[dict[tuple[str, str], str]] = {("sqlnb", "sales"): "from-keyring"}
 
         def get_password(self, service, username):
             return self.store.get((service, username))

@@ -10,11 +10,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-import spider_eval as se  # noqa: E402
-from spider_eval import execution_match  # noqa: E402
+import spider_eval as se
+from spider_eval import execution_match
 
 
-@pytest.fixture()
+@pytest.fixture
 def db(tmp_path) -> Path:
     path = tmp_path / "shop.sqlite"
     con = sqlite3.connect(path)

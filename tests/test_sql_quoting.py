@@ -106,7 +106,7 @@ def test_qualified(dialect):
 
 
 def test_empty_identifier_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="an identifier cannot be empty"):
         quote_identifier("", "postgres")
 
 

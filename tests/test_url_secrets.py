@@ -31,10 +31,13 @@ import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
-import sqlnb.adapters as adapters  # noqa: I001  before pandas: see sqlnb/__init__.py
+import sqlnb.adapters as adapters  # before pandas: see sqlnb/__init__.py
+
+# isort: split
 import pytest
 from IPython.utils.capture import capture_output
 
@@ -241,7 +244,7 @@ def test_malformed_urls_are_refused_without_the_password(url, error, text):
 def test_a_url_typo_given_as_a_name_is_a_malformed_url(named):
     named("file", "duckdb://")
     for target in ("postgresql:/ann:Qv7mK2@db/sales", "ann:Qv7mK2@db/sales"):
-        exc = expect_error(lambda: adapters.connect(target))
+        exc = expect_error(partial(adapters.connect, target))
         assert isinstance(exc, errors.InvalidURLError) and "Malformed connection URL" in str(exc)
         assert "Qv7mK2" not in " ".join(exception_texts(exc))
     exc = expect_error(lambda: adapters.connect("nosuch"))
@@ -443,7 +446,7 @@ def test_command_line_subprocess(tmp_path):
         (by_id["space"], ["sql", "--db", *SHAPES["as-typed"](by_id["space"].value).split(), "SELECT 1"], {}),
     ]
     results = _cli_runs([(args, env) for _, args, env in runs])
-    for (pw, args, env), (p, shown) in zip(runs, results):
+    for (pw, args, env), (p, shown) in zip(runs, results, strict=True):
         assert p.returncode in (1, 2), (args, env, p.returncode, p.stderr)
         assert p.stderr.startswith("sqlnb: error: ") and "Traceback" not in p.stderr, p.stderr
         assert leaked(shown, pw) == [], (pw.id, args, env)

@@ -564,9 +564,8 @@ def test_require_readonly_role_on_files_and_the_cli(shell, file_db, pg, tmp_path
 
 
 def test_sidebar_rows_and_run_refused(shell, pg, tmp_path):
-    from tests.test_bridge import FakeComm, FakeKernel
-
     from sqlnb.bridge.comm import Bridge
+    from tests.test_bridge import FakeComm, FakeKernel
 
     kernel_session(shell).bridge = Bridge(shell, kernel=FakeKernel())
     try:

@@ -137,9 +137,8 @@ class AskMagic(Magics):
             self._agent.use_memory = bool(change["new"])
 
     def settings(self, *, no_data: bool, connection: str):
-        from sqlnb.agent.settings import AgentSettings
-
         from sqlnb.agent.prompts import RENDERINGS
+        from sqlnb.agent.settings import AgentSettings
 
         if self.rendering not in RENDERINGS:
             raise errors.UsageError(
