@@ -14,6 +14,8 @@ AgentGraph = CompiledStateGraph[AgentState, AgentContext, AgentState, AgentState
 
 
 def build_graph(checkpointer: Checkpointer = None) -> AgentGraph:
+    """The agent's graph, compiled with ``checkpointer`` (the conversation's memory between
+    turns; None: none)."""
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("generate", generate)
     g.add_node("execute", execute)

@@ -33,10 +33,14 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from sqlnb import errors
 from sqlnb.agent.lexicon import content_words, sql_content_words
+
+if TYPE_CHECKING:
+    from sqlnb.adapters import Adapter
+    from sqlnb.sql.functions import FunctionPolicy
 
 SOURCES = ("cell", "thumbs_up", "remember")
 BUSY_TIMEOUT = 10.0  # s: another kernel writing holds the file this long at most
@@ -87,12 +91,12 @@ def memory_path() -> Path:
     return sqlnb_home() / "memory.sqlite"
 
 
-def database_identity(adapter: Any) -> dict[str, Any]:
+def database_identity(adapter: Adapter) -> dict[str, Any]:
     """The non-secret parts that name ``adapter``'s database (never a password)."""
     return dict(getattr(adapter, "_adapter", adapter).identity())
 
 
-def database_fingerprint(adapter: Any) -> str:
+def database_fingerprint(adapter: Adapter) -> str:
     """A stable hex digest (SHA-256) of the dialect and :func:`database_identity`."""
     ident = {"dialect": adapter.dialect, **database_identity(adapter)}
     text = json.dumps(ident, sort_keys=True, separators=(",", ":"), default=str)
@@ -228,7 +232,7 @@ class MemoryStore:
         source: str,
         connection: str = "",
         dialect: str = "",
-        functions: Any = None,
+        functions: FunctionPolicy | None = None,
     ) -> int:
         """Store ``question`` and its ``sql`` for the database ``fingerprint``; returns the
         entry's id.  The same question with the same SQL (normalised) again updates that
@@ -359,7 +363,7 @@ class MemoryStore:
 
 # ---- what the front doors call --------------------------------------------------------------
 def remember_answer(
-    store: MemoryStore, adapter: Any, question: str, sql: str, *, connection: str = "", source: str
+    store: MemoryStore, adapter: Adapter, question: str, sql: str, *, connection: str = "", source: str
 ) -> int:
     """Remember ``question`` → ``sql`` for ``adapter``'s database (fingerprint, dialect and
     the engine's read-only function policy from the adapter)."""

@@ -30,7 +30,7 @@ from langgraph.runtime import Runtime
 from sqlnb import errors
 from sqlnb.adapters import Adapter, Catalog, Result, Table
 from sqlnb.agent.doubts import answer_doubts
-from sqlnb.agent.execution import Run, fingerprint, nothing_found, plain_value, run_statement
+from sqlnb.agent.execution import Fingerprint, Run, fingerprint, nothing_found, plain_value, run_statement
 from sqlnb.agent.first_round import FirstRoundResult, draft_seed, first_round
 from sqlnb.agent.hints import empty_result_hint, error_hint, null_not_in_hint, repeated_rows_hint
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
@@ -72,7 +72,7 @@ class ChatClient(Protocol):
 
     def invoke_many(
         self, messages: Sequence[BaseMessage], specs: Sequence[dict[str, float | None]]
-    ) -> list[tuple[str, Mapping[str, object]]]: ...
+    ) -> Sequence[tuple[str, Mapping[str, object]]]: ...
 
 
 class DistinctValues(Protocol):
@@ -362,7 +362,7 @@ def _groups(runs: list[Run]) -> list[int | None]:
     """For each run, the number of its result among the distinct non-empty results (None:
     failed or empty)."""
     prints = [fingerprint(o) if isinstance(o, Result) else None for _, o, _ in runs]
-    seen: list[Any] = []
+    seen: list[Fingerprint] = []
     out: list[int | None] = []
     for p in prints:
         if p is None:
@@ -374,7 +374,7 @@ def _groups(runs: list[Run]) -> list[int | None]:
     return out
 
 
-def _row_count(outcome: Any) -> int | None:
+def _row_count(outcome: Result | errors.SqlnbError) -> int | None:
     if not isinstance(outcome, Result):
         return None
     return len(outcome.arrow) if outcome.arrow is not None else max(outcome.row_count, 0)

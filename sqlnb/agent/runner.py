@@ -11,20 +11,29 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
 from sqlnb import errors
-from sqlnb.adapters import Adapter, Result, Table
-from sqlnb.agent.confidence import assess
+from sqlnb.adapters import Adapter, Catalog, Result, Table
+from sqlnb.agent.confidence import Confidence, Level, assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
 from sqlnb.agent.doubts import values_left_out
 from sqlnb.agent.graph import build_graph, recursion_limit
-from sqlnb.agent.nodes import AgentContext, preview_rows
+from sqlnb.agent.nodes import AgentContext, ChatClient, preview_rows
 from sqlnb.agent.settings import AgentSettings, first_draft_cap
-from sqlnb.agent.state import add_usage, new_turn
+from sqlnb.agent.state import AgentState, Attempt, ReplyRecord, StateUpdate, Turn, add_usage, new_turn
+from sqlnb.agent.stop import StopToken
 from sqlnb.sql.quoting import qualified, quote_identifier
+
+if TYPE_CHECKING:
+    import pandas as pd  # at run time pandas loads on the first DataFrame
+
+    from sqlnb.agent.memory import MemoryStore  # at run time loaded by the Agent
 
 Event = dict[str, Any]
 _TEXT_TYPE = re.compile(r"char|text|string|clob|enum|varchar|name|citext", re.I)
@@ -64,7 +73,7 @@ class AskResult:
     stop_reason: str | None
     sql: str | None
     iterations: int
-    attempts: list[dict[str, Any]]
+    attempts: list[Attempt]
     questions: list[str] = field(default_factory=list)
     usage: dict[str, float] = field(default_factory=dict)
     result: Result | None = None
@@ -73,7 +82,7 @@ class AskResult:
     context: SchemaContext | None = None
     # how far the answer can be trusted, from evidence (sqlnb.agent.confidence): {level,
     # score, reasons}; None when there is no SQL
-    confidence: dict[str, Any] | None = None
+    confidence: Confidence | None = None
     # the question this answer answers, on its own: an answer to the model's clarifying
     # questions ("February") with the question that was asked before ("Orders per month?
     # (February)"); None: ``question`` itself.  The provenance comment and the memory use it.
@@ -101,7 +110,7 @@ class AskResult:
         return preview_rows(self.result, n) if self.result is not None else []
 
     @property
-    def df(self):
+    def df(self) -> pd.DataFrame:
         """The final SQL's result as a DataFrame (up to the agent's row cap)."""
         if self.result is None:
             import pandas as pd
@@ -192,7 +201,13 @@ class Agent:
     """The text-to-SQL agent of one notebook (or one CLI run): one compiled graph, one
     checkpointer whose threads keep the conversation per connection."""
 
-    def __init__(self, *, checkpointer=None, settings: AgentSettings | None = None, memory: Any = True):
+    def __init__(
+        self,
+        *,
+        checkpointer: BaseCheckpointSaver[str] | None = None,
+        settings: AgentSettings | None = None,
+        memory: MemoryStore | bool | None = True,
+    ):
         """``memory``: the memory of accepted answers, a
         :class:`~sqlnb.agent.memory.MemoryStore`, True (the default file) or False (off;
         ``use_memory`` switches it later)."""
@@ -204,19 +219,22 @@ class Agent:
         self.checkpointer = checkpointer if checkpointer is not None else InMemorySaver()
         self.graph = build_graph(self.checkpointer)
         self.settings = settings or AgentSettings()
-        self._clients: dict[tuple, Any] = {}
-        self._samples: dict[tuple, dict[str, list[str]]] = {}
+        self._clients: dict[tuple[str, bool], ChatClient] = {}  # (model spec, Anthropic key set) -> client
+        # (adapter, catalog load time, table) -> its text columns' values
+        self._samples: dict[tuple[int, float, str], dict[str, Sequence[str]]] = {}
         self._generation: dict[str, int] = {}  # thread -> conversation number (reset)
         self._asking: set[str] = set()  # connections with a turn under way
         self._asking_lock = threading.Lock()
 
     # ---- models ------------------------------------------------------------------
-    def client(self, model: Any = None):
-        """A ModelClient for ``model``: a spec string, a chat model, or a client."""
+    def client(self, model: Any = None) -> ChatClient:
+        """A ModelClient for ``model``: a spec string, a chat model, or a client (told
+        apart by what they have)."""
         from sqlnb.agent.models import ModelClient, resolve_model
 
         if hasattr(model, "invoke") and hasattr(model, "retries"):
-            return model
+            ready: ChatClient = model
+            return ready
         if model is None or isinstance(model, str):
             import os
 
@@ -236,7 +254,7 @@ class Agent:
         for name in names:
             self._generation[name] = self._generation.get(name, 0) + 1
 
-    def history(self, connection: str) -> list[dict[str, Any]]:
+    def history(self, connection: str) -> list[Turn]:
         state = self.graph.get_state({"configurable": {"thread_id": self.thread_id(connection)}})
         return list((state.values or {}).get("turns") or [])
 
@@ -249,8 +267,8 @@ class Agent:
 
         if self.history(connection):
             return False
-        clean: list[dict[str, Any]] = []
-        messages: list = []
+        clean: list[Turn] = []
+        messages: list[BaseMessage] = []
         for t in turns or []:
             if not isinstance(t, Mapping):
                 raise errors.UsageError("history turns must be objects {question, status, sql}")
@@ -276,7 +294,7 @@ class Agent:
         if not clean:
             return False
         self._generation.setdefault(connection, 0)
-        config = {"configurable": {"thread_id": self.thread_id(connection)}}
+        config: RunnableConfig = {"configurable": {"thread_id": self.thread_id(connection)}}
         # written as the turn-ending decision, so the thread rests at its end: the next
         # question starts a new turn on top of these, exactly as after real turns
         self.graph.update_state(
@@ -299,8 +317,8 @@ class Agent:
         no_review: bool = False,
         settings: AgentSettings | None = None,
         on_event: Callable[[Event], None] | None = None,
-        stop: Any = None,
-        examples: Sequence[Mapping[str, str]] | None = None,
+        stop: StopToken | None = None,
+        examples: Sequence[Mapping[str, Any]] | None = None,
         use_memory: bool | None = None,
     ) -> AskResult:
         """Answer ``question`` on ``adapter``.  ``examples``: question/SQL pairs of this
@@ -351,8 +369,8 @@ class Agent:
         no_review: bool,
         settings: AgentSettings | None,
         on_event: Callable[[Event], None] | None,
-        stop: Any,
-        examples: Sequence[Mapping[str, str]] | None = None,
+        stop: StopToken | None,
+        examples: Sequence[Mapping[str, Any]] | None = None,
         use_memory: bool | None = None,
     ) -> AskResult:
         question = (question or "").strip()
@@ -371,7 +389,7 @@ class Agent:
         self._generation.setdefault(connection, 0)  # so that reset() with no name finds it
         start = time.perf_counter()
         emit = on_event or (lambda e: None)
-        config = {
+        config: RunnableConfig = {
             "configurable": {"thread_id": self.thread_id(connection)},
             "recursion_limit": recursion_limit(max_iterations),
         }
@@ -384,9 +402,11 @@ class Agent:
         )
         emit({"type": "context", "connection": connection})
         catalog = adapter.catalog()
-        run_adapter: Any = adapter
+        run_adapter = adapter
         if stop is not None:
-            client, run_adapter = _StoppableClient(client, stop), _StoppableAdapter(adapter, stop)
+            client = _StoppableClient(client, stop)
+            # stands in for the adapter: execute is its own, the rest the adapter's
+            run_adapter = cast(Adapter, _StoppableAdapter(adapter, stop))
         ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
         shown = [dict(e) for e in examples or []]
         # the accepted answers only when the model's own answer is not trusted (rated low, or
@@ -397,7 +417,7 @@ class Agent:
             and first_draft_cap(s, client) > 0
             and bool(getattr(client, "samples", False))
         )
-        base = (
+        base: str | None = (
             self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id")
             if unsure_only
             else None
@@ -422,15 +442,15 @@ class Agent:
         used = [] if unsure_only else shown
         if (
             unsure_only
-            and (turn.confidence or {}).get("level") not in ("high", "medium")
+            and turn.level() not in ("high", "medium")
             and turn.values.get("status") != "stopped"
             and not (stop is not None and stop.stopped)
             and turn.values.get("stop_reason") != "model_error"
         ):  # a failing model fails once
-            emit({"type": "memory", "examples": len(shown), "level": (turn.confidence or {}).get("level")})
+            emit({"type": "memory", "examples": len(shown), "level": turn.level()})
             if base is None:  # nothing before this turn: the second pass on a fresh thread
                 self._generation[connection] = self._generation.get(connection, 0) + 1
-            fork = {
+            fork: RunnableConfig = {
                 "configurable": {
                     "thread_id": self.thread_id(connection),
                     **({"checkpoint_id": base} if base else {}),
@@ -467,7 +487,7 @@ class Agent:
                         "type": "memory",
                         "kept_first": True,
                         "examples": len(shown),
-                        "level": (first.confidence or {}).get("level"),
+                        "level": first.level(),
                     }
                 )
                 turn, used = first, []
@@ -492,14 +512,14 @@ class Agent:
             elapsed=time.perf_counter() - start,
             model_error=values.get("model_error"),
             context=ctx_text,
-            confidence=dict(confidence) if confidence else None,
+            confidence=confidence.copy() if confidence else None,
             asked_before=asked_before,
             examples=[{"id": e.get("id"), "question": e["question"]} for e in used],
         )
         emit({"type": "done", "result": out})
         return out
 
-    def _restore(self, connection: str, end: dict, *, fresh: bool) -> None:
+    def _restore(self, connection: str, end: RunnableConfig, *, fresh: bool) -> None:
         """Make the checkpoint ``end`` (a first pass's last) where ``connection``'s conversation
         goes on from, after a second pass that is not kept: on a fresh thread, the thread
         before it; else a copy of ``end`` written on top of the second pass's checkpoints."""
@@ -513,23 +533,23 @@ class Agent:
         question: str,
         connection: str,
         adapter: Adapter,
-        run_adapter: Any,
-        client: Any,
-        catalog: Any,
+        run_adapter: Adapter,
+        client: ChatClient,
+        catalog: Catalog,
         s: AgentSettings,
         ctx_text: SchemaContext,
-        config: dict,
+        config: RunnableConfig,
         max_iterations: int,
         failure_cutoff: int,
         no_review: bool,
         examples: list[dict[str, Any]],
-        stop: Any,
+        stop: StopToken | None,
         emit: Callable[[Event], None],
     ) -> _Turn:
         """Run one turn of the graph on ``config``'s thread and judge its answer."""
-        looked_up: dict[tuple[str, str], list] = {}  # this turn's stored values, by column
+        looked_up: dict[tuple[str, str], list[Any]] = {}  # this turn's stored values, by column
 
-        def distinct(t: Table, c: str, timeout: float = 5) -> list:
+        def distinct(t: Table, c: str, timeout: float = 5) -> list[Any]:
             key = (t.qualified_name, c)
             if key not in looked_up:
                 looked_up[key] = self._distinct(run_adapter, t, c, timeout=timeout)
@@ -553,17 +573,24 @@ class Agent:
             no_review=no_review,
             examples=examples,
         )
+        update: dict[str, StateUpdate | None]  # each node's update, by the node's name
         for update in self.graph.stream(inputs, config, context=context, stream_mode="updates"):
             for node, delta in update.items():
                 _progress(node, delta or {}, max_iterations, emit)
         # the thread's latest state: a pass forked from an earlier checkpoint ends there
-        values = dict(
-            self.graph.get_state({"configurable": {"thread_id": config["configurable"]["thread_id"]}}).values
+        # (LangGraph gives a snapshot's values untyped: they are this graph's state)
+        values = cast(
+            AgentState,
+            dict(
+                self.graph.get_state(
+                    {"configurable": {"thread_id": config["configurable"]["thread_id"]}}
+                ).values
+            ),
         )
         attempts = list(values.get("attempts") or [])
         final_sql = values.get("final_sql")
         result = None
-        confidence = None
+        confidence: Confidence | None = None
         if final_sql:
             n = max(a["n"] for a in attempts if a.get("ok") and a["sql"] == final_sql)
             result = context.results.get(n)
@@ -586,7 +613,7 @@ class Agent:
             return []
         lookup, deadline = context.distinct_values, time.monotonic() + VALUE_DOUBT_SECONDS
 
-        def within_budget(table: Table, column: str) -> list:
+        def within_budget(table: Table, column: str) -> Sequence[object]:
             left = deadline - time.monotonic()
             if left <= 0:  # a large database: the columns not looked up yet raise no doubt
                 raise TimeoutError("no time left for value lookups")
@@ -667,7 +694,7 @@ class Agent:
             if res is not None and res.arrow is not None:
                 whole = res.arrow.num_rows < SAMPLE_ROWS  # every row of the table was read
                 lookups = 6  # DISTINCT queries at most for a table too large to read whole
-                for c, col in zip(cols, res.arrow.columns):
+                for c, col in zip(cols, res.arrow.columns, strict=False):
                     stored = [str(v) for v in col.to_pylist() if v is not None and v != ""]
                     seen = list(dict.fromkeys(stored))
                     every = seen if _codes_or_categories(stored, seen) else None
@@ -704,7 +731,7 @@ class Agent:
 
     def _distinct(
         self, adapter: Adapter, table: Table, column: str, timeout: float = 5, limit: int = 500
-    ) -> list:
+    ) -> list[Any]:
         d = adapter.dialect
         name = qualified(table.schema, table.name, d)
         col = quote_identifier(column, d)
@@ -721,11 +748,15 @@ class Agent:
 class _Turn:
     """One pass of a turn through the graph: its final state and its judged answer."""
 
-    values: dict[str, Any]
-    attempts: list[dict[str, Any]]
+    values: AgentState
+    attempts: list[Attempt]
     final_sql: str | None
     result: Result | None
-    confidence: Any
+    confidence: Confidence | None
+
+    def level(self) -> Level | None:
+        """Its answer's confidence level (None: no answer)."""
+        return self.confidence["level"] if self.confidence else None
 
 
 # the most time the stored-value doubt of an answer (``doubts.values_left_out``) may spend
@@ -736,24 +767,30 @@ VALUE_DOUBT_SECONDS = 2.0
 class _StoppableClient:
     """The model client of a stoppable turn: every call waits on the stop token too."""
 
-    def __init__(self, client: Any, stop: Any):
+    def __init__(self, client: ChatClient, stop: StopToken):
         self._client, self._stop = client, stop
         try:
             self._takes_stop = "stop" in inspect.signature(client.invoke).parameters
         except (TypeError, ValueError):
             self._takes_stop = False
 
-    def invoke(self, messages: Any, **kwargs: Any):
+    def invoke(self, messages: Sequence[BaseMessage], **kwargs: Any) -> tuple[str, Mapping[str, object]]:
         if self._stop.stopped:
             raise errors.ModelError("the model call was stopped")
+        # the client's own invoke, with the stop token where it takes one (see __init__)
+        call: Callable[..., tuple[str, Mapping[str, object]]] = self._client.invoke
         if self._takes_stop:
-            return self._client.invoke(messages, stop=self._stop, **kwargs)
-        return self._client.invoke(messages, **kwargs)
+            return call(messages, stop=self._stop, **kwargs)
+        return call(messages, **kwargs)
 
-    def invoke_many(self, messages: Any, specs: Any, **kwargs: Any):
+    def invoke_many(
+        self, messages: Sequence[BaseMessage], specs: Sequence[dict[str, float | None]], **kwargs: Any
+    ) -> Sequence[tuple[str, Mapping[str, object]]]:
         if self._stop.stopped:
             raise errors.ModelError("the model call was stopped")
-        return self._client.invoke_many(messages, specs, stop=self._stop, **kwargs)
+        # a client that writes several replies at once takes the stop token
+        call: Callable[..., Sequence[tuple[str, Mapping[str, object]]]] = self._client.invoke_many
+        return call(messages, specs, stop=self._stop, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -766,7 +803,7 @@ class _StoppableAdapter:
 
     RECANCEL_EVERY = 0.2  # s: a cancel that came before the driver call started is repeated
 
-    def __init__(self, adapter: Adapter, stop: Any):
+    def __init__(self, adapter: Adapter, stop: StopToken):
         self._adapter, self._stop = adapter, stop
 
     def execute(self, sql: str, params: Mapping[str, Any] | None = None, **kwargs: Any) -> Result:
@@ -806,9 +843,9 @@ class _StoppableAdapter:
         return getattr(self._adapter, name)
 
 
-def _progress(node: str, delta: Mapping[str, Any], max_iterations: int, emit) -> None:
+def _progress(node: str, delta: StateUpdate, max_iterations: int, emit: Callable[[Event], None]) -> None:
     if node == "generate":
-        reply = delta.get("reply") or {}
+        reply: ReplyRecord | dict[str, Any] = delta.get("reply") or {}
         emit(
             {
                 "type": "reply",
@@ -825,7 +862,7 @@ def _progress(node: str, delta: Mapping[str, Any], max_iterations: int, emit) ->
             }
         )
     elif node == "execute":
-        attempts: Sequence[dict] = delta.get("attempts") or []
+        attempts: Sequence[Attempt] = delta.get("attempts") or []
         if attempts:
             emit({"type": "attempt", "attempt": attempts[-1], "max_iterations": max_iterations})
     elif node == "decide_next_step":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlnb import errors
 from sqlnb.agent.repairs import REWRITE_NAMES
@@ -99,26 +98,26 @@ _LOCAL_PROVIDERS = ("llamacpp", "scripted", "ollama")
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
-def default_retry_drafts(client: Any) -> int:
+def default_retry_drafts(client: object) -> int:
     """How many retry drafts a model gets when ``AgentSettings.retry_drafts`` is None: by
     the provider of its name (``ModelClient.name``) and, for an OpenAI-compatible model,
     whether its server is on this machine."""
     return LOCAL_RETRY_DRAFTS if is_local_model(client) else HOSTED_RETRY_DRAFTS
 
 
-def default_first_drafts(client: Any) -> int:
+def default_first_drafts(client: object) -> int:
     """How many drafts of the first answer a model gets when ``AgentSettings.first_drafts``
     is None: a local model's drafts cost time only (its prompt prefix is cached), a hosted
     model's each cost a paid call."""
     return LOCAL_FIRST_DRAFTS if is_local_model(client) else HOSTED_FIRST_DRAFTS
 
 
-def first_draft_cap(settings: AgentSettings, client: Any) -> int:
+def first_draft_cap(settings: AgentSettings, client: object) -> int:
     """How many drafts the first round may draw: the setting, else by kind of model."""
     return settings.first_drafts if settings.first_drafts is not None else default_first_drafts(client)
 
 
-def is_local_model(client: Any) -> bool:
+def is_local_model(client: object) -> bool:
     """Whether ``client``'s model runs on this machine: by the provider of its name and,
     for an OpenAI-compatible model, where its server is."""
     from urllib.parse import urlsplit
