@@ -28,7 +28,6 @@ import argparse
 import datetime as dt
 import gzip
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -63,16 +62,7 @@ def rule_names() -> list[str]:
 
 def written(db_file: Path) -> dt.datetime | None:
     """When a database file of the unseen set entered the repository (its first commit)."""
-    try:
-        out = subprocess.run(
-            ["git", "log", "--diff-filter=A", "--format=%aI", "--", str(db_file)],
-            cwd=c.REPO,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        ).stdout.split()
-    except (OSError, subprocess.SubprocessError):
-        return None
+    out = (c.git("log", "--diff-filter=A", "--format=%aI", "--", str(db_file)) or "").split()
     return dt.datetime.fromisoformat(out[-1]).replace(tzinfo=None) if out else None
 
 
@@ -237,11 +227,7 @@ def run_ablation(
                 f"{'✓' if base['correct'] else '✗'}" + (f"  ({offs})" if offs else "")
             )
     finally:
-        for a in adapters.values():
-            try:
-                a.close()
-            except Exception:
-                pass
+        acc.close_adapters(adapters.values())
         scorer.close()
     return rows
 

@@ -36,7 +36,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -46,6 +45,8 @@ from typing import Any
 
 import common as c
 import spider_eval
+
+from sqlnb.demo.databases import sqlite_value
 
 CONFIGS = ("agent", "agent+memory", "no-review", "one-by-one", "single-shot")
 CONFIG_LABELS = {
@@ -210,20 +211,6 @@ def is_url(database: str | Path) -> bool:
     return isinstance(database, str) and "://" in database
 
 
-def _plain(v: Any) -> Any:
-    """A DuckDB value as the SQLite scorer sees values: decimals as floats, dates as ISO text."""
-    import datetime as _dt
-    from decimal import Decimal
-
-    if isinstance(v, Decimal):
-        return float(v)
-    if isinstance(v, _dt.datetime):
-        return v.isoformat(sep=" ")
-    if isinstance(v, _dt.date):
-        return v.isoformat()
-    return v
-
-
 class DuckDBScorer:
     """The execution match of ``spider_eval`` on a DuckDB file: the same rules (result
     multisets, order only under a top-level ORDER BY, column permutations, floats to 6
@@ -264,7 +251,7 @@ class DuckDBScorer:
             if timer is not None:
                 timer.cancel()
         over = len(rows) if max_rows is not None and len(rows) > max_rows else None
-        return [tuple(_plain(v) for v in r) for r in rows], over
+        return [tuple(sqlite_value(v) for v in r) for r in rows], over
 
     def evaluate(
         self, db_path: str | Path, gold_sql: str, pred_sql: str | None, *, keep_distinct: bool = True
@@ -336,7 +323,7 @@ class PostgresScorer(DuckDBScorer):
         except psycopg.errors.QueryCanceled:
             raise spider_eval.QueryTimeout(f"ran past {timeout:g} s") from None
         over = len(rows) if max_rows is not None and len(rows) > max_rows else None
-        return [tuple(_plain(v) for v in r) for r in rows], over
+        return [tuple(sqlite_value(v) for v in r) for r in rows], over
 
 
 class Scorers:
@@ -703,11 +690,7 @@ def run_accuracy(
     finally:
         if out is not None:
             out.close()
-        for a in adapters.values():
-            try:
-                a.close()
-            except Exception:
-                pass
+        close_adapters(adapters.values())
         scorer.close()
     summary = summarize(records, configs)
     return {
@@ -970,21 +953,21 @@ def agent_settings() -> dict[str, Any]:
     return out
 
 
+def close_adapters(adapters: Iterable[Any]) -> None:
+    """Close each of a run's connections, whatever closing one of them raises."""
+    for a in adapters:
+        try:
+            a.close()
+        except Exception:
+            pass
+
+
 def git_commit() -> str | None:
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"], cwd=c.REPO, capture_output=True, text=True, timeout=10
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
-            cwd=c.REPO,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+    sha = (c.git("rev-parse", "--short=12", "HEAD", timeout=10) or "").strip()
+    status = c.git("--no-optional-locks", "status", "--porcelain", "--untracked-files=no", timeout=10)
+    if not sha or status is None:
         return None
-    return (sha + (" (with uncommitted changes)" if dirty else "")) if sha else None
+    return sha + (" (with uncommitted changes)" if status.strip() else "")
 
 
 def _num(v: float | None, digits: int = 1) -> str:

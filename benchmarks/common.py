@@ -319,6 +319,16 @@ def ratio(a: float | None, b: float | None) -> float | None:
 # ---------------------------------------------------------------------------
 
 
+def git(*args: str, timeout: float = 30) -> str | None:
+    """What ``git ARGS`` prints in the repository (None when git could not run)."""
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def package_versions(names: list[str]) -> dict[str, str]:
     from importlib import metadata
 

@@ -48,6 +48,14 @@ ENGINE_NAMES = {
 
 # values stored in the seeded tables (tests/engines.py): with data sharing off, none of
 # them may reach the model
+# what AskResult.to_dict gives (sqlnb ask --json): the keys of every answer, of each attempt
+ANSWER_KEYS = frozenset(
+    {"status", "stop_reason", "sql", "iterations", "attempts", "columns", "rows", "questions", "usage"}
+)
+ATTEMPT_KEYS = frozenset({"sql", "ok", "error_kind", "error", "row_count"})
+# the progress events (all but "context") of an answer corrected once: a failed query, the
+# corrected one, the model's FINAL
+CORRECTED_ONCE_EVENTS = ["reply", "executing", "attempt"] * 2 + ["reply", "stopped", "done"]
 DATA_VALUES = ("Ada", "Grace", "Linus", "example.com", "99.99", "12.5", "paid")
 
 COUNT_CUSTOMERS = "SELECT count(*) AS n FROM customers"
@@ -362,25 +370,14 @@ def test_question_answered_and_finalized(engine, db):
 
     # to_dict: plain, JSON-ready data
     d = r.to_dict()
-    for key in (
-        "status",
-        "stop_reason",
-        "sql",
-        "iterations",
-        "attempts",
-        "columns",
-        "rows",
-        "questions",
-        "usage",
-    ):
-        assert key in d, key
+    assert ANSWER_KEYS.issubset(d), ANSWER_KEYS - set(d)
     assert (d["status"], d["stop_reason"], d["sql"], d["iterations"]) == (
         "success",
         "finalized",
         PER_CUSTOMER,
         3,
     )
-    assert [set(a) for a in d["attempts"]] == [{"sql", "ok", "error_kind", "error", "row_count"}] * 2
+    assert [set(a) for a in d["attempts"]] == [ATTEMPT_KEYS] * 2
     assert d["attempts"][1] == {
         "sql": PER_CUSTOMER,
         "ok": True,
@@ -405,17 +402,7 @@ def test_question_answered_and_finalized(engine, db):
 
     # progress events, in order
     types = [e["type"] for e in run.events if e["type"] != "context"]
-    assert types == [
-        "reply",
-        "executing",
-        "attempt",
-        "reply",
-        "executing",
-        "attempt",
-        "reply",
-        "stopped",
-        "done",
-    ]
+    assert types == CORRECTED_ONCE_EVENTS
 
 
 # ---------------------------------------------------------------------------
@@ -1306,17 +1293,7 @@ def test_cell_source_comment_is_one_line(engine, db):
 def test_progress_events(engine, db):
     run = ask(db, sql(BAD_COLUMN), sql(COUNT_CUSTOMERS), "FINAL")
     events = [e for e in run.events if e["type"] != "context"]
-    assert [e["type"] for e in events] == [
-        "reply",
-        "executing",
-        "attempt",
-        "reply",
-        "executing",
-        "attempt",
-        "reply",
-        "stopped",
-        "done",
-    ]
+    assert [e["type"] for e in events] == CORRECTED_ONCE_EVENTS
     replies = [e for e in events if e["type"] == "reply"]
     assert [e["iteration"] for e in replies] == [1, 2, 3]
     assert all(e["max_iterations"] == 5 for e in replies)
@@ -1661,6 +1638,19 @@ def ask_voting(adapter, replies, drafts, **options: Any) -> Run:
     return Run(result, model, events)
 
 
+def rows_as_written(adapter, draft: str, rule: str, other_question: str, question: str) -> list[Any]:
+    """The rows of ``draft`` asked as ``other_question`` (one that does not call for ``rule``)
+    and as ``question`` with ``rule`` off: neither run rewrites it."""
+    rows = []
+    for q, settings in ((other_question, None), (question, AgentSettings(disabled_rewrites={rule}))):
+        run = ask_voting(
+            adapter, [sql(draft)], [sql(draft)], question=q, **({"settings": settings} if settings else {})
+        )
+        assert "rewrites" not in run.result.attempts[0], q
+        rows.append(run.result.rows())
+    return rows
+
+
 @RULE_ENGINES
 def test_two_drafts_that_agree_are_the_answer_without_a_review_call(engine, db):
     run = ask_voting(
@@ -1905,14 +1895,8 @@ def test_a_draft_showing_ids_for_the_thing_asked_about_shows_its_name(engine, db
         in r.confidence["reasons"]
     )
     # asked for the id, or with the setting off: the id stays
-    for q, settings in (
-        (question.replace("customer", "customer id"), None),
-        (question, AgentSettings(disabled_rewrites={"names_for_ids"})),
-    ):
-        run = ask_voting(
-            db, [sql(by_id)], [sql(by_id)], question=q, **({"settings": settings} if settings else {})
-        )
-        assert run.result.rows() == [[1, 2]] and "rewrites" not in run.result.attempts[0]
+    asked_for_the_id = question.replace("customer", "customer id")
+    assert rows_as_written(db, by_id, "names_for_ids", asked_for_the_id, question) == [[[1, 2]]] * 2
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -1968,14 +1952,9 @@ def test_a_draft_filtering_the_joined_rows_for_things_that_have_none_asks_for_th
         in r.confidence["reasons"]
     )
     # a question about the rows themselves, or the setting off: the draft stands as written
-    for q, settings in (
-        ("Which customers have orders that are not new?", None),
-        (question, AgentSettings(disabled_rewrites={"negations"})),
-    ):
-        run = ask_voting(
-            db, [sql(joined)], [sql(joined)], question=q, **({"settings": settings} if settings else {})
-        )
-        assert sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "rewrites" not in run.result.attempts[0]
+    about_the_rows = "Which customers have orders that are not new?"
+    for rows in rows_as_written(db, joined, "negations", about_the_rows, question):
+        assert sorted(rows) == [["Ada"], ["Grace"]]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -2061,14 +2040,8 @@ def test_rows_compared_with_a_subsets_average_are_not_limited_to_that_subset(eng
         for reason in r.confidence["reasons"]
     )
     # the question limits the compared rows too, or the setting off: as written
-    for q, settings in (
-        ("Which paid orders have an amount above the average amount of paid orders?", None),
-        (question, AgentSettings(disabled_rewrites={"subset_averages"})),
-    ):
-        run = ask_voting(
-            db, [sql(both)], [sql(both)], question=q, **({"settings": settings} if settings else {})
-        )
-        assert run.result.rows() == [[10]] and "rewrites" not in run.result.attempts[0], q
+    limits_both = "Which paid orders have an amount above the average amount of paid orders?"
+    assert rows_as_written(db, both, "subset_averages", limits_both, question) == [[[10]]] * 2
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -2093,16 +2066,9 @@ def test_a_draft_asking_for_either_of_two_values_where_the_question_says_both_as
         for reason in r.confidence["reasons"]
     )
     # a question without "both", or the setting off: as written
-    for q, settings in (
-        ("Which customers have a paid or a new order?", None),
-        (question, AgentSettings(disabled_rewrites={"intersections"})),
-    ):
-        run = ask_voting(
-            db, [sql(either)], [sql(either)], question=q, **({"settings": settings} if settings else {})
-        )
-        assert (
-            sorted(run.result.rows()) == [["Ada"], ["Grace"]] and "rewrites" not in run.result.attempts[0]
-        ), q
+    without_both = "Which customers have a paid or a new order?"
+    for rows in rows_as_written(db, either, "intersections", without_both, question):
+        assert sorted(rows) == [["Ada"], ["Grace"]]
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])

@@ -15,6 +15,7 @@ import sqlnb
 from sqlnb import errors
 from sqlnb.kernel import kernel_session
 from tests.doubles import script, sql_block
+from tests.test_agent import ANSWER_KEYS, ATTEMPT_KEYS
 
 COUNT = "SELECT count(*) AS n FROM customers"
 PAID = "SELECT id, amount FROM orders WHERE status = 'paid' ORDER BY id"
@@ -277,20 +278,10 @@ def test_cli_ask_json(seeded, tmp_path):
     p = cli("ask", "--db", seeded.url(), "--model", model, "--json", "Which", "orders are paid?")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
-    assert {
-        "status",
-        "stop_reason",
-        "sql",
-        "iterations",
-        "attempts",
-        "columns",
-        "rows",
-        "questions",
-        "usage",
-    } <= set(data)
+    assert ANSWER_KEYS.issubset(data), ANSWER_KEYS - set(data)
     assert data["status"] == "success" and data["stop_reason"] == "finalized"
     assert data["sql"] == PAID and data["iterations"] == 3
-    assert [set(a) for a in data["attempts"]] == [{"sql", "ok", "error_kind", "error", "row_count"}] * 2
+    assert [set(a) for a in data["attempts"]] == [ATTEMPT_KEYS] * 2
     assert data["attempts"][0]["ok"] is False and data["attempts"][0]["error_kind"] == "syntax"
     assert data["attempts"][1] == {"sql": PAID, "ok": True, "error_kind": None, "error": None, "row_count": 2}
     assert data["columns"] == ["id", "amount"]

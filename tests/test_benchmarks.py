@@ -525,17 +525,11 @@ def test_ablation_measures_each_rewrite_on_data_written_after_it(tmp_path):
     import accuracy
     from replies import ReplyStore
 
-    from tests.test_repairs import CASES
+    from tests.test_repairs import CASES, SHOP
 
     db = tmp_path / "shop.sqlite"
     con = sqlite3.connect(db)
-    con.executescript("""
-        CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-        CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
-                             amount REAL, status TEXT);
-        INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
-        INSERT INTO orders VALUES (10, 1, 12.5, 'paid'), (11, 1, 99.99, 'new'), (12, 2, 5.0, 'paid');
-    """)
+    con.executescript(SHOP)
     con.close()
     later, earlier = dt.datetime(2030, 1, 1), dt.datetime(2020, 1, 1)
     questions, drafts = [], {}

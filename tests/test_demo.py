@@ -7,13 +7,13 @@ import datetime as dt
 import json
 import math
 import sqlite3
-from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from sqlnb import demo
+from sqlnb.demo.databases import sqlite_value
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = json.loads((REPO / "benchmarks" / "sample" / "questions.json").read_text(encoding="utf-8"))
@@ -242,24 +242,12 @@ def test_sqlite_copy_matches_duckdb_on_aggregates(engines, sql):
 # ---------------------------------------------------------------------------
 
 
-def norm(v):
-    if isinstance(v, Decimal):
-        return float(v)
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, dt.datetime):
-        return v.isoformat(sep=" ")
-    if isinstance(v, dt.date):
-        return v.isoformat()
-    return v
-
-
 def assert_same(a, b, *, ordered: bool):
     """Rows of DuckDB and SQLite alike: dates as ISO text, decimals as floats; sums of
     money may differ by cents (SQLite adds floats, DuckDB decimals, and a view rounds
     each order's total), so floats compare to 1e-8 relative."""
-    a = [tuple(norm(v) for v in r) for r in a]
-    b = [tuple(norm(v) for v in r) for r in b]
+    a = [tuple(sqlite_value(v) for v in r) for r in a]
+    b = [tuple(sqlite_value(v) for v in r) for r in b]
     if not ordered:
         key = lambda r: tuple((0, round(v, 1)) if isinstance(v, (int, float)) else (1, str(v)) for v in r)  # noqa: E731
         a, b = sorted(a, key=key), sorted(b, key=key)

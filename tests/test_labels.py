@@ -31,109 +31,41 @@ ATTEMPT = {
     "error": None,
 }
 
+
+def reply(**fields) -> dict:
+    """A ``reply`` event of the agent: the model's reply at iteration 1 of 5 that brings
+    nothing (no SQL, no clarification, no candidates), but for ``fields``."""
+    return {
+        "type": "reply",
+        "iteration": 1,
+        "max_iterations": 5,
+        "sql": None,
+        "final": False,
+        "clarify": None,
+        "candidates": None,
+        "model_error": None,
+        **fields,
+    }
+
+
+def attempt(**fields) -> dict:
+    """An ``attempt`` event of the agent: :data:`ATTEMPT`, but for ``fields``."""
+    return {"type": "attempt", "max_iterations": 5, "attempt": {**ATTEMPT, **fields}}
+
+
 # the agent's events (Agent.ask's on_event), each made into its protocol form
 AGENT_EVENTS = [
-    {
-        "type": "reply",
-        "iteration": 1,
-        "max_iterations": 5,
-        "sql": SQL,
-        "final": False,
-        "clarify": None,
-        "candidates": None,
-        "model_error": None,
-    },
-    {
-        "type": "reply",
-        "iteration": 1,
-        "max_iterations": 5,
-        "sql": None,
-        "final": False,
-        "clarify": ["Paid orders only?"],
-        "candidates": None,
-        "model_error": None,
-    },
-    {
-        "type": "reply",
-        "iteration": 2,
-        "max_iterations": 5,
-        "sql": None,
-        "final": True,
-        "clarify": None,
-        "candidates": None,
-        "model_error": None,
-    },
-    {
-        "type": "reply",
-        "iteration": 1,
-        "max_iterations": 5,
-        "sql": None,
-        "final": False,
-        "clarify": None,
-        "candidates": None,
-        "model_error": "ModelError: " + "x" * 200,
-    },
-    {
-        "type": "reply",
-        "iteration": 1,
-        "max_iterations": 5,
-        "sql": SQL,
-        "final": False,
-        "clarify": None,
-        "candidates": 3,
-        "first_round": True,
-        "draws": 4,
-        "model_error": None,
-    },
-    {
-        "type": "reply",
-        "iteration": 3,
-        "max_iterations": 5,
-        "sql": SQL,
-        "final": False,
-        "clarify": None,
-        "candidates": 1,
-        "model_error": None,
-    },
-    {
-        "type": "reply",
-        "iteration": 3,
-        "max_iterations": 5,
-        "sql": SQL,
-        "final": False,
-        "clarify": None,
-        "candidates": 3,
-        "model_error": None,
-    },
-    {
-        "type": "reply",
-        "iteration": 2,
-        "max_iterations": 5,
-        "sql": None,
-        "final": False,
-        "clarify": None,
-        "candidates": None,
-        "not_a_question": "it repeats the question",
-        "model_error": None,
-    },
-    {"type": "attempt", "max_iterations": 5, "attempt": {**ATTEMPT, "candidates": [SQL, SQL, SQL]}},
-    {
-        "type": "attempt",
-        "max_iterations": 5,
-        "attempt": {**ATTEMPT, "n": 1, "row_count": 500, "truncated": True, "elapsed": 1.5},
-    },
-    {
-        "type": "attempt",
-        "max_iterations": 5,
-        "attempt": {
-            **ATTEMPT,
-            "n": 1,
-            "ok": False,
-            "row_count": None,
-            "error_kind": "table_not_found",
-            "error": "no such table: order_lines",
-        },
-    },
+    reply(sql=SQL),
+    reply(clarify=["Paid orders only?"]),
+    reply(iteration=2, final=True),
+    reply(model_error="ModelError: " + "x" * 200),
+    reply(sql=SQL, candidates=3, first_round=True, draws=4),
+    reply(iteration=3, sql=SQL, candidates=1),
+    reply(iteration=3, sql=SQL, candidates=3),
+    reply(iteration=2, not_a_question="it repeats the question"),
+    attempt(candidates=[SQL, SQL, SQL]),
+    attempt(n=1, row_count=500, truncated=True, elapsed=1.5),
+    attempt(n=1, ok=False, row_count=None, error_kind="table_not_found", error="no such table: order_lines"),
     {"type": "memory", "examples": 3, "level": "low"},
     {"type": "memory", "examples": 1, "level": None},
     {"type": "memory", "kept_first": True, "examples": 3, "level": "low"},

@@ -25,20 +25,23 @@ from sqlnb.agent.repairs.rewrite import KEEPS
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
 
+# three customers and their orders; Ada has a paid and a new order, Grace a paid one, Linus
+# none (the registry's cases run on it, here and in tests/test_benchmarks.py)
+SHOP = """
+    CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
+                         amount REAL, status TEXT);
+    INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
+    INSERT INTO orders VALUES (10, 1, 12.5, 'paid'), (11, 1, 99.99, 'new'), (12, 2, 5.0, 'paid');
+"""
+
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
-    """Three customers and their orders; Ada has a paid and a new order, Grace a paid one,
-    Linus none."""
+    """The :data:`SHOP` database, read-only."""
     path = tmp_path_factory.mktemp("repairs") / "shop.sqlite"
     con = sqlite3.connect(path)
-    con.executescript("""
-        CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-        CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
-                             amount REAL, status TEXT);
-        INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
-        INSERT INTO orders VALUES (10, 1, 12.5, 'paid'), (11, 1, 99.99, 'new'), (12, 2, 5.0, 'paid');
-    """)
+    con.executescript(SHOP)
     con.close()
     conn = connect(f"sqlite:///{path}", readonly=True)
     yield conn

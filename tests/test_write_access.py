@@ -529,37 +529,18 @@ def test_require_readonly_role_on_files_and_the_cli(shell, file_db, pg, tmp_path
     res, out = run(shell, f"%%ask --conn ro --model {model}\nHow many rows has a?")
     assert res.success and res.result.status == "success", out
     run(shell, "%sqlnb close ro")
+
     # sqlnb ask opens a file read-only: asked; a writable PostgreSQL role stays writable
-    p = cli(
-        "ask",
-        "--db",
-        file_db.url(),
-        "--require-readonly-role",
-        "--model",
-        script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL"),
-        "How many rows has a?",
-    )
+    def cli_ask(url: str, *replies: str):
+        model = script(tmp_path, *replies)
+        return cli("ask", "--db", url, "--require-readonly-role", "--model", model, "How many rows has a?")
+
+    p = cli_ask(file_db.url(), f"```sql\n{COUNT_A}\n```", "FINAL")
     assert p.returncode == 0, p.stderr
-    p = cli(
-        "ask",
-        "--db",
-        pg_url(pg, pg.roles["rw"]),
-        "--require-readonly-role",
-        "--model",
-        script(tmp_path, "never used"),
-        "How many rows has a?",
-    )
+    p = cli_ask(pg_url(pg, pg.roles["rw"]), "never used")
     assert p.returncode == 2 and "require_readonly_role is on" in p.stderr, p.stderr
     assert "can write 3 tables" in p.stderr
-    p = cli(
-        "ask",
-        "--db",
-        pg_url(pg, pg.roles["ro"]),
-        "--require-readonly-role",
-        "--model",
-        script(tmp_path, f"```sql\n{COUNT_A}\n```", "FINAL"),
-        "How many rows has a?",
-    )
+    p = cli_ask(pg_url(pg, pg.roles["ro"]), f"```sql\n{COUNT_A}\n```", "FINAL")
     assert p.returncode == 0, p.stderr
 
 

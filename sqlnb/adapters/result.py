@@ -211,6 +211,26 @@ def _decimal_array(values: list) -> pa.Array:
     return pa.array(values, type=typ)
 
 
+# what pyarrow raises when values do not fit the Arrow type asked for
+NOT_OF_TYPE = (
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    pa.ArrowNotImplementedError,
+    OverflowError,
+    TypeError,
+    ValueError,
+)
+
+
+def array_of_type(values: Any, typ: pa.DataType, **options: Any) -> pa.Array | None:
+    """``values`` as an Arrow array of ``typ`` (``options``: more of ``pa.array``'s, such
+    as ``from_pandas``); None when they do not fit it, so the caller infers instead."""
+    try:
+        return pa.array(values, type=typ, **options)
+    except NOT_OF_TYPE:
+        return None
+
+
 def rows_to_arrow(
     columns: Sequence[ResultColumn],
     rows: Sequence[Sequence[Any]],
@@ -236,18 +256,9 @@ def rows_to_arrow(
     if known and all(t is not None for t in known):
         # every type known: one C++ pass over the row tuples, no Python transposition
         # (about 2x faster for 1M rows); anything it does not take goes column by column
-        try:
-            struct = pa.array(rows, type=pa.struct([pa.field(str(i), t) for i, t in enumerate(known)]))
+        struct = array_of_type(rows, pa.struct([pa.field(str(i), t) for i, t in enumerate(known)]))
+        if struct is not None:
             return pa.Table.from_arrays(struct.flatten(), names=names)
-        except (
-            pa.ArrowInvalid,
-            pa.ArrowTypeError,
-            pa.ArrowNotImplementedError,
-            OverflowError,
-            TypeError,
-            ValueError,
-        ):
-            pass
     cols = [list(c) for c in zip(*rows, strict=False)] if rows else [[] for _ in columns]
     arrays = []
     for i, (col, values) in enumerate(zip(columns, cols, strict=False)):
@@ -292,17 +303,7 @@ def _typed_array(values: list, typ: pa.DataType) -> pa.Array | None:
             values = [None if v is None else bytes(v) for v in values]
         elif isinstance(sample, dt.datetime) and sample.tzinfo is not None:
             values = [None if v is None else v.astimezone(dt.timezone.utc) for v in values]
-    try:
-        return pa.array(values, type=typ)
-    except (
-        pa.ArrowInvalid,
-        pa.ArrowTypeError,
-        pa.ArrowNotImplementedError,
-        OverflowError,
-        TypeError,
-        ValueError,
-    ):
-        return None
+    return array_of_type(values, typ)
 
 
 def conform_arrow(

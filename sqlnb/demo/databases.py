@@ -20,6 +20,7 @@ __all__ = [
     "content_digest",
     "create_sample_database",
     "sqlite_path_for",
+    "sqlite_value",
     "write_duckdb",
     "write_postgres",
     "write_sqlite",
@@ -50,7 +51,9 @@ def _arrow_table(columns: list[tuple[str, str]], rows: list[tuple]):
     )
 
 
-def _sqlite_value(v: Any) -> Any:
+def sqlite_value(v: Any) -> Any:
+    """A value as the SQLite copy stores it: decimals as floats, booleans as 0 and 1, dates
+    and timestamps as ISO text (the DuckDB file keeps their types)."""
     if isinstance(v, Decimal):
         return float(v)
     if isinstance(v, bool):
@@ -111,7 +114,7 @@ def write_sqlite(path: Path, data: dict[str, tuple[list[str], list[tuple]]]) -> 
             cols, rows = data[table]
             marks = ", ".join("?" * len(cols))
             con.executemany(
-                f"INSERT INTO {table} VALUES ({marks})", ([_sqlite_value(v) for v in row] for row in rows)
+                f"INSERT INTO {table} VALUES ({marks})", ([sqlite_value(v) for v in row] for row in rows)
             )
         con.execute(VIEW_SQL)
         con.commit()
