@@ -14,13 +14,18 @@ from sqlnb.adapters import Adapter
 from sqlnb.kernel import kernel_session
 
 
-def _notebook_magics():
-    """The notebook's ``%%ask`` magic when sqlnb is loaded in this kernel, else None."""
+def _shell():
+    """The IPython shell this runs in, else None."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython is a dependency
         return None
-    session = kernel_session(get_ipython())
+    return get_ipython()
+
+
+def _notebook_magics(shell):
+    """The notebook's ``%%ask`` magic when sqlnb is loaded in ``shell``'s kernel, else None."""
+    session = kernel_session(shell)
     return session.ask if session is not None else None
 
 
@@ -60,8 +65,11 @@ def ask(
     ``AskMagic.require_readonly_role``, off outside a notebook)."""
     from sqlnb.agent.runner import Agent
     from sqlnb.agent.settings import AgentSettings
+    from sqlnb.display import show_answers
 
-    magics = _notebook_magics()
+    shell = _shell()
+    show_answers(shell)  # in a notebook, the answer shows as the %%ask one does
+    magics = _notebook_magics(shell)
     if require_readonly_role is None:
         require_readonly_role = bool(getattr(magics, "require_readonly_role", False))
     settings = AgentSettings(

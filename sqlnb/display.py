@@ -1,14 +1,20 @@
-"""How a result looks in a notebook and in a terminal."""
+"""How a result looks in a notebook and in a terminal.
+
+An answer (:class:`~sqlnb.agent.runner.AskResult`) shows in a notebook through the IPython
+display formatter :func:`show_answers` registers (``%load_ext sqlnb`` and ``sqlnb.ask()``
+call it): the agent never imports this module.  Its plain text, the same everywhere, is
+:func:`sqlnb.labels.answer_text` (``str(answer)``)."""
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
 
 from sqlnb.adapters import Result
-from sqlnb.labels import confidence_line, format_elapsed, outcome_head, stop_reason_text
+from sqlnb.labels import answer_text as ask_summary
+from sqlnb.labels import confidence_line, counts_text, format_elapsed, outcome_head, stop_reason_text
 from sqlnb.labels import progress_line as ask_progress_line
+from sqlnb.labels import table_text as result_table
 from sqlnb.values import json_value
 
 __all__ = [
@@ -22,6 +28,7 @@ __all__ = [
     "json_value",
     "result_json",
     "result_table",
+    "show_answers",
     "table_frame",
 ]
 
@@ -139,31 +146,6 @@ def result_json(result: Result, connection: dict | None = None) -> str:
     return json.dumps(data)
 
 
-def result_table(result: Result, max_rows: int | None = None) -> str:
-    """A plain-text table for terminals."""
-    if not result.returns_rows:
-        n = result.row_count
-        return f"{n} row{'s' if n != 1 else ''} affected" if n >= 0 else "OK"
-    names = result.column_names
-    rows = result.rows if max_rows is None else result.rows[:max_rows]
-    cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max([len(n)] + [len(r[i]) for r in cells]) for i, n in enumerate(names)]
-    line = "+".join("-" * (w + 2) for w in widths)
-    out = [" | ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)), line.replace("+", "+")]
-    for r in cells:
-        out.append(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)))
-    out.append(f"({result.row_count} row{'s' if result.row_count != 1 else ''})")
-    return "\n".join(out)
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return "NULL"
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return "\\x" + bytes(v).hex()
-    return str(v).replace("\n", "\\n")
-
-
 def catalog_frame(catalog):
     """One row per table or view."""
     import pandas as pd
@@ -219,44 +201,9 @@ def table_frame(table):
 # ---------------------------------------------------------------------------------------
 
 
-def ask_summary(result) -> str:
-    """The outcome of an ask as plain text (terminal, notebook text/plain)."""
-    lines = []
-    if result.status == "needs_clarification":
-        lines.append(f"{outcome_head('needs_clarification')}:")
-        lines += [f"  - {q}" for q in result.questions] or ["  (no questions given)"]
-        if result.sql:
-            lines.append(f"Best query so far:\n{result.sql}")
-        lines.append("Answer with another %%ask (the conversation continues).")
-        return "\n".join(lines)
-    why = stop_reason_text(result.stop_reason)
-    lines.append(f"{result.status.upper()} · {why} · {_counts(result)}, {format_elapsed(result.elapsed)}")
-    if result.model_error:
-        lines.append(f"Model error: {result.model_error}")
-    if result.sql:
-        conf = confidence_line(result.confidence)
-        if conf:
-            lines.append(conf)
-        lines.append(result.sql)
-        if result.result is not None:
-            lines.append(result_table(result.result, max_rows=5))
-    elif result.attempts:
-        last = result.attempts[-1]
-        lines.append(
-            f"{outcome_head('failed')}; the last error: {last.get('error_kind')}: {last.get('error')}"
-        )
-    return "\n".join(lines)
-
-
-def _counts(result) -> str:
-    """ "2 attempts, 4 model calls": every model call counted, retry drafts included."""
-    n = len(result.attempts)
-    calls = int((result.usage or {}).get("calls") or result.iterations)
-    return f"{n} attempt{'s' if n != 1 else ''}, {calls} model call{'s' if calls != 1 else ''}"
-
-
 def ask_summary_html(result, preview_rows: int = 5) -> str:
-    """The outcome of an ask for a notebook: status, the final SQL and a preview."""
+    """The outcome of an ask for a notebook (an answer's text/html): status, the final SQL
+    and a preview.  Its plain-text twin is :func:`ask_summary` (:func:`sqlnb.labels.answer_text`)."""
     esc = html.escape
     if result.status == "needs_clarification":
         items = "".join(f"<li>{esc(q)}</li>" for q in result.questions)
@@ -268,7 +215,7 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
     why = stop_reason_text(result.stop_reason)
     color = "#1a7f37" if result.status == "success" else "#cf222e"
     parts = [
-        f"<div><b style='color:{color}'>{esc(result.status)}</b> · {esc(why)} · {_counts(result)}, "
+        f"<div><b style='color:{color}'>{esc(result.status)}</b> · {esc(why)} · {counts_text(result)}, "
         f"{esc(format_elapsed(result.elapsed))} · <code>{esc(result.model)}</code></div>"
     ]
     if result.model_error:
@@ -312,3 +259,14 @@ def _preview_html(result: Result, n: int) -> str:
         head.to_html(index=False, border=0, classes="dataframe sqlnb-table")
         + f'<div style="opacity:0.7;font-size:90%">{html.escape(note)}</div>'
     )
+
+
+def show_answers(shell) -> None:
+    """Show an answer (:class:`~sqlnb.agent.runner.AskResult`) in ``shell``'s notebook as
+    :func:`ask_summary_html`: registered with IPython's text/html formatter by the class's
+    name, so the agent is imported only when an answer is shown; its text/plain stays its
+    ``repr``.  Idempotent; nothing without a shell."""
+    if shell is None:
+        return
+    html_formatter = shell.display_formatter.formatters["text/html"]
+    html_formatter.for_type_by_name("sqlnb.agent.runner", "AskResult", ask_summary_html)

@@ -4,24 +4,31 @@ Every front door shows the same texts for a run's steps (started, the model's re
 attempt, a second pass with remembered answers), for an answer's confidence and for how a run
 ended: the terminal (``%%ask``'s progress, ``sqlnb ask``) and the chat widget render them
 from here, and the JupyterLab panel receives them ready-made in the protocol's events (the
-``label`` fields, docs/protocol.md), so it shows the kernel's words instead of its own.
+``label`` fields, docs/protocol.md), so it shows the kernel's words instead of its own.  An
+answer in plain text (:func:`answer_text`: ``print(answer)``, ``sqlnb ask``) is written here
+too, with the plain-text table of its result (:func:`table_text`).
 
 The functions take an event as the agent emits it (``Agent.ask``'s ``on_event``: an
 ``attempt`` event holds the attempt under ``attempt``) or as the protocol carries it (the
 attempt's fields flat): both give the same label.  Pure functions of plain values: no
-database, model or notebook is needed to render a label.
+database, model or notebook is needed to render a label.  This module imports nothing of
+sqlnb, so every layer may use it (the agent's ``AskResult.__str__`` included; the import
+layers in pyproject.toml keep it at the bottom).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "CONFIDENCE_LEVELS",
     "OUTCOMES",
     "STOP_REASONS",
+    "Answer",
+    "Table",
+    "answer_text",
     "attempt_head",
     "attempt_label",
     "attempt_outcome",
@@ -29,6 +36,7 @@ __all__ = [
     "confidence_label",
     "confidence_line",
     "confidence_tooltip",
+    "counts_text",
     "format_elapsed",
     "is_routine_reply",
     "memory_label",
@@ -42,6 +50,7 @@ __all__ = [
     "started_label",
     "step_label",
     "stop_reason_text",
+    "table_text",
 ]
 
 # why a run stopped (an AskResult's stop_reason), as a phrase
@@ -292,3 +301,109 @@ def confidence_line(confidence: Mapping[str, Any] | None) -> str | None:
     head = confidence_label(confidence.get("level"))
     why = "; ".join(confidence.get("reasons") or [])
     return f"{head} ({why})" if why else head
+
+
+# --- an answer, in plain text -----------------------------------------------------------
+class Table(Protocol):
+    """What :func:`table_text` reads of a result (a :class:`sqlnb.adapters.Result`)."""
+
+    @property
+    def returns_rows(self) -> bool: ...
+    @property
+    def row_count(self) -> int: ...
+    @property
+    def column_names(self) -> Sequence[str]: ...
+    @property
+    def rows(self) -> Sequence[Sequence[Any]]: ...
+
+
+class Answer(Protocol):
+    """What :func:`answer_text` reads of an answer (a :class:`sqlnb.agent.runner.AskResult`)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def stop_reason(self) -> str | None: ...
+    @property
+    def sql(self) -> str | None: ...
+    @property
+    def questions(self) -> Sequence[str]: ...
+    @property
+    def attempts(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def usage(self) -> Mapping[str, float]: ...
+    @property
+    def elapsed(self) -> float: ...
+    @property
+    def model_error(self) -> str | None: ...
+    @property
+    def confidence(self) -> Mapping[str, Any] | None: ...
+    @property
+    def result(self) -> Table | None: ...
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return "\\x" + bytes(v).hex()
+    return str(v).replace("\n", "\\n")
+
+
+def table_text(result: Table, max_rows: int | None = None) -> str:
+    """A result as a plain-text table for terminals (its first ``max_rows`` rows), or
+    ``3 rows affected`` / ``OK`` for a statement that returns none."""
+    if not result.returns_rows:
+        n = result.row_count
+        return f"{n} row{'s' if n != 1 else ''} affected" if n >= 0 else "OK"
+    names = result.column_names
+    rows = result.rows if max_rows is None else result.rows[:max_rows]
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max([len(n)] + [len(r[i]) for r in cells]) for i, n in enumerate(names)]
+    line = "+".join("-" * (w + 2) for w in widths)
+    out = [" | ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)), line]
+    for r in cells:
+        out.append(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)))
+    out.append(f"({result.row_count} row{'s' if result.row_count != 1 else ''})")
+    return "\n".join(out)
+
+
+def counts_text(answer: Answer) -> str:
+    """``2 attempts, 4 model calls``: every model call counted, retry drafts included."""
+    n = len(answer.attempts)
+    calls = int((answer.usage or {}).get("calls") or answer.iterations)
+    return f"{n} attempt{'s' if n != 1 else ''}, {calls} model call{'s' if calls != 1 else ''}"
+
+
+def answer_text(answer: Answer) -> str:
+    """An answer as plain text (``print(answer)``, ``sqlnb ask``, a notebook's text/plain
+    when asked for it): how it ended, the confidence, the final SQL and its first rows; the
+    model's questions when it needs more information; the last error when no query
+    succeeded."""
+    lines = []
+    if answer.status == "needs_clarification":
+        lines.append(f"{outcome_head('needs_clarification')}:")
+        lines += [f"  - {q}" for q in answer.questions] or ["  (no questions given)"]
+        if answer.sql:
+            lines.append(f"Best query so far:\n{answer.sql}")
+        lines.append("Answer with another %%ask (the conversation continues).")
+        return "\n".join(lines)
+    why = stop_reason_text(answer.stop_reason)
+    lines.append(f"{answer.status.upper()} · {why} · {counts_text(answer)}, {format_elapsed(answer.elapsed)}")
+    if answer.model_error:
+        lines.append(f"Model error: {answer.model_error}")
+    if answer.sql:
+        conf = confidence_line(answer.confidence)
+        if conf:
+            lines.append(conf)
+        lines.append(answer.sql)
+        if answer.result is not None:
+            lines.append(table_text(answer.result, max_rows=5))
+    elif answer.attempts:
+        last = answer.attempts[-1]
+        lines.append(
+            f"{outcome_head('failed')}; the last error: {last.get('error_kind')}: {last.get('error')}"
+        )
+    return "\n".join(lines)

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 from IPython.utils.capture import capture_output
@@ -427,6 +428,30 @@ def test_api_in_a_notebook_uses_the_active_connection_and_memory(shell, seeded, 
     assert list(shell.run_line_magic("ask", "history")["question"]) == ["how many customers?"]
 
 
+@pytest.mark.engines(["sqlite"])
+def test_an_answer_shows_as_html_where_a_front_door_registered_it(seeded, tmp_path, monkeypatch):
+    """The agent renders no HTML (it imports no front door): ``%load_ext sqlnb`` and
+    ``sqlnb.ask()`` register the answer's text/html with the shell's display formatter."""
+    import IPython
+    from IPython.core.formatters import DisplayFormatter
+
+    from sqlnb.display import ask_summary_html, show_answers
+
+    bare = SimpleNamespace(display_formatter=DisplayFormatter())  # no sqlnb in it yet
+    r = sqlnb.ask("how many customers?", seeded.url(), script(tmp_path, sql_block(COUNT), "FINAL"))
+    assert not hasattr(r, "_repr_html_") and "text/html" not in bare.display_formatter.format(r)[0]
+    show_answers(bare)
+    show_answers(bare)  # idempotent
+    assert bare.display_formatter.format(r)[0]["text/html"] == ask_summary_html(r)
+    assert bare.display_formatter.format(r)[0]["text/plain"] == repr(r)
+    # sqlnb.ask() registers it in the shell it runs in
+    fresh = SimpleNamespace(display_formatter=DisplayFormatter())
+    monkeypatch.setattr(IPython, "get_ipython", lambda: fresh)
+    r = sqlnb.ask("how many customers?", seeded.url(), script(tmp_path, sql_block(COUNT), "FINAL"))
+    shown = fresh.display_formatter.format(r)[0]["text/html"]
+    assert "success" in shown and COUNT in shown and shown == ask_summary_html(r)
+
+
 def test_api_without_a_connection_says_what_to_do(monkeypatch):
     import IPython
 
@@ -476,5 +501,5 @@ def test_first_drafts_and_confidence_through_every_front_door(shell, seeded, tmp
     res, out, _ = run(shell, f"%%ask --model {voting_script(tmp_path, 'e')}\nhow many customers")
     assert res.result.confidence is not None and res.result.confidence["level"] == "low", out
     shown = "Low confidence — check this answer (1 of 2 drafts gave this result"
-    assert shown in res.result._repr_html_() and shown in str(res.result)
+    assert shown in html(shell, res.result) and shown in str(res.result)
     assert res.result.usage["calls"] == 2

@@ -211,6 +211,49 @@ def test_confidence_words_are_the_same_in_the_terminal_the_widget_and_the_panel(
     )
 
 
+def test_an_answer_in_plain_text():
+    """``str(answer)`` and ``sqlnb ask``: how it ended, the confidence, the SQL and its first
+    rows; the model's questions; the last error when no query succeeded."""
+    table = SimpleNamespace(
+        returns_rows=True,
+        row_count=7,
+        column_names=["name", "n"],
+        rows=[("Ada", 2), (None, 1), ("two\nlines", 0)] + [("x", 1)] * 4,
+    )
+    answer = SimpleNamespace(**{**vars(_result(OUTCOMES[0])), "attempts": [ATTEMPT], "result": table})
+    assert labels.answer_text(answer) == "\n".join(
+        [
+            "SUCCESS · the result most drafts gave was kept · 1 attempt, 2 model calls, 1.25 s",
+            "Medium confidence (2 of 3 drafts gave this result; the model checked the result and kept it)",
+            SQL,
+            "name       | n",
+            "------------+---",
+            "Ada        | 2",
+            "NULL       | 1",
+            "two\\nlines | 0",
+            "x          | 1",
+            "x          | 1",
+            "(7 rows)",
+        ]
+    )
+    asking = SimpleNamespace(**vars(answer))
+    asking.status, asking.sql, asking.questions = "needs_clarification", None, ["Paid orders only?"]
+    assert labels.answer_text(asking) == (
+        "The model needs more information:\n  - Paid orders only?\n"
+        "Answer with another %%ask (the conversation continues)."
+    )
+    failed = SimpleNamespace(**vars(_result(OUTCOMES[3])))
+    failed.attempts = [{**ATTEMPT, "ok": False, "error_kind": "syntax", "error": "near FROM"}] * 2
+    failed.model_error = "ModelError: timed out"
+    assert labels.answer_text(failed).splitlines() == [
+        "FAILED · the iteration limit was reached · 2 attempts, 2 model calls, 1.25 s",
+        "Model error: ModelError: timed out",
+        "No query succeeded; the last error: syntax: near FROM",
+    ]
+    written = SimpleNamespace(returns_rows=False, row_count=3, column_names=[], rows=[])
+    assert labels.table_text(written) == "3 rows affected"
+
+
 if __name__ == "__main__":  # python -m tests.test_labels: write the fixture again
     FIXTURE.write_text(json.dumps(fixture(), indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {FIXTURE}")

@@ -28,6 +28,7 @@ from sqlnb.agent.nodes import AgentContext, ChatClient, preview_rows
 from sqlnb.agent.settings import AgentSettings, first_draft_cap
 from sqlnb.agent.state import AgentState, Attempt, ReplyRecord, StateUpdate, Turn, add_usage, new_turn
 from sqlnb.agent.stop import StopToken
+from sqlnb.labels import answer_text
 from sqlnb.sql.quoting import qualified, quote_identifier
 
 if TYPE_CHECKING:
@@ -154,15 +155,11 @@ class AskResult:
         comment = f"-- sqlnb ask: {q} | model: {self.model} | attempts: {n}"
         return f"%%sql --conn {self.connection}\n{comment}\n{self.sql}\n"
 
-    def _repr_html_(self) -> str:
-        from sqlnb.display import ask_summary_html
-
-        return ask_summary_html(self)
-
     def __str__(self) -> str:
-        from sqlnb.display import ask_summary
-
-        return ask_summary(self)
+        """The answer as plain text (:func:`sqlnb.labels.answer_text`).  In a notebook the
+        front doors show it as HTML (``sqlnb.display.show_answers``): the agent imports
+        no front door."""
+        return answer_text(self)
 
     def __repr__(self) -> str:
         return (

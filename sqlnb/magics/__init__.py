@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from sqlnb.display import show_answers
 from sqlnb.kernel import kernel_session
 from sqlnb.magics.ask import AskMagic
 from sqlnb.magics.sql import SqlMagic
@@ -16,7 +17,9 @@ def load_ipython_extension(ipython) -> None:
     the JupyterLab panel can load sqlnb (``sqlnb.load_ipython_extension(get_ipython())``)
     before the notebook's own ``%load_ext sqlnb`` runs, which then neither says "already
     loaded" nor loses the connections opened meanwhile.  What it registers is kept in the
-    shell's :class:`~sqlnb.kernel.KernelSession`."""
+    shell's :class:`~sqlnb.kernel.KernelSession`.  An answer (``%%ask``'s value, or
+    ``sqlnb.ask()``'s) shows as :func:`sqlnb.display.show_answers` registers."""
+    show_answers(ipython)
     session = kernel_session(ipython, create=True)
     if session.loaded:
         return
