@@ -448,12 +448,12 @@ def test_stop_token_cancels_only_the_agents_statement(tmp_path):
     """A stop arriving while the notebook's own statement holds the connection does not
     cancel that statement: the cancel is armed only while the agent's statement runs."""
     from sqlnb.adapters import connect as open_adapter
-    from sqlnb.agent.runner import _StoppableAdapter
+    from sqlnb.agent.runner import StoppableAdapter
 
     adapter = open_adapter(f"duckdb:///{tmp_path / 'o.duckdb'}")
     try:
         stop = StopToken()
-        wrapped = _StoppableAdapter(adapter, stop)
+        wrapped = StoppableAdapter(adapter, stop)
         result: dict = {}
         holding = threading.Event()
 

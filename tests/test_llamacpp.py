@@ -181,11 +181,11 @@ def test_side_by_side_prompt_too_long_is_a_model_error(tiny_model, loaded):
 
 
 def test_a_stopped_turn_asks_for_no_batch(tiny_model, loaded):
-    from sqlnb.agent.runner import _StoppableClient
+    from sqlnb.agent.runner import StoppableClient
     from sqlnb.agent.stop import StopToken
 
     token = StopToken()
-    client = _StoppableClient(
+    client = StoppableClient(
         ModelClient(
             LlamaCppChatModel(
                 model_path=str(tiny_model), n_ctx=1024, n_threads=1, max_tokens=8, parallel=True

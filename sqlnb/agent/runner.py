@@ -401,9 +401,9 @@ class Agent:
         catalog = adapter.catalog()
         run_adapter = adapter
         if stop is not None:
-            client = _StoppableClient(client, stop)
+            client = StoppableClient(client, stop)
             # stands in for the adapter: execute is its own, the rest the adapter's
-            run_adapter = cast(Adapter, _StoppableAdapter(adapter, stop))
+            run_adapter = cast(Adapter, StoppableAdapter(adapter, stop))
         ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
         shown = [dict(e) for e in examples or []]
         # the accepted answers only when the model's own answer is not trusted (rated low, or
@@ -761,7 +761,7 @@ class _Turn:
 VALUE_DOUBT_SECONDS = 2.0
 
 
-class _StoppableClient:
+class StoppableClient:
     """The model client of a stoppable turn: every call waits on the stop token too."""
 
     def __init__(self, client: ChatClient, stop: StopToken):
@@ -793,7 +793,7 @@ class _StoppableClient:
         return getattr(self._client, name)
 
 
-class _StoppableAdapter:
+class StoppableAdapter:
     """The adapter as a stoppable turn uses it: stopping cancels the statement the agent
     runs at that moment, never a statement of the notebook's (the cancel is armed only
     while the agent's statement holds the connection's lock)."""
