@@ -109,17 +109,18 @@ class Run:
         return self.result.attempts
 
 
-def ask(
+def ask_with(
+    model: ScriptedChatModel,
     adapter,
-    *replies: str,
-    question: str = "How many customers are there?",
+    question: str,
+    *,
     agent: Agent | None = None,
     connection: str = "shop",
     wrap: bool = True,
     **options: Any,
 ) -> Run:
-    """Ask ``question`` on ``adapter`` with a model that gives ``replies`` in order."""
-    model = ScriptedChatModel(replies=list(replies))
+    """Ask ``question`` on ``adapter`` with the scripted ``model`` (in a ``ModelClient``
+    unless not ``wrap``), keeping the progress events."""
     events: list[dict[str, Any]] = []
     result = (agent or Agent()).ask(
         question,
@@ -130,6 +131,11 @@ def ask(
         **options,
     )
     return Run(result, model, events)
+
+
+def ask(adapter, *replies: str, question: str = "How many customers are there?", **options: Any) -> Run:
+    """Ask ``question`` on ``adapter`` with a model that gives ``replies`` in order."""
+    return ask_with(ScriptedChatModel(replies=list(replies)), adapter, question, **options)
 
 
 def outcome(run: Run) -> tuple:
@@ -1346,16 +1352,7 @@ def ask_drafting(adapter, replies, drafts, **options: Any) -> Run:
     default as retry drafts only: no drafts of the first answer)."""
     options.setdefault("settings", AgentSettings(first_drafts=0))
     model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
-    events: list[dict[str, Any]] = []
-    result = Agent().ask(
-        options.pop("question", "How many customers are there?"),
-        adapter,
-        connection="shop",
-        model=ModelClient(model),
-        on_event=events.append,
-        **options,
-    )
-    return Run(result, model, events)
+    return ask_with(model, adapter, options.pop("question", "How many customers are there?"), **options)
 
 
 ADA = "SELECT name FROM customers WHERE id = 1"
@@ -1626,16 +1623,7 @@ def ask_voting(adapter, replies, drafts, **options: Any) -> Run:
     """Ask with a scripted model whose sampled calls answer ``drafts`` (drafts of the first
     answer on, as for a local model)."""
     model = ScriptedChatModel(replies=list(replies), drafts=list(drafts))
-    events: list[dict[str, Any]] = []
-    result = Agent().ask(
-        options.pop("question", "How many orders are paid?"),
-        adapter,
-        connection="shop",
-        model=ModelClient(model),
-        on_event=events.append,
-        **options,
-    )
-    return Run(result, model, events)
+    return ask_with(model, adapter, options.pop("question", "How many orders are paid?"), **options)
 
 
 def rows_as_written(adapter, draft: str, rule: str, other_question: str, question: str) -> list[Any]:
