@@ -159,7 +159,7 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
     assert [settings.rewrite_on(n) for n in names] == [True] * 7 and settings.memory_when_unsure
     by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
-    question = "Which customer placed the most orders, and how many?"
+    question = "Which customer has the most orders, and how many are they?"
 
     def ask():
         path = tmp_path / f"drafting-{len(list(tmp_path.glob('drafting-*')))}.json"

@@ -96,7 +96,7 @@ CASES = {
         "o.status <> 'new' → c.\"id\" NOT IN (… WHERE o.status = 'new')",
     ),
     "names_for_ids": Case(
-        "Which customer placed the most orders, and how many?",
+        "Which customer has the most orders, and how many are they?",
         "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
         [["Ada", 2]],
         "orders.customer_id → customers.name",
