@@ -9,7 +9,7 @@ import inspect
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -328,6 +328,146 @@ class Agent:
 
         One turn at a time per connection: a question on a connection whose previous one
         is still being answered (the panel's, a cell's) is a :class:`UsageError`."""
+        with self._one_turn_at_a_time(connection):
+            question = (question or "").strip()
+            if not question:
+                raise errors.UsageError(
+                    "No question to ask", hint="write the question in the cell body below %%ask"
+                )
+            if max_iterations < 1:
+                raise errors.UsageError("--max-iterations must be at least 1")
+            s = settings or self.settings
+            if s.require_readonly_role:
+                refuse_writable_role(adapter, connection)
+            if examples is None and (self.use_memory if use_memory is None else use_memory):
+                examples = self.recall(adapter, question)
+            client = self.client(model)
+            self._generation.setdefault(connection, 0)  # so that reset() with no name finds it
+            start = time.perf_counter()
+            emit = on_event or (lambda e: None)
+            config: RunnableConfig = {
+                "configurable": {"thread_id": self.thread_id(connection)},
+                "recursion_limit": recursion_limit(max_iterations),
+            }
+            before = self.history(connection)
+            earlier = [t.get("question", "") for t in before[-2:]]
+            asked_before = (
+                before[-1].get("question") or None
+                if before and before[-1].get("status") == "needs_clarification"
+                else None
+            )
+            emit({"type": "context", "connection": connection})
+            catalog = adapter.catalog()
+            run_adapter = adapter
+            if stop is not None:
+                client = StoppableClient(client, stop)
+                # stands in for the adapter: execute is its own, the rest the adapter's
+                run_adapter = cast(Adapter, StoppableAdapter(adapter, stop))
+            ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
+            shown = [dict(e) for e in examples or []]
+            # the accepted answers only when the model's own answer is not trusted (rated low, or
+            # none found): a second pass of the turn, on the conversation as it was before the first
+            unsure_only = (
+                bool(shown)
+                and s.memory_when_unsure
+                and first_draft_cap(s, client) > 0
+                and bool(getattr(client, "samples", False))
+            )
+            base: str | None = (
+                self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id")
+                if unsure_only
+                else None
+            )
+
+            def run_pass(on: RunnableConfig, shown_examples: list[dict[str, Any]]) -> _Turn:
+                """A pass of this turn on ``on``'s thread, the model shown ``shown_examples``."""
+                return self._turn(
+                    question,
+                    connection,
+                    adapter,
+                    run_adapter,
+                    client,
+                    catalog,
+                    s,
+                    ctx_text,
+                    on,
+                    max_iterations,
+                    failure_cutoff,
+                    no_review,
+                    shown_examples,
+                    stop,
+                    emit,
+                )
+
+            turn = run_pass(config, [] if unsure_only else shown)
+            used = [] if unsure_only else shown
+            if (
+                unsure_only
+                and turn.level() not in ("high", "medium")
+                and turn.values.get("status") != "stopped"
+                and not (stop is not None and stop.stopped)
+                and turn.values.get("stop_reason") != "model_error"
+            ):  # a failing model fails once
+                emit({"type": "memory", "examples": len(shown), "level": turn.level()})
+                if base is None:  # nothing before this turn: the second pass on a fresh thread
+                    self._generation[connection] = self._generation.get(connection, 0) + 1
+                fork: RunnableConfig = {
+                    "configurable": {
+                        "thread_id": self.thread_id(connection),
+                        **({"checkpoint_id": base} if base else {}),
+                    },
+                    "recursion_limit": recursion_limit(max_iterations),
+                }
+                first, first_end = turn, self.graph.get_state(config).config
+                turn = run_pass(fork, shown)
+                usage = add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
+                used = shown
+                if first.final_sql and not turn.final_sql and turn.values.get("status") != "stopped":
+                    # the second pass found no answer (its drafts failed, or it ended on repeated
+                    # SQL): the first one, rated low, is still better than none; the
+                    # conversation goes on from it
+                    self._restore(connection, first_end, fresh=base is None)
+                    emit(
+                        {
+                            "type": "memory",
+                            "kept_first": True,
+                            "examples": len(shown),
+                            "level": first.level(),
+                        }
+                    )
+                    turn, used = first, []
+                turn.values["usage"] = usage
+            values, attempts, final_sql = turn.values, turn.attempts, turn.final_sql
+            result, confidence = turn.result, turn.confidence
+            from sqlnb.agent.models import describe_model
+
+            out = AskResult(
+                question=question,
+                connection=connection,
+                dialect=adapter.dialect,
+                model=describe_model(getattr(client, "model", client)),
+                status=values.get("status", "failed"),
+                stop_reason=values.get("stop_reason"),
+                sql=final_sql,
+                iterations=values.get("iteration", 0),
+                attempts=attempts,
+                questions=list(values.get("questions") or []),
+                usage=dict(values.get("usage") or {}),
+                result=result,
+                elapsed=time.perf_counter() - start,
+                model_error=values.get("model_error"),
+                context=ctx_text,
+                confidence=confidence.copy() if confidence else None,
+                asked_before=asked_before,
+                examples=[{"id": e.get("id"), "question": e["question"]} for e in used],
+            )
+            emit({"type": "done", "result": out})
+            return out
+
+    @contextlib.contextmanager
+    def _one_turn_at_a_time(self, connection: str) -> Iterator[None]:
+        """Hold ``connection`` for one turn: a :class:`UsageError` while another turn on it
+        is under way."""
         with self._asking_lock:
             if connection in self._asking:
                 raise errors.UsageError(
@@ -336,185 +476,10 @@ class Agent:
                 )
             self._asking.add(connection)
         try:
-            return self._ask(
-                question,
-                adapter,
-                connection=connection,
-                model=model,
-                max_iterations=max_iterations,
-                failure_cutoff=failure_cutoff,
-                no_review=no_review,
-                settings=settings,
-                on_event=on_event,
-                stop=stop,
-                examples=examples,
-                use_memory=use_memory,
-            )
+            yield
         finally:
             with self._asking_lock:
                 self._asking.discard(connection)
-
-    def _ask(
-        self,
-        question: str,
-        adapter: Adapter,
-        *,
-        connection: str,
-        model: Any,
-        max_iterations: int,
-        failure_cutoff: int,
-        no_review: bool,
-        settings: AgentSettings | None,
-        on_event: Callable[[Event], None] | None,
-        stop: StopToken | None,
-        examples: Sequence[Mapping[str, Any]] | None = None,
-        use_memory: bool | None = None,
-    ) -> AskResult:
-        question = (question or "").strip()
-        if not question:
-            raise errors.UsageError(
-                "No question to ask", hint="write the question in the cell body below %%ask"
-            )
-        if max_iterations < 1:
-            raise errors.UsageError("--max-iterations must be at least 1")
-        s = settings or self.settings
-        if s.require_readonly_role:
-            refuse_writable_role(adapter, connection)
-        if examples is None and (self.use_memory if use_memory is None else use_memory):
-            examples = self.recall(adapter, question)
-        client = self.client(model)
-        self._generation.setdefault(connection, 0)  # so that reset() with no name finds it
-        start = time.perf_counter()
-        emit = on_event or (lambda e: None)
-        config: RunnableConfig = {
-            "configurable": {"thread_id": self.thread_id(connection)},
-            "recursion_limit": recursion_limit(max_iterations),
-        }
-        before = self.history(connection)
-        earlier = [t.get("question", "") for t in before[-2:]]
-        asked_before = (
-            before[-1].get("question") or None
-            if before and before[-1].get("status") == "needs_clarification"
-            else None
-        )
-        emit({"type": "context", "connection": connection})
-        catalog = adapter.catalog()
-        run_adapter = adapter
-        if stop is not None:
-            client = StoppableClient(client, stop)
-            # stands in for the adapter: execute is its own, the rest the adapter's
-            run_adapter = cast(Adapter, StoppableAdapter(adapter, stop))
-        ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
-        shown = [dict(e) for e in examples or []]
-        # the accepted answers only when the model's own answer is not trusted (rated low, or
-        # none found): a second pass of the turn, on the conversation as it was before the first
-        unsure_only = (
-            bool(shown)
-            and s.memory_when_unsure
-            and first_draft_cap(s, client) > 0
-            and bool(getattr(client, "samples", False))
-        )
-        base: str | None = (
-            self.graph.get_state(config).config.get("configurable", {}).get("checkpoint_id")
-            if unsure_only
-            else None
-        )
-        turn = self._turn(
-            question,
-            connection,
-            adapter,
-            run_adapter,
-            client,
-            catalog,
-            s,
-            ctx_text,
-            config,
-            max_iterations,
-            failure_cutoff,
-            no_review,
-            [] if unsure_only else shown,
-            stop,
-            emit,
-        )
-        used = [] if unsure_only else shown
-        if (
-            unsure_only
-            and turn.level() not in ("high", "medium")
-            and turn.values.get("status") != "stopped"
-            and not (stop is not None and stop.stopped)
-            and turn.values.get("stop_reason") != "model_error"
-        ):  # a failing model fails once
-            emit({"type": "memory", "examples": len(shown), "level": turn.level()})
-            if base is None:  # nothing before this turn: the second pass on a fresh thread
-                self._generation[connection] = self._generation.get(connection, 0) + 1
-            fork: RunnableConfig = {
-                "configurable": {
-                    "thread_id": self.thread_id(connection),
-                    **({"checkpoint_id": base} if base else {}),
-                },
-                "recursion_limit": recursion_limit(max_iterations),
-            }
-            first, first_end = turn, self.graph.get_state(config).config
-            turn = self._turn(
-                question,
-                connection,
-                adapter,
-                run_adapter,
-                client,
-                catalog,
-                s,
-                ctx_text,
-                fork,
-                max_iterations,
-                failure_cutoff,
-                no_review,
-                shown,
-                stop,
-                emit,
-            )
-            usage = add_usage(turn.values.get("usage") or {}, first.values.get("usage"))
-            used = shown
-            if first.final_sql and not turn.final_sql and turn.values.get("status") != "stopped":
-                # the second pass found no answer (its drafts failed, or it ended on repeated
-                # SQL): the first one, rated low, is still better than none; the
-                # conversation goes on from it
-                self._restore(connection, first_end, fresh=base is None)
-                emit(
-                    {
-                        "type": "memory",
-                        "kept_first": True,
-                        "examples": len(shown),
-                        "level": first.level(),
-                    }
-                )
-                turn, used = first, []
-            turn.values["usage"] = usage
-        values, attempts, final_sql = turn.values, turn.attempts, turn.final_sql
-        result, confidence = turn.result, turn.confidence
-        from sqlnb.agent.models import describe_model
-
-        out = AskResult(
-            question=question,
-            connection=connection,
-            dialect=adapter.dialect,
-            model=describe_model(getattr(client, "model", client)),
-            status=values.get("status", "failed"),
-            stop_reason=values.get("stop_reason"),
-            sql=final_sql,
-            iterations=values.get("iteration", 0),
-            attempts=attempts,
-            questions=list(values.get("questions") or []),
-            usage=dict(values.get("usage") or {}),
-            result=result,
-            elapsed=time.perf_counter() - start,
-            model_error=values.get("model_error"),
-            context=ctx_text,
-            confidence=confidence.copy() if confidence else None,
-            asked_before=asked_before,
-            examples=[{"id": e.get("id"), "question": e["question"]} for e in used],
-        )
-        emit({"type": "done", "result": out})
-        return out
 
     def _restore(self, connection: str, end: RunnableConfig, *, fresh: bool) -> None:
         """Make the checkpoint ``end`` (a first pass's last) where ``connection``'s conversation
