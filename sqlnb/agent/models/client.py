@@ -43,14 +43,6 @@ def _not_retried_hint(exc: BaseException) -> str | None:
     return None
 
 
-class _Deadline(Exception):
-    pass
-
-
-class _Stopped(Exception):
-    pass
-
-
 def _stopped_error(name: str) -> ModelError:
     return ModelError(f"the call to {name} was stopped", hint="ask again when you are ready")
 
@@ -125,12 +117,8 @@ class ModelClient:
             try:
                 message = self._call(messages, options, stop)
                 break
-            except SqlnbError:
+            except SqlnbError:  # sqlnb's own, a stopped call's and a missed deadline's included
                 raise
-            except _Stopped:
-                raise _stopped_error(self.name) from None
-            except _Deadline:
-                raise self._deadline_error() from None
             except Exception as exc:
                 hint = _not_retried_hint(exc)
                 if hint is not None:
@@ -203,12 +191,8 @@ class ModelClient:
         start = time.perf_counter()
         try:
             done = self._run(lambda: model.replies(messages, wanted, **options), stop)
-        except SqlnbError:
+        except SqlnbError:  # sqlnb's own, a stopped call's and a missed deadline's included
             raise
-        except _Stopped:
-            raise _stopped_error(self.name) from None
-        except _Deadline:
-            raise self._deadline_error() from None
         except Exception as exc:
             raise ModelError(
                 f"{self.name} failed: {self._describe(exc)}",
@@ -245,7 +229,8 @@ class ModelClient:
 
     def _run(self, call: Callable[[], Any], stop: Any = None) -> Any:
         """``call()`` within the timeout, abandoned when ``stop`` is stopped (a worker
-        thread then; in this thread when neither is set)."""
+        thread then; in this thread when neither is set): a :class:`ModelError` (not retried)
+        for a stopped call and for one past the deadline."""
         if self.timeout is None and stop is None:
             return call()
         box: dict[str, Any] = {}
@@ -272,9 +257,9 @@ class ModelClient:
                 stop.remove_callback(done.set)
         if "result" not in box and "error" not in box:
             if stop is not None and stop.stopped:
-                raise _Stopped()
+                raise _stopped_error(self.name)
             if not finished:
-                raise _Deadline()
+                raise self._deadline_error()
         if "error" in box:
             raise box["error"]
         return box["result"]

@@ -10,17 +10,15 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessage
 from pydantic import Field
 
-from sqlnb.agent.models.messages import role_content
+from sqlnb.agent.models.messages import PromptChatModel, reply_message, role_content
 from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
 from sqlnb.errors import ConfigurationError, MissingDriverError, ModelError
 
@@ -116,7 +114,7 @@ def _close_llamas() -> None:
                 lock.release()
 
 
-class LlamaCppChatModel(BaseChatModel):
+class LlamaCppChatModel(PromptChatModel):
     """A GGUF model run in-process by llama.cpp (``pip install 'sqlnb[local]'``).
 
     Instances with the same (model_path, n_ctx, n_threads) share one loaded model, so the
@@ -149,46 +147,34 @@ class LlamaCppChatModel(BaseChatModel):
             "max_tokens": self.max_tokens,
         }
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _answer(
+        self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
+    ) -> AIMessage:
         llama, lock = _get_llama(self.model_path, self.n_ctx, self.n_threads)
-        chat = [{"role": role, "content": content} for role, content in role_content(messages)]
+        chat = [{"role": role, "content": content} for role, content in prompt]
         stops = stop if stop is not None else self.stop
         with lock:
             try:
                 out = llama.create_chat_completion(
                     messages=chat,
-                    temperature=kwargs.get("temperature", self.temperature),
+                    temperature=options.get("temperature", self.temperature),
                     repeat_penalty=self.repeat_penalty,
-                    max_tokens=kwargs.get("max_tokens", self.max_tokens),
+                    max_tokens=options.get("max_tokens", self.max_tokens),
                     stop=list(stops) if stops else [],
                     # a fixed seed per call: sampled replies are reproducible
-                    **({"seed": int(kwargs["seed"])} if kwargs.get("seed") is not None else {}),
+                    **({"seed": int(options["seed"])} if options.get("seed") is not None else {}),
                 )
             except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
                 raise self._refused(exc) from exc
         choice = out["choices"][0]
         usage = out.get("usage") or {}
-        prompt_tokens = int(usage.get("prompt_tokens", 0))
-        completion_tokens = int(usage.get("completion_tokens", 0))
-        message = AIMessage(
-            content=choice["message"].get("content") or "",
-            usage_metadata={
-                "input_tokens": prompt_tokens,
-                "output_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
-            response_metadata={
-                "finish_reason": choice.get("finish_reason"),
-                "model": Path(self.model_path).name,
-            },
+        return reply_message(
+            choice["message"].get("content") or "",
+            int(usage.get("prompt_tokens", 0)),
+            int(usage.get("completion_tokens", 0)),
+            finish_reason=choice.get("finish_reason"),
+            model=Path(self.model_path).name,
         )
-        return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _refused(self, exc: ValueError) -> ModelError:
         return ModelError(

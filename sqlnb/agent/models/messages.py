@@ -1,15 +1,20 @@
-"""What a model call receives: LangChain messages as ``(role, content)`` pairs, a reply's
-text, and the stop token of the turn the call belongs to."""
+"""What a model call receives and what sqlnb's own chat models give back: LangChain messages
+as ``(role, content)`` pairs, a reply's text, the stop token of the turn the call belongs to,
+and :class:`PromptChatModel`, the LangChain side of the scripted and llama.cpp models."""
 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Sequence
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
-__all__ = ["CURRENT_STOP", "message_text", "role_content"]
+__all__ = ["CURRENT_STOP", "PromptChatModel", "message_text", "reply_message", "role_content"]
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -25,6 +30,44 @@ def message_text(message: BaseMessage) -> str:
 def role_content(messages: Sequence[BaseMessage]) -> list[tuple[str, str]]:
     """OpenAI-style roles: system / user / assistant; any other message counts as user."""
     return [(_ROLES.get(m.type, "user"), message_text(m)) for m in messages]
+
+
+def reply_message(text: str, input_tokens: int, output_tokens: int, **metadata: Any) -> AIMessage:
+    """A reply as LangChain keeps it: its text, its token usage and the model's ``metadata``
+    (``response_metadata``: a finish reason, the model's name)."""
+    return AIMessage(
+        content=text,
+        usage_metadata={
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+        },
+        response_metadata=metadata,
+    )
+
+
+class PromptChatModel(BaseChatModel):
+    """A chat model of sqlnb's own (scripted, llama.cpp): it answers a prompt of ``(role,
+    content)`` pairs (:func:`role_content`) with one reply (``_answer``, built with
+    :func:`reply_message`); LangChain calls it through ``_generate``."""
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        message = self._answer(role_content(messages), stop, kwargs)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    @abstractmethod
+    def _answer(
+        self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
+    ) -> AIMessage:
+        """The reply to ``prompt``: ``stop``, the stop sequences LangChain passed (None:
+        the model's own); ``options``, the call's options (``temperature``, ``seed``,
+        ``max_tokens``)."""
 
 
 # The stop token of the turn whose model call runs in this thread (ModelClient sets it in

@@ -7,22 +7,20 @@ import json
 import os
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage
 from pydantic import Field, PrivateAttr
 
-from sqlnb.agent.models.messages import CURRENT_STOP, role_content
+from sqlnb.agent.models.messages import CURRENT_STOP, PromptChatModel, reply_message
 from sqlnb.errors import ConfigurationError, ModelError, ScriptExhausted
 
 __all__ = ["ScriptedChatModel"]
 
 
-class ScriptedChatModel(BaseChatModel):
+class ScriptedChatModel(PromptChatModel):
     """Replies from a fixed list, in order: deterministic tests and demos.
 
     ``prompts`` records every prompt received as ``[(role, content), ...]`` with roles
@@ -118,35 +116,20 @@ class ScriptedChatModel(BaseChatModel):
     def remaining(self) -> int:
         return len(self.replies) - self.position
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        prompt = role_content(messages)
+    def _answer(
+        self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
+    ) -> AIMessage:
         if self.delay > 0:
             token = CURRENT_STOP.get()
             if token is None:
                 time.sleep(self.delay)
             elif token.wait(self.delay):
                 raise ModelError("the scripted model's call was stopped")
-        if kwargs.get("temperature") is not None and self.drafts is not None:
+        if options.get("temperature") is not None and self.drafts is not None:
             reply = self._next_draft(prompt)
         else:
             reply = self._next_reply(prompt)
-        input_tokens = sum(len(content) for _, content in prompt) // 4
-        output_tokens = len(reply) // 4
-        message = AIMessage(
-            content=reply,
-            usage_metadata={
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "total_tokens": input_tokens + output_tokens,
-            },
-        )
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return reply_message(reply, sum(len(content) for _, content in prompt) // 4, len(reply) // 4)
 
     def _next_draft(self, prompt: list[tuple[str, str]]) -> str:
         drafts = self.drafts or []
