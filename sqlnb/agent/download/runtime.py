@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import time
 from collections import deque
 from collections.abc import Sequence
 
 from sqlnb.agent.download import progress as bars
 from sqlnb.agent.download.progress import Progress, say_on_stderr
+from sqlnb.agent.download.pypi import start_pip
 from sqlnb.errors import ModelDownloadError
 
 __all__ = [
@@ -96,18 +95,6 @@ def install_runtime(
         say(f"installing {', '.join(missing)}: llama-cpp-python is compiled from source, {BUILD_ESTIMATE}")
     else:
         say(f"installing {', '.join(missing)}")
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "-v",
-        "--disable-pip-version-check",
-        "--progress-bar",
-        "off",
-        *missing,
-        *pip_args,
-    ]
     env = dict(os.environ)
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
     if "CMAKE_ARGS" not in env and (cmake_args := portable_cmake_args()):
@@ -118,20 +105,7 @@ def install_runtime(
         )
     lines: deque[str] = deque(maxlen=40)
     started = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            errors="replace",
-            env=env,
-        )
-    except OSError as exc:
-        raise ModelDownloadError(
-            f"cannot run pip: {exc}", hint="install pip into this Python environment"
-        ) from exc
+    proc = start_pip("install", "-v", *missing, *pip_args, env=env)
     assert proc.stdout is not None
     bar = bars.progress_bar(None, "pip install", unit="step")
     try:
