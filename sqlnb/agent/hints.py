@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from sqlglot import exp
 
 from sqlnb.adapters import Catalog, Result, Table
-from sqlnb.agent.sqltree import alias_table, parse, query_tables, string_filters
+from sqlnb.agent.sqltree import alias_table, parse, query_tables, stored_strings, string_filters
 
 # the name an engine's error says it did not find
 MISSING_COLUMN = [
@@ -118,12 +118,8 @@ def empty_result_hint(
         if key in seen:
             continue
         seen.add(key)
-        column = table.column(col.name)
-        if column is None:
-            continue
-        try:
-            values = [str(v) for v in distinct_values(table, column.name) if v is not None]
-        except Exception:
+        values = stored_strings(table, col, distinct_values)
+        if values is None:
             continue
         wanted = [str(lit.this) for lit in literals]
         pattern = isinstance(node, (exp.Like, exp.ILike))

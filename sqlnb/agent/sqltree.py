@@ -1,12 +1,13 @@
 """SQL-tree helpers the hints, repairs and doubts share: a query parsed (sqlglot), the
 catalog tables it reads and by which alias, each SELECT's own tables, the foreign keys
-between two tables, and columns and tables written back qualified and quoted."""
+between two tables, columns and tables written back qualified and quoted, and the filters
+that compare a column with strings, with the values stored in that column."""
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -198,6 +199,21 @@ def string_filters(
         if table is None or table.column(col.name) is None:
             continue
         yield node, col, table, literals
+
+
+def stored_strings(
+    table: Table, col: exp.Column, distinct_values: Callable[[Table, str], Sequence[object]]
+) -> list[str] | None:
+    """The values stored in ``table``'s column that ``col`` names (``distinct_values``), as
+    text, NULLs left out: None when the table has no such column or its values cannot be
+    read."""
+    column = table.column(col.name)
+    if column is None:
+        return None
+    try:
+        return [str(v) for v in distinct_values(table, column.name) if v is not None]
+    except Exception:  # a column the database cannot list
+        return None
 
 
 _NAME = r'(?:"[^"]+"|`[^`]+`|\w+)(?:\.(?:"[^"]+"|`[^`]+`|\w+))*'

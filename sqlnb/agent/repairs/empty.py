@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.lexicon import plain_text
-from sqlnb.agent.sqltree import parse, readable, string_filters
+from sqlnb.agent.sqltree import parse, readable, stored_strings, string_filters
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
@@ -32,13 +32,7 @@ def value_repair(
     for _node, col, table, literals in string_filters(
         tree, catalog, (exp.EQ, exp.In, exp.NEQ), unique_owner=True
     ):
-        column = table.column(col.name)
-        if column is None:
-            continue
-        try:
-            values = [str(v) for v in distinct_values(table, column.name) if v is not None]
-        except Exception:
-            continue
+        values = stored_strings(table, col, distinct_values)
         if not values:
             continue
         for lit in literals:
