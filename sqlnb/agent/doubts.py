@@ -22,6 +22,7 @@ from sqlnb.agent.lexicon import (
     FILLER_WORDS,
     NUMBER_WORDS,
     is_code,
+    nameable,
     plain_text,
     roots,
     value_named,
@@ -193,7 +194,7 @@ def values_left_out(
         return []
     tables = query_tables(sql, dialect, catalog)  # none for a query that does not parse
     names = table_names(tables)
-    named_words = {r for n in names for r in roots(n)}
+    worth = nameable(names)
     named = value_named(question, codes=True, names=names)
     used = plain_text(sql).replace("''", "'")
     out: list[str] = []
@@ -210,7 +211,7 @@ def values_left_out(
                 plain = plain_text(v)
                 words = re.findall(r"[a-z]+", plain)
                 code = is_code(v)
-                if (len(plain) < 3 and not code) or not words or plain in seen or roots(plain) <= named_words:
+                if plain in seen or not worth(v):
                     continue
                 if not named(v):
                     continue

@@ -5,7 +5,8 @@ One stemmer (:func:`stem`, through :func:`words` and :func:`roots`), one stop li
 (words that ask rather than name, codes that are everyday words, id words, the columns of
 a person's first and last name, the wording of a question that excludes, asks for things
 that have none, for an average, for both of two values, for each group), and how a
-question names a stored value (:func:`value_named`: as words, or as a code it spells out).
+question names a stored value (:func:`value_named`: as words, or as a code it spells out)
+and which stored values are worth looking for in it (:func:`nameable`).
 
 Everything here reads English wording; the rules that use it live in
 :mod:`sqlnb.agent.repairs` (rewrites of a draft) and :mod:`sqlnb.agent.doubts` (what
@@ -242,3 +243,21 @@ def value_named(
         )
 
     return named
+
+
+def nameable(names: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a stored value is worth looking for in a question about a query whose
+    tables and columns are ``names``: three letters or more (a code, :func:`is_code`, of
+    any length), with letters, and not only words of those names (a value 'x' beside a
+    column ``is_x``)."""
+    taken = {r for n in names for r in roots(n)}
+
+    def worth(value: str) -> bool:
+        plain = plain_text(value)
+        return (
+            (len(plain) >= 3 or is_code(value))
+            and re.search(r"[a-z]", plain) is not None
+            and not roots(plain) <= taken
+        )
+
+    return worth

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from sqlglot import exp
 
 from sqlnb.adapters import Catalog, Table
-from sqlnb.agent.lexicon import EXCLUDING, is_code, plain_text, roots, value_named
+from sqlnb.agent.lexicon import EXCLUDING, is_code, nameable, plain_text, value_named
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
 from sqlnb.agent.sqltree import (
     TEXT_TYPES,
@@ -108,7 +108,7 @@ def named_value_filter(
         return None
     tables = query_tables(sql, dialect, catalog)
     names = table_names(tables)
-    named_words = {r for n in names for r in roots(n)}
+    worth = nameable(names)
     # the question's words that name a value the query uses already (a city it filters
     # on, a word spelling out a code it uses) name nothing else
     used = [str(lit.this) for lit in tree.find_all(exp.Literal) if lit.is_string]
@@ -146,9 +146,8 @@ def named_value_filter(
             hits = []
             for v in values:
                 plain = plain_text(v)
-                value_words = re.findall(r"[a-z]+", plain)
                 code = is_code(v)
-                if (len(plain) < 3 and not code) or not value_words or roots(plain) <= named_words:
+                if not worth(v):
                     continue
                 if (f"'{plain}'" in text or f'"{plain}"' in text) if code else plain in text:
                     continue
