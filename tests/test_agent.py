@@ -17,6 +17,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -32,6 +33,7 @@ from sqlnb.agent.runner import Agent, AskResult
 from sqlnb.agent.settings import AgentSettings
 from sqlnb.agent.state import STOP_REASONS
 from sqlnb.display import ask_progress_line
+from sqlnb.labels import STOP_REASONS as STOP_REASON_WORDS
 from tests.engines import PG_HOST, PG_PORT
 
 RULE_ENGINES = pytest.mark.engines(["sqlite", "postgresql"])  # the full rule matrix
@@ -1328,18 +1330,13 @@ def test_progress_events(engine, db):
 
 
 def test_stop_reasons_are_the_documented_ones():
-    assert set(STOP_REASONS) == {
-        "clarification",
-        "finalized",
-        "voted",
-        "duplicate_sql",
-        "no_sql",
-        "unrecoverable_error",
-        "consecutive_failures",
-        "max_iterations",
-        "model_error",
-        "executed",
-    }
+    """docs/agent.md's table of stop reasons has a row for each one a turn can end with,
+    and no other; sqlnb.labels words each of them."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "agent.md").read_text(encoding="utf-8")
+    table = text.split("A turn ends with one of these stop reasons", 1)[1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| `(\w+)` \|", table, re.M)
+    assert sorted(documented) == sorted(STOP_REASONS)
+    assert set(STOP_REASON_WORDS) == set(STOP_REASONS)
 
 
 # ---------------------------------------------------------------------------

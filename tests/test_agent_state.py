@@ -22,27 +22,27 @@ from sqlnb.agent.models import ModelClient, ScriptedChatModel
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
 from sqlnb.agent.state import AgentState, Attempt, Candidate, ReplyRecord, StateUpdate, Turn
+from tests.test_repairs import SHOP
 
 
 def sql(text: str) -> str:
     return f"```sql\n{text}\n```"
 
 
+# notes on customers, one of them on nobody (a NULL)
+NOTES = """
+    CREATE TABLE notes (customer_id INTEGER, note TEXT);
+    INSERT INTO notes VALUES (1, 'called'), (NULL, 'a walk-in');
+"""
+
+
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
-    """Three customers and their orders (Linus has none), and notes on customers, one of
-    them on nobody (a NULL)."""
+    """The rewrites' shop (:data:`tests.test_repairs.SHOP`: three customers and their
+    orders, Linus has none) with :data:`NOTES`, read-only."""
     path = tmp_path_factory.mktemp("state") / "shop.sqlite"
     con = sqlite3.connect(path)
-    con.executescript("""
-        CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-        CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
-                             amount REAL, status TEXT);
-        CREATE TABLE notes (customer_id INTEGER, note TEXT);
-        INSERT INTO notes VALUES (1, 'called'), (NULL, 'a walk-in');
-        INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
-        INSERT INTO orders VALUES (10, 1, 12.5, 'paid'), (11, 1, 99.99, 'new'), (12, 2, 5.0, 'paid');
-    """)
+    con.executescript(SHOP + NOTES)
     con.close()
     conn = connect(f"sqlite:///{path}", readonly=True)
     yield conn
@@ -88,6 +88,17 @@ class Case:
     settings: AgentSettings
 
 
+def agreeing(question: str, query: str) -> Case:
+    """``question`` answered by the first round's vote: the reply and every draft write
+    ``query``."""
+    return Case(
+        question=question,
+        replies=[sql(query)],
+        drafts=[sql(query)] * 3,
+        settings=AgentSettings(first_drafts=2),
+    )
+
+
 JOINED = "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON c.id = o.id GROUP BY c.name"
 BAD = "SELECT nme FROM customers"
 NAMES = "SELECT name FROM customers ORDER BY id"
@@ -95,12 +106,7 @@ PAID = "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.custome
 NO_NOTES = "SELECT name FROM customers WHERE id NOT IN (SELECT customer_id FROM notes)"
 TURNS = {
     # the first round's vote: a draft and the reply agree, a rewrite stands in for them
-    "vote and rewrite": Case(
-        question="How many orders did each customer place?",
-        replies=[sql(JOINED)],
-        drafts=[sql(JOINED)] * 3,
-        settings=AgentSettings(first_drafts=2),
-    ),
+    "vote and rewrite": agreeing("How many orders did each customer place?", JOINED),
     # a failed query, its correction beside a retry draft, then FINAL
     "failure and retry drafts": Case(
         question="What are the customers' names?",
@@ -129,19 +135,9 @@ TURNS = {
         settings=AgentSettings(first_drafts=0),
     ),
     # every draft finds nothing: the filter value as stored ('paid') joins the vote
-    "stored value": Case(
-        question="Which customers have paid orders?",
-        replies=[sql(PAID)],
-        drafts=[sql(PAID)] * 3,
-        settings=AgentSettings(first_drafts=2),
-    ),
+    "stored value": agreeing("Which customers have paid orders?", PAID),
     # every draft finds nothing: NOT IN over a column with a NULL, the NULLs left out
-    "NULL in NOT IN": Case(
-        question="Which customers have no notes?",
-        replies=[sql(NO_NOTES)],
-        drafts=[sql(NO_NOTES)] * 3,
-        settings=AgentSettings(first_drafts=2),
-    ),
+    "NULL in NOT IN": agreeing("Which customers have no notes?", NO_NOTES),
     # the model asks back while the drafts agree on an answer
     "clarification overruled": Case(
         question="How many customers are there?",
