@@ -332,7 +332,7 @@ PER_CUSTOMER = (
 
 
 def test_question_answered_and_finalized(engine, db):
-    question = "How many orders has each customer placed?"
+    question = "How many orders did each customer make?"
     run = ask(
         db,
         "Let me look at the orders first.\n" + sql("SELECT id, amount FROM orders ORDER BY id"),
@@ -1865,7 +1865,7 @@ def test_drafts_that_only_ask_back_or_write_no_query_end_in_a_clarification(engi
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_a_draft_showing_ids_for_the_thing_asked_about_shows_its_name(engine, db):
     by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
-    question = "Which customer placed the most orders, and how many?"
+    question = "Which customer has the most orders, and how many are they?"
     run = ask_voting(db, [sql(by_id)], [sql(by_id.lower()), sql("SELECT 99")], question=question)
     r = run.result
     assert (r.status, r.stop_reason) == ("success", "voted")
@@ -2084,7 +2084,7 @@ def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
         in r.confidence["reasons"]
     )
     # asked for the one group: trusted as before
-    run = ask_voting(db, [sql(top)], [sql(top)], question="Which customer placed the most orders?")
+    run = ask_voting(db, [sql(top)], [sql(top)], question="Which customer has the most orders?")
     assert run.result.confidence["level"] == "high" and "doubts" not in run.result.attempts[0]
 
 
