@@ -560,10 +560,16 @@ def _key(index: int, config: str) -> str:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    out = []
+    """The records of a JSONL file (gzip-compressed when it ends in ``.gz``)."""
+    out: list[dict[str, Any]] = []
     if not path.is_file():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        import gzip
+
+        data = gzip.decompress(data)
+    for line in data.decode("utf-8").splitlines():
         line = line.strip()
         if not line:
             continue

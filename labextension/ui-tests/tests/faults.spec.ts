@@ -32,7 +32,7 @@ async function questionRunning(page: any, path: string): Promise<string> {
     try {
       let out = '';
       const future = session.kernel.requestExecute({
-        code: "import threading as _t; print(any(x.name.startswith('sqlnb-ask') and x.is_alive() for x in _t.enumerate()), [x.name for x in _t.enumerate()], [(t['question'], t['status']) for t in get_ipython()._sqlnb_ask.agent.history('shop_a')])",
+        code: "import threading as _t; print(any(x.name.startswith('sqlnb-ask') and x.is_alive() for x in _t.enumerate()), [x.name for x in _t.enumerate()], [(t['question'], t['status']) for t in __import__('sqlnb.kernel', fromlist=['kernel_session']).kernel_session(get_ipython()).ask.agent.history('shop_a')])",
         silent: false,
         store_history: false
       });

@@ -142,7 +142,7 @@ test('a clarification with a best query offers it, and a failed remember says wh
   const nb = await openNotebook(page, tmpPath, 'remember-clarify.ipynb', [
     ...setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model }),
     // the memory switched off: remembering fails with the kernel's reason
-    'get_ipython()._sqlnb_ask.agent.use_memory = False'
+    'from sqlnb.kernel import kernel_session; kernel_session(get_ipython()).ask.agent.use_memory = False'
   ]);
   const panel = await openPanel(page);
   const q = 'How many orders were placed?';
