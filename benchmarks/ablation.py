@@ -111,14 +111,15 @@ def open_store(path: Path, client: Any, live: bool) -> ReplyStore:
             with gzip.open(path, "rb") as src, open(work, "wb") as dst:
                 shutil.copyfileobj(src, dst)
         store = ReplyStore(client, work, live=live)
-        store.compressed_to = path  # type: ignore[attr-defined]
+        store.compressed_to = path
         return store
     return ReplyStore(client, path, live=live)
 
 
 def save_store(store: ReplyStore) -> None:
-    target = getattr(store, "compressed_to", None)
-    if target is not None and store.path.exists():
+    target = store.compressed_to
+    # only a live run adds replies: a replay leaves the compressed file as it was
+    if target is not None and store.live and store.misses and store.path.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(store.path, "rb") as src, gzip.open(target, "wb") as dst:
             shutil.copyfileobj(src, dst)
@@ -148,8 +149,9 @@ def questions_of(sets: Sequence[str], data_dir: Path) -> list[dict[str, Any]]:
 def ask(
     q: dict[str, Any], adapter: Any, client: Any, scorer: Any, disabled: frozenset[str], max_iterations: int
 ) -> dict[str, Any]:
-    """One question with ``disabled`` rewrites off: its SQL, whether it is right, the
-    rewrites it reports; ``missing`` when the store lacks a call it needed."""
+    """One question with ``disabled`` rewrites off: its SQL and whether it is right;
+    ``missing`` when a replay-only store lacks a call it needed (the store counts it, also
+    where the agent caught the error)."""
     from sqlnb.agent.runner import Agent
     from sqlnb.agent.settings import AgentSettings
 
@@ -168,10 +170,8 @@ def ask(
         return {"missing": True}
     if getattr(client, "misses", 0) > misses and not getattr(client, "live", True):
         return {"missing": True}
-    if res.model_error and "no stored reply" in str(res.model_error):
-        return {"missing": True}
     m = scorer.evaluate(q["db"], q["query"], res.sql)
-    return {"sql": res.sql, "correct": bool(m.correct), "status": res.status, "result": res}
+    return {"sql": res.sql, "correct": bool(m.correct), "status": res.status}
 
 
 def run_ablation(

@@ -62,6 +62,7 @@ class ReplyStore:
     def __init__(self, client: Any, path: str | Path, *, live: bool = True):
         self.client = client
         self.recorded_model: str | None = None  # the model that wrote the stored replies
+        self.compressed_to: Path | None = None  # a .gz file the working copy is saved to
         self.path = Path(path)
         self.live = live
         self.hits = 0
