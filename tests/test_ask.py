@@ -150,14 +150,12 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
         "names_for_ids",
         "link_joins",
         "named_values",
-        "negations",
         "named_filters",
         "subset_averages",
-        "intersections",
     )
     assert sorted(REWRITE_NAMES) == sorted(names)
     settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
-    assert [settings.rewrite_on(n) for n in names] == [True] * 7 and settings.memory_when_unsure
+    assert [settings.rewrite_on(n) for n in names] == [True] * 5 and settings.memory_when_unsure
     by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
     question = "Which customer has the most orders, and how many are they?"
 
@@ -173,7 +171,7 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     shell.run_line_magic("config", f"AskMagic.disabled_rewrites = {list(names)!r}")
     shell.run_line_magic("config", "AskMagic.memory_when_unsure = False")
     settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
-    assert [settings.rewrite_on(n) for n in names] == [False] * 7 and not settings.memory_when_unsure
+    assert [settings.rewrite_on(n) for n in names] == [False] * 5 and not settings.memory_when_unsure
     assert ask().rows() == [[1, 2]]  # off: the id stays
     # a name no rewrite has is refused, naming the ones there are
     shell.run_line_magic("config", "AskMagic.disabled_rewrites = ['names_for_id']")

@@ -82,19 +82,6 @@ CASES = {
         [[10], [11]],
         "status = 'paid' left to the average",
     ),
-    "intersections": Case(
-        "Which customers have both a paid order and a new order?",
-        "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
-        "WHERE o.status IN ('paid', 'new')",
-        [["Ada"]],
-        "o.status IN ('paid', 'new') split into an INTERSECT, one value each",
-    ),
-    "negations": Case(
-        "Which customers have never had a new order?",
-        "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id WHERE o.status <> 'new'",
-        [["Grace"], ["Linus"]],
-        "o.status <> 'new' → c.\"id\" NOT IN (… WHERE o.status = 'new')",
-    ),
     "names_for_ids": Case(
         "Which customer has the most orders, and how many are they?",
         "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
@@ -156,8 +143,6 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
         "named_values",
         "named_filters",
         "subset_averages",
-        "intersections",
-        "negations",
         "names_for_ids",
     )
     for rewrite in REWRITES:
@@ -203,11 +188,12 @@ def test_rewrites_chain_and_each_keeps_its_record(shop, tmp_path):
 
 def test_an_unknown_rewrite_name_is_refused_with_the_known_ones():
     with pytest.raises(errors.ConfigurationError) as refused:
-        AgentSettings(disabled_rewrites={"negations", "named_value"})
+        AgentSettings(disabled_rewrites={"named_filters", "named_value"})
     text = str(refused.value)
-    assert "'named_value'" in text and "'negations'" not in text.split("(")[0]
+    assert "'named_value'" in text and "'named_filters'" not in text.split("(")[0]
     assert all(name in text for name in REWRITE_NAMES)
-    assert AgentSettings(disabled_rewrites=["negations"]).disabled_rewrites == frozenset({"negations"})
+    one_off = AgentSettings(disabled_rewrites=["named_filters"])
+    assert one_off.disabled_rewrites == frozenset({"named_filters"})
     assert AgentSettings().disabled_rewrites == frozenset()
 
 

@@ -3,10 +3,10 @@
 One stemmer (:func:`stem`, through :func:`words` and :func:`roots`), one stop list
 (:data:`STOP_WORDS`, through :func:`content_words`), the word lists the rules read by
 (words that ask rather than name, codes that are everyday words, id words, the columns of
-a person's first and last name, the wording of a question that excludes, asks for things
-that have none, for an average, for both of two values, for each group), and how a
-question names a stored value (:func:`value_named`: as words, or as a code it spells out)
-and which stored values are worth looking for in it (:func:`nameable`).
+a person's first and last name, the wording of a question that excludes, asks for an
+average, for each group), and how a question names a stored value (:func:`value_named`: as
+words, or as a code it spells out) and which stored values are worth looking for in it
+(:func:`nameable`).
 
 Everything here reads English wording; the rules that use it live in
 :mod:`sqlnb.agent.repairs` (rewrites of a draft) and :mod:`sqlnb.agent.doubts` (what
@@ -149,19 +149,8 @@ EXCLUDING = re.compile(
     r"|n't\b",
     re.I,
 )
-# a question about things that have none of something ("never", "without", "do not have",
-# "with no", "no … at all"), not about a property of the rows themselves ("are not")
-HAVING_NONE = re.compile(
-    r"\bnever\b|\bwithout\b|\b(?:do|does|did|have|has|had)\s*(?:not|n't)\b"
-    r"|\b(?:don|doesn|didn|haven|hasn|hadn)'t\b"
-    r"|\b(?:with|have|has|had)\s+no\b"
-    r"|\bno\s+(?!more\b|less\b|longer\b|later\b|earlier\b|fewer\b)\w+\s+(?:at all|ever)\b",
-    re.I,
-)
 # where a question starts naming the rows an average is taken over
 AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
-# a question asking for the things that have both of two values
-BOTH_WORD = re.compile(r"\bboth\b", re.I)
 # a question asking about every group
 EACH_WORD = re.compile(r"\b(each|every|per)\b", re.I)
 # a question that asks for any rows at all (a sample)

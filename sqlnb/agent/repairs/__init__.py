@@ -12,8 +12,6 @@ once in :data:`REWRITES`, in the order the first round applies them to a draft t
 - ``named_filters`` (:mod:`.values`): a category the question names, filtered on;
 - ``subset_averages`` (:mod:`.averages`): rows compared with a subset's average, no longer
   limited to that subset;
-- ``intersections`` (:mod:`.intersections`): "both" of two values, each asked for apart;
-- ``negations`` (:mod:`.negations`): things that have none, as keys ``NOT IN`` those that do;
 - ``names_for_ids`` (:mod:`.labels`): names shown for the ids the question asks about.
 
 Adding a rule is one module (or a function and a ``Rewrite`` in its family's) and one line
@@ -28,10 +26,8 @@ The other repairs are not switchable: the names a failed query clearly meant
 from __future__ import annotations
 
 from sqlnb.agent.repairs.averages import SUBSET_AVERAGES
-from sqlnb.agent.repairs.intersections import INTERSECTIONS
 from sqlnb.agent.repairs.joins import LINK_JOINS
 from sqlnb.agent.repairs.labels import NAMES_FOR_IDS
-from sqlnb.agent.repairs.negations import NEGATIONS
 from sqlnb.agent.repairs.rewrite import Draft, Rewrite
 from sqlnb.agent.repairs.values import NAMED_FILTERS, NAMED_VALUES
 
@@ -40,8 +36,6 @@ REWRITES: tuple[Rewrite, ...] = (
     NAMED_VALUES,
     NAMED_FILTERS,
     SUBSET_AVERAGES,
-    INTERSECTIONS,
-    NEGATIONS,
     NAMES_FOR_IDS,
 )
 REWRITE_NAMES: tuple[str, ...] = tuple(r.name for r in REWRITES)
