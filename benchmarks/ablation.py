@@ -51,6 +51,23 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
     "subset_averages": ("57130cc", "2026-11-26T13:06:00"),
 }
 
+# When each answer check entered the agent (its first commit): the batches written after it
+# are the data it is judged on.  A new check adds its line here when it enters the registry.
+CHECK_ADDED: dict[str, tuple[str, str]] = {
+    "one_of_each": ("3aad17c", "2026-11-25T12:05:40"),
+    "date_difference": ("3aad17c", "2026-11-25T12:05:40"),
+    "limit_without_order": ("2fa2f60", "2026-11-25T19:41:49"),
+    "numbers_left_out": ("7061fe5", "2026-11-25T20:18:53"),
+    "values_left_out": ("717e5d5", "2026-11-25T22:37:21"),
+    "filters_not_asked": ("d8ae35a", "2026-11-25T22:43:01"),
+}
+
+
+def check_names() -> list[str]:
+    from sqlnb.agent.checks import CHECK_NAMES
+
+    return list(CHECK_NAMES)
+
 
 def rule_names() -> list[str]:
     from sqlnb.agent.repairs import REWRITES
@@ -66,9 +83,10 @@ def written(db_file: Path) -> dt.datetime | None:
 
 def after(rule: str, when: dt.datetime | None) -> bool:
     """Whether data written at ``when`` was written after ``rule`` entered."""
-    if when is None or rule not in RULE_ADDED:
+    added = RULE_ADDED.get(rule) or CHECK_ADDED.get(rule)
+    if when is None or added is None:
         return False
-    return when > dt.datetime.fromisoformat(RULE_ADDED[rule][1])
+    return when > dt.datetime.fromisoformat(added[1])
 
 
 class Proposals:
@@ -169,7 +187,35 @@ def ask(
     if getattr(client, "misses", 0) > misses and not getattr(client, "live", True):
         return {"missing": True}
     m = scorer.evaluate(q["db"], q["query"], res.sql)
-    return {"sql": res.sql, "correct": bool(m.correct), "status": res.status}
+    return {
+        "sql": res.sql,
+        "correct": bool(m.correct),
+        "status": res.status,
+        "level": (res.confidence or {}).get("level"),
+        "checks": levels_without_each_check(res),
+    }
+
+
+def levels_without_each_check(res: Any) -> dict[str, str | None]:
+    """Each answer check that found something against the kept query, with the level the
+    answer would have had without that one finding (the checks change no query and no call,
+    so one run tells what each of them did to the rating)."""
+    from sqlnb.agent.confidence import assess
+
+    kept = next((a for a in res.attempts if "checks" in a), None)
+    if kept is None:
+        return {}
+    out: dict[str, str | None] = {}
+    for name in kept["checks"]:
+        judged = dict(kept)
+        judged["checks"] = {k: v for k, v in kept["checks"].items() if k != name}
+        conf = assess(
+            judged,  # type: ignore[arg-type]
+            reviewed=res.stop_reason == "finalized",
+            earlier_failures=sum(1 for a in res.attempts if a["n"] < kept["n"] and not a.get("ok")),
+        )
+        out[name] = conf["level"] if conf else None
+    return out
 
 
 def run_ablation(
@@ -207,7 +253,16 @@ def run_ablation(
                 rows.append(row)
                 log(f"[{i}/{len(questions)}] {q['set']} {q['db_id']} #{q['index']}: not in the store")
                 continue
-            row.update({"correct": base["correct"], "sql": base["sql"], "fired": sorted(on), "off": {}})
+            row.update(
+                {
+                    "correct": base["correct"],
+                    "sql": base["sql"],
+                    "level": base["level"],
+                    "checks": base["checks"],
+                    "fired": sorted(on),
+                    "off": {},
+                }
+            )
             for name in sorted(on):
                 alt = ask(q, adapter, client, scorer, frozenset({name}), max_iterations)
                 row["off"][name] = (
@@ -279,6 +334,55 @@ def summarize(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str,
             else "remove"
         )
         out[name] = {"added": RULE_ADDED.get(name), "sets": per, "verdict": verdict}
+    return out
+
+
+def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+    """Per answer check and per set (spider-dev; unseen batches written after the check):
+    the answers it found something against, how many of those were wrong and right, and of
+    the answers it kept from the high rating (high without its finding), how many were
+    wrong and right.  A check earns its place when it finds against more wrong answers than
+    right ones on the batches written after it."""
+    out: dict[str, Any] = {}
+    for name in names:
+        per: dict[str, dict[str, Any]] = {}
+        for label in ("unseen after it", "spider-dev"):
+            chosen = [r for r in rows if _counts_for(r, label, name) and not r.get("missing")]
+            fired = [r for r in chosen if name in (r.get("checks") or {})]
+            kept_from_high = [r for r in fired if r["checks"][name] == "high"]
+            per[label] = {
+                "questions": len(chosen),
+                "fired": len(fired),
+                "on_wrong": sum(1 for r in fired if not r["correct"]),
+                "on_right": sum(1 for r in fired if r["correct"]),
+                "high_wrong": sum(1 for r in kept_from_high if not r["correct"]),
+                "high_right": sum(1 for r in kept_from_high if r["correct"]),
+            }
+        later = per["unseen after it"]
+        verdict = (
+            "no data"
+            if not later["questions"]
+            else "remove (never fired)"
+            if not later["fired"]
+            else "keep"
+            if later["on_wrong"] > later["on_right"]
+            else "remove"
+        )
+        out[name] = {"added": CHECK_ADDED.get(name), "sets": per, "verdict": verdict}
+    return out
+
+
+def high_band(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per set: the answers rated high and how many of them were right."""
+    out: dict[str, Any] = {}
+    for r in rows:
+        if r.get("missing"):
+            continue
+        s = out.setdefault(r["set"], {"questions": 0, "high": 0, "high_right": 0})
+        s["questions"] += 1
+        if r.get("level") == "high":
+            s["high"] += 1
+            s["high_right"] += bool(r["correct"])
     return out
 
 
@@ -355,6 +459,59 @@ def markdown(data: dict[str, Any]) -> str:
         ),
         "",
     ]
+    if data.get("checks"):
+        lines += [
+            "## The answer checks",
+            "",
+            "The same run, every check on: the answers each check found something against "
+            '(`Attempt["checks"]`), how many of them were wrong and right, and of the answers it '
+            "kept from the high rating (rated high without its finding), how many were wrong and "
+            "right. A check earns its place when it finds against more wrong answers than right "
+            "ones on the unseen batches written after it (docs/agent.md).",
+            "",
+            c.table(
+                [
+                    "Check (entered)",
+                    "Set",
+                    "Questions",
+                    "Fired",
+                    "On wrong",
+                    "On right",
+                    "Kept from high: wrong / right",
+                    "Verdict",
+                ],
+                [
+                    [
+                        f"`{name}` ({(s['added'] or ['?', '?'])[1][:10]})",
+                        label,
+                        str(v["questions"]),
+                        str(v["fired"]),
+                        str(v["on_wrong"]),
+                        str(v["on_right"]),
+                        f"{v['high_wrong']} / {v['high_right']}",
+                        f"**{s['verdict']}**" if label == "unseen after it" else "",
+                    ]
+                    for name, s in data["checks"].items()
+                    for label, v in s["sets"].items()
+                ],
+            ),
+            "",
+            c.table(
+                ["Set", "Questions", "Rated high", "High and right"],
+                [
+                    [
+                        name,
+                        str(v["questions"]),
+                        str(v["high"]),
+                        f"{100.0 * v['high_right'] / v['high']:.1f}% ({v['high_right']})"
+                        if v["high"]
+                        else "—",
+                    ]
+                    for name, v in (data.get("high_band") or {}).items()
+                ],
+            ),
+            "",
+        ]
     if data.get("before_after"):
         lines += [
             "## This code against the run that recorded the replies",
@@ -452,6 +609,8 @@ def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) 
         "missing": sum(1 for r in rows if r.get("missing")),
         "replies": {"file": str(args.replies), "hits": store.hits, "misses": store.misses, "live": args.live},
         "rules": summarize(rows, names),
+        "checks": summarize_checks(rows, check_names()),
+        "high_band": high_band(rows),
         "before_after": compare(rows, before) if before else None,
         "rows": rows,
         "machine": info,

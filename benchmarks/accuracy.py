@@ -435,6 +435,8 @@ def ask_agent(
         "stop_reason": res.stop_reason,
         "confidence": conf.get("level"),
         "confidence_score": conf.get("score"),
+        # the answer checks' findings about the kept query, by check name (sqlnb.agent.checks)
+        "checks": next((dict(a["checks"]) for a in res.attempts if "checks" in a), {}),
         "examples": [e.get("index") for e in examples or []],
         # the examples the answer was written with (none when the answer without them
         # was rated high: see AgentSettings.memory_when_unsure)
@@ -910,8 +912,29 @@ def by_confidence(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> 
                 "correct": right,
                 "ex": round(100.0 * right / len(br), 1) if br else None,
             }
+        bands["calibration_error"] = calibration_error(rs)
         out[config] = bands
     return out
+
+
+def calibration_error(records: Sequence[dict[str, Any]], bins: int = 10) -> float | None:
+    """The expected calibration error of answers' confidence scores
+    (``AskResult.confidence["score"]``, 0..1; an answer without one counts as 0): the
+    answers put in ``bins`` equal bins by score, then the mean over bins, weighted by
+    their answers, of |share right − mean score|, in points (0: a score of 0.8 is right
+    80% of the time).  None without answers."""
+    if not records:
+        return None
+    groups: dict[int, list[tuple[float, bool]]] = {}
+    for r in records:
+        score = float(r.get("confidence_score") or 0.0)
+        groups.setdefault(min(bins - 1, int(score * bins)), []).append((score, bool(r["correct"])))
+    total = sum(len(g) for g in groups.values())
+    err = sum(
+        len(g) / total * abs(sum(ok for _, ok in g) / len(g) - sum(s for s, _ in g) / len(g))
+        for g in groups.values()
+    )
+    return round(100.0 * err, 1)
 
 
 def by_db(records: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -1134,19 +1157,24 @@ def markdown(data: dict[str, Any]) -> str:
             "## EX by confidence",
             "",
             "Each answer's confidence (`AskResult.confidence`, from evidence: drafts that agree, "
-            "empty or zeros-only results, repeated rows, replaced values); answerable questions "
-            'only. "none": no SQL to rate.',
+            "empty or zeros-only results, repeated rows, replaced values, the findings of the "
+            'answer checks); answerable questions only. "none": no SQL to rate. High promises '
+            "at least 95% right. Calibration error: the answers in ten bins by confidence score, "
+            "the mean over bins (weighted by answers) of |share right − mean score|.",
             "",
         ]
         head = ["Configuration"] + [f"{lvl} (n / EX)" for lvl in ("high", "medium", "low", "none")]
+        head.append("calibration error")
         rows = []
         for name, b in bands.items():
+            err = b.get("calibration_error")
             rows.append(
                 [name]
                 + [
                     f"{b[lvl]['n']} / {b[lvl]['ex']:.1f}%" if b[lvl]["n"] else "0 / —"
                     for lvl in ("high", "medium", "low", "none")
                 ]
+                + [f"{err:.1f} points" if err is not None else "—"]
             )
         lines += [c.table(head, rows), ""]
     if len(data["by_db"]) > 1:

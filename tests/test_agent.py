@@ -2034,7 +2034,7 @@ def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
     )
     # asked for the one group: trusted as before
     run = ask_voting(db, [sql(top)], [sql(top)], question="Which customer has the most orders?")
-    assert run.result.confidence["level"] == "high" and "doubts" not in run.result.attempts[0]
+    assert run.result.confidence["level"] == "high" and run.result.attempts[0]["checks"] == {}
 
 
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
@@ -2069,7 +2069,7 @@ def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_a
     # no time left for the lookups (a large database): no doubt from the data either
     import sqlnb.agent.runner as runner_module
 
-    monkeypatch.setattr(runner_module, "VALUE_DOUBT_SECONDS", 0)
+    monkeypatch.setattr(runner_module, "CHECK_SECONDS", 0)
     run = ask_voting(
         db, [sql(every)], [sql(every)], question="How many paid orders are there?", settings=UNFILTERED
     )

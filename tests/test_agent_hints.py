@@ -7,13 +7,34 @@ import sqlite3
 import pytest
 
 from sqlnb.adapters import connect
-from sqlnb.agent.doubts import answer_doubts, values_left_out
+from sqlnb.agent.checks import Answer, check_named
 from sqlnb.agent.hints import error_hint
 from sqlnb.agent.prompts import format_attempt
 from sqlnb.agent.repairs.joins import link_joins
 from sqlnb.agent.repairs.labels import label_column, label_columns, label_ids
 from sqlnb.agent.repairs.names import suggest_fix
 from sqlnb.agent.sqltree import alias_table
+
+# the checks that read only the query, the question and the catalog, run as the agent runs
+# them on its kept query, and the one that reads stored values
+_QUERY_CHECKS = (
+    "limit_without_order",
+    "numbers_left_out",
+    "filters_not_asked",
+    "one_of_each",
+    "date_difference",
+)
+
+
+def answer_doubts(sql, dialect, catalog, question, rows):
+    answer = Answer(sql=sql, dialect=dialect, question=question, catalog=catalog, row_count=rows)
+    return [f for name in _QUERY_CHECKS if (f := check_named(name).find(answer))]
+
+
+def values_left_out(sql, dialect, catalog, question, stored):
+    answer = Answer(sql=sql, dialect=dialect, question=question, catalog=catalog, stored_values=stored)
+    found = check_named("values_left_out").find(answer)
+    return found.split("; ") if found else []
 
 
 def sqlite_catalog(tmp_path_factory, name: str, script: str):

@@ -148,8 +148,10 @@ TURNS = {
 }
 
 
-def run_turn(shop, name: str) -> list[dict[str, Any]]:
-    """Ask the question of ``TURNS[name]``; the values of every checkpoint of its turn."""
+def run_turn(shop, name: str, answered: list[Any] | None = None) -> list[dict[str, Any]]:
+    """Ask the question of ``TURNS[name]``; the values of every checkpoint of its turn
+    (its AskResult's attempts added to ``answered``: the kept one carries the checks'
+    findings, written after the graph's last checkpoint)."""
     turn = TURNS[name]
     model = ScriptedChatModel(replies=list(turn.replies), drafts=turn.drafts)
     agent = Agent(memory=False)
@@ -159,6 +161,8 @@ def run_turn(shop, name: str) -> list[dict[str, Any]]:
     assert result.attempts, name
     for a in result.attempts:
         check(a, Attempt, f"{name}, AskResult attempt {a['n']}")
+    if answered is not None:
+        answered.extend(result.attempts)
     config = {"configurable": {"thread_id": agent.thread_id("shop")}}
     return [dict(snapshot.values) for snapshot in agent.graph.get_state_history(config)]
 
@@ -180,8 +184,9 @@ def test_every_key_declared_is_written(shop):
         ReplyRecord: set(),
         Turn: set(),
     }
+    answered: list[Any] = []
     for name in TURNS:
-        for values in run_turn(shop, name):
+        for values in run_turn(shop, name, answered):
             seen[AgentState] |= set(values)
             for a in values.get("attempts") or []:
                 seen[Attempt] |= set(a)
@@ -190,6 +195,8 @@ def test_every_key_declared_is_written(shop):
             seen[ReplyRecord] |= set(values.get("reply") or {})
             for t in values.get("turns") or []:
                 seen[Turn] |= set(t)
+    for a in answered:
+        seen[Attempt] |= set(a)
     for td, keys in seen.items():
         assert keys == set(get_type_hints(td)), (
             f"{td.__name__}: never written {set(get_type_hints(td)) - keys}"

@@ -152,10 +152,11 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
         "named_values",
         "named_filters",
         "subset_averages",
+        "group_by_key",
     )
     assert sorted(REWRITE_NAMES) == sorted(names)
     settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
-    assert [settings.rewrite_on(n) for n in names] == [True] * 5 and settings.memory_when_unsure
+    assert [settings.rewrite_on(n) for n in names] == [True] * len(names) and settings.memory_when_unsure
     by_id = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
     question = "Which customer has the most orders, and how many are they?"
 
@@ -171,13 +172,22 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     shell.run_line_magic("config", f"AskMagic.disabled_rewrites = {list(names)!r}")
     shell.run_line_magic("config", "AskMagic.memory_when_unsure = False")
     settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
-    assert [settings.rewrite_on(n) for n in names] == [False] * 5 and not settings.memory_when_unsure
+    assert [settings.rewrite_on(n) for n in names] == [False] * len(names) and not settings.memory_when_unsure
     assert ask().rows() == [[1, 2]]  # off: the id stays
     # a name no rewrite has is refused, naming the ones there are
     shell.run_line_magic("config", "AskMagic.disabled_rewrites = ['names_for_id']")
     with pytest.raises(errors.ConfigurationError, match="names_for_id") as refused:
         kernel_session(shell).ask.settings(no_data=False, connection="x")
     assert all(n in str(refused.value) for n in names)
+    shell.run_line_magic("config", "AskMagic.disabled_rewrites = []")
+    # the answer checks likewise, by name
+    shell.run_line_magic("config", "AskMagic.disabled_checks = ['fan_out', 'merged_entities']")
+    settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
+    assert settings.disabled_checks == frozenset({"fan_out", "merged_entities"})
+    shell.run_line_magic("config", "AskMagic.disabled_checks = ['fanout']")
+    with pytest.raises(errors.ConfigurationError, match="fanout"):
+        kernel_session(shell).ask.settings(no_data=False, connection="x")
+    shell.run_line_magic("config", "AskMagic.disabled_checks = []")
 
 
 @pytest.mark.engines(["sqlite"])

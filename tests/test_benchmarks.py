@@ -65,6 +65,17 @@ def is_number(v) -> bool:
 
 
 @pytest.mark.timeout(600)
+def test_calibration_error_weighs_each_bin_by_its_answers():
+    import accuracy
+
+    rs = [{"confidence_score": 0.95, "correct": True}] * 9 + [{"confidence_score": 0.95, "correct": False}]
+    assert accuracy.calibration_error(rs) == 5.0  # 90% right at 0.95
+    rs += [{"confidence_score": 0.2, "correct": False}] * 10  # 0% right at 0.2: 20 points off
+    assert accuracy.calibration_error(rs) == 12.5
+    assert accuracy.calibration_error([{"confidence_score": None, "correct": False}]) == 0.0
+    assert accuracy.calibration_error([]) is None
+
+
 def test_fetch(tmp_path, data_dir):
     data = run_benchmark("fetch", tmp_path, data_dir)
     assert data["rows"] == ROWS
@@ -233,6 +244,8 @@ def test_accuracy_gold_oracle_scores_100(spider_dir, tmp_path):
     assert s["one-by-one"]["llm_calls_mean"] == 2  # a scripted model: the agent's own calls
     # confidence per band: a model that does not sample, reviewed: medium
     assert data["by_confidence"]["agent"]["medium"] == {"n": 3, "correct": 3, "ex": 100.0}
+    # every answer scored 1.0 (the one draft's result) and right: no calibration error
+    assert data["by_confidence"]["agent"]["calibration_error"] == 0.0
     assert s["no-review"]["llm_calls_mean"] == 1 and s["no-review"]["stop_reasons"] == {"executed": 3}
     assert s["single-shot"]["llm_calls_mean"] == 1 and s["single-shot"]["stop_reasons"] == {"single_shot": 3}
     assert s["agent"]["prompt_tokens_mean"] > 0 and s["agent"]["completion_tokens_mean"] > 0
@@ -514,6 +527,20 @@ def test_unseen_databases_build_and_every_gold_query_answers(tmp_path):
             con.close()
 
 
+class DraftWriter(QuestionOracle):
+    """Writes the draft of each question (``drafts``: question → SQL), as the reply and
+    as every sampled draft."""
+
+    samples: bool = True
+    drafts: dict[str, str] = Field(default_factory=dict)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        text = str(messages[-1].content)
+        question = re.findall(r"^Question: (.*)$", text, re.M)[-1].strip()
+        reply = f"```sql\n{self.drafts[question]}\n```"
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
+
+
 def test_ablation_measures_each_rewrite_on_data_written_after_it(tmp_path):
     """benchmarks/ablation.py: each question asked with every rewrite on, then with each
     rewrite that proposed a query off, the replies from the store (recorded once with the
@@ -553,19 +580,8 @@ def test_ablation_measures_each_rewrite_on_data_written_after_it(tmp_path):
         )
         drafts[case.question] = case.draft
 
-    class DraftWriter(QuestionOracle):
-        """Writes each question's case draft, as the reply and as every sampled draft."""
-
-        samples: bool = True
-
-        def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
-            text = str(messages[-1].content)
-            question = re.findall(r"^Question: (.*)$", text, re.M)[-1].strip()
-            reply = f"```sql\n{drafts[question]}\n```"
-            return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
-
     path = tmp_path / "replies.jsonl"
-    recorder = ReplyStore(accuracy.make_client(DraftWriter(answers={})), path)
+    recorder = ReplyStore(accuracy.make_client(DraftWriter(answers={}, drafts=drafts)), path)
     recorder.client.name = "llamacpp:test"  # a local model: the agent draws drafts
     names = ablation.rule_names()
     ablation.run_ablation(questions, recorder, names, log=lambda m: None)
@@ -610,3 +626,56 @@ def test_ablation_measures_each_rewrite_on_data_written_after_it(tmp_path):
     assert (
         "| `names_for_ids` (2026-11-25) | unseen after it | 4 | 1 | 1 | 0 | 0 | +25.00 | **keep** |" in text
     )
+
+
+def test_ablation_judges_each_check_on_data_written_after_it(tmp_path):
+    """benchmarks/ablation.py's checks: one run tells, per check, the answers it found
+    something against, right or wrong, and those it kept from the high rating; a check
+    earns its place when it finds against more wrong answers than right ones on data
+    written after it."""
+    import datetime as dt
+
+    import ablation
+    import accuracy
+    from replies import ReplyStore
+
+    from tests.test_checks import CASES, SHOP
+
+    db = tmp_path / "checks.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript(SHOP)
+    con.close()
+    later, earlier = dt.datetime(2030, 1, 1), dt.datetime(2020, 1, 1)
+    right_one, before_one = "limit_without_order", "one_of_each"
+    questions, drafts = [], {}
+    for i, (name, case) in enumerate(sorted(CASES.items())):
+        questions.append(
+            {
+                "set": "unseen",
+                "db_id": "checks",
+                "index": i,
+                "question": case.question,
+                # every draft wrong (no rows are asked for), but one
+                "query": case.draft if name == right_one else "SELECT 1 WHERE 0 = 1",
+                "db": db,
+                "written": earlier if name == before_one else later,
+            }
+        )
+        drafts[case.question] = case.draft
+    store = ReplyStore(
+        accuracy.make_client(DraftWriter(answers={}, drafts=drafts)), tmp_path / "replies.jsonl"
+    )
+    store.client.name = "llamacpp:test"
+    rows = ablation.run_ablation(questions, store, [], log=lambda m: None)
+    checks = ablation.summarize_checks(rows, ablation.check_names())
+    for name, s in checks.items():
+        later_set = s["sets"]["unseen after it"]
+        if name == before_one:  # its own question was written before it: not counted for it
+            assert later_set["fired"] == 0 and s["verdict"] == "remove (never fired)", (name, s)
+        elif name == right_one:  # it doubted a right answer
+            assert (later_set["on_right"], later_set["high_right"]) == (1, 1) and s["verdict"] == "remove"
+        else:
+            assert later_set["on_wrong"] == 1 and later_set["on_right"] == 0, (name, later_set)
+            assert later_set["high_wrong"] == 1 and s["verdict"] == "keep", (name, s)
+    band = ablation.high_band(rows)["unseen"]
+    assert band["questions"] == len(CASES) and band["high"] == 0

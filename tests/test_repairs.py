@@ -26,13 +26,19 @@ from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
 
 # three customers and their orders; Ada has a paid and a new order, Grace a paid one, Linus
-# none (the registry's cases run on it, here and in tests/test_benchmarks.py)
+# none; two suppliers called Acme and one called Zenith, and what each delivered (the
+# registry's cases run on it, here and in tests/test_benchmarks.py)
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
                          amount REAL, status TEXT);
     INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');
     INSERT INTO orders VALUES (10, 1, 12.5, 'paid'), (11, 1, 99.99, 'new'), (12, 2, 5.0, 'paid');
+    CREATE TABLE suppliers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE deliveries (id INTEGER PRIMARY KEY, supplier_id INTEGER NOT NULL REFERENCES suppliers(id),
+                             qty INTEGER);
+    INSERT INTO suppliers VALUES (1, 'Acme'), (2, 'Acme'), (3, 'Zenith');
+    INSERT INTO deliveries VALUES (1, 1, 5), (2, 2, 4), (3, 3, 7);
 """
 
 
@@ -87,6 +93,13 @@ CASES = {
         "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
         [["Ada", 2]],
         "orders.customer_id → customers.name",
+    ),
+    "group_by_key": Case(
+        "Which supplier delivered the most? Give the name.",
+        "SELECT s.name FROM suppliers AS s JOIN deliveries AS d ON d.supplier_id = s.id "
+        "GROUP BY s.name ORDER BY SUM(d.qty) DESC LIMIT 1",
+        [["Zenith"]],
+        "grouped by s.id as well",
     ),
 }
 
@@ -144,6 +157,7 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
         "named_filters",
         "subset_averages",
         "names_for_ids",
+        "group_by_key",
     )
     for rewrite in REWRITES:
         assert isinstance(rewrite, Rewrite) and rewrite_named(rewrite.name) is rewrite

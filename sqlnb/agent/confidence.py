@@ -10,13 +10,12 @@ Every answer with SQL gets one of three levels:
 - ``medium``: at least two drafts agree and more of them than on any other result (or a
   model that does not sample reviewed its own result), with nothing suspicious about it;
 - ``low``: no agreement, an empty result, repeated rows, a filter value that had to be
-  replaced by the one stored in the data, or the query speaks against itself
-  (``doubts.answer_doubts``: one row kept of the groups the question asks about each of,
-  rows kept by a LIMIT with no ORDER BY when the question asks for no number of rows,
-  a number the question names that the query does not use, a value the query filters on
-  that the question does not name, one date subtracted from another; and, from the data,
-  a stored value the question names that the query does not use:
-  ``doubts.values_left_out``, looked up for the kept query when value hints are on).
+  replaced by the one stored in the data, or a finding of the answer checks
+  (:data:`sqlnb.agent.checks.CHECKS`, run on the kept query: from the query and the
+  question, e.g. rows kept by a LIMIT with no ORDER BY, a number the question names that
+  the query does not use; and from the data, read-only, e.g. a stored value the question
+  names that the query leaves out, rows added together under a name they share, a sum
+  over a join that repeats the summed rows).
 
 An answer rewrite of the first round (:data:`sqlnb.agent.repairs.REWRITES`) that changed
 the kept query adds its reason (``Rewrite.reason``, with what it changed), without
@@ -39,7 +38,7 @@ LEVELS: tuple[Level, ...] = ("high", "medium", "low")
 
 class Confidence(TypedDict):
     level: Level
-    score: float  # 0..1: the share of the drafts that gave the kept result, lowered by doubts
+    score: float  # 0..1: the share of the drafts that gave the kept result, lowered by the checks' findings
     reasons: list[str]
 
 
@@ -84,8 +83,9 @@ def assess(attempt: Attempt, *, reviewed: bool = False, earlier_failures: int = 
         reasons.append("rows of the result repeat")
     if attempt.get("repaired"):
         reasons.append(f"a filter value was replaced by the stored one ({attempt['repaired']})")
-    for doubt in attempt.get("doubts") or []:
-        reasons.append(doubt)
+    # the findings of the answer checks (sqlnb.agent.checks.CHECKS), in their order
+    findings = attempt.get("checks") or {}
+    reasons.extend(findings.values())
     if attempt.get("null_safe"):
         reasons.append(f"{attempt['null_safe']}: a NOT IN list that holds a NULL matches no row")
     # what the answer rewrites changed (sqlnb.agent.repairs.REWRITES), in their order
@@ -101,19 +101,14 @@ def assess(attempt: Attempt, *, reviewed: bool = False, earlier_failures: int = 
     if reviewed:
         reasons.append("the model checked the result and kept it")
 
-    doubts = (
-        nothing
-        or bool(attempt.get("repeated_rows"))
-        or bool(attempt.get("repaired"))
-        or bool(attempt.get("doubts"))
-    )
-    if doubts:
+    doubted = nothing or bool(attempt.get("repeated_rows")) or bool(attempt.get("repaired")) or bool(findings)
+    if doubted:
         score = min(score, 0.3)
-    if not doubts and agree >= 2 and not rivals and agree == draws:
+    if not doubted and agree >= 2 and not rivals and agree == draws:
         level: Level = "high"
-    elif not doubts and agree >= 2 and agree > best_rival:
+    elif not doubted and agree >= 2 and agree > best_rival:
         level = "medium"
-    elif not doubts and draws == 1 and reviewed and not earlier_failures:
+    elif not doubted and draws == 1 and reviewed and not earlier_failures:
         level, score = "medium", max(score, 0.5)
     else:
         level = "low"

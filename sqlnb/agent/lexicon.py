@@ -9,7 +9,7 @@ words, or as a code it spells out) and which stored values are worth looking for
 (:func:`nameable`).
 
 Everything here reads English wording; the rules that use it live in
-:mod:`sqlnb.agent.repairs` (rewrites of a draft) and :mod:`sqlnb.agent.doubts` (what
+:mod:`sqlnb.agent.repairs` (rewrites of a draft) and :mod:`sqlnb.agent.checks` (what
 lowers an answer's confidence), the schema context's table choice in
 :mod:`sqlnb.agent.context` and the memory's similarity in :mod:`sqlnb.agent.memory`.
 """
@@ -149,10 +149,22 @@ EXCLUDING = re.compile(
     r"|n't\b",
     re.I,
 )
+# the words that leave out what follows them ("not refunded", "without a discount")
+NEGATIONS = frozenset({"not", "non", "never", "no", "without", "excluding", "except", "nor"})
 # where a question starts naming the rows an average is taken over
 AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
 # a question asking about every group
 EACH_WORD = re.compile(r"\b(each|every|per)\b", re.I)
+# a question that ranks: asks for the most, the least or the top of something ("at most"
+# and "at least" bound a number instead)
+RANKING_WORD = re.compile(
+    r"(?<!\bat )\b(?:most|least|highest|lowest|largest|smallest|biggest|greatest|fewest"
+    r"|top|best|worst|maximum|minimum|longest|shortest|oldest|youngest|newest|cheapest"
+    r"|earliest|latest)\b",
+    re.I,
+)
+# units of time a figure may be asked "per" of
+TIME_UNITS = frozenset({"day", "week", "month", "quarter", "year", "hour", "weekday"})
 # a question that asks for any rows at all (a sample)
 ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
 

@@ -29,7 +29,6 @@ from langgraph.runtime import Runtime
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter, Catalog, Result, Table
-from sqlnb.agent.doubts import answer_doubts
 from sqlnb.agent.execution import Fingerprint, Run, fingerprint, nothing_found, plain_value, run_statement
 from sqlnb.agent.first_round import FirstRoundResult, draft_seed, first_round
 from sqlnb.agent.hints import empty_result_hint, error_hint, null_not_in_hint, repeated_rows_hint
@@ -310,15 +309,6 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
         attempt["null_safe"] = done
     if rewrites := (reply.get("rewrites") or {}).get(sql):
         attempt["rewrites"] = dict(rewrites)
-    if attempt["ok"]:
-        try:
-            doubts = answer_doubts(
-                sql, dialect, ctx.catalog, state.get("question", ""), attempt.get("row_count")
-            )
-        except Exception:  # a query shape the checks do not know: no doubt raised
-            doubts = []
-        if doubts:
-            attempt["doubts"] = doubts
     failures = 0 if attempt["ok"] else state.get("consecutive_failures", 0) + 1
     return {
         "attempts": attempts + [attempt],

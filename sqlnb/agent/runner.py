@@ -20,9 +20,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter, Catalog, Result, Table
+from sqlnb.agent.checks import Answer, judge
 from sqlnb.agent.confidence import Confidence, Level, assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
-from sqlnb.agent.doubts import values_left_out
 from sqlnb.agent.graph import build_graph, recursion_limit
 from sqlnb.agent.nodes import AgentContext, ChatClient, preview_rows
 from sqlnb.agent.settings import AgentSettings, first_draft_cap
@@ -557,9 +557,9 @@ class Agent:
             n = max(a["n"] for a in attempts if a.get("ok") and a["sql"] == final_sql)
             result = context.results.get(n)
             kept = next(a for a in attempts if a["n"] == n)
-            doubts = list(kept.get("doubts") or []) + self._values_left_out(final_sql, question, context)
             judged = kept.copy()
-            judged["doubts"] = doubts
+            judged["checks"] = self._check(final_sql, question, result, kept, context)
+            attempts = [judged if a is kept else a for a in attempts]
             confidence = assess(
                 judged,
                 reviewed=values.get("stop_reason") == "finalized",
@@ -567,26 +567,43 @@ class Agent:
             )
         return _Turn(values, attempts, final_sql, result, confidence)
 
-    def _values_left_out(self, sql: str, question: str, context: AgentContext) -> list[str]:
-        """Stored values the question names that the kept query does not use (a doubt for
-        its confidence, never shown to the model; :func:`~sqlnb.agent.doubts.values_left_out`),
-        looked up for at most :data:`VALUE_DOUBT_SECONDS`; none when value lookups are off."""
-        if not context.settings.value_hints or context.distinct_values is None:
-            return []
-        lookup, deadline = context.distinct_values, time.monotonic() + VALUE_DOUBT_SECONDS
+    def _check(
+        self, sql: str, question: str, result: Result | None, kept: Attempt, context: AgentContext
+    ) -> dict[str, str]:
+        """The findings of the answer checks (:func:`sqlnb.agent.checks.judge`) about the
+        kept query, by check name: for the user and the confidence, never shown to the
+        model.  The checks that read the data (read-only) run when value lookups are on,
+        and all their lookups together take at most :data:`CHECK_SECONDS`; on a large
+        database the lookups not reached in time find nothing."""
+        s = context.settings
+        stored_values = lookup = None
+        if s.value_hints and context.distinct_values is not None:
+            find_values, deadline = context.distinct_values, time.monotonic() + CHECK_SECONDS
+            adapter = context.adapter
 
-        def within_budget(table: Table, column: str) -> Sequence[object]:
-            left = deadline - time.monotonic()
-            if left <= 0:  # a large database: the columns not looked up yet raise no doubt
-                raise TimeoutError("no time left for value lookups")
-            return lookup(table, column, timeout=max(0.5, left))
+            def left() -> float:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("no time left for the answer checks' lookups")
+                return max(0.5, remaining)
 
-        try:
-            return values_left_out(sql, context.adapter.dialect, context.catalog, question, within_budget)
-        except errors.QueryCancelled:
-            return []  # the turn was stopped: its answer keeps the doubts it has
-        except Exception:  # a lookup the database refused or a query shape not known
-            return []
+            def stored_values(table: Table, column: str) -> Sequence[object]:
+                return find_values(table, column, timeout=left())
+
+            def lookup(query: str) -> Sequence[tuple[Any, ...]]:
+                return adapter.execute(query, max_rows=CHECK_ROWS, readonly=True, timeout=left()).rows
+
+        answer = Answer(
+            sql=sql,
+            dialect=context.adapter.dialect,
+            question=question,
+            catalog=context.catalog,
+            result=result,
+            row_count=kept.get("row_count"),
+            stored_values=stored_values,
+            lookup=lookup,
+        )
+        return judge(answer, s.disabled_checks)
 
     # ---- the memory of accepted answers -------------------------------------------------
     def recall(self, adapter: Adapter, question: str, k: int = 3) -> list[dict[str, Any]]:
@@ -721,9 +738,11 @@ class _Turn:
         return self.confidence["level"] if self.confidence else None
 
 
-# the most time the stored-value doubt of an answer (``doubts.values_left_out``) may spend
-# looking values up; on a large database the columns not reached raise no doubt
-VALUE_DOUBT_SECONDS = 2.0
+# the most time the answer checks that read the data (sqlnb.agent.checks) may spend on
+# their lookups, all together; on a large database the lookups not reached find nothing
+CHECK_SECONDS = 2.0
+# the most rows one lookup of the answer checks fetches
+CHECK_ROWS = 1000
 
 
 class StoppableClient:

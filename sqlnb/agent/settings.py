@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlnb import errors
+from sqlnb.agent.checks import CHECK_NAMES
 from sqlnb.agent.repairs import REWRITE_NAMES
 
 
@@ -50,6 +51,10 @@ class AgentSettings:
     # a model call, when its query runs and keeps what it must (rows, or the draft's row
     # count); those that read stored values run only with share_data and value_hints on.
     disabled_rewrites: frozenset[str] = frozenset()
+    # The answer checks (sqlnb.agent.checks.CHECKS) turned off, by name; every one is on by
+    # default.  A check's finding lowers the answer's confidence with its reason; those
+    # that read the data run only with share_data and value_hints on.
+    disabled_checks: frozenset[str] = frozenset()
     # Refuse to start on a connection whose credentials may write, or whose write access
     # sqlnb could not find out (sqlnb.adapters.privileges): only a read-only role (or a
     # --readonly file connection) is asked.  The agent's own queries are read-only either way.
@@ -57,6 +62,7 @@ class AgentSettings:
 
     def __post_init__(self) -> None:
         self.disabled_rewrites = checked_rewrite_names(self.disabled_rewrites)
+        self.disabled_checks = checked_names(self.disabled_checks, CHECK_NAMES, "check", "disabled_checks")
 
     def rewrite_on(self, name: str) -> bool:
         """Whether the answer rewrite called ``name`` may run."""
@@ -66,17 +72,27 @@ class AgentSettings:
 def checked_rewrite_names(names: Iterable[str] | str | None) -> frozenset[str]:
     """``names`` as a set of rewrite names; a :class:`~sqlnb.errors.ConfigurationError`
     naming the known rewrites for a name no rewrite has."""
+    return checked_names(names, REWRITE_NAMES, "rewrite", "disabled_rewrites")
+
+
+def checked_names(
+    names: Iterable[str] | str | None, known: Iterable[str], kind: str, setting: str
+) -> frozenset[str]:
+    """``names`` as a set of the ``known`` names of rules of one ``kind`` (rewrite,
+    check); a :class:`~sqlnb.errors.ConfigurationError` naming the known ones for a name
+    no rule has (``setting``: where the names were given)."""
     if names is None:
         return frozenset()
     if isinstance(names, str):
         names = [names]
     out = frozenset(str(n).strip() for n in names if str(n).strip())
-    unknown = sorted(out - set(REWRITE_NAMES))
+    known = tuple(known)
+    unknown = sorted(out - set(known))
     if unknown:
         raise errors.ConfigurationError(
-            f"Unknown rewrite{'s' if len(unknown) > 1 else ''} {', '.join(repr(n) for n in unknown)} "
-            f"in disabled_rewrites",
-            hint=f"the rewrites are: {', '.join(REWRITE_NAMES)}",
+            f"Unknown {kind}{'s' if len(unknown) > 1 else ''} {', '.join(repr(n) for n in unknown)} "
+            f"in {setting}",
+            hint=f"the {kind}s are: {', '.join(known)}",
         )
     return out
 

@@ -1,4 +1,4 @@
-"""SQL-tree helpers the hints, repairs and doubts share: a query parsed (sqlglot), the
+"""SQL-tree helpers the hints, repairs and checks share: a query parsed (sqlglot), the
 catalog tables it reads and by which alias, each SELECT's own tables, the foreign keys
 between two tables, columns and tables written back qualified and quoted, and the filters
 that compare a column with strings, with the values stored in that column."""
@@ -94,6 +94,33 @@ def scope_tables(select: exp.Select, catalog: Catalog) -> dict[str, Table]:
         if found is not None:
             out[(t.alias or t.name).lower()] = found
     return out
+
+
+def column_owner(col: exp.Column, scope: dict[str, Table]) -> tuple[str, Table] | None:
+    """The alias (lower case) and catalog table a column of a SELECT belongs to, among the
+    SELECT's own tables (:func:`scope_tables`); None when unclear."""
+    if col.table:
+        t = scope.get(col.table.lower())
+        return (col.table.lower(), t) if t is not None else None
+    owners = [(alias, t) for alias, t in scope.items() if t.column(col.name) is not None]
+    return owners[0] if len(owners) == 1 else None
+
+
+def grouped_apart(table: Table, alias: str, groups: Sequence[tuple[str, Table, str]]) -> bool:
+    """Whether a grouping (``groups``: alias, table and column of each grouped column)
+    tells ``table``'s rows apart: it groups by the table's key or a unique column of the
+    same alias, or by a foreign key that references the table."""
+    key = table.primary_key[0].lower() if len(table.primary_key) == 1 else None
+    for g_alias, g_table, g_col in groups:
+        low = g_col.lower()
+        if g_alias == alias and (
+            low == key or any([low] == [u.lower() for u in cols] for cols in table.unique)
+        ):
+            return True
+        for fk in g_table.foreign_keys:
+            if [c.lower() for c in fk.columns] == [low] and fk.ref_table.lower() == table.name.lower():
+                return True
+    return False
 
 
 def spelling(select: exp.Select) -> dict[str, str]:

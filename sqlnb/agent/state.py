@@ -85,8 +85,9 @@ class Attempt(TypedDict):
     rewrites: NotRequired[dict[str, str]]
     repaired: NotRequired[str]
     null_safe: NotRequired[str]
-    # what about the query speaks against it as the answer (sqlnb.agent.doubts.answer_doubts)
-    doubts: NotRequired[list[str]]
+    # the kept query's findings of the answer checks (sqlnb.agent.checks.CHECKS), by check
+    # name: what speaks against it as the answer (set on the turn's kept attempt)
+    checks: NotRequired[dict[str, str]]
     # False: the rows were not shown to the model (data sharing is off)
     data_shared: NotRequired[bool]
     # it ran and found nothing: no rows, or one row of only zeros and NULLs

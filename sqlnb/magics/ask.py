@@ -12,6 +12,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Bool, Float, Int, List, Unicode, observe
 
 from sqlnb import errors
+from sqlnb.agent.checks import CHECK_NAMES
 from sqlnb.agent.repairs import REWRITE_NAMES
 from sqlnb.kernel import kernel_session
 from sqlnb.magics.sql import MagicArgumentParser as _Parser
@@ -78,6 +79,12 @@ class AskMagic(Magics):
         + ", ".join(REWRITE_NAMES)
         + " (sqlnb.agent.repairs; "
         "all on by default).",
+    ).tag(config=True)
+    disabled_checks = List(
+        Unicode(),
+        help="Answer checks that lower an answer's confidence to turn off, by name: "
+        + ", ".join(CHECK_NAMES)
+        + " (sqlnb.agent.checks; all on by default).",
     ).tag(config=True)
     memory_when_unsure = Bool(
         True,
@@ -154,6 +161,7 @@ class AskMagic(Magics):
             retry_drafts=None if self.retry_drafts < 0 else self.retry_drafts,
             first_drafts=None if self.first_drafts < 0 else self.first_drafts,
             disabled_rewrites=frozenset(self.disabled_rewrites),
+            disabled_checks=frozenset(self.disabled_checks),
             memory_when_unsure=self.memory_when_unsure,
             require_readonly_role=self.require_readonly_role,
         )

@@ -12,7 +12,9 @@ once in :data:`REWRITES`, in the order the first round applies them to a draft t
 - ``named_filters`` (:mod:`.values`): a category the question names, filtered on;
 - ``subset_averages`` (:mod:`.averages`): rows compared with a subset's average, no longer
   limited to that subset;
-- ``names_for_ids`` (:mod:`.labels`): names shown for the ids the question asks about.
+- ``names_for_ids`` (:mod:`.labels`): names shown for the ids the question asks about;
+- ``group_by_key`` (:mod:`.entities`): rows added up per name of a thing grouped by its key
+  as well, so things that share a name are not added together.
 
 Adding a rule is one module (or a function and a ``Rewrite`` in its family's) and one line
 here; ``tests/test_repairs.py`` walks this registry and needs a case for each rule.  A rule
@@ -26,6 +28,7 @@ The other repairs are not switchable: the names a failed query clearly meant
 from __future__ import annotations
 
 from sqlnb.agent.repairs.averages import SUBSET_AVERAGES
+from sqlnb.agent.repairs.entities import GROUP_BY_KEY
 from sqlnb.agent.repairs.joins import LINK_JOINS
 from sqlnb.agent.repairs.labels import NAMES_FOR_IDS
 from sqlnb.agent.repairs.rewrite import Draft, Rewrite
@@ -37,6 +40,7 @@ REWRITES: tuple[Rewrite, ...] = (
     NAMED_FILTERS,
     SUBSET_AVERAGES,
     NAMES_FOR_IDS,
+    GROUP_BY_KEY,
 )
 REWRITE_NAMES: tuple[str, ...] = tuple(r.name for r in REWRITES)
 _BY_NAME = {r.name: r for r in REWRITES}

@@ -11,9 +11,11 @@ from typing import Literal
 from sqlnb.adapters import Catalog, Result, Table
 
 # what a rewritten query's result must keep for the rewrite to stand in for the draft:
-# "runs": it ran; "finds_rows": it has rows; "same_row_count": as many rows as the draft's
-Keeps = Literal["runs", "finds_rows", "same_row_count"]
-KEEPS: tuple[Keeps, ...] = ("runs", "finds_rows", "same_row_count")
+# "runs": it ran; "finds_rows": it has rows; "same_row_count": as many rows as the draft's;
+# "changes_result": it has rows and they are not the draft's (a rewrite that would only
+# restate the draft's answer does not stand in, nor is it reported)
+Keeps = Literal["runs", "finds_rows", "same_row_count", "changes_result"]
+KEEPS: tuple[Keeps, ...] = ("runs", "finds_rows", "same_row_count", "changes_result")
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,18 @@ class Rewrite:
             return bool(rewritten.row_count)
         if self.keeps == "same_row_count":
             return rewritten.row_count == draft.row_count
+        if self.keeps == "changes_result":
+            return bool(rewritten.row_count) and _row_multiset(rewritten) != _row_multiset(draft)
         return True
 
     def reason_for(self, change: str) -> str:
         """The confidence reason of an answer this rewrite changed (``change``: what)."""
         return self.reason.format(change=change)
+
+
+def _row_multiset(result: Result) -> list[str]:
+    """A result's rows in a canonical order (each row's repr), to tell two results apart."""
+    table = result.arrow
+    if table is None:
+        return []
+    return sorted(repr(row) for row in zip(*(col.to_pylist() for col in table.columns), strict=True))

@@ -1,0 +1,98 @@
+"""The checks of an answer: what speaks against the query a turn kept, as the answer to
+its question.  Each check is a :class:`~sqlnb.agent.checks.check.Check` (one name, a
+summary, the function that finds, whether it reads the data), defined in the module of
+its kind and listed once in :data:`CHECKS`.  A finding lowers the answer's confidence
+(:mod:`sqlnb.agent.confidence`) with its reason; no check changes an answer (the
+:mod:`sqlnb.agent.repairs` do that).
+
+From the query, the question and the catalog (:mod:`.query`):
+
+- ``limit_without_order``: rows kept by a LIMIT with no ORDER BY, the question asking for
+  no number of rows;
+- ``numbers_left_out``: a number the question names that the query does not use;
+- ``filters_not_asked``: a filter on a value the question does not name;
+- ``one_of_each``: one row kept of the groups the question asks about each of;
+- ``date_difference``: one date subtracted from another;
+- ``negated_value``: a value the question leaves out, the only one the query keeps;
+- ``counted_elsewhere``: a question counting a table's rows, a query that does not read it;
+- ``ranking_without_order``: a question for the most or the top, a query that does not rank;
+- ``one_total_for_groups``: one total where the question asks for one per group.
+
+From the data, read-only (:mod:`.data`):
+
+- ``values_left_out``: a stored value the question names that the query does not use;
+- ``merged_entities``: rows added together under a name several of them share;
+- ``fan_out``: a sum or average over a join that repeats the rows it sums;
+- ``needless_join``: rows added up over a join used for nothing but joining, which changes
+  how many rows there are.
+
+Adding a check is one function and one ``Check`` in its module and one line here;
+``tests/test_checks.py`` walks this registry and needs a case for each check.  A check is
+turned off by its name in ``AgentSettings.disabled_checks``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from sqlnb.agent.checks.check import Answer, Check, Finding, Lookup
+from sqlnb.agent.checks.data import FAN_OUT, MERGED_ENTITIES, NEEDLESS_JOIN, VALUES_LEFT_OUT
+from sqlnb.agent.checks.query import (
+    COUNTED_ELSEWHERE,
+    DATE_DIFFERENCE,
+    FILTERS_NOT_ASKED,
+    LIMIT_WITHOUT_ORDER,
+    NEGATED_VALUE,
+    NUMBERS_LEFT_OUT,
+    ONE_OF_EACH,
+    ONE_TOTAL_FOR_GROUPS,
+    RANKING_WITHOUT_ORDER,
+)
+
+CHECKS: tuple[Check, ...] = (
+    LIMIT_WITHOUT_ORDER,
+    NUMBERS_LEFT_OUT,
+    FILTERS_NOT_ASKED,
+    ONE_OF_EACH,
+    DATE_DIFFERENCE,
+    NEGATED_VALUE,
+    COUNTED_ELSEWHERE,
+    RANKING_WITHOUT_ORDER,
+    ONE_TOTAL_FOR_GROUPS,
+    VALUES_LEFT_OUT,
+    MERGED_ENTITIES,
+    FAN_OUT,
+    NEEDLESS_JOIN,
+)
+CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in CHECKS)
+_BY_NAME = {c.name: c for c in CHECKS}
+if len(_BY_NAME) != len(CHECKS):
+    raise RuntimeError("two checks share a name")
+
+
+def check_named(name: str) -> Check:
+    """The check called ``name``; KeyError for a name no check has."""
+    return _BY_NAME[name]
+
+
+def judge(answer: Answer, disabled: Collection[str] = ()) -> dict[str, str]:
+    """Every finding of the checks not ``disabled`` about ``answer``, by check name, in the
+    registry's order.  A check that reads data runs only where ``answer`` may read it; a
+    check that fails (a query shape it does not know, a lookup the database refused or
+    that ran out of time) finds nothing."""
+    found: dict[str, str] = {}
+    for check in CHECKS:
+        if check.name in disabled:
+            continue
+        if check.reads_data and answer.stored_values is None and answer.lookup is None:
+            continue
+        try:
+            finding = check.find(answer)
+        except Exception:
+            finding = None
+        if finding:
+            found[check.name] = finding
+    return found
+
+
+__all__ = ["CHECKS", "CHECK_NAMES", "Answer", "Check", "Finding", "Lookup", "check_named", "judge"]

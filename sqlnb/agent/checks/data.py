@@ -1,0 +1,295 @@
+"""Checks that read the data (read-only, within the turn's lookup time): a stored value the
+question names that the query does not use, entities added together because the query
+groups by a name that several of them share, and a sum over a join that repeats the rows
+it sums."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlglot import exp
+
+from sqlnb.adapters import Table
+from sqlnb.agent.checks.check import Answer, Check, Finding
+from sqlnb.agent.lexicon import is_code, nameable, plain_text, value_named
+from sqlnb.agent.repairs.labels import label_column
+from sqlnb.agent.sqltree import (
+    TEXT_TYPES,
+    column_owner,
+    grouped_apart,
+    qualified,
+    query_tables,
+    scope_tables,
+    spelling,
+    table_names,
+)
+from sqlnb.sql.dialects import sqlglot_dialect
+
+# the most values of a result column looked up at once
+_MOST_VALUES = 200
+
+
+def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
+    """The stored values of the query's text columns (``Answer.stored_values``, at most
+    ``max_columns`` columns a table) that the question names and the query does not use,
+    e.g. a question about the orders of one status answered without a filter on that
+    status.  A value counts as named when the question holds it as whole words, in any
+    case, a plural ending allowed, and a code when a word of the question spells it out
+    (:func:`~sqlnb.agent.lexicon.value_named` with ``codes``); other values shorter than
+    three letters, numbers (see :mod:`.query`'s ``numbers_left_out``) and values whose every
+    word is a word of a table or column name of the query (a value 'x' beside a column
+    ``is_x``) are not looked for.  A value counts as used when the query holds it, or each
+    of its words, anywhere (a code: quoted)."""
+    if a.catalog is None or not a.question or a.stored_values is None:
+        return None
+    tables = query_tables(a.sql, a.dialect, a.catalog)  # none for a query that does not parse
+    names = table_names(tables)
+    worth = nameable(names)
+    named = value_named(a.question, codes=True, names=names)
+    used = plain_text(a.sql).replace("''", "'")
+    out: list[str] = []
+    seen: set[str] = set()
+    for table in tables:
+        for col in [c for c in table.columns if TEXT_TYPES.search(c.type or "")][:max_columns]:
+            try:
+                values = a.stored_values(table, col.name)
+            except Exception:  # a column the database cannot list: nothing to say about it
+                continue
+            for v in values:
+                if not isinstance(v, str):
+                    continue
+                plain = plain_text(v)
+                words = re.findall(r"[a-z]+", plain)
+                code = is_code(v)
+                if plain in seen or not worth(v) or not named(v):
+                    continue
+                seen.add(plain)
+                if (
+                    (f"'{plain}'" in used or f'"{plain}"' in used)
+                    if code
+                    else (plain in used or all(w in used for w in words if len(w) > 2))
+                ):
+                    continue
+                out.append(
+                    f"the question names '{v}' (a value of {table.name}.{col.name}), the query does not use it"
+                )
+    return "; ".join(out) or None
+
+
+def _single_key(table: Table) -> str | None:
+    return table.primary_key[0] if len(table.primary_key) == 1 else None
+
+
+def merged_entities(a: Answer) -> Finding:
+    """The query groups by the column that names a table's rows (``customers.name``) and
+    not by the table's key, and names in its result are shared by several rows of that
+    table: those rows are added together as one.  Read from the data: the result's names
+    that more than one row holds."""
+    tree, catalog = a.tree, a.catalog
+    if not isinstance(tree, exp.Select) or catalog is None or a.lookup is None:
+        return None
+    group = tree.args.get("group")
+    if group is None:
+        return None
+    scope = scope_tables(tree, catalog)
+    groups: list[tuple[str, Table, str]] = []
+    for g in group.expressions:
+        if isinstance(g, exp.Column) and (owner := column_owner(g, scope)) is not None:
+            groups.append((owner[0], owner[1], g.name))
+    shown = a.column_names()
+    for alias, table, col in groups:
+        label = label_column(table)
+        key = _single_key(table)
+        if label is None or key is None or col.lower() != label.lower() or col.lower() == key.lower():
+            continue
+        if grouped_apart(table, alias, groups):
+            continue
+        # the result column that shows the name
+        index = next(
+            (
+                i
+                for i, p in enumerate(tree.expressions)
+                if isinstance(p.unalias(), exp.Column)
+                and p.unalias().name.lower() == col.lower()
+                and column_owner(p.unalias(), scope) == (alias, table)
+            ),
+            None,
+        )
+        if index is None or index >= len(shown):
+            continue
+        values = list(dict.fromkeys(r[index] for r in a.rows(_MOST_VALUES) if isinstance(r[index], str)))
+        if not values:
+            continue
+        dialect = sqlglot_dialect(a.dialect)
+        name_col = exp.column(exp.to_identifier(col, quoted=True))
+        source = (
+            exp.to_table(table.qualified_name, dialect=dialect) if table.schema else exp.to_table(table.name)
+        )
+        probe = (
+            exp.select(name_col.copy(), exp.Count(this=exp.Star()))
+            .from_(source)
+            .where(exp.In(this=name_col.copy(), expressions=[exp.Literal.string(v) for v in values]))
+            .group_by(name_col.copy())
+            .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)))
+            .order_by(exp.Ordered(this=exp.Count(this=exp.Star()), desc=True))
+        )
+        shared: list[tuple[Any, ...]] = list(a.lookup(probe.sql(dialect=dialect)))
+        if not shared:
+            continue
+        name, n = shared[0][0], shared[0][1]
+        more = f" ({len(shared)} of the result's names are shared)" if len(shared) > 1 else ""
+        return (
+            f"'{name}' names {n} different rows of {table.name}{more}: grouped by {col} and not by "
+            f"{key}, the query adds them together"
+        )
+    return None
+
+
+def fan_out(a: Answer) -> Finding:
+    """The query sums or averages a column of one table over a join that repeats that
+    table's rows (an order's total over its order lines): each row counts once per
+    matching row of the other tables.  Read from the data: the joined rows (with the
+    query's filters) against the distinct keys of the summed table."""
+    tree, catalog = a.tree, a.catalog
+    if not isinstance(tree, exp.Select) or catalog is None or a.lookup is None or not tree.args.get("joins"):
+        return None
+    scope = scope_tables(tree, catalog)
+    if len(scope) < 2:
+        return None
+    spelled = spelling(tree)
+    dialect = sqlglot_dialect(a.dialect)
+    for agg in tree.find_all(exp.Sum, exp.Avg):
+        if agg.find_ancestor(exp.Select) is not tree or agg.find(exp.Distinct) is not None:
+            continue
+        owners = [column_owner(c, scope) for c in agg.find_all(exp.Column)]
+        if not owners or None in owners or len({o[0] for o in owners if o is not None}) != 1:
+            continue
+        first = owners[0]
+        if first is None:
+            continue
+        alias, table = first
+        key = _single_key(table)
+        if key is None:
+            continue
+        probe = tree.copy()
+        for arg in ("group", "having", "order", "limit", "offset", "distinct"):
+            probe.set(arg, None)
+        keyed = qualified(key, spelled.get(alias, alias))
+        probe.set(
+            "expressions",
+            [exp.Count(this=exp.Star()), exp.Count(this=exp.Distinct(expressions=[keyed]))],
+        )
+        rows = list(a.lookup(probe.sql(dialect=dialect)))
+        if not rows or rows[0][0] is None or rows[0][1] is None:
+            continue
+        joined, distinct = int(rows[0][0]), int(rows[0][1])
+        if joined > distinct:
+            others = ", ".join(t.name for al, t in scope.items() if al != alias)
+            return (
+                f"it {'sums' if isinstance(agg, exp.Sum) else 'averages'} {agg.this.sql(dialect=dialect)} "
+                f"over a join that repeats rows of {table.name} ({joined} joined rows for {distinct} "
+                f"of them): each counts once per matching row of {others}"
+            )
+    return None
+
+
+def _count_rows(a: Answer, select: exp.Select) -> int | None:
+    """The rows of ``select``'s FROM, JOINs and WHERE (its grouping, ordering and limit
+    left out), counted in the database."""
+    assert a.lookup is not None
+    probe = select.copy()
+    for arg in ("group", "having", "order", "limit", "offset", "distinct"):
+        probe.set(arg, None)
+    probe.set("expressions", [exp.Count(this=exp.Star())])
+    rows = list(a.lookup(probe.sql(dialect=sqlglot_dialect(a.dialect))))
+    return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def needless_join(a: Answer) -> Finding:
+    """The query adds up rows (COUNT, SUM, AVG) over a join with a table it uses for
+    nothing else than joining it, joined to a table in the middle of the chain (neither the
+    FROM table nor a grouped one), and that join repeats rows (a stadium's concerts
+    counted once per singer of each concert; a join that only drops rows, keeping those
+    that have a match, is a filter and not doubted).  Read from the data: the
+    rows with the join against the rows without it."""
+    tree, catalog = a.tree, a.catalog
+    if not isinstance(tree, exp.Select) or catalog is None or a.lookup is None:
+        return None
+    joins = list(tree.args.get("joins") or [])
+    adds_up = [
+        f
+        for f in tree.find_all(exp.Count, exp.Sum, exp.Avg)
+        if f.find_ancestor(exp.Select) is tree and f.find(exp.Distinct) is None
+    ]
+    if not joins or not adds_up:
+        return None
+    source = tree.args.get("from_") or tree.args.get("from")
+    anchors = (
+        {(source.this.alias or source.this.name).lower()}
+        if source and isinstance(source.this, exp.Table)
+        else set()
+    )
+    group = tree.args.get("group")
+    anchors |= {col.table.lower() for col in (group.find_all(exp.Column) if group else ()) if col.table}
+    for join in joins:
+        table = join.this
+        on = join.args.get("on")
+        if not isinstance(table, exp.Table) or on is None or join.args.get("kind") or join.side:
+            continue
+        alias = (table.alias or table.name).lower()
+        own = [col for col in tree.find_all(exp.Column) if col.table.lower() == alias]
+        elsewhere = [col for col in own if col.find_ancestor(exp.Join) is not join]
+        # used only to join, or as the argument of COUNT (a key it shares with the other side)
+        if any(not isinstance(col.parent, exp.Count) for col in elsewhere):
+            continue
+        others = {col.table.lower() for col in on.find_all(exp.Column)} - {alias}
+        # joined to a table in the middle of the chain: the rows added up are the middle
+        # table's (counting the FROM table's or the grouped table's children is the point)
+        if (
+            len(others) != 1
+            or others & anchors
+            or any(
+                col.table.lower() == alias
+                for j in joins
+                if j is not join
+                for col in (j.args.get("on") or exp.Null()).find_all(exp.Column)
+            )
+        ):
+            continue
+        without = tree.copy()
+        without.set("joins", [j.copy() for j in joins if j is not join])
+        with_rows, without_rows = _count_rows(a, tree), _count_rows(a, without)
+        if with_rows is None or without_rows is None or with_rows <= without_rows:
+            continue
+        return (
+            f"it joins {table.name} only to match keys, and that join repeats rows "
+            f"({with_rows} rows with it, {without_rows} without) before they are added up"
+        )
+    return None
+
+
+VALUES_LEFT_OUT = Check(
+    name="values_left_out",
+    summary="a stored value the question names that the query does not use",
+    find=values_left_out,
+    reads_data=True,
+)
+MERGED_ENTITIES = Check(
+    name="merged_entities",
+    summary="rows added together because the query groups by a name several of them share",
+    find=merged_entities,
+    reads_data=True,
+)
+NEEDLESS_JOIN = Check(
+    name="needless_join",
+    summary="rows added up over a join with a table used for nothing but the join, which repeats them",
+    find=needless_join,
+    reads_data=True,
+)
+FAN_OUT = Check(
+    name="fan_out",
+    summary="a sum or average over a join that repeats the rows it sums",
+    find=fan_out,
+    reads_data=True,
+)

@@ -1,0 +1,344 @@
+"""The answer checks' registry (sqlnb.agent.checks.CHECKS), walked check by check.
+
+For every check of the registry: a small SQLite database, a question and a draft the check
+finds something against, asked through the real agent (a scripted model whose reply and
+drafts all write the draft, so they agree), proving that the check is reachable (its
+finding is in the attempt record under its name and among the confidence's reasons, and
+the answer is no longer rated high), switchable (with its name in ``disabled_checks`` the
+same answer is rated high) and that no other check fires on its case.  The tests are
+parametrized over the registry: a check added without a case here fails."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+
+import pytest
+
+from sqlnb import errors
+from sqlnb.adapters import connect
+from sqlnb.agent.checks import CHECK_NAMES, CHECKS, Answer, Check, check_named, judge
+from sqlnb.agent.repairs import REWRITE_NAMES
+from sqlnb.agent.runner import Agent
+from sqlnb.agent.settings import AgentSettings
+
+# four customers, two of them called Ada; their orders (an order's total on the order, its
+# lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing
+SHOP = """
+    CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
+    CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
+                         total REAL, status TEXT, ordered DATE, shipped DATE);
+    CREATE TABLE order_lines (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFERENCES orders(id),
+                              product TEXT, qty INTEGER, price REAL);
+    INSERT INTO customers VALUES (1, 'Ada', 'London'), (2, 'Grace', 'Paris'), (3, 'Ada', 'Berlin'),
+                                 (4, 'Linus', 'Oslo');
+    INSERT INTO orders VALUES (10, 1, 30, 'paid', '2024-01-05', '2024-01-07'),
+                              (11, 1, 20, 'new', '2024-02-10', NULL),
+                              (12, 2, 15, 'paid', '2024-02-11', '2024-02-15'),
+                              (13, 3, 40, 'paid', '2025-03-01', '2025-03-02');
+    INSERT INTO order_lines VALUES (100, 10, 'Tea', 1, 10), (101, 10, 'Jam', 2, 10), (102, 11, 'Tea', 2, 10),
+                                   (103, 12, 'Jam', 1, 15), (104, 13, 'Tea', 4, 10);
+"""
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    """The :data:`SHOP` database, read-only."""
+    path = tmp_path_factory.mktemp("checks") / "shop.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(SHOP)
+    con.close()
+    conn = connect(f"sqlite:///{path}", readonly=True)
+    yield conn
+    conn.close()
+
+
+@dataclass(frozen=True)
+class Case:
+    question: str
+    draft: str  # what the model writes
+    finding: str  # a part of what the check says
+
+
+CASES = {
+    "limit_without_order": Case(
+        "List the names of the customers.", "SELECT name FROM customers LIMIT 2", "without an ORDER BY"
+    ),
+    "numbers_left_out": Case(
+        "What did the orders of 2024 total?", "SELECT SUM(total) FROM orders", "the question names 2024"
+    ),
+    "filters_not_asked": Case(
+        "How many orders are there?",
+        "SELECT COUNT(*) FROM orders WHERE status = 'paid'",
+        "it filters on 'paid'",
+    ),
+    "one_of_each": Case(
+        "How many orders did each customer place?",
+        "SELECT customer_id, COUNT(*) FROM orders GROUP BY customer_id ORDER BY 2 DESC LIMIT 1",
+        "keeps only one (LIMIT 1)",
+    ),
+    "date_difference": Case(
+        "How long did shipping take for the orders?",
+        "SELECT id, shipped - ordered FROM orders WHERE shipped IS NOT NULL",
+        "subtracts one date from another",
+    ),
+    "negated_value": Case(
+        "How many orders were not paid?",
+        "SELECT COUNT(*) FROM orders WHERE status = 'paid'",
+        "the question says \"not paid\", the query keeps only the rows where status = 'paid'",
+    ),
+    "counted_elsewhere": Case(
+        "How many order lines are there?",
+        "SELECT COUNT(*) FROM orders",
+        'the question asks "How many order lines", and the query does not read order_lines',
+    ),
+    "ranking_without_order": Case(
+        "Which customer has the highest total?",
+        "SELECT id, name FROM customers",
+        'asks for "highest"',
+    ),
+    "one_total_for_groups": Case(
+        "What is the total of the orders per month?",
+        "SELECT SUM(total) FROM orders",
+        '"per month"',
+    ),
+    "values_left_out": Case(
+        "How many paid orders are there?",
+        "SELECT COUNT(*) FROM orders",
+        "the question names 'paid'",
+    ),
+    "merged_entities": Case(
+        "Which customer spent the most? Give the name and the total.",
+        "SELECT c.name, SUM(o.total) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "GROUP BY c.name ORDER BY 2 DESC LIMIT 1",
+        "'Ada' names 2 different rows of customers: grouped by name and not by id",
+    ),
+    "fan_out": Case(
+        "What is the value of all orders together?",
+        "SELECT SUM(o.total) FROM orders AS o JOIN order_lines AS l ON l.order_id = o.id",
+        "over a join that repeats rows of orders (5 joined rows for 4 of them)",
+    ),
+    "needless_join": Case(
+        "How many orders has each customer placed? Give the id, the name and the number.",
+        "SELECT c.id, c.name, COUNT(o.id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "JOIN order_lines AS l ON l.order_id = o.id GROUP BY c.id, c.name",
+        "it joins order_lines only to match keys, and that join repeats rows (5 rows with it, 4 without)",
+    ),
+}
+
+# the rewrites off, so that each case's draft is the answer as written
+NO_REWRITES = frozenset(REWRITE_NAMES)
+
+
+def ask(shop, tmp_path, case: Case, **settings):
+    """``case.question`` asked through the agent with a scripted model whose reply and
+    every sampled draft write ``case.draft``."""
+    script = tmp_path / f"script-{len(list(tmp_path.glob('script-*')))}.json"
+    block = f"```sql\n{case.draft}\n```"
+    script.write_text(json.dumps({"replies": [block], "drafts": [block] * 3}))
+    settings.setdefault("disabled_rewrites", NO_REWRITES)
+    return Agent(memory=False).ask(
+        case.question, shop, connection="shop", model=f"scripted:{script}", settings=AgentSettings(**settings)
+    )
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=[c.name for c in CHECKS])
+def test_each_check_is_reachable_switchable_and_alone_on_its_case(shop, tmp_path, check):
+    assert check.name in CASES, f"the check {check.name} has no case in tests/test_checks.py"
+    case = CASES[check.name]
+
+    # reachable and reported: the finding under its name, among the reasons; not high
+    on = ask(shop, tmp_path, case)
+    assert on.status == "success" and on.sql == case.draft, on.attempts
+    (attempt,) = on.attempts
+    assert list(attempt["checks"]) == [check.name], attempt["checks"]
+    finding = attempt["checks"][check.name]
+    assert case.finding in finding
+    assert finding in on.confidence["reasons"] and on.confidence["level"] == "low"
+
+    # switchable: the same answer, rated high, without the finding
+    off = ask(shop, tmp_path, case, disabled_checks={check.name})
+    assert off.sql == case.draft and off.attempts[0]["checks"] == {}
+    assert off.confidence["level"] == "high" and finding not in off.confidence["reasons"]
+
+
+def test_every_case_belongs_to_a_check_of_the_registry():
+    assert set(CASES) == set(CHECK_NAMES)  # a retired check takes its case with it
+
+
+def test_the_registry_names_each_check_once():
+    assert len(set(CHECK_NAMES)) == len(CHECKS)
+    for check in CHECKS:
+        assert isinstance(check, Check) and check_named(check.name) is check
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", check.name)
+        assert check.summary and "\n" not in check.summary
+    assert [c.name for c in CHECKS if c.reads_data] == [
+        "values_left_out",
+        "merged_entities",
+        "fan_out",
+        "needless_join",
+    ]
+    with pytest.raises(KeyError):
+        check_named("fan_outs")
+
+
+@pytest.mark.parametrize("name", ["values_left_out", "merged_entities", "fan_out", "needless_join"])
+def test_the_checks_that_read_data_do_not_run_without_value_lookups(shop, tmp_path, name):
+    result = ask(shop, tmp_path, CASES[name], value_hints=False)
+    assert result.attempts[0]["checks"] == {} and result.confidence["level"] == "high"
+
+
+def test_the_checks_lookups_stop_when_their_time_is_spent(shop, tmp_path, monkeypatch):
+    from sqlnb.agent import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "CHECK_SECONDS", 0)
+    for name in ("merged_entities", "fan_out", "needless_join", "values_left_out"):
+        result = ask(shop, tmp_path, CASES[name])
+        assert result.attempts[0]["checks"] == {}, name
+
+
+def test_merged_entities_is_silent_when_the_names_shown_are_each_one_row(shop):
+    cat = shop.catalog()
+
+    def lookup(sql):
+        return shop.execute(sql).rows
+
+    def answer(sql, question="Which customers spent the most?"):
+        return Answer(
+            sql=sql,
+            dialect="sqlite",
+            question=question,
+            catalog=cat,
+            result=shop.execute(sql),
+            lookup=lookup,
+        )
+
+    merged = check_named("merged_entities")
+    # Grace and Linus are one customer each: adding by name added nobody together
+    only_grace = (
+        "SELECT c.name, SUM(o.total) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "WHERE c.name = 'Grace' GROUP BY c.name"
+    )
+    assert merged.find(answer(only_grace)) is None
+    # grouped by the key as well, or by the foreign key that references it: apart
+    for sql in (
+        "SELECT c.name, SUM(o.total) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "GROUP BY c.id, c.name",
+        "SELECT c.name, SUM(o.total) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "GROUP BY o.customer_id, c.name",
+    ):
+        assert merged.find(answer(sql)) is None, sql
+    # a city is not what names a customer: grouping by it is a category's total
+    assert (
+        merged.find(
+            answer(
+                "SELECT c.city, SUM(o.total) FROM customers AS c JOIN orders AS o "
+                "ON o.customer_id = c.id GROUP BY c.city"
+            )
+        )
+        is None
+    )
+
+
+def test_fan_out_is_silent_when_the_join_does_not_repeat_the_summed_rows(shop):
+    cat = shop.catalog()
+    fan = check_named("fan_out")
+
+    def answer(sql):
+        return Answer(
+            sql=sql,
+            dialect="sqlite",
+            question="?",
+            catalog=cat,
+            result=shop.execute(sql),
+            lookup=lambda q: shop.execute(q).rows,
+        )
+
+    for sql in (
+        # the many side summed over its one side: each line once
+        "SELECT SUM(l.qty * l.price) FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id",
+        "SELECT c.name, SUM(o.total) FROM orders AS o JOIN customers AS c ON c.id = o.customer_id GROUP BY c.id",
+        # a filter that leaves one line per order
+        "SELECT SUM(o.total) FROM orders AS o JOIN order_lines AS l ON l.order_id = o.id WHERE l.product = 'Jam'",
+        # summed over distinct values, or no join at all
+        "SELECT SUM(DISTINCT o.total) FROM orders AS o JOIN order_lines AS l ON l.order_id = o.id",
+        "SELECT SUM(total) FROM orders",
+    ):
+        assert fan.find(answer(sql)) is None, sql
+
+
+def test_judge_skips_what_cannot_be_read_and_what_fails():
+    # no catalog, no data, a query that does not parse: nothing found, nothing raised
+    assert judge(Answer(sql="SELEC nothing", dialect="sqlite", question="Which is the most?")) == {}
+
+    def refused(sql):
+        raise RuntimeError("permission denied")
+
+    answer = Answer(sql="SELECT 1", dialect="sqlite", question="?", lookup=refused)
+    assert judge(answer) == {}
+
+
+def test_an_unknown_check_name_is_refused_with_the_known_ones():
+    with pytest.raises(errors.ConfigurationError) as refused:
+        AgentSettings(disabled_checks={"fan_out", "fanout"})
+    text = str(refused.value)
+    assert "'fanout'" in text and all(name in text for name in CHECK_NAMES)
+    assert AgentSettings(disabled_checks=["fan_out"]).disabled_checks == frozenset({"fan_out"})
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # left out as the question asks: NOT, NOT IN a subquery, EXCEPT, <>
+        ("How many orders were not paid?", "SELECT COUNT(*) FROM orders WHERE NOT status = 'paid'"),
+        (
+            "Which customers have never paid an order?",
+            "SELECT name FROM customers WHERE id NOT IN (SELECT customer_id FROM orders WHERE status = 'paid')",
+        ),
+        (
+            "Which customers have no paid orders?",
+            "SELECT id FROM customers EXCEPT SELECT customer_id FROM orders WHERE status = 'paid'",
+        ),
+        ("How many orders were not paid?", "SELECT COUNT(*) FROM orders WHERE status <> 'paid'"),
+        # the value named without a negation before it
+        ("How many paid orders are not shipped?", "SELECT COUNT(*) FROM orders WHERE status = 'paid'"),
+    ],
+)
+def test_negated_value_is_silent_when_the_query_leaves_the_value_out(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("negated_value").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        ("How many order lines are there?", "SELECT COUNT(*) FROM order_lines"),
+        # "customers" counted through the orders that reference them
+        ("How many customers are there?", "SELECT COUNT(*) FROM customers"),
+        # a word that names no table
+        ("How many products were sold?", "SELECT COUNT(DISTINCT product) FROM order_lines"),
+    ],
+)
+def test_counted_elsewhere_is_silent_when_the_counted_table_is_read(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("counted_elsewhere").find(answer) is None
+
+
+def test_needless_join_is_silent_when_the_joined_rows_are_what_is_counted(shop):
+    cat = shop.catalog()
+    needless = check_named("needless_join")
+    for sql in (
+        # the children of the FROM table, counted per parent: the point of the join
+        "SELECT c.id, COUNT(o.id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id GROUP BY c.id",
+        # lines counted per customer: order_lines' own rows are counted (its column is read)
+        "SELECT c.id, SUM(l.qty) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "JOIN order_lines AS l ON l.order_id = o.id GROUP BY c.id",
+        # a join that only keeps the orders with lines: a filter, no row repeated
+        "SELECT COUNT(*) FROM orders AS o JOIN customers AS c ON c.id = o.customer_id",
+    ):
+        answer = Answer(
+            sql=sql, dialect="sqlite", question="?", catalog=cat, lookup=lambda q: shop.execute(q).rows
+        )
+        assert needless.find(answer) is None, sql
