@@ -49,6 +49,7 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
     "named_values": ("db3be40", "2026-11-26T01:33:00"),
     "named_filters": ("57130cc", "2026-11-26T13:06:00"),
     "subset_averages": ("57130cc", "2026-11-26T13:06:00"),
+    "group_by_key": ("fea4103", "2026-11-27T15:54:35"),
 }
 
 # When each answer check entered the agent (its first commit): the batches written after it
@@ -60,6 +61,13 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "numbers_left_out": ("7061fe5", "2026-11-25T20:18:53"),
     "values_left_out": ("717e5d5", "2026-11-25T22:37:21"),
     "filters_not_asked": ("d8ae35a", "2026-11-25T22:43:01"),
+    "negated_value": ("fea4103", "2026-11-27T15:54:35"),
+    "counted_elsewhere": ("fea4103", "2026-11-27T15:54:35"),
+    "ranking_without_order": ("fea4103", "2026-11-27T15:54:35"),
+    "one_total_for_groups": ("fea4103", "2026-11-27T15:54:35"),
+    "merged_entities": ("fea4103", "2026-11-27T15:54:35"),
+    "fan_out": ("fea4103", "2026-11-27T15:54:35"),
+    "needless_join": ("fea4103", "2026-11-27T15:54:35"),
 }
 
 
