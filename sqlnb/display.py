@@ -11,8 +11,16 @@ import html
 import json
 
 from sqlnb.adapters import Result
+from sqlnb.labels import (
+    alternative_head,
+    alternatives_head,
+    confidence_line,
+    counts_text,
+    format_elapsed,
+    outcome_head,
+    stop_reason_text,
+)
 from sqlnb.labels import answer_text as ask_summary
-from sqlnb.labels import confidence_line, counts_text, format_elapsed, outcome_head, stop_reason_text
 from sqlnb.labels import progress_line as ask_progress_line
 from sqlnb.labels import table_text as result_table
 from sqlnb.values import json_value
@@ -232,6 +240,7 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
         parts.append(f"<pre>{esc(result.sql)}</pre>")
         if result.result is not None:
             parts.append(_preview_html(result.result, preview_rows))
+        parts.append(_alternatives_html(result.alternatives))
     elif result.attempts:
         last = result.attempts[-1]
         parts.append(
@@ -240,6 +249,34 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
             f"{esc(str(last.get('error')))}</div>"
         )
     return "\n".join(parts)
+
+
+def _alternatives_html(alternatives) -> str:
+    """The other results the drafts gave (none when they agreed), folded: each with how
+    many drafts gave it, its SQL, its first rows, and how to insert it (``%ask pick N``)."""
+    if not alternatives:
+        return ""
+    import pandas as pd
+
+    esc = html.escape
+    items = []
+    for i, alt in enumerate(alternatives, 1):
+        rows = alt.get("rows") or []
+        table = (
+            pd.DataFrame(rows, columns=alt.get("columns") or None).to_html(
+                index=False, border=0, classes="dataframe sqlnb-table"
+            )
+            if rows
+            else ""
+        )
+        items.append(
+            f"<li><div>{esc(alternative_head(i, alt))} · insert it: <code>%ask pick {i}</code></div>"
+            f"<pre>{esc(str(alt.get('sql') or ''))}</pre>{table}</li>"
+        )
+    return (
+        f"<details class='sqlnb-alternatives'><summary>{esc(alternatives_head(alternatives))}</summary>"
+        f"<ol style='list-style:none;padding-left:0'>{''.join(items)}</ol></details>"
+    )
 
 
 def _preview_html(result: Result, n: int) -> str:

@@ -342,6 +342,8 @@ class Answer(Protocol):
     def confidence(self) -> Mapping[str, Any] | None: ...
     @property
     def result(self) -> Table | None: ...
+    @property
+    def alternatives(self) -> Sequence[Mapping[str, Any]]: ...
 
 
 def _cell(v: Any) -> str:
@@ -401,9 +403,38 @@ def answer_text(answer: Answer) -> str:
         lines.append(answer.sql)
         if answer.result is not None:
             lines.append(table_text(answer.result, max_rows=5))
+        lines += alternatives_text(answer.alternatives)
     elif answer.attempts:
         last = answer.attempts[-1]
         lines.append(
             f"{outcome_head('failed')}; the last error: {last.get('error_kind')}: {last.get('error')}"
         )
     return "\n".join(lines)
+
+
+def alternatives_head(alternatives: Sequence[Mapping[str, Any]]) -> str:
+    """The heading over the other results the drafts gave."""
+    n = len(alternatives)
+    return f"The drafts also gave {n} other result{'s' if n != 1 else ''}:"
+
+
+def alternative_head(i: int, alt: Mapping[str, Any]) -> str:
+    """One other result's line: its number, how many drafts gave it, its rows."""
+    drafts, rows = int(alt.get("drafts") or 1), alt.get("row_count")
+    shown = "" if rows is None else f", {rows} row{'s' if rows != 1 else ''}"
+    return f"{i}. {drafts} draft{'s' if drafts != 1 else ''}{shown}"
+
+
+def alternatives_text(alternatives: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The other results the drafts gave, as plain text lines (none when they agreed)."""
+    if not alternatives:
+        return []
+    lines = ["", alternatives_head(alternatives)]
+    for i, alt in enumerate(alternatives, 1):
+        lines.append(alternative_head(i, alt))
+        lines += [f"   {line}" for line in str(alt.get("sql") or "").splitlines()]
+        cols = list(alt.get("columns") or [])
+        for row in list(alt.get("rows") or [])[:3]:
+            pairs = zip(cols, row, strict=False) if cols else enumerate(row)
+            lines.append("   → " + ", ".join(f"{k}={v}" for k, v in pairs))
+    return lines

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from html import escape as html_escape
 from types import SimpleNamespace
 
 import pytest
@@ -139,6 +140,45 @@ def test_retry_drafts_from_a_scripted_file_and_config(shell, seeded, tmp_path):
     again.write_text(path.read_text())
     res, out, _ = run(shell, f"%%ask --model scripted:{again} --new\nhow many customers")
     assert res.result.stop_reason == "duplicate_sql" and res.result.sql is None
+
+
+@pytest.mark.engines(["sqlite", "postgresql"])
+def test_the_other_readings_of_disagreeing_drafts_are_shown_and_one_can_be_inserted(shell, seeded, tmp_path):
+    # the reply and one draft count the customers, another draft counts the paid orders
+    other = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
+    path = tmp_path / "disagree.json"
+    path.write_text(
+        json.dumps({"replies": [sql_block(COUNT)], "drafts": [sql_block(other), sql_block(COUNT)]})
+    )
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    res, out, _ = run(shell, f"%%ask --model scripted:{path} --new\nHow many customers are there?")
+    result = res.result
+    assert result.status == "success" and result.sql == COUNT, out
+    (alt,) = result.alternatives
+    assert alt == {"sql": other, "drafts": 1, "row_count": 1, "columns": ["n"], "rows": [[2]]}
+    assert result.to_dict()["alternatives"] == [alt]
+    shown = html(shell, result)
+    assert "The drafts also gave 1 other result:" in shown and "%ask pick 1" in shown
+    assert html_escape(other) in shown
+    assert "1. 1 draft, 1 row" in str(result) and "→ n=2" in str(result)
+    # picked: its cell is inserted as the answer's was, marked as another reading
+    res, out, _ = run(shell, "%ask pick 1")
+    assert res.success and "Inserted the other reading 1" in out, out
+    lines = shell.rl_next_input.splitlines()
+    assert lines[0] == "%%sql --conn shop" and "another reading (1 draft)" in lines[1]
+    assert "\n".join(lines[2:]) == other
+    # a number it does not have, or an answer without other readings: said how to
+    for bad in ("%ask pick 2", "%ask pick", "%ask pick x"):
+        res, out, _ = run(shell, bad)
+        assert "1 to 1" in out, (bad, out)
+    agreed = tmp_path / "agreed.json"
+    agreed.write_text(json.dumps({"replies": [sql_block(COUNT)], "drafts": [sql_block(COUNT)] * 2}))
+    res, _, _ = run(
+        shell, f"%%ask --model scripted:{agreed} --new --no-insert\nHow many customers are there?"
+    )
+    assert res.result.alternatives == [] and "sqlnb-alternatives" not in html(shell, res.result)
+    res, out, _ = run(shell, "%ask pick 1")
+    assert "has no other readings" in out
 
 
 @pytest.mark.engines(["sqlite"])

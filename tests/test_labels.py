@@ -109,6 +109,7 @@ def _result(outcome: dict) -> SimpleNamespace:
         elapsed=1.25,
         confidence=outcome["confidence"],
         model_error=None,
+        alternatives=[],
         cell_source=lambda: cell,
     )
 

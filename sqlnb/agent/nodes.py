@@ -249,6 +249,8 @@ def _retry_candidates(
 
 
 TOGETHER_DRAFTS = 2  # drafts written beside the first answer, where that costs little
+# the first rows kept of each distinct result the candidates gave (AskResult.alternatives)
+ALTERNATIVE_ROWS = 5
 
 
 def _drafts_together(state: AgentState, ctx: AgentContext, iteration: int) -> bool:
@@ -299,6 +301,11 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
             }
             for i, (c, o, _) in enumerate(runs)
         ]
+        # the first candidate of each distinct result keeps its first rows
+        for i, (cand, (_, o, _)) in enumerate(zip(attempt["candidates"], runs, strict=True)):
+            if isinstance(o, Result) and groups[i] is not None and groups[i] not in groups[:i]:
+                cand["columns"] = list(o.column_names)
+                cand["preview"] = preview_rows(o, ALTERNATIVE_ROWS)
     if reply.get("first_round"):
         attempt["first_round"] = True
         attempt["draws"] = reply.get("draws") or sum(weights)
@@ -332,7 +339,8 @@ def _last_reply(state: AgentState) -> ReplyRecord:
 
 def _queries(attempt: Attempt) -> Sequence[Candidate | Attempt]:
     """The queries an attempt ran: its candidates, or the attempt's own."""
-    return attempt.get("candidates") or [attempt]
+    candidates: Sequence[Candidate | Attempt] = attempt.get("candidates") or []
+    return candidates or [attempt]
 
 
 def drafted(attempts: list[Attempt]) -> bool:

@@ -107,6 +107,30 @@ class AskResult:
     def columns(self) -> list[str]:
         return self.result.column_names if self.result is not None else []
 
+    @property
+    def alternatives(self) -> list[dict[str, Any]]:
+        """The other results the drafts of the kept query gave, where they disagreed: for
+        each, one query that gave it, how many drafts gave it, its row count, columns and
+        first rows; most drafts first.  Empty when the drafts agreed or there was one."""
+        kept = next((a for a in reversed(self.attempts) if a.get("ok") and a["sql"] == self.sql), None)
+        if kept is None:
+            return []
+        candidates = kept.get("candidates") or []
+        chosen = next((c.get("group") for c in candidates if c.get("chosen")), None)
+        out: dict[int, dict[str, Any]] = {}
+        for c in candidates:
+            group = c.get("group")
+            if group is None or group == chosen or group in out:
+                continue
+            out[group] = {
+                "sql": c["sql"],
+                "drafts": int(c.get("votes") or c.get("weight") or 1),
+                "row_count": c.get("row_count"),
+                "columns": list(c.get("columns") or []),
+                "rows": [list(r) for r in c.get("preview") or []],
+            }
+        return sorted(out.values(), key=lambda alt: -alt["drafts"])
+
     def rows(self, n: int = 10) -> list[list[Any]]:
         return preview_rows(self.result, n) if self.result is not None else []
 
@@ -139,15 +163,31 @@ class AskResult:
             "usage": dict(self.usage),
             "elapsed": round(self.elapsed, 3),
             "confidence": self.confidence,
+            "alternatives": self.alternatives,
             "examples": [dict(e) for e in self.examples],
             **({"model_error": self.model_error} if self.model_error else {}),
         }
 
-    def cell_source(self) -> str | None:
+    def cell_source(self, alternative: int | None = None) -> str | None:
         """A runnable ``%%sql`` cell for the final SQL, with a comment recording how it
-        was made (question, model, attempts).  None when there is no final SQL."""
+        was made (question, model, attempts).  None when there is no final SQL.
+        ``alternative``: the cell of another result the drafts gave instead (1-based, as
+        :attr:`alternatives` lists them); an IndexError when there is no such one."""
         if not self.sql:
             return None
+        if alternative is not None:
+            others = self.alternatives
+            if not 1 <= alternative <= len(others):
+                raise IndexError(alternative)
+            picked = others[alternative - 1]
+            q = " ".join(self.full_question.split())
+            q = q[:157] + "..." if len(q) > 160 else q
+            drafts = picked["drafts"]
+            comment = (
+                f"-- sqlnb ask: {q} | model: {self.model} | another reading "
+                f"({drafts} draft{'s' if drafts != 1 else ''})"
+            )
+            return f"%%sql --conn {self.connection}\n{comment}\n{picked['sql']}\n"
         q = " ".join(self.full_question.split())
         if len(q) > 160:
             q = q[:157] + "..."

@@ -55,6 +55,10 @@ class Candidate(TypedDict):
     group: int | None  # which of the distinct non-empty results it gave (None: failed or empty)
     votes: int  # the drafts behind its result (0: failed or empty)
     chosen: bool
+    # the first candidate of each distinct result: its columns and first rows (plain
+    # values), so that an answer can show the other readings its drafts gave
+    columns: NotRequired[list[str]]
+    preview: NotRequired[list[list[Any]]]
 
 
 class Attempt(TypedDict):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Bool, Float, Int, List, Unicode, observe
@@ -17,6 +17,9 @@ from sqlnb.agent.repairs import REWRITE_NAMES
 from sqlnb.kernel import kernel_session
 from sqlnb.magics.sql import MagicArgumentParser as _Parser
 from sqlnb.magics.sql import people_errors as _people_errors
+
+if TYPE_CHECKING:
+    from sqlnb.agent.runner import AskResult
 
 
 def _ask_parser() -> _Parser:
@@ -115,6 +118,8 @@ class AskMagic(Magics):
         self.manager = manager
         self._agent = None
         self._memory = None
+        # the last %%ask answer (its other readings: %ask pick N)
+        self.last_result: AskResult | None = None
 
     @property
     def memory(self):
@@ -210,23 +215,56 @@ class AskMagic(Magics):
             # without failing the cell (a notebook's "Run All" goes on past it)
             print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
             return None
+        self.last_result = result
         source = result.cell_source()
         if source and self.insert_cell and not args.no_insert:
-            # with the JupyterLab panel open, it inserts the cell below this one; without
-            # it, the frontend does (set_next_input)
-            session = kernel_session(self.shell)
-            bridge = session.bridge if session is not None else None
-            if bridge is None or not bridge.insert_cell(source):
-                self.shell.set_next_input(source, replace=False)
+            self._insert(source)
         elif source is None and result.status != "needs_clarification":
             print("No cell inserted: no query succeeded.", file=sys.stderr)
         return result
 
+    def _insert(self, source: str) -> None:
+        """Insert a cell: with the JupyterLab panel open, it inserts the cell below this
+        one; without it, the frontend does (set_next_input)."""
+        session = kernel_session(self.shell)
+        bridge = session.bridge if session is not None else None
+        if bridge is None or not bridge.insert_cell(source):
+            self.shell.set_next_input(source, replace=False)
+
+    def _pick(self, words: list[str]) -> None:
+        """``%ask pick N``: a cell for the N-th other result the drafts of the last answer
+        gave, inserted as the answer's would be (run it, then ``%sqlnb remember`` keeps it)."""
+        result = self.last_result
+        others = result.alternatives if result is not None else []
+        if not others:
+            raise errors.UsageError(
+                "The last %%ask answer has no other readings",
+                hint="its drafts agreed (or it had one); other readings are listed below an answer when they disagree",
+            )
+        try:
+            n = int(words[1]) if len(words) == 2 else 0
+        except ValueError:
+            n = 0
+        if not 1 <= n <= len(others):
+            raise errors.UsageError(
+                f"%ask pick takes the number of one of the {len(others)} other reading"
+                f"{'s' if len(others) != 1 else ''} listed below the last answer",
+                hint=f"e.g. %ask pick 1 (1 to {len(others)})",
+            )
+        assert result is not None
+        source = result.cell_source(alternative=n)
+        if source:
+            self._insert(source)
+            print(f"Inserted the other reading {n} of: {result.question}")
+
     @line_magic("ask")
     @_people_errors
     def ask_line(self, line: str):
-        """%ask --new [--conn NAME]: forget the conversation; %ask history: earlier turns."""
+        """%ask --new [--conn NAME]: forget the conversation; %ask history: earlier turns;
+        %ask pick N: insert the N-th other reading of the last answer."""
         words = shlex.split(line)
+        if words[:1] == ["pick"]:
+            return self._pick(words)
         if words[:1] == ["history"]:
             name = self.manager.get_entry(
                 words[2] if words[1:2] == ["--conn"] and len(words) > 2 else None
@@ -242,6 +280,6 @@ class AskMagic(Magics):
             print(f"Started a new conversation on {name!r}.")
             return None
         raise errors.UsageError(
-            "%ask takes 'history' or '--new' [--conn NAME]",
+            "%ask takes 'history', 'pick N' or '--new' [--conn NAME]",
             hint="ask a question with the cell magic: %%ask, then the question below",
         )
