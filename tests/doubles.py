@@ -3,6 +3,7 @@
 - :func:`script`: a scripted model (``scripted:PATH``) answering with the replies given, in
   order; :func:`script_file` writes such a file as it is given (also a malformed one).
 - :func:`sql_block`: a model's reply proposing a query in a fenced ``sql`` block.
+- :func:`readonly_sqlite`: a read-only connection to a new SQLite file made by a script.
 - :func:`loaded_shell`: IPython's ``InteractiveShell`` with sqlnb freshly loaded; the
   ``shell`` fixture of ``tests/conftest.py`` is that shell for one test.
 """
@@ -74,3 +75,17 @@ def loaded_shell() -> Iterator[InteractiveShell]:
         yield ip
     finally:
         sqlnb.magics.unload_ipython_extension(ip)
+
+
+def readonly_sqlite(directory: Path, script: str, name: str = "shop") -> Any:
+    """A read-only sqlnb connection to a new SQLite file made by ``script`` in
+    ``directory`` (close it when done)."""
+    import sqlite3
+
+    from sqlnb.adapters import connect
+
+    path = directory / f"{name}.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(script)
+    con.close()
+    return connect(f"sqlite:///{path}", readonly=True)

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass
 
 import pytest
 
 from sqlnb import errors
-from sqlnb.adapters import connect
 from sqlnb.agent.checks import CHECK_NAMES, CHECKS, Answer, Check, check_named, judge
 from sqlnb.agent.repairs import REWRITE_NAMES
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
+from tests.doubles import readonly_sqlite
 
 # four customers, two of them called Ada; their orders (an order's total on the order, its
 # lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing
@@ -46,11 +45,7 @@ SHOP = """
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
     """The :data:`SHOP` database, read-only."""
-    path = tmp_path_factory.mktemp("checks") / "shop.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(SHOP)
-    con.close()
-    conn = connect(f"sqlite:///{path}", readonly=True)
+    conn = readonly_sqlite(tmp_path_factory.mktemp("checks"), SHOP)
     yield conn
     conn.close()
 

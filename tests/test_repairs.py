@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
 
 from sqlnb import errors
-from sqlnb.adapters import connect
 from sqlnb.agent.first_round import FirstRound
 from sqlnb.agent.repairs import REWRITE_NAMES, REWRITES, Rewrite, rewrite_named
 from sqlnb.agent.repairs.rewrite import KEEPS
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
+from tests.doubles import readonly_sqlite
 
 # three customers and their orders; Ada has a paid and a new order, Grace a paid one, Linus
 # none; two suppliers called Acme and one called Zenith, and what each delivered (the
@@ -45,11 +44,7 @@ SHOP = """
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
     """The :data:`SHOP` database, read-only."""
-    path = tmp_path_factory.mktemp("repairs") / "shop.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(SHOP)
-    con.close()
-    conn = connect(f"sqlite:///{path}", readonly=True)
+    conn = readonly_sqlite(tmp_path_factory.mktemp("repairs"), SHOP)
     yield conn
     conn.close()
 
