@@ -135,6 +135,32 @@ def test_insert_hands_the_sql_cell_to_the_notebook_and_copy_shows_the_sql(shell,
     assert turn.copy_box.value == COUNT
 
 
+def test_the_other_readings_of_disagreeing_drafts_can_be_inserted_instead(shell, seeded, tmp_path):
+    other = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
+    path = tmp_path / "disagree.json"
+    path.write_text(
+        json.dumps({"replies": [sql_block(COUNT)], "drafts": [sql_block(other), sql_block(COUNT)]})
+    )
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=f"scripted:{path}")
+    turn = ask(chat, "How many customers are there?")
+    assert turn.done["sql"] == COUNT and turn.others.layout.display != "none"
+    (alt,) = turn.done["alternatives"]
+    assert alt["label"] == "1. 1 draft, 1 row" and alt["rows"] == [[2]] and other in alt["cell"]
+    assert "The drafts also gave 1 other result:" in shown(chat)
+    _head, reading = turn.others.children
+    _view, use = reading.children
+    use.click()
+    lines = shell.rl_next_input.splitlines()
+    assert "another reading (1 draft)" in lines[1] and "\n".join(lines[2:]) == other
+    # agreeing drafts: nothing else to offer
+    agreed = tmp_path / "agreed.json"
+    agreed.write_text(json.dumps({"replies": [sql_block(COUNT)], "drafts": [sql_block(COUNT)] * 2}))
+    chat = sqlnb.chat(model=f"scripted:{agreed}")
+    turn = ask(chat, "How many customers are there?")
+    assert turn.done["alternatives"] == [] and turn.others.layout.display == "none"
+
+
 @pytest.mark.engines(["duckdb"])
 def test_a_turn_where_no_query_succeeds_says_so_and_offers_no_cell(shell, seeded, tmp_path):
     run(shell, f"%sqlnb connect {seeded.url()} --name shop")

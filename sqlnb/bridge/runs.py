@@ -316,9 +316,31 @@ def done_event(result: Any, rows: int = 10) -> Event:
         "elapsed": round(result.elapsed, 3),
         "confidence": confidence,
         "confidence_labels": confidence_labels(confidence),
+        "alternatives": alternatives_info(result) if result.sql else [],
         "error": error,
         "label": labels.outcome_label(status, result.stop_reason),
     }
+
+
+def alternatives_info(result: Any) -> list[dict[str, Any]]:
+    """The other results the drafts of an answer gave (``AskResult.alternatives``), each
+    with its label, SQL, first rows (JSON-safe) and the runnable cell that inserts it."""
+    import json
+
+    out = []
+    for i, alt in enumerate(getattr(result, "alternatives", None) or [], 1):
+        out.append(
+            {
+                "label": labels.alternative_head(i, alt),
+                "sql": alt["sql"],
+                "drafts": alt["drafts"],
+                "row_count": alt.get("row_count"),
+                "columns": list(alt.get("columns") or []),
+                "rows": json.loads(json.dumps(alt.get("rows") or [], default=str)),
+                "cell": result.cell_source(alternative=i),
+            }
+        )
+    return out
 
 
 _LEVELS = ("high", "medium", "low")

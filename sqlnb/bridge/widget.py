@@ -296,8 +296,18 @@ class Turn:
         self.answer_button = w.Button(description="Answer", button_style="primary")
         self.answer_button.on_click(lambda _b: chat._guard(self.send_answer))
         self.clarify = w.VBox([self.answer, self.answer_button], layout=w.Layout(display="none"))
+        # the other results the drafts gave, each with a button that inserts it instead
+        self.others = w.VBox([], layout=w.Layout(display="none"))
         self.box = w.VBox(
-            [self.header, self.steps_view, self.outcome, self.actions, self.copy_box, self.clarify]
+            [
+                self.header,
+                self.steps_view,
+                self.outcome,
+                self.actions,
+                self.others,
+                self.copy_box,
+                self.clarify,
+            ]
         )
 
     # called with the chat's lock held
@@ -319,9 +329,31 @@ class Turn:
             self.actions.layout.display = "flex"
         if event.get("status") == "needs_clarification":
             self.clarify.layout.display = "flex"
+        alternatives = event.get("alternatives") or []
+        if alternatives and event.get("status") == "success":
+            self.others.children = [
+                self.chat._w.HTML(
+                    f'<div style="{_MUTED}">{_esc(labels.alternatives_head(alternatives))}</div>'
+                )
+            ] + [self._other(alt) for alt in alternatives]
+            self.others.layout.display = "flex"
 
-    def insert(self) -> None:
-        cell = (self.done or {}).get("cell")
+    def _other(self, alt: dict) -> Any:
+        """One other result: its label, SQL and first rows, and a button inserting it."""
+        w = self.chat._w
+        view = w.HTML(
+            f'<div>{_esc(alt.get("label"))}</div><pre style="{_PRE}">{_esc(alt.get("sql"))}</pre>'
+            + table_html(list(alt.get("columns") or []), list(alt.get("rows") or []), alt.get("row_count"))
+        )
+        button = w.Button(
+            description="Use this", icon="plus", tooltip="Insert this reading's %%sql cell instead"
+        )
+        button.on_click(lambda _b: self.chat._guard(self.insert, alt.get("cell")))
+        return w.VBox([view, button])
+
+    def insert(self, cell: str | None = None) -> None:
+        """Insert the answer's %%sql cell (``cell``: another reading's instead)."""
+        cell = cell or (self.done or {}).get("cell")
         if not cell:
             return
         session = kernel_session(self.chat.shell)
