@@ -636,12 +636,63 @@ export class ChatPanel extends Widget {
       this._renderRemember(chat, turn)
     );
     box.appendChild(actions);
+    if (turn.alternatives.length) {
+      box.appendChild(this._renderAlternatives(chat, turn));
+    }
     if (turn.rememberError) {
       const err = el('div', 'sqlnb-error sqlnb-remember-error', turn.rememberError);
       err.setAttribute('role', 'alert');
       box.appendChild(err);
     }
     return box;
+  }
+
+  /** The other results the drafts gave, folded: each with its SQL, first rows and a
+   * button that inserts its cell instead of the answer's. */
+  private _renderAlternatives(chat: NotebookChat, turn: Turn): HTMLElement {
+    const n = turn.alternatives.length;
+    const det = el('details', 'sqlnb-alternatives');
+    det.appendChild(
+      el('summary', 'sqlnb-muted', `The drafts also gave ${n} other result${n === 1 ? '' : 's'}`)
+    );
+    for (const alt of turn.alternatives) {
+      const item = el('div', 'sqlnb-alternative');
+      item.appendChild(el('div', 'sqlnb-alternative-label', alt.label));
+      item.appendChild(sqlBlock(alt.sql));
+      if (alt.columns.length && alt.rows.length) {
+        const table = el('table', 'sqlnb-result');
+        const head = el('tr');
+        for (const c of alt.columns) {
+          head.appendChild(el('th', '', c));
+        }
+        const thead = el('thead');
+        thead.appendChild(head);
+        const tbody = el('tbody');
+        for (const r of alt.rows) {
+          const tr = el('tr');
+          for (let i = 0; i < alt.columns.length; i++) {
+            tr.appendChild(el('td', r[i] === null ? 'sqlnb-null' : '', cellText(r[i])));
+          }
+          tbody.appendChild(tr);
+        }
+        table.append(thead, tbody);
+        const wrap = el('div', 'sqlnb-result-wrap');
+        wrap.appendChild(table);
+        item.appendChild(wrap);
+      }
+      const source = alt.cell ?? alt.sql;
+      item.appendChild(
+        button('sqlnb-use-alternative', 'Use this', 'Insert this reading as a %%sql cell instead', () => {
+          void chat.insertCell(source, false).then(ok => {
+            if (!ok) {
+              chat.setNotice({ text: 'The notebook this answer belongs to is closed.', error: true });
+            }
+          });
+        })
+      );
+      det.appendChild(item);
+    }
+    return det;
   }
 
   /** The confidence badge: the level, the reasons on hover and on expand. */

@@ -304,3 +304,37 @@ test('Conversation routes events by run id and ignores other runs', () => {
   assert.equal(conv.turns.length, 2);
   assert.deepEqual(seen.slice(0, 3), ['running', 'running', 'running']);
 });
+
+test('the other readings of an answer are kept, saved with it and read back; a malformed one is dropped', () => {
+  const other = {
+    label: '1. 1 draft, 1 row',
+    sql: "SELECT count(*) FROM orders WHERE status = 'paid'",
+    drafts: 1,
+    row_count: 1,
+    columns: ['n'],
+    rows: [[2]],
+    cell: "%%sql --conn shop\n-- another reading\nSELECT count(*) FROM orders WHERE status = 'paid'\n"
+  };
+  const done = applyEvent(
+    newTurn('How many customers?', 'shop'),
+    {
+      type: 'done',
+      status: 'success',
+      sql: 'SELECT count(*) FROM customers',
+      cell: '%%sql --conn shop\nSELECT count(*) FROM customers\n',
+      alternatives: [other, { label: 'no sql' } as never]
+    },
+    10
+  );
+  assert.deepEqual(done.alternatives, [other]);
+  const back = deserializeChat(JSON.parse(JSON.stringify(serializeChat([done], 10))))[0];
+  assert.deepEqual(back.alternatives, [other]);
+  // an answer that did not succeed offers none, and a turn saved without any reads back empty
+  const failed = applyEvent(
+    newTurn('q', 'shop'),
+    { type: 'done', status: 'failed', alternatives: [other] },
+    10
+  );
+  assert.deepEqual(failed.alternatives, []);
+  assert.deepEqual(deserializeChat(serializeChat([failed], 10))[0].alternatives, []);
+});

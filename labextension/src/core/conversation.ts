@@ -6,7 +6,15 @@
  * Plain TypeScript, no JupyterLab imports (unit-tested under node).
  */
 import { parseConfidence } from './confidence';
-import { Confidence, DONE_STATUSES, DoneStatus, ErrorInfo, RunEvent, withHint } from './protocol';
+import {
+  Alternative,
+  Confidence,
+  DONE_STATUSES,
+  DoneStatus,
+  ErrorInfo,
+  RunEvent,
+  withHint
+} from './protocol';
 
 export const CHAT_VERSION = 1;
 /** Turns kept in a notebook's metadata. */
@@ -57,6 +65,8 @@ export interface Turn {
   followUp?: boolean;
   /** how far the kernel trusts the answer (null: not rated, or no SQL) */
   confidence: Confidence | null;
+  /** the other results the drafts gave, where they disagreed (saved) */
+  alternatives: Alternative[];
   /** the memory store's id once the answer was remembered (thumbs-up); saved */
   remembered: number | null;
   /** a remember request is on its way (not saved) */
@@ -94,8 +104,30 @@ export function newTurn(question: string, connection: string | null, followUp = 
     error: null,
     followUp,
     confidence: null,
+    alternatives: [],
     remembered: null
   };
+}
+
+/** The other readings of a done event or a saved turn: the well-formed ones. */
+export function parseAlternatives(value: unknown): Alternative[] {
+  if (!Array.isArray(value)) {
+    return [];
+  }
+  return value
+    .filter(
+      (a): a is Alternative =>
+        typeof a === 'object' && a !== null && typeof a.sql === 'string' && typeof a.label === 'string'
+    )
+    .map(a => ({
+      label: a.label,
+      sql: a.sql,
+      drafts: typeof a.drafts === 'number' ? a.drafts : 1,
+      row_count: typeof a.row_count === 'number' ? a.row_count : null,
+      columns: Array.isArray(a.columns) ? a.columns.map(String) : [],
+      rows: Array.isArray(a.rows) ? a.rows.filter(Array.isArray) : [],
+      cell: typeof a.cell === 'string' ? a.cell : null
+    }));
 }
 
 export function isFinished(turn: Turn): boolean {
@@ -232,6 +264,7 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
         : [];
       t.rowCount = num(event.row_count) ?? null;
       t.confidence = t.cell ? parseConfidence(event.confidence, event.confidence_labels) : null;
+      t.alternatives = t.status === 'success' ? parseAlternatives(event.alternatives) : [];
       if (event.connection) {
         t.connection = event.connection;
       }
@@ -351,6 +384,7 @@ export function serializeChat(turns: ReadonlyArray<Turn>, rowsShown: number): Sa
       error: t.error,
       ...(t.followUp ? { followUp: true } : {}),
       ...(t.confidence ? { confidence: t.confidence } : {}),
+      ...(t.alternatives.length ? { alternatives: t.alternatives } : {}),
       ...(typeof t.remembered === 'number' ? { remembered: t.remembered } : {})
     }))
   };
@@ -421,6 +455,7 @@ export function deserializeChat(value: unknown): Turn[] {
       error,
       followUp: r.followUp === true,
       confidence: parseConfidence(r.confidence),
+      alternatives: parseAlternatives(r.alternatives),
       remembered: typeof r.remembered === 'number' && Number.isFinite(r.remembered) ? r.remembered : null
     });
   }

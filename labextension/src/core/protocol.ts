@@ -201,9 +201,23 @@ export interface DoneEvent {
   elapsed?: number | null;
   confidence?: Confidence | null;
   confidence_labels?: ConfidenceLabels | null;
+  /** the other results the drafts gave, where they disagreed */
+  alternatives?: Alternative[] | null;
   error?: ErrorInfo | null;
   /** how the run ended, in one line (null for `error`: its error says it) */
   label?: string | null;
+}
+
+/** Another result the drafts of an answer gave, and the cell that inserts it instead. */
+export interface Alternative {
+  /** "1. 2 drafts, 3 rows" */
+  label: string;
+  sql: string;
+  drafts: number;
+  row_count?: number | null;
+  columns: string[];
+  rows: unknown[][];
+  cell: string | null;
 }
 
 export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | MemoryEvent | DoneEvent;

@@ -1,0 +1,71 @@
+/**
+ * The other readings of an answer: when the drafts disagree, the panel lists the other
+ * results they gave below the answer (folded), each with its SQL, first rows and how many
+ * drafts gave it, and "Use this" inserts its cell instead of the answer's. They are saved
+ * with the chat.
+ */
+import {
+  cells,
+  dbCopy,
+  expect,
+  finalStatus,
+  notebookMetadata,
+  openNotebook,
+  openPanel,
+  scriptedModel,
+  setupCells,
+  sqlReply,
+  tableRows,
+  test,
+  turn
+} from './sqlnb';
+
+const ALL = 'SELECT count(*) AS n FROM orders';
+const SOME = 'SELECT count(*) AS n FROM orders WHERE quantity > 1';
+
+test('the other readings of disagreeing drafts are listed and one can be inserted instead', async ({
+  page,
+  tmpPath
+}) => {
+  const duck = dbCopy('duckdb', 'alternatives');
+  // the reply and the second draft count every order, the first draft only some
+  const model = scriptedModel('alternatives', {
+    replies: [sqlReply(ALL)],
+    drafts: [sqlReply(SOME), sqlReply(ALL)]
+  });
+  const nb = await openNotebook(
+    page,
+    tmpPath,
+    'alternatives.ipynb',
+    setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model })
+  );
+  const panel = await openPanel(page);
+  const q = 'How many orders are there?';
+  const input = panel.locator('.sqlnb-question-input');
+  await input.fill(q);
+  await input.press('Enter');
+  const t = turn(panel, q);
+  expect(await finalStatus(t)).toBe('success');
+
+  const others = t.locator('.sqlnb-alternatives');
+  await expect(others.locator('summary')).toHaveText('The drafts also gave 1 other result');
+  const reading = others.locator('.sqlnb-alternative');
+  await expect(reading).toBeHidden(); // folded
+  await others.locator('summary').click();
+  await expect(reading.locator('.sqlnb-alternative-label')).toHaveText('1. 1 draft, 1 row');
+  await expect(reading.locator('.sqlnb-sql')).toContainText('quantity > 1');
+  expect((await tableRows(reading.locator('table'))).length).toBe(1);
+
+  const before = (await cells(page, nb)).length;
+  await reading.getByRole('button', { name: 'Use this' }).click();
+  await expect.poll(async () => (await cells(page, nb)).length).toBe(before + 1);
+  const inserted = (await cells(page, nb)).filter(c => c.source.includes('another reading'));
+  expect(inserted).toHaveLength(1);
+  expect(inserted[0].source).toContain(SOME);
+  expect(inserted[0].source.startsWith('%%sql --conn shop')).toBe(true);
+
+  // saved with the chat
+  await expect
+    .poll(async () => (await notebookMetadata(page, nb))?.sqlnb?.chat?.turns?.[0]?.alternatives?.[0]?.sql)
+    .toBe(SOME);
+});
