@@ -368,6 +368,21 @@ export class NotebookChat {
     }
   }
 
+  /**
+   * Take the turn's `index`-th other reading as its answer and insert its cell below the
+   * active cell; saved with the chat (the thumbs-up then remembers this reading).
+   */
+  async useAlternative(turnId: string, index: number): Promise<boolean> {
+    const turn = this.conversation.find(turnId);
+    const alt = turn?.alternatives[index];
+    if (!turn || !alt) {
+      return false;
+    }
+    this.conversation.pickAlternative(turnId, index);
+    this._save();
+    return this.insertCell(alt.cell ?? alt.sql, false);
+  }
+
   /** Forget the conversation; the next question starts a new one in the kernel. */
   clear(): void {
     if (this.running) {

@@ -6,7 +6,15 @@
 import { Clipboard, Dialog, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 import { NotebookChat, SqlnbModel } from './model';
-import { answerSql, Step, stepLabel, stepsSummary, Turn, turnErrorText } from './core/conversation';
+import {
+  alternativeText,
+  answerSql,
+  Step,
+  stepLabel,
+  stepsSummary,
+  Turn,
+  turnErrorText
+} from './core/conversation';
 import {
   confidenceAriaLabel,
   confidenceLabel,
@@ -655,9 +663,9 @@ export class ChatPanel extends Widget {
     det.appendChild(
       el('summary', 'sqlnb-muted', `The drafts also gave ${n} other result${n === 1 ? '' : 's'}`)
     );
-    for (const alt of turn.alternatives) {
+    turn.alternatives.forEach((alt, index) => {
       const item = el('div', 'sqlnb-alternative');
-      item.appendChild(el('div', 'sqlnb-alternative-label', alt.label));
+      item.appendChild(el('div', 'sqlnb-alternative-label', `${index + 1}. ${alternativeText(alt)}`));
       item.appendChild(sqlBlock(alt.sql));
       if (alt.columns.length && alt.rows.length) {
         const table = el('table', 'sqlnb-result');
@@ -680,18 +688,22 @@ export class ChatPanel extends Widget {
         wrap.appendChild(table);
         item.appendChild(wrap);
       }
-      const source = alt.cell ?? alt.sql;
       item.appendChild(
-        button('sqlnb-use-alternative', 'Use this', 'Insert this reading as a %%sql cell instead', () => {
-          void chat.insertCell(source, false).then(ok => {
-            if (!ok) {
-              chat.setNotice({ text: 'The notebook this answer belongs to is closed.', error: true });
-            }
-          });
-        })
+        button(
+          'sqlnb-use-alternative',
+          'Use this',
+          'Take this reading as the answer and insert its %%sql cell',
+          () => {
+            void chat.useAlternative(turn.id, index).then(ok => {
+              if (!ok) {
+                chat.setNotice({ text: 'The notebook this answer belongs to is closed.', error: true });
+              }
+            });
+          }
+        )
       );
       det.appendChild(item);
-    }
+    });
     return det;
   }
 

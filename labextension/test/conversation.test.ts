@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  alternativeText,
   applyEvent,
   Conversation,
   deserializeChat,
   newTurn,
+  pickAlternative,
   selectHistory,
   serializeChat,
   stepLabel,
@@ -337,4 +339,18 @@ test('the other readings of an answer are kept, saved with it and read back; a m
   );
   assert.deepEqual(failed.alternatives, []);
   assert.deepEqual(deserializeChat(serializeChat([failed], 10))[0].alternatives, []);
+
+  // picked: the reading becomes the answer, the first answer another reading, the rating goes
+  const picked = pickAlternative({ ...done, remembered: 7, columns: ['n'], rows: [[5]], rowCount: 1 }, 0);
+  assert.equal(picked.sql, other.sql);
+  assert.equal(picked.cell, other.cell);
+  assert.deepEqual(picked.rows, [[2]]);
+  assert.equal(picked.confidence, null);
+  assert.equal(picked.remembered, null);
+  assert.deepEqual(
+    picked.alternatives.map(a => [alternativeText(a), a.sql]),
+    [['the answer kept first', 'SELECT count(*) FROM customers']]
+  );
+  assert.equal(alternativeText(other), '1 draft, 1 row');
+  assert.equal(pickAlternative(done, 5), done); // no such reading: unchanged
 });

@@ -109,6 +109,44 @@ export function newTurn(question: string, connection: string | null, followUp = 
   };
 }
 
+/**
+ * The turn with its `index`-th other reading taken as the answer (the user picked it):
+ * its SQL, cell and rows become the answer's, the answer kept first becomes another
+ * reading, and the rating and the remembered state go (they were the other answer's).
+ */
+export function pickAlternative(turn: Turn, index: number): Turn {
+  const alt = turn.alternatives[index];
+  if (!alt || turn.sql === null) {
+    return turn;
+  }
+  const first: Alternative = {
+    label: 'the answer kept first',
+    sql: turn.sql,
+    drafts: 0,
+    row_count: turn.rowCount,
+    columns: turn.columns,
+    rows: turn.rows,
+    cell: turn.cell
+  };
+  return {
+    ...turn,
+    sql: alt.sql,
+    cell: alt.cell,
+    columns: alt.columns,
+    rows: alt.rows,
+    rowCount: alt.row_count ?? alt.rows.length,
+    confidence: null,
+    remembered: null,
+    rememberError: null,
+    alternatives: [first, ...turn.alternatives.filter((_, i) => i !== index)]
+  };
+}
+
+/** What an other reading says about itself, without the kernel's number ("2 drafts, 1 row"). */
+export function alternativeText(alt: Alternative): string {
+  return alt.label.replace(/^\d+\.\s*/, '');
+}
+
 /** The other readings of a done event or a saved turn: the well-formed ones. */
 export function parseAlternatives(value: unknown): Alternative[] {
   if (!Array.isArray(value)) {
@@ -639,6 +677,11 @@ export class Conversation {
   }
 
   /** Change a turn's remember state (the thumbs-up); returns the turn or null. */
+  /** The user picked the turn's `index`-th other reading as its answer. */
+  pickAlternative(turnId: string, index: number): Turn | null {
+    return this._update(turnId, t => pickAlternative(t, index));
+  }
+
   setRemember(
     turnId: string,
     patch: Partial<Pick<Turn, 'remembered' | 'remembering' | 'rememberError'>>

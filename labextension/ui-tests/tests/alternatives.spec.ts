@@ -56,16 +56,24 @@ test('the other readings of disagreeing drafts are listed and one can be inserte
   await expect(reading.locator('.sqlnb-sql')).toContainText('quantity > 1');
   expect((await tableRows(reading.locator('table'))).length).toBe(1);
 
+  await expect(t.locator('.sqlnb-confidence-badge')).toBeVisible();
   const before = (await cells(page, nb)).length;
   await reading.getByRole('button', { name: 'Use this' }).click();
+  // taken as the answer: its SQL shows, the first answer is the other reading, the rating goes
+  await expect(t.locator('.sqlnb-answer > .sqlnb-sql')).toContainText('quantity > 1');
+  await expect(t.locator('.sqlnb-confidence-badge')).toHaveCount(0);
+  await expect(t.locator('.sqlnb-alternative-label')).toHaveText(['1. the answer kept first']);
   await expect.poll(async () => (await cells(page, nb)).length).toBe(before + 1);
   const inserted = (await cells(page, nb)).filter(c => c.source.includes('another reading'));
   expect(inserted).toHaveLength(1);
   expect(inserted[0].source).toContain(SOME);
   expect(inserted[0].source.startsWith('%%sql --conn shop')).toBe(true);
 
-  // saved with the chat
+  // saved with the chat: the reading picked as the answer, the first answer as the other one
   await expect
-    .poll(async () => (await notebookMetadata(page, nb))?.sqlnb?.chat?.turns?.[0]?.alternatives?.[0]?.sql)
-    .toBe(SOME);
+    .poll(async () => {
+      const saved = (await notebookMetadata(page, nb))?.sqlnb?.chat?.turns?.[0];
+      return [saved?.sql, saved?.alternatives?.[0]?.sql];
+    })
+    .toEqual([SOME, ALL]);
 });
