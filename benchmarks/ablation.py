@@ -71,6 +71,12 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
 }
 
 
+# A check changes no answer, only its rating: one that has not fired yet on the batches
+# written after it waits for more of them, until they hold this many questions (about five
+# batches), and leaves if it has fired on none by then.
+CHECK_EVIDENCE_QUESTIONS = 200
+
+
 def check_names() -> list[str]:
     from sqlnb.agent.checks import CHECK_NAMES
 
@@ -370,6 +376,8 @@ def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> di
         verdict = (
             "no data"
             if not later["questions"]
+            else "pending (not fired yet)"
+            if not later["fired"] and later["questions"] < CHECK_EVIDENCE_QUESTIONS
             else "remove (never fired)"
             if not later["fired"]
             else "keep"
