@@ -55,16 +55,12 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
 # When each answer check entered the agent (its first commit): the batches written after it
 # are the data it is judged on.  A new check adds its line here when it enters the registry.
 CHECK_ADDED: dict[str, tuple[str, str]] = {
-    "one_of_each": ("3aad17c", "2026-11-25T12:05:40"),
-    "date_difference": ("3aad17c", "2026-11-25T12:05:40"),
-    "limit_without_order": ("2fa2f60", "2026-11-25T19:41:49"),
     "numbers_left_out": ("7061fe5", "2026-11-25T20:18:53"),
     "values_left_out": ("717e5d5", "2026-11-25T22:37:21"),
     "filters_not_asked": ("d8ae35a", "2026-11-25T22:43:01"),
     "negated_value": ("fea4103", "2026-11-27T15:54:35"),
     "counted_elsewhere": ("fea4103", "2026-11-27T15:54:35"),
     "ranking_without_order": ("fea4103", "2026-11-27T15:54:35"),
-    "one_total_for_groups": ("fea4103", "2026-11-27T15:54:35"),
     "merged_entities": ("fea4103", "2026-11-27T15:54:35"),
     "fan_out": ("fea4103", "2026-11-27T15:54:35"),
     "needless_join": ("fea4103", "2026-11-27T15:54:35"),
@@ -353,10 +349,12 @@ def summarize(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str,
 
 def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
     """Per answer check and per set (spider-dev; unseen batches written after the check):
-    the answers it found something against, how many of those were wrong and right, and of
-    the answers it kept from the high rating (high without its finding), how many were
-    wrong and right.  A check earns its place when it finds against more wrong answers than
-    right ones on the batches written after it."""
+    the answers it found something against, how many of those were wrong and right, the
+    share wrong among them against the share wrong among all the set's answers (its lift:
+    how much more often an answer it doubts is wrong), and of the answers it kept from the
+    high rating (high without its finding), how many were wrong and right.  A check earns
+    its place when the answers it finds against are wrong more often than the answers of
+    the batches written after it are overall (a lift above 1)."""
     out: dict[str, Any] = {}
     for name in names:
         per: dict[str, dict[str, Any]] = {}
@@ -364,11 +362,16 @@ def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> di
             chosen = [r for r in rows if _counts_for(r, label, name) and not r.get("missing")]
             fired = [r for r in chosen if name in (r.get("checks") or {})]
             kept_from_high = [r for r in fired if r["checks"][name] == "high"]
+            wrong = sum(1 for r in fired if not r["correct"])
+            base = sum(1 for r in chosen if not r["correct"]) / len(chosen) if chosen else 0.0
             per[label] = {
                 "questions": len(chosen),
                 "fired": len(fired),
-                "on_wrong": sum(1 for r in fired if not r["correct"]),
-                "on_right": sum(1 for r in fired if r["correct"]),
+                "on_wrong": wrong,
+                "on_right": len(fired) - wrong,
+                "wrong_share": round(wrong / len(fired), 3) if fired else None,
+                "base_wrong_share": round(base, 3),
+                "lift": round(wrong / len(fired) / base, 2) if fired and base else None,
                 "high_wrong": sum(1 for r in kept_from_high if not r["correct"]),
                 "high_right": sum(1 for r in kept_from_high if r["correct"]),
             }
@@ -381,7 +384,7 @@ def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> di
             else "remove (never fired)"
             if not later["fired"]
             else "keep"
-            if later["on_wrong"] > later["on_right"]
+            if (later["lift"] or 0) > 1
             else "remove"
         )
         out[name] = {"added": CHECK_ADDED.get(name), "sets": per, "verdict": verdict}
@@ -482,8 +485,10 @@ def markdown(data: dict[str, Any]) -> str:
             "The same run, every check on: the answers each check found something against "
             '(`Attempt["checks"]`), how many of them were wrong and right, and of the answers it '
             "kept from the high rating (rated high without its finding), how many were wrong and "
-            "right. A check earns its place when it finds against more wrong answers than right "
-            "ones on the unseen batches written after it (docs/agent.md).",
+            "right. Share wrong: of the answers it found against, and in brackets of all the "
+            "set's answers. A check earns its place when the answers it finds against are wrong "
+            "more often than the answers of the unseen batches written after it are overall "
+            "(docs/agent.md).",
             "",
             c.table(
                 [
@@ -493,6 +498,7 @@ def markdown(data: dict[str, Any]) -> str:
                     "Fired",
                     "On wrong",
                     "On right",
+                    "Share wrong (all answers)",
                     "Kept from high: wrong / right",
                     "Verdict",
                 ],
@@ -504,6 +510,11 @@ def markdown(data: dict[str, Any]) -> str:
                         str(v["fired"]),
                         str(v["on_wrong"]),
                         str(v["on_right"]),
+                        (
+                            f"{100 * v['wrong_share']:.0f}% ({100 * v['base_wrong_share']:.0f}%)"
+                            if v["wrong_share"] is not None
+                            else f"— ({100 * v['base_wrong_share']:.0f}%)"
+                        ),
                         f"{v['high_wrong']} / {v['high_right']}",
                         f"**{s['verdict']}**" if label == "unseen after it" else "",
                     ]

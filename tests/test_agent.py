@@ -2018,25 +2018,6 @@ def test_a_draft_naming_a_column_of_a_table_it_does_not_read_gets_that_table_joi
     assert "JOIN" in r.sql and "customer_id" in r.sql
 
 
-@RULE_ENGINES
-def test_drafts_agreeing_on_one_row_of_each_group_are_not_trusted(engine, db):
-    top = (
-        "SELECT c.name, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
-        "GROUP BY c.name ORDER BY n DESC LIMIT 1"
-    )
-    run = ask_voting(db, [sql(top)], [sql(top)], question="How many orders did each customer place?")
-    r = run.result
-    assert (r.status, r.stop_reason) == ("success", "voted") and r.rows() == [["Ada", 2]]
-    assert r.confidence["level"] == "low"
-    assert (
-        'the question asks about every group ("each"), the query keeps only one (LIMIT 1)'
-        in r.confidence["reasons"]
-    )
-    # asked for the one group: trusted as before
-    run = ask_voting(db, [sql(top)], [sql(top)], question="Which customer has the most orders?")
-    assert run.result.confidence["level"] == "high" and run.result.attempts[0]["checks"] == {}
-
-
 @pytest.mark.engines(["sqlite", "postgresql", "duckdb"])
 def test_drafts_agreeing_on_a_query_that_leaves_out_a_value_the_question_names_are_not_trusted(
     engine, db, monkeypatch

@@ -655,7 +655,7 @@ def test_ablation_judges_each_check_on_data_written_after_it(tmp_path):
     con.executescript(SHOP)
     con.close()
     later, earlier = dt.datetime(2030, 1, 1), dt.datetime(2020, 1, 1)
-    right_one, before_one = "limit_without_order", "one_of_each"
+    right_one, before_one = "numbers_left_out", "filters_not_asked"
     questions, drafts = [], {}
     for i, (name, case) in enumerate(sorted(CASES.items())):
         questions.append(
@@ -678,7 +678,7 @@ def test_ablation_judges_each_check_on_data_written_after_it(tmp_path):
     rows = ablation.run_ablation(questions, store, [], log=lambda m: None)
     # with every rewrite on (as the ablation asks), two drafts are rewritten into answers
     # their checks find nothing against: the paid orders get their filter, the customers'
-    # names their key (the ids of one_of_each's draft get names, and it still keeps one)
+    # names their key
     rewritten = {
         name for (name, case), r in zip(sorted(CASES.items()), rows, strict=True) if r["sql"] != case.draft
     }

@@ -3,8 +3,8 @@
 One stemmer (:func:`stem`, through :func:`words` and :func:`roots`), one stop list
 (:data:`STOP_WORDS`, through :func:`content_words`), the word lists the rules read by
 (words that ask rather than name, codes that are everyday words, id words, the columns of
-a person's first and last name, the wording of a question that excludes, asks for an
-average, for each group), and how a question names a stored value (:func:`value_named`: as
+a person's first and last name, the wording of a question that excludes, leaves a value
+out, asks for an average or ranks), and how a question names a stored value (:func:`value_named`: as
 words, or as a code it spells out) and which stored values are worth looking for in it
 (:func:`nameable`).
 
@@ -140,9 +140,6 @@ LAST_NAME_COLUMNS = frozenset({"lastname", "lname", "surname", "familyname"})
 # words of a stored value too common to show that a question names the value
 FILLER_WORDS = frozenset({"the", "and", "for", "with", "from", "not", "all", "any", "per"})
 
-# numbers a question may write as words
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
 # a question that excludes or negates something: a value it names may be one to leave out
 EXCLUDING = re.compile(
     r"\b(?:not|never|no|non|nor|without|except|excluding|exclude|other than|apart from)\b"
@@ -153,8 +150,6 @@ EXCLUDING = re.compile(
 NEGATIONS = frozenset({"not", "non", "never", "no", "without", "excluding", "except", "nor"})
 # where a question starts naming the rows an average is taken over
 AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
-# a question asking about every group
-EACH_WORD = re.compile(r"\b(each|every|per)\b", re.I)
 # a question that ranks: asks for the most, the least or the top of something ("at most"
 # and "at least" bound a number instead)
 RANKING_WORD = re.compile(
@@ -163,10 +158,6 @@ RANKING_WORD = re.compile(
     r"|earliest|latest)\b",
     re.I,
 )
-# units of time a figure may be asked "per" of
-TIME_UNITS = frozenset({"day", "week", "month", "quarter", "year", "hour", "weekday"})
-# a question that asks for any rows at all (a sample)
-ANY_ROWS = re.compile(r"\b(few|some|any|sample|examples?|preview)\b", re.I)
 
 # ---------------------------------------------------------------------------
 # stored values a question names

@@ -1,8 +1,8 @@
-"""Checks from the query, the question and the catalog alone (no data read): a LIMIT that
-keeps rows no ORDER BY chose, a number the question names that the query does not use, a
-filter on a value the question does not name, one row kept of the groups the question
-asks about each of, one date subtracted from another, a ranking question answered without
-ranking, and one total where the question asks for one per group."""
+"""Checks from the query, the question and the catalog alone (no data read): a number the
+question names that the query does not use, a filter on a value the question does not
+name, a value the question leaves out that the query keeps only the rows of, a question
+counting a table the query does not read, and a ranking question answered without
+ranking."""
 
 from __future__ import annotations
 
@@ -10,16 +10,11 @@ import re
 
 from sqlglot import exp
 
-from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
 from sqlnb.agent.lexicon import (
-    ANY_ROWS,
-    EACH_WORD,
     FILLER_WORDS,
     NEGATIONS,
-    NUMBER_WORDS,
     RANKING_WORD,
-    TIME_UNITS,
     abbreviates,
     is_code,
     plain_text,
@@ -27,10 +22,9 @@ from sqlnb.agent.lexicon import (
     stem,
     value_named,
 )
-from sqlnb.agent.sqltree import normal_name, query_tables, scope_tables, table_names
+from sqlnb.agent.sqltree import normal_name, query_tables
 from sqlnb.sql.dialects import sqlglot_dialect
 
-_TEMPORAL_TYPES = re.compile(r"date|time", re.I)
 # a number standing alone: not part of a word or of a longer number, a full stop after it
 # ends the sentence ("Show 5.")
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")
@@ -50,17 +44,6 @@ def _numbers_left_out(question: str, sql: str) -> list[str]:
         if not forms & used and not any(n in s for s in strings):
             out.append(n)
     return out
-
-
-def _asks_for_rows(question: str, n: str) -> bool:
-    """Whether ``question`` asks for ``n`` rows (the number as digits or a word) or for
-    any rows at all."""
-    if ANY_ROWS.search(question):
-        return True
-    if n in _NUMBER.findall(question):
-        return True
-    word = NUMBER_WORDS[int(n)] if n.isdigit() and int(n) < len(NUMBER_WORDS) else None
-    return word is not None and re.search(rf"(?<![\w.]){word}\b", question, re.I) is not None
 
 
 def _filters_not_asked(tree: exp.Expr, question: str) -> list[str]:
@@ -96,25 +79,6 @@ def _filters_not_asked(tree: exp.Expr, question: str) -> list[str]:
     return out
 
 
-def limit_without_order(a: Answer) -> Finding:
-    """The query keeps some rows (``LIMIT``) without ordering them first, while the
-    question asks for no number of rows: which rows is up to the database."""
-    tree = a.tree
-    limit = tree.args.get("limit") if isinstance(tree, (exp.Select, exp.Union)) else None
-    if (
-        limit is None
-        or limit.expression is None
-        or tree is None
-        or tree.args.get("order") is not None
-        or _asks_for_rows(a.question, limit.expression.sql())
-    ):
-        return None
-    return (
-        f"it keeps {limit.expression.sql()} row(s) (LIMIT) without an ORDER BY: which ones "
-        "is up to the database, and the question asks for no number of rows"
-    )
-
-
 def numbers_left_out(a: Answer) -> Finding:
     """The question names a number (a year, a threshold, a count) the query does not use."""
     left_out = _numbers_left_out(a.question, a.sql)
@@ -134,55 +98,6 @@ def filters_not_asked(a: Answer) -> Finding:
     if not not_asked:
         return None
     return f"it filters on {', '.join(repr(v) for v in not_asked)}, which the question does not name"
-
-
-def one_of_each(a: Answer) -> Finding:
-    """The question asks about every group ("each", "every", "per") and the query keeps one
-    row of its groups (``GROUP BY … LIMIT 1``, one row in the result)."""
-    each = EACH_WORD.search(a.question)
-    if not each or a.row_count != 1 or a.tree is None:
-        return None
-    for select in a.tree.find_all(exp.Select):
-        limit = select.args.get("limit")
-        if (
-            select.args.get("group") is not None
-            and limit is not None
-            and limit.expression is not None
-            and limit.expression.sql() == "1"
-        ):
-            return (
-                f'the question asks about every group ("{each.group(1)}"), the query keeps only one (LIMIT 1)'
-            )
-    return None
-
-
-def date_difference(a: Answer) -> Finding:
-    """The query subtracts one date or time column from another: an interval, or in SQLite
-    a difference of the years only, where a number of days is usually meant."""
-    if a.catalog is None or a.tree is None:
-        return None
-    scope: dict[str, Table] = {}
-    for select in a.tree.find_all(exp.Select):
-        scope.update(scope_tables(select, a.catalog))
-
-    def temporal(e: exp.Expr) -> bool:
-        if not isinstance(e, exp.Column):
-            return False
-        owners = (
-            [scope[e.table.lower()]]
-            if e.table and e.table.lower() in scope
-            else [t for t in scope.values() if t.column(e.name) is not None]
-        )
-        col = owners[0].column(e.name) if len(owners) == 1 else None
-        return col is not None and bool(_TEMPORAL_TYPES.search(col.type or ""))
-
-    for sub in a.tree.find_all(exp.Sub):
-        if temporal(sub.this) and temporal(sub.expression):
-            return (
-                f"it subtracts one date from another ({sub.sql(dialect=sqlglot_dialect(a.dialect))}): "
-                "an interval, not a number of days"
-            )
-    return None
 
 
 def _named_at(value: str, words: list[str]) -> list[int]:
@@ -274,28 +189,6 @@ def ranking_without_order(a: Answer) -> Finding:
     )
 
 
-def one_total_for_groups(a: Answer) -> Finding:
-    """The question asks for a figure per group ("per month", "for each store") of
-    something the query's tables name or of a time unit, and the query gives one total
-    over all its rows (an aggregate, no GROUP BY, one row)."""
-    tree = a.tree
-    if not isinstance(tree, exp.Select) or tree.args.get("group") is not None or a.row_count != 1:
-        return None
-    if not any(isinstance(p.unalias(), exp.AggFunc) for p in tree.expressions):
-        return None
-    names = roots(" ".join(table_names(scope_tables(tree, a.catalog).values()))) if a.catalog else set()
-    for m in re.finditer(r"\b(?:each|every|per)\s+(\w+)", a.question, re.I):
-        word = m.group(1).lower()
-        if word in TIME_UNITS or roots(word) & names:
-            return f'the question asks for a figure "{m.group(0)}", the query gives one total over all rows'
-    return None
-
-
-LIMIT_WITHOUT_ORDER = Check(
-    name="limit_without_order",
-    summary="rows kept by a LIMIT with no ORDER BY, where the question asks for no number of rows",
-    find=limit_without_order,
-)
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -305,16 +198,6 @@ FILTERS_NOT_ASKED = Check(
     name="filters_not_asked",
     summary="a filter on a value the question does not name",
     find=filters_not_asked,
-)
-ONE_OF_EACH = Check(
-    name="one_of_each",
-    summary='one row kept (GROUP BY … LIMIT 1) of the groups the question asks about "each" of',
-    find=one_of_each,
-)
-DATE_DIFFERENCE = Check(
-    name="date_difference",
-    summary="one date column subtracted from another (an interval, not a number of days)",
-    find=date_difference,
 )
 NEGATED_VALUE = Check(
     name="negated_value",
@@ -330,9 +213,4 @@ RANKING_WITHOUT_ORDER = Check(
     name="ranking_without_order",
     summary="a question for the most, least or top answered by a query that does not rank",
     find=ranking_without_order,
-)
-ONE_TOTAL_FOR_GROUPS = Check(
-    name="one_total_for_groups",
-    summary='one total over all rows where the question asks for one "per" or "for each" group',
-    find=one_total_for_groups,
 )
