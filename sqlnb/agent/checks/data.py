@@ -23,6 +23,7 @@ from sqlnb.agent.sqltree import (
     scope_tables,
     spelling,
     table_names,
+    table_node,
 )
 from sqlnb.sql.dialects import sqlglot_dialect
 
@@ -122,10 +123,9 @@ def merged_entities(a: Answer) -> Finding:
         if not values:
             continue
         dialect = sqlglot_dialect(a.dialect)
-        name_col = exp.column(exp.to_identifier(col, quoted=True))
-        source = (
-            exp.to_table(table.qualified_name, dialect=dialect) if table.schema else exp.to_table(table.name)
-        )
+        stored = table.column(col)
+        name_col = exp.column(exp.to_identifier(stored.name if stored else col, quoted=True))
+        source = table_node(table, catalog)
         probe = (
             exp.select(name_col.copy(), exp.Count(this=exp.Star()))
             .from_(source)
