@@ -182,7 +182,7 @@ def ask(
     from sqlnb.agent.settings import AgentSettings
 
     misses = getattr(client, "misses", 0)
-    agent = Agent(settings=AgentSettings(disabled_rewrites=disabled), memory=False)
+    agent = Agent(settings=AgentSettings(disabled_rewrites=disabled, explain=False), memory=False)
     try:
         res = agent.ask(
             q["question"],

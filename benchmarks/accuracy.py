@@ -418,7 +418,7 @@ def ask_agent(
     ``examples``: the accepted answers ``agent+memory`` shows (see :func:`memory_examples`)."""
     from sqlnb.agent.runner import Agent
 
-    agent = Agent(settings=settings, memory=False)
+    agent = Agent(settings=unexplained(settings), memory=False)
     res = agent.ask(
         question,
         adapter,
@@ -450,6 +450,17 @@ def ask_agent(
         ],
         **({"clarify": list(res.questions)} if res.questions else {}),
     }
+
+
+def unexplained(settings=None):
+    """``settings`` (None: the defaults) without the answers' explanations: an accuracy run
+    measures the answers, and its stored replies hold no explanation calls
+    (``benchmarks/explain.py`` measures those)."""
+    import dataclasses
+
+    from sqlnb.agent.settings import AgentSettings
+
+    return dataclasses.replace(settings or AgentSettings(), explain=False)
 
 
 def first_messages(
@@ -975,7 +986,7 @@ def agent_settings() -> dict[str, Any]:
     from sqlnb.agent.repairs import REWRITE_NAMES
     from sqlnb.agent.settings import AgentSettings
 
-    settings = AgentSettings()
+    settings = unexplained(AgentSettings())
     out = dataclasses.asdict(settings)
     out["disabled_rewrites"] = sorted(settings.disabled_rewrites)
     out["rewrites"] = [n for n in REWRITE_NAMES if settings.rewrite_on(n)]

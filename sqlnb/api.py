@@ -45,6 +45,7 @@ def ask(
     agent=None,
     on_event: Callable[[dict], None] | None = None,
     require_readonly_role: bool | None = None,
+    explain: bool | None = None,
 ):
     """Ask ``question`` of a database and return an :class:`~sqlnb.agent.runner.AskResult`
     (``.sql``, ``.status``, ``.attempts``, ``.df``).
@@ -62,7 +63,9 @@ def ask(
     this database most like the question (None: the agent's setting, on by default; False:
     none).  ``require_readonly_role``: refuse (:class:`~sqlnb.errors.WritableRoleError`) when
     the connection's credentials may write or sqlnb cannot tell (None: the notebook's
-    ``AskMagic.require_readonly_role``, off outside a notebook)."""
+    ``AskMagic.require_readonly_role``, off outside a notebook).  ``explain``: two to four
+    grounded sentences on what the answer computed and assumes (``.explanation``; None: the
+    notebook's ``AskMagic.explain``, on outside a notebook)."""
     from sqlnb.agent.runner import Agent
     from sqlnb.agent.settings import AgentSettings
     from sqlnb.display import show_answers
@@ -72,12 +75,15 @@ def ask(
     magics = _notebook_magics(shell)
     if require_readonly_role is None:
         require_readonly_role = bool(getattr(magics, "require_readonly_role", False))
+    if explain is None:
+        explain = bool(getattr(magics, "explain", True))
     settings = AgentSettings(
         share_data=share_data,
         preview_rows=max(0, preview_rows),
         retry_drafts=None if retry_drafts is None else max(0, retry_drafts),
         first_drafts=None if first_drafts is None else max(0, first_drafts),
         require_readonly_role=require_readonly_role,
+        explain=explain,
     )
     kwargs = {
         "model": model,

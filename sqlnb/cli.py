@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--no-memory", action="store_true", help="show the model no remembered answers of this database"
     )
+    a.add_argument(
+        "--no-explain",
+        action="store_true",
+        dest="no_explain",
+        help="no explanation of the answer (one model call fewer)",
+    )
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument(
         "--require-readonly-role",
@@ -253,6 +259,7 @@ def cmd_ask(args) -> int:
                 retry_drafts=args.retry_drafts,
                 first_drafts=args.first_drafts,
                 require_readonly_role=args.require_readonly_role,
+                explain=not args.no_explain,
             ),
             on_event=progress,
         )

@@ -205,10 +205,17 @@ def memory_label(event: Mapping[str, Any]) -> str:
     )
 
 
+def explaining_label() -> str:
+    """The step after an answer is found: the model explains it."""
+    return "Explaining the answer…"
+
+
 def step_label(event: Mapping[str, Any]) -> str | None:
-    """The one-line label of a ``started``, ``reply``, ``attempt`` or ``memory`` event, as
-    the panel shows it (None for any other event)."""
+    """The one-line label of a ``started``, ``reply``, ``attempt``, ``memory`` or
+    ``explaining`` event, as the panel shows it (None for any other event)."""
     kind = event.get("type")
+    if kind == "explaining":
+        return explaining_label()
     if kind == "started":
         return started_label(event)
     if kind == "reply":
@@ -231,6 +238,8 @@ def progress_line(event: Mapping[str, Any]) -> str | None:
         return f"{attempt_head(event)}: {_one_line(_attempt(event).get('sql'))}\n  {attempt_outcome(event)}"
     if kind == "memory":
         return memory_label(event)
+    if kind == "explaining":
+        return explaining_label()
     return None
 
 
@@ -344,6 +353,8 @@ class Answer(Protocol):
     def result(self) -> Table | None: ...
     @property
     def alternatives(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def explanation(self) -> str | None: ...
 
 
 def _cell(v: Any) -> str:
@@ -381,7 +392,8 @@ def counts_text(answer: Answer) -> str:
 
 def answer_text(answer: Answer) -> str:
     """An answer as plain text (``print(answer)``, ``sqlnb ask``, a notebook's text/plain
-    when asked for it): how it ended, the confidence, the final SQL and its first rows; the
+    when asked for it): how it ended, its explanation, the confidence, the final SQL and its
+    first rows; the
     model's questions when it needs more information; the last error when no query
     succeeded."""
     lines = []
@@ -396,6 +408,9 @@ def answer_text(answer: Answer) -> str:
     lines.append(f"{answer.status.upper()} · {why} · {counts_text(answer)}, {format_elapsed(answer.elapsed)}")
     if answer.model_error:
         lines.append(f"Model error: {answer.model_error}")
+    explanation = getattr(answer, "explanation", None)  # an answer of an older sqlnb has none
+    if answer.sql and explanation:
+        lines.append(explanation)
     if answer.sql:
         conf = confidence_line(answer.confidence)
         if conf:

@@ -551,3 +551,42 @@ def test_first_drafts_and_confidence_through_every_front_door(shell, seeded, tmp
     shown = "Low confidence — check this answer (1 of 2 drafts gave this result"
     assert shown in html(shell, res.result) and shown in str(res.result)
     assert res.result.usage["calls"] == 2
+
+
+EXPLAINED = (
+    "This lists the paid orders with their amounts. Only orders with status 'paid' count; there are 2."
+)
+
+
+@pytest.mark.engines(["sqlite", "postgresql"])
+def test_the_explanation_through_every_front_door(shell, seeded, tmp_path):
+    path = tmp_path / "explained.json"
+    path.write_text(json.dumps({"replies": [sql_block(PAID), "FINAL"], "explanations": [EXPLAINED]}))
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    # %%ask: the explanation printed while it is written, then shown first in the answer
+    res, out, _ = run(shell, f"%%ask --model scripted:{path}\nWhich orders are paid?")
+    result = res.result
+    assert result.explanation == EXPLAINED, out
+    assert "Explaining the answer…" in out
+    shown = html(shell, result)
+    assert f"<p class='sqlnb-explanation'>{html_escape(EXPLAINED)}</p>" in shown
+    assert shown.index("sqlnb-explanation") < shown.index("SELECT id, amount")
+    assert str(result).splitlines()[1] == EXPLAINED
+    # turned off in the notebook's config: no call for it
+    path.write_text(json.dumps({"replies": [sql_block(PAID), "FINAL"], "explanations": []}))
+    run(shell, "%config AskMagic.explain = False")
+    res, out, _ = run(shell, f"%%ask --model scripted:{path} --new\nWhich orders are paid?")
+    assert res.result.ok and res.result.explanation is None and "Explaining" not in out
+    assert "sqlnb-explanation" not in html(shell, res.result)
+    # sqlnb.ask() outside the notebook's config, and sqlnb ask --json / --no-explain
+    path.write_text(json.dumps({"replies": [sql_block(PAID), "FINAL"], "explanations": [EXPLAINED]}))
+    r = sqlnb.ask("Which orders are paid?", seeded.url(), model=f"scripted:{path}", explain=True)
+    assert r.explanation == EXPLAINED
+    p = cli("ask", "--db", seeded.url(), "--model", f"scripted:{path}", "--json", "Which orders are paid?")
+    data = json.loads(p.stdout)
+    assert data["explanation"] == EXPLAINED and data["explained"]["first_try"] is True
+    assert data["explained"]["calls"] == 1 and data["usage"]["calls"] == 3
+    p = cli(
+        "ask", "--db", seeded.url(), "--model", f"scripted:{path}", "--no-explain", "Which orders are paid?"
+    )
+    assert p.returncode == 0 and EXPLAINED not in p.stdout and "Explaining" not in p.stderr

@@ -970,3 +970,17 @@ def test_remember_errors_come_back_in_the_error_shape(shell, panel, tmp_path):
     assert err["kind"] == "UsageError" and "off" in err["message"]
     assert memory.entries() == []
     assert "Traceback" not in json.dumps(panel.sent)
+
+
+@pytest.mark.engines(["duckdb"])
+def test_an_answer_is_explained_in_its_done_event(shell, panel, seeded, tmp_path):
+    text = "This lists the paid orders with their amounts. Only orders with status 'paid' count."
+    path = tmp_path / "explained.json"
+    path.write_text(json.dumps({"replies": [sql_block(PAID), "FINAL"], "explanations": [text]}))
+    connect(shell, seeded.url(), "shop")
+    run = ask(panel, "Which orders are paid?", model=f"scripted:{path}")
+    done = panel.wait_done(run)
+    assert done["status"] == "success" and done["explanation"] == text
+    events = [m["event"] for m in panel.sent if m.get("type") == "event" and m.get("run") == run]
+    assert [e["type"] for e in events][-2:] == ["explaining", "done"]
+    assert events[-2] == {"type": "explaining", "label": "Explaining the answer…"}

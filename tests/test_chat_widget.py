@@ -687,3 +687,16 @@ def test_chat_displays_a_widget_in_a_real_kernel_and_answers_from_its_thread(tmp
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_the_answer_is_explained_first(shell, seeded, tmp_path):
+    text = "This counts every customer, with no filter. There are 3."
+    path = tmp_path / "explained.json"
+    path.write_text(json.dumps({"replies": [sql_block(COUNT), "FINAL"], "explanations": [text]}))
+    run(shell, f"%sqlnb connect {seeded.url()} --name shop")
+    chat = sqlnb.chat(model=f"scripted:{path}")
+    turn = ask(chat, "How many customers are there?")
+    assert turn.done["explanation"] == text
+    assert "Explaining the answer…" in shown(chat) and text in shown(chat)
+    done = chat_widget.done_html(turn.done)
+    assert done.index('class="sqlnb-explanation"') < done.index(COUNT.replace("*", "*"))

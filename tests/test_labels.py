@@ -69,6 +69,7 @@ AGENT_EVENTS = [
     {"type": "memory", "examples": 3, "level": "low"},
     {"type": "memory", "examples": 1, "level": None},
     {"type": "memory", "kept_first": True, "examples": 3, "level": "low"},
+    {"type": "explaining"},
 ]
 CONFIDENCE = {
     "level": "medium",
@@ -110,6 +111,7 @@ def _result(outcome: dict) -> SimpleNamespace:
         confidence=outcome["confidence"],
         model_error=None,
         alternatives=[],
+        explanation="This counts the orders, with no filter." if cell else None,
         cell_source=lambda: cell,
     )
 
@@ -166,7 +168,7 @@ def test_the_words_of_each_step():
         "Trying 3 candidate queries; the result most of them agree on is kept…",
         "The model's CLARIFY asked the user nothing (it repeats the question); asking it again…",
     ]
-    assert said[9:15] == [
+    assert said[9:16] == [
         "Attempt 2 of at most 5 (kept 1 of 3 candidates): ✓ 1 row · 12.3 ms",
         "Attempt 1 of at most 5: ✓ 500+ rows · 1.50 s",
         "Attempt 1 of at most 5: ✗ table_not_found: no such table: order_lines",
@@ -175,8 +177,9 @@ def test_the_words_of_each_step():
         "Not sure of that answer (no query found): asking again with 1 remembered answer of this "
         "database as examples…",
         "No answer found with the remembered answers: the first answer stands (low confidence).",
+        "Explaining the answer…",
     ]
-    assert said[15:] == [
+    assert said[16:] == [
         "Answer (the result most drafts gave was kept)",
         "Answer (the model confirmed the result)",
         "Answer (the model confirmed the result)",
@@ -213,8 +216,8 @@ def test_confidence_words_are_the_same_in_the_terminal_the_widget_and_the_panel(
 
 
 def test_an_answer_in_plain_text():
-    """``str(answer)`` and ``sqlnb ask``: how it ended, the confidence, the SQL and its first
-    rows; the model's questions; the last error when no query succeeded."""
+    """``str(answer)`` and ``sqlnb ask``: how it ended, the explanation, the confidence, the
+    SQL and its first rows; the model's questions; the last error when no query succeeded."""
     table = SimpleNamespace(
         returns_rows=True,
         row_count=7,
@@ -225,6 +228,7 @@ def test_an_answer_in_plain_text():
     assert labels.answer_text(answer) == "\n".join(
         [
             "SUCCESS · the result most drafts gave was kept · 1 attempt, 2 model calls, 1.25 s",
+            "This counts the orders, with no filter.",
             "Medium confidence (2 of 3 drafts gave this result; the model checked the result and kept it)",
             SQL,
             "name       | n",

@@ -582,6 +582,9 @@ export class ChatPanel extends Widget {
   private _renderAnswer(chat: NotebookChat, turn: Turn): HTMLElement {
     const box = el('div', 'sqlnb-answer');
     const best = turn.status === 'needs_clarification';
+    if (turn.explanation) {
+      box.appendChild(el('p', 'sqlnb-explanation', turn.explanation));
+    }
     if (best || turn.confidence) {
       const head = el('div', 'sqlnb-answer-head');
       if (best) {

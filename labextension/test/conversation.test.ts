@@ -354,3 +354,33 @@ test('the other readings of an answer are kept, saved with it and read back; a m
   assert.equal(alternativeText(other), '1 draft, 1 row');
   assert.equal(pickAlternative(done, 5), done); // no such reading: unchanged
 });
+
+test("an answer's explanation: a step while it is written, kept with the answer, saved and read back", () => {
+  let t = newTurn('How many customers?', 'shop');
+  t = applyEvent(t, { type: 'explaining', label: 'Explaining the answer…' }, 10);
+  assert.deepEqual(t.steps, [{ kind: 'note', text: 'Explaining the answer…' }]);
+  const text = 'This counts every customer, with no filter. There are 3.';
+  t = applyEvent(
+    t,
+    { type: 'done', status: 'success', sql: 'SELECT count(*) FROM customers', cell: 'x', explanation: text },
+    10
+  );
+  assert.equal(t.explanation, text);
+  const back = deserializeChat(JSON.parse(JSON.stringify(serializeChat([t], 10))))[0];
+  assert.equal(back.explanation, text);
+  // none without an answer; a turn saved without one reads back without one
+  const failed = applyEvent(newTurn('q', 'shop'), { type: 'done', status: 'failed', explanation: text }, 10);
+  assert.equal(failed.explanation, null);
+  assert.equal(deserializeChat(serializeChat([failed], 10))[0].explanation, null);
+  // another reading picked as the answer: the explanation was of the first one, it goes
+  const other = {
+    label: '1. 1 draft, 1 row',
+    sql: 'SELECT 2',
+    drafts: 1,
+    row_count: 1,
+    columns: ['n'],
+    rows: [[2]],
+    cell: 'y'
+  };
+  assert.equal(pickAlternative({ ...t, alternatives: [other] }, 0).explanation, null);
+});

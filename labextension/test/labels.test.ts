@@ -43,6 +43,7 @@ test('the fixture has every kind of step and outcome', () => {
   assert.deepEqual([...new Set(EVENTS.map(e => e.type))].sort(), [
     'attempt',
     'done',
+    'explaining',
     'memory',
     'reply',
     'started'

@@ -57,8 +57,9 @@ class ChatClient(Protocol):
     """How the agent calls a model (:class:`sqlnb.agent.models.ModelClient`, or the
     runner's stoppable wrapper of one): the reply's text and the call's usage (token and
     call counts, seconds).  ``samples`` (whether a call with a temperature gives a new
-    sample) and ``side_by_side`` (whether several replies are written together) are read
-    where a client has them."""
+    sample), ``side_by_side`` (whether several replies are written together) and
+    ``explains`` (whether it writes explanations of answers) are read where a client has
+    them."""
 
     def invoke(
         self,
@@ -67,6 +68,7 @@ class ChatClient(Protocol):
         temperature: float | None = ...,
         seed: int | None = ...,
         draft: bool = ...,
+        purpose: str | None = ...,
     ) -> tuple[str, Mapping[str, object]]: ...
 
     def invoke_many(

@@ -23,6 +23,7 @@ from sqlnb.adapters import Adapter, Catalog, Result, Table
 from sqlnb.agent.checks import Answer, judge
 from sqlnb.agent.confidence import Confidence, Level, assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
+from sqlnb.agent.explain import Explanation, explain
 from sqlnb.agent.graph import build_graph, recursion_limit
 from sqlnb.agent.nodes import AgentContext, ChatClient, preview_rows
 from sqlnb.agent.settings import AgentSettings, first_draft_cap
@@ -90,6 +91,16 @@ class AskResult:
     asked_before: str | None = None
     # the remembered answers shown to the model as examples: [{id, question}]
     examples: list[dict[str, Any]] = field(default_factory=list)
+    # the answer in two to four grounded sentences (sqlnb.agent.explain); None: not asked
+    # for (AgentSettings.explain), no answer, or no sentence grounded
+    explained: Explanation | None = None
+
+    @property
+    def explanation(self) -> str | None:
+        """What the answer computed, what its SQL assumes and its headline values, in two
+        to four sentences whose every number and name is in the question, the SQL or the
+        result; None when there is none."""
+        return self.explained.text if self.explained is not None else None
 
     @property
     def ok(self) -> bool:
@@ -164,6 +175,8 @@ class AskResult:
             "elapsed": round(self.elapsed, 3),
             "confidence": self.confidence,
             "alternatives": self.alternatives,
+            "explanation": self.explanation,
+            **({"explained": self.explained.to_dict()} if self.explained is not None else {}),
             "examples": [dict(e) for e in self.examples],
             **({"model_error": self.model_error} if self.model_error else {}),
         }
@@ -501,8 +514,38 @@ class Agent:
                 asked_before=asked_before,
                 examples=[{"id": e.get("id"), "question": e["question"]} for e in used],
             )
+            if (
+                s.explain
+                and out.ok
+                and out.sql
+                and result is not None
+                and not (stop is not None and stop.stopped)
+                and getattr(client, "explains", True)
+            ):
+                emit({"type": "explaining"})
+                out.explained = self._explain(client, out, share_data=s.share_data)
+                if out.explained is not None:
+                    out.usage = add_usage(out.usage, out.explained.usage)
+                out.elapsed = time.perf_counter() - start
             emit({"type": "done", "result": out})
             return out
+
+    @staticmethod
+    def _explain(client: ChatClient, answer: AskResult, *, share_data: bool) -> Explanation | None:
+        """The answer's explanation (:mod:`sqlnb.agent.explain`); None when the model call
+        fails: an explanation never fails an answer."""
+        assert answer.sql is not None and answer.result is not None
+        try:
+            return explain(
+                client,
+                question=answer.full_question,
+                sql=answer.sql,
+                dialect=answer.dialect,
+                result=answer.result,
+                share_data=share_data,
+            )
+        except errors.ModelError:
+            return None
 
     @contextlib.contextmanager
     def _one_turn_at_a_time(self, connection: str) -> Iterator[None]:

@@ -59,6 +59,10 @@ class AgentSettings:
     # sqlnb could not find out (sqlnb.adapters.privileges): only a read-only role (or a
     # --readonly file connection) is asked.  The agent's own queries are read-only either way.
     require_readonly_role: bool = False
+    # After an answer, two to four sentences on what it computed, what its SQL assumes and
+    # its headline values, every number and name grounded in the question, the SQL or the
+    # result (sqlnb.agent.explain): one more model call, two when a sentence was not grounded.
+    explain: bool = True
 
     def __post_init__(self) -> None:
         self.disabled_rewrites = checked_rewrite_names(self.disabled_rewrites)

@@ -237,8 +237,8 @@ class AskRun:
 
 def protocol_event(event: Mapping[str, Any]) -> Event | None:
     """The protocol form of one of :meth:`Agent.ask`'s progress events (``reply``,
-    ``attempt``, ``memory``), with its ``label`` (:mod:`sqlnb.labels`); None for the others
-    (the run sends ``started`` and ``done`` itself)."""
+    ``attempt``, ``memory``, ``explaining``), with its ``label`` (:mod:`sqlnb.labels`); None
+    for the others (the run sends ``started`` and ``done`` itself)."""
     kind = event.get("type")
     if kind == "reply":
         clarify = event.get("clarify")
@@ -281,6 +281,8 @@ def protocol_event(event: Mapping[str, Any]) -> Event | None:
             "kept_first": bool(event.get("kept_first")),
             "text": labels.memory_label(event),
         }
+    if kind == "explaining":
+        return {"type": "explaining", "label": labels.explaining_label()}
     return None
 
 
@@ -317,6 +319,7 @@ def done_event(result: Any, rows: int = 10) -> Event:
         "confidence": confidence,
         "confidence_labels": confidence_labels(confidence),
         "alternatives": alternatives_info(result) if result.sql else [],
+        "explanation": (getattr(result, "explanation", None) or None) if result.sql else None,
         "error": error,
         "label": labels.outcome_label(status, result.stop_reason),
     }

@@ -90,6 +90,8 @@ def step_html(event: dict) -> str | None:
     """One step of a run's progress as HTML (None: the event shows nothing by itself: a
     reply that only brings the next query, or a failed model call, which the outcome says)."""
     kind = event.get("type")
+    if kind == "explaining":
+        return f'<div style="{_MUTED}">{_esc(event.get("label") or labels.explaining_label())}</div>'
     if kind == "started" or (kind == "memory" and event.get("text")):
         return f'<div style="{_MUTED}">{_esc(event.get("label") or event.get("text"))}</div>'
     if kind == "reply":
@@ -215,6 +217,11 @@ def done_html(event: dict) -> str:
         return (
             f'<div><b style="{_OK}">✓ {_esc(labels.outcome_head(status))}</b> '
             f'<span style="{_MUTED}">({_esc(why)})</span>{tail}</div>'
+            + (
+                f'<p class="sqlnb-explanation" style="margin:4px 0">{_esc(explanation)}</p>'
+                if (explanation := event.get("explanation"))
+                else ""
+            )
             + (f"<div>{badge}</div>" if (badge := confidence_html(event.get("confidence"))) else "")
             + f'<pre style="{_PRE}">{_esc(sql)}</pre>'
             + table_html(

@@ -103,6 +103,12 @@ class AskMagic(Magics):
         "the model the most similar ones as examples (off: nothing is "
         "stored or shown).",
     ).tag(config=True)
+    explain = Bool(
+        True,
+        help="After an answer, two to four sentences on what it computed, what its "
+        "SQL assumes and its headline values, every number and name checked "
+        "against the question, the SQL and the result (one more model call).",
+    ).tag(config=True)
     require_readonly_role = Bool(
         False,
         help="Refuse to ask on a connection whose credentials "
@@ -169,6 +175,7 @@ class AskMagic(Magics):
             disabled_checks=frozenset(self.disabled_checks),
             memory_when_unsure=self.memory_when_unsure,
             require_readonly_role=self.require_readonly_role,
+            explain=self.explain,
         )
 
     @cell_magic("ask")

@@ -67,6 +67,8 @@ export interface Turn {
   confidence: Confidence | null;
   /** the other results the drafts gave, where they disagreed (saved) */
   alternatives: Alternative[];
+  /** what the answer computed and assumes, in grounded sentences (saved; null: none) */
+  explanation: string | null;
   /** the memory store's id once the answer was remembered (thumbs-up); saved */
   remembered: number | null;
   /** a remember request is on its way (not saved) */
@@ -105,6 +107,7 @@ export function newTurn(question: string, connection: string | null, followUp = 
     followUp,
     confidence: null,
     alternatives: [],
+    explanation: null,
     remembered: null
   };
 }
@@ -136,6 +139,7 @@ export function pickAlternative(turn: Turn, index: number): Turn {
     rows: alt.rows,
     rowCount: alt.row_count ?? alt.rows.length,
     confidence: null,
+    explanation: null,
     remembered: null,
     rememberError: null,
     alternatives: [first, ...turn.alternatives.filter((_, i) => i !== index)]
@@ -291,6 +295,10 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       });
       break;
     }
+    case 'explaining': {
+      t.steps.push({ kind: 'note', text: str(event.label) ?? 'Explaining the answer…' });
+      break;
+    }
     case 'done': {
       t.status = DONE_STATUSES.includes(event.status) ? event.status : 'error';
       t.sql = str(event.sql) ?? (t.status === 'success' ? t.sql : t.sql);
@@ -303,6 +311,7 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       t.rowCount = num(event.row_count) ?? null;
       t.confidence = t.cell ? parseConfidence(event.confidence, event.confidence_labels) : null;
       t.alternatives = t.status === 'success' ? parseAlternatives(event.alternatives) : [];
+      t.explanation = t.status === 'success' ? (str(event.explanation) ?? null) : null;
       if (event.connection) {
         t.connection = event.connection;
       }
@@ -423,6 +432,7 @@ export function serializeChat(turns: ReadonlyArray<Turn>, rowsShown: number): Sa
       ...(t.followUp ? { followUp: true } : {}),
       ...(t.confidence ? { confidence: t.confidence } : {}),
       ...(t.alternatives.length ? { alternatives: t.alternatives } : {}),
+      ...(t.explanation ? { explanation: t.explanation } : {}),
       ...(typeof t.remembered === 'number' ? { remembered: t.remembered } : {})
     }))
   };
@@ -494,6 +504,7 @@ export function deserializeChat(value: unknown): Turn[] {
       followUp: r.followUp === true,
       confidence: parseConfidence(r.confidence),
       alternatives: parseAlternatives(r.alternatives),
+      explanation: typeof r.explanation === 'string' && r.explanation ? r.explanation : null,
       remembered: typeof r.remembered === 'number' && Number.isFinite(r.remembered) ? r.remembered : null
     });
   }

@@ -185,6 +185,12 @@ export interface MemoryEvent {
   text?: string | null;
 }
 
+/** The answer is found: the model is explaining it (one more call). */
+export interface ExplainingEvent {
+  type: 'explaining';
+  label?: string | null;
+}
+
 export interface DoneEvent {
   type: 'done';
   status: DoneStatus;
@@ -203,6 +209,9 @@ export interface DoneEvent {
   confidence_labels?: ConfidenceLabels | null;
   /** the other results the drafts gave, where they disagreed */
   alternatives?: Alternative[] | null;
+  /** two to four sentences on what the answer computed and assumes, every number and
+   * name found in the question, the SQL or the result (null: none) */
+  explanation?: string | null;
   error?: ErrorInfo | null;
   /** how the run ended, in one line (null for `error`: its error says it) */
   label?: string | null;
@@ -220,7 +229,7 @@ export interface Alternative {
   cell: string | null;
 }
 
-export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | MemoryEvent | DoneEvent;
+export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | MemoryEvent | ExplainingEvent | DoneEvent;
 
 export interface ReplyMessage {
   v: number;
@@ -285,7 +294,7 @@ export function parseKernelMessage(data: unknown): ParseResult {
       if (typeof data.run !== 'string' || !isObject(data.event) || typeof data.event.type !== 'string') {
         return { ok: false, reason: 'an event without run or event type' };
       }
-      if (!['started', 'reply', 'attempt', 'memory', 'done'].includes(data.event.type)) {
+      if (!['started', 'reply', 'attempt', 'memory', 'explaining', 'done'].includes(data.event.type)) {
         return {
           ok: false,
           reason: `an event of unknown type ${data.event.type}`

@@ -44,6 +44,7 @@ export function sqlReply(sql: string): string {
 export interface IScript {
   replies: string[];
   drafts?: string[];
+  explanations?: string[];
   delay?: number;
 }
 

@@ -26,6 +26,8 @@ __all__ = ["DRAFT_MAX_TOKENS", "DRAFT_STOP", "ModelClient"]
 # block's text stays whole; extract_sql reads a fence left open.
 DRAFT_STOP = ("```\n\n",)
 DRAFT_MAX_TOKENS = 320
+# an answer's explanation: two to four sentences
+EXPLAIN_MAX_TOKENS = 160
 
 
 _NOT_RETRIED = {
@@ -83,6 +85,12 @@ class ModelClient:
         drafts does not)."""
         return bool(getattr(self.model, "samples", True))
 
+    @property
+    def explains(self) -> bool:
+        """Whether the model writes explanations of answers (a scripted model only when its
+        script has them)."""
+        return bool(getattr(self.model, "explains", True))
+
     def invoke(
         self,
         messages: LanguageModelInput,
@@ -91,6 +99,7 @@ class ModelClient:
         seed: int | None = None,
         stop: Any = None,
         draft: bool = False,
+        purpose: str | None = None,
     ) -> tuple[str, dict[str, Any]]:
         """Return the reply text and this call's usage: input/output/total tokens,
         ``calls`` (1) and ``seconds`` (wall time, retries included).
@@ -100,7 +109,9 @@ class ModelClient:
         :class:`~sqlnb.agent.stop.StopToken` that abandons the call when stopped.
         ``draft``: only the query of the reply is used (a draft of an answer), so a model
         that takes them (llama.cpp) stops generating once the ```sql block has closed and
-        the text after it begins (``DRAFT_STOP``), within ``DRAFT_MAX_TOKENS``."""
+        the text after it begins (``DRAFT_STOP``), within ``DRAFT_MAX_TOKENS``.
+        ``purpose``: ``"explain"`` for an answer's explanation (a model of sqlnb's own
+        answers it from its explanations, within ``EXPLAIN_MAX_TOKENS``)."""
         options: dict[str, Any] = {}
         if temperature is not None:
             options["temperature"] = temperature
@@ -109,6 +120,10 @@ class ModelClient:
         if draft and getattr(self.model, "takes_seed", False):
             options["stop"] = list(DRAFT_STOP)
             options["max_tokens"] = DRAFT_MAX_TOKENS
+        if purpose and getattr(self.model, "takes_purpose", False):
+            options["purpose"] = purpose
+            if purpose == "explain":
+                options["max_tokens"] = EXPLAIN_MAX_TOKENS
         start = time.perf_counter()
         attempt = 0
         while True:

@@ -133,6 +133,7 @@ class LlamaCppChatModel(PromptChatModel):
     stop: list[str] | None = None
     parallel: bool = Field(default_factory=_default_parallel)
     takes_seed: ClassVar[bool] = True  # ModelClient passes a seed with sampled calls
+    takes_purpose: ClassVar[bool] = True  # and the call's purpose (an explanation's length cap)
 
     @property
     def _llm_type(self) -> str:

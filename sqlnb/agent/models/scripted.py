@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage
 from pydantic import Field, PrivateAttr
@@ -30,11 +30,15 @@ class ScriptedChatModel(PromptChatModel):
     drafts are), in order, recorded in ``draft_prompts``.  None: the script does not
     sample, and the agent draws no drafts from it.
 
+    ``explanations``: the replies to the calls that explain an answer (purpose
+    ``explain``), in order, recorded in ``explain_prompts``.  None: the script writes no
+    explanations, and the agent asks for none.
+
     ``delay``: seconds each call (reply or draft) waits before answering: a slow model,
     for the panel's Stop button in browser tests and the bridge benchmark.  The wait ends
     early when the turn is stopped (:class:`sqlnb.agent.stop.StopToken`); the call then
     fails with :class:`ModelError` and uses up no reply.  In a file:
-    ``{"replies": [...], "drafts": [...], "delay": 2.5}``.
+    ``{"replies": [...], "drafts": [...], "explanations": [...], "delay": 2.5}``.
     """
 
     replies: list[str]
@@ -43,13 +47,22 @@ class ScriptedChatModel(PromptChatModel):
     drafts: list[str] | None = None
     draft_position: int = 0
     draft_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
+    explanations: list[str] | None = None
+    explain_position: int = 0
+    explain_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
     source: str | None = None
     """The file the replies came from (its name shows in :func:`describe_model`)."""
     delay: float = 0.0
 
+    takes_purpose: ClassVar[bool] = True  # ModelClient passes the call's purpose
+
     @property
     def samples(self) -> bool:
         return self.drafts is not None
+
+    @property
+    def explains(self) -> bool:
+        return self.explanations is not None
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -79,22 +92,30 @@ class ScriptedChatModel(PromptChatModel):
                 f"{exc.lineno}, column {exc.colno}",
                 hint=f"it must hold a JSON list of reply strings, {example}",
             ) from None
-        drafts, delay = None, 0.0
-        if isinstance(data, dict) and set(data) <= {"replies", "drafts", "delay"} and "replies" in data:
-            data, drafts, delay = data["replies"], data.get("drafts"), data.get("delay", 0.0)
+        drafts, explanations, delay = None, None, 0.0
+        if (
+            isinstance(data, dict)
+            and set(data) <= {"replies", "drafts", "explanations", "delay"}
+            and "replies" in data
+        ):
+            drafts, explanations = data.get("drafts"), data.get("explanations")
+            data, delay = data["replies"], data.get("delay", 0.0)
             if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not delay >= 0:
                 raise ConfigurationError(
                     f'scripted model file {str(file)!r}: "delay" must be a number of '
                     f"seconds (0 or more), not {json.dumps(delay)}",
                     hint='e.g. {"replies": ["```sql\\nSELECT 1\\n```"], "delay": 2}',
                 )
-        if not isinstance(data, list) or not isinstance(drafts, (list, type(None))):
+        if not isinstance(data, list) or not all(
+            isinstance(x, (list, type(None))) for x in (drafts, explanations)
+        ):
             raise ConfigurationError(
                 f"scripted model file {str(file)!r} holds a JSON {type(data).__name__}, not a list",
                 hint=f"it must hold a JSON list of reply strings, {example} (or an object "
-                'with that list under "replies" and sampled replies under "drafts")',
+                'with that list under "replies", sampled replies under "drafts" and '
+                'explanations of answers under "explanations")',
             )
-        for what, items in (("reply", data), ("draft", drafts or [])):
+        for what, items in (("reply", data), ("draft", drafts or []), ("explanation", explanations or [])):
             for i, item in enumerate(items):
                 if not isinstance(item, str):
                     raise ConfigurationError(
@@ -102,7 +123,9 @@ class ScriptedChatModel(PromptChatModel):
                         f"{type(item).__name__}, not a string",
                         hint=f"it must hold a JSON list of reply strings, {example}",
                     )
-        return cls(replies=data, drafts=drafts, source=file.name, delay=float(delay))
+        return cls(
+            replies=data, drafts=drafts, explanations=explanations, source=file.name, delay=float(delay)
+        )
 
     @property
     def _llm_type(self) -> str:
@@ -125,7 +148,9 @@ class ScriptedChatModel(PromptChatModel):
                 time.sleep(self.delay)
             elif token.wait(self.delay):
                 raise ModelError("the scripted model's call was stopped")
-        if options.get("temperature") is not None and self.drafts is not None:
+        if options.get("purpose") == "explain":
+            reply = self._next_explanation(prompt)
+        elif options.get("temperature") is not None and self.drafts is not None:
             reply = self._next_draft(prompt)
         else:
             reply = self._next_reply(prompt)
@@ -142,6 +167,18 @@ class ScriptedChatModel(PromptChatModel):
                 )
             self.draft_position += 1
             return drafts[self.draft_position - 1]
+
+    def _next_explanation(self, prompt: list[tuple[str, str]]) -> str:
+        explanations = self.explanations or []
+        with self._lock:
+            self.explain_prompts.append(prompt)
+            if self.explain_position >= len(explanations):
+                raise ScriptExhausted(
+                    f"the scripted model has no explanation left: all {len(explanations)} were used",
+                    hint="add explanations to the script, or expect fewer answers explained",
+                )
+            self.explain_position += 1
+            return explanations[self.explain_position - 1]
 
     def _next_reply(self, prompt: list[tuple[str, str]]) -> str:
         with self._lock:
