@@ -215,7 +215,7 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
     esc = html.escape
     if result.status == "needs_clarification":
         items = "".join(f"<li>{esc(q)}</li>" for q in result.questions)
-        best = f"<div>Best query so far:</div><pre>{esc(result.sql)}</pre>" if result.sql else ""
+        best = f"<div>Best guess (runnable as it is):</div><pre>{esc(result.sql)}</pre>" if result.sql else ""
         return (
             f"<div><b>{esc(outcome_head('needs_clarification'))}:</b><ul>{items}</ul>{best}"
             "<small>Answer with another %%ask; the conversation continues.</small></div>"

@@ -248,12 +248,12 @@ OUTCOMES = {
     "success": "Answer",
     "failed": "No query succeeded",
     "stopped": "Stopped",
-    "needs_clarification": "The model needs more information",
+    "needs_clarification": "More information needed",
 }
 
 
 def outcome_head(status: str | None) -> str:
-    """``Answer``, ``No query succeeded``, ``Stopped``, ``The model needs more information``
+    """``Answer``, ``No query succeeded``, ``Stopped``, ``More information needed``
     (an unknown status as it is)."""
     return OUTCOMES.get(status or "", str(status))
 
@@ -401,7 +401,7 @@ def answer_text(answer: Answer) -> str:
         lines.append(f"{outcome_head('needs_clarification')}:")
         lines += [f"  - {q}" for q in answer.questions] or ["  (no questions given)"]
         if answer.sql:
-            lines.append(f"Best query so far:\n{answer.sql}")
+            lines.append(f"Best guess (runnable as it is):\n{answer.sql}")
         lines.append("Answer with another %%ask (the conversation continues).")
         return "\n".join(lines)
     why = stop_reason_text(answer.stop_reason)

@@ -260,7 +260,7 @@ def test_a_clarification_with_a_best_query_offers_insert_copy_and_remember(shell
     turn = ask(chat, "How many customers do we have?")
     assert turn.done["status"] == "needs_clarification" and turn.done["sql"] == COUNT
     outcome = turn.outcome.value
-    assert "Customers of which country?" in outcome and "Best query so far:" in outcome
+    assert "Customers of which country?" in outcome and "Best guess:" in outcome
     assert "sqlnb-confidence-badge" in outcome and COUNT in outcome
     # the query is usable as it is: the buttons are there beside the answer box
     assert turn.actions.layout.display != "none" and turn.clarify.layout.display != "none"

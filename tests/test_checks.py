@@ -103,6 +103,17 @@ CASES = {
         "JOIN order_lines AS l ON l.order_id = o.id GROUP BY c.id, c.name",
         "it joins order_lines only to match keys, and that join repeats rows (5 rows with it, 4 without)",
     ),
+    "criterion_not_named": Case(
+        "Who are our most important customers?",
+        "SELECT c.id, c.name, SUM(o.total) AS spent FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "GROUP BY c.id, c.name ORDER BY spent DESC",
+        '"important" by which measure? This guess goes by spent',
+    ),
+    "cutoff_not_named": Case(
+        "Which orders were expensive?",
+        "SELECT id, total FROM orders WHERE total > 25",
+        'Where does "expensive" start? This guess takes total > 25; say the cutoff you mean.',
+    ),
 }
 
 # the rewrites off, so that each case's draft is the answer as written
@@ -128,7 +139,10 @@ def test_each_check_is_reachable_switchable_and_alone_on_its_case(shop, tmp_path
 
     # reachable and reported: the finding under its name, among the reasons; not high
     on = ask(shop, tmp_path, case)
-    assert on.status == "success" and on.sql == case.draft, on.attempts
+    # a check that asks: the question is asked back, the answer kept as a guess
+    status = "needs_clarification" if check.asks else "success"
+    assert on.status == status and on.sql == case.draft, on.attempts
+    assert on.questions == ([on.attempts[0]["checks"][check.name]] if check.asks else [])
     (attempt,) = on.attempts
     assert list(attempt["checks"]) == [check.name], attempt["checks"]
     finding = attempt["checks"][check.name]
@@ -137,7 +151,7 @@ def test_each_check_is_reachable_switchable_and_alone_on_its_case(shop, tmp_path
 
     # switchable: the same answer, rated high, without the finding
     off = ask(shop, tmp_path, case, disabled_checks={check.name})
-    assert off.sql == case.draft and off.attempts[0]["checks"] == {}
+    assert off.status == "success" and off.sql == case.draft and off.attempts[0]["checks"] == {}
     assert off.confidence["level"] == "high" and finding not in off.confidence["reasons"]
 
 
@@ -319,3 +333,85 @@ def test_needless_join_is_silent_when_the_joined_rows_are_what_is_counted(shop):
             sql=sql, dialect="sqlite", question="?", catalog=cat, lookup=lambda q: shop.execute(q).rows
         )
         assert needless.find(answer) is None, sql
+
+
+# ---- the questions with several readings: asked back, once ----------------------------------
+JOINED = "customers AS c JOIN orders AS o ON o.customer_id = c.id"
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the measure named: in the question's words, after "by", by the judging word itself
+        (
+            "Which customers spent the most in total?",
+            f"SELECT name FROM {JOINED} GROUP BY c.id, name ORDER BY SUM(total) DESC",
+        ),
+        (
+            "Who are the top customers by total?",
+            f"SELECT name FROM {JOINED} GROUP BY c.id, name ORDER BY SUM(total) DESC",
+        ),
+        (
+            "What are the best selling products?",
+            "SELECT product FROM order_lines GROUP BY product ORDER BY SUM(qty) DESC",
+        ),
+        ("Which products are the most expensive?", "SELECT product FROM order_lines ORDER BY price DESC"),
+        (
+            "Which customers have the most orders?",
+            f"SELECT c.name FROM {JOINED} GROUP BY c.id, c.name ORDER BY COUNT(*) DESC",
+        ),
+        # a judging word that judges nothing here
+        (
+            "List the orders as well as their customers.",
+            "SELECT o.id, c.name FROM orders AS o JOIN customers AS c ON c.id = o.customer_id ORDER BY o.id",
+        ),
+    ],
+)
+def test_criterion_not_named_is_silent_when_the_measure_is_named(shop, question, sql):
+    assert check_named("criterion_not_named").find(Answer(sql, "sqlite", question, shop.catalog())) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        ("Which orders cost more than 25?", "SELECT id FROM orders WHERE total > 25"),  # the cutoff given
+        (
+            "Which orders of 2024 were big?",
+            "SELECT id FROM orders WHERE ordered >= '2024-01-01' ORDER BY total DESC",
+        ),
+        ("How many orders are there?", "SELECT COUNT(*) FROM orders WHERE total > 0"),  # no grading word; 0
+        (
+            "How long did shipping take?",
+            "SELECT id FROM orders WHERE shipped > ordered",
+        ),  # "how long"; no literal
+    ],
+)
+def test_cutoff_not_named_is_silent_when_the_cutoff_is_given_or_not_made_up(shop, question, sql):
+    assert check_named("cutoff_not_named").find(Answer(sql, "sqlite", question, shop.catalog())) is None
+
+
+def test_a_vague_question_is_asked_back_once_and_the_reply_answered(shop, tmp_path):
+    guess = CASES["criterion_not_named"].draft
+    by_orders = (
+        "SELECT c.id, c.name, COUNT(*) AS orders FROM customers AS c JOIN orders AS o "
+        "ON o.customer_id = c.id GROUP BY c.id, c.name ORDER BY orders DESC"
+    )
+    models = []
+    for name, sql in (("guess", guess), ("reply", by_orders)):
+        block = f"```sql\n{sql}\n```"
+        (tmp_path / f"{name}.json").write_text(json.dumps({"replies": [block], "drafts": [block] * 3}))
+        models.append(f"scripted:{tmp_path / f'{name}.json'}")
+    agent = Agent(memory=False)
+    settings = AgentSettings(disabled_rewrites=NO_REWRITES)
+    first = agent.ask(
+        "Who are our most important customers?", shop, connection="shop", model=models[0], settings=settings
+    )
+    assert first.status == "needs_clarification" and first.stop_reason == "clarification"
+    assert first.sql == guess and "a guess: the question was asked back" in (first.cell_source() or "")
+    (asked,) = first.questions
+    assert asked.startswith('"important" by which measure? This guess goes by spent; the data also has')
+    assert agent.history("shop")[-1]["status"] == "needs_clarification"
+    # the reply is answered: the question with it, not asked back again
+    second = agent.ask("the number of orders", shop, connection="shop", model=models[1], settings=settings)
+    assert second.status == "success" and second.sql == by_orders
+    assert second.full_question == "Who are our most important customers? (the number of orders)"

@@ -212,7 +212,7 @@ def test_a_private_result_is_explained_from_its_shape_only(shop):
     assert "The rows are private: do not state any value of the result." in user
     # a value it could not have seen is not grounded
     src = Sources.of("Paid totals per customer?", PAID_TOTALS, ["name", "total"], ["text", "real"], [], 2)
-    assert ungrounded("Ada leads; Grace follows with 5.00.", src) == ["5.00", "Grace"]
+    assert ungrounded("Ada leads, and Grace follows with 5.00.", src) == ["5.00", "Grace"]
 
 
 # ---- in the agent's answer ---------------------------------------------------------------
@@ -295,3 +295,9 @@ def test_an_echo_is_written_again(shop):
     assert out is not None and out.not_found == ["words of the instructions"] and out.text == GROUNDED
     feedback = model.model.explain_prompts[1][-1][1]
     assert feedback.startswith("Do not repeat the instructions: explain this result.")
+
+
+def test_a_clause_or_a_common_word_capitalized_is_no_name_and_quotes_keep_no_punctuation():
+    src = sources("Which songs?", "SELECT song FROM songs", ["song"], [["Gentleman"], ["Sun"]], 2)
+    assert ungrounded("Two songs: Only these count. The list has “Gentleman,” and 'Sun.'", src) == []
+    assert ungrounded("It lists Gentleman, Sun and Moon.", src) == ["Moon"]

@@ -244,7 +244,7 @@ def test_an_answer_in_plain_text():
     asking = SimpleNamespace(**vars(answer))
     asking.status, asking.sql, asking.questions = "needs_clarification", None, ["Paid orders only?"]
     assert labels.answer_text(asking) == (
-        "The model needs more information:\n  - Paid orders only?\n"
+        "More information needed:\n  - Paid orders only?\n"
         "Answer with another %%ask (the conversation continues)."
     )
     failed = SimpleNamespace(**vars(_result(OUTCOMES[3])))

@@ -588,7 +588,7 @@ export class ChatPanel extends Widget {
     if (best || turn.confidence) {
       const head = el('div', 'sqlnb-answer-head');
       if (best) {
-        head.appendChild(el('span', 'sqlnb-muted sqlnb-best-so-far', 'Best query so far:'));
+        head.appendChild(el('span', 'sqlnb-muted sqlnb-best-so-far', 'Best guess:'));
       }
       if (turn.confidence) {
         head.appendChild(this._renderConfidence(turn.confidence));

@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from sqlglot import exp
 
 from sqlnb.adapters import Result
+from sqlnb.agent.lexicon import NUMBER_WORDS, STOP_WORDS
 from sqlnb.agent.nodes import ChatClient, preview_rows
 from sqlnb.agent.prompts import template
 from sqlnb.agent.sqltree import and_terms, parse, readable
@@ -62,6 +63,7 @@ class Explanation:
     dropped: list[str] = field(default_factory=list)
     # what the first reply named that was not found: numbers, names, quoted values
     not_found: list[str] = field(default_factory=list)
+    first_reply: list[str] = field(default_factory=list)  # its sentences, as written
     usage: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -225,29 +227,6 @@ _SQL_WORDS = frozenset(
         "is",
     }
 )
-_NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-}
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }
@@ -273,19 +252,21 @@ class Sources:
         types: Sequence[str],
         rows: Sequence[Sequence[Any]],
         row_count: int | None,
+        shown: Sequence[Sequence[Any]] = (),
     ) -> Sources:
-        cells = [str(v) for row in rows for v in row if v is not None]
+        """``shown``: the rows again as the model saw them (floats rounded)."""
+        cells = [str(v) for row in [*rows, *shown] for v in row if v is not None]
         parts = [question, sql, *columns, *types, *cells]
         text = "\n".join(parts).lower()
         numbers: list[float] = []
-        for row in rows:
+        for row in [*rows, *shown]:
             for v in row:
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     numbers.append(abs(float(v)))
         for part in parts:
             numbers += [_value(m) for m in _NUMBER.finditer(part)]
         words = set(_WORD.findall(text))
-        numbers += [float(_NUMBER_WORDS[w]) for w in words if w in _NUMBER_WORDS]
+        numbers += [float(NUMBER_WORDS[w]) for w in words if w in NUMBER_WORDS]
         if row_count is not None:
             numbers.append(float(row_count))
         numbers += [float(len(columns)), float(len(rows))]
@@ -345,13 +326,15 @@ def ungrounded(sentence: str, sources: Sources) -> list[str]:
         if not _number_found(m, sources.numbers):
             missing.append(m.group(0).strip())
     for m in _QUOTED.finditer(sentence):
-        inner = " ".join(m.group(2).lower().split())
+        inner = " ".join(m.group(2).lower().split()).strip(" .,;:!?")
         if inner and inner not in sources.text:
             missing.append(m.group(0))
-    start = len(sentence) - len(sentence.lstrip(" \"'“‘("))
     for m in _CAPITAL.finditer(sentence):
-        if m.start() <= start:
-            continue  # a sentence's first word is capitalized anyway
+        before = sentence[: m.start()].rstrip(" \"'“‘(")
+        if not before or before[-1] in ".:;!?—–-":
+            continue  # a sentence's or a clause's first word is capitalized anyway
+        if m.group(1).lower() in STOP_WORDS:
+            continue  # a common word capitalized (a heading, a list) names nothing
         if not _word_found(m.group(1), sources):
             missing.append(m.group(1))
     return list(dict.fromkeys(missing))
@@ -454,7 +437,7 @@ def explain(
     rows = preview_rows(result, EXPLAIN_ROWS) if share_data else []
     messages = prompt(question, sql, dialect, columns, types, rows, row_count)
     # the rows as the model saw them (floats to two decimals), and as they are
-    sources = Sources.of(question, sql, columns, types, rows + _shown_rows(rows), row_count)
+    sources = Sources.of(question, sql, columns, types, rows, row_count, shown=_shown_rows(rows))
     start = time.perf_counter()
     usage: dict[str, float] = {}
 
@@ -505,5 +488,6 @@ def explain(
         seconds=seconds,
         dropped=dropped,
         not_found=not_found,
+        first_reply=first,
         usage=usage,
     )

@@ -159,6 +159,77 @@ RANKING_WORD = re.compile(
     re.I,
 )
 
+# words that judge without saying by what: a question that ranks or picks by one of them
+# has as many readings as the data has measures ("the best products": by units sold, by
+# revenue, by rating), unless the question names the measure
+JUDGING_WORDS = _word_list("""
+    best worst better worse top bottom good bad great poor poorly well important valuable
+    successful unsuccessful popular unpopular loyal strong weak healthy struggling profitable
+    outstanding key favourite favorite performing performer underperforming impressive
+""")
+# a judging question about how something went ("how did we do", "how are the stores performing")
+JUDGING_PHRASE = re.compile(
+    r"\bhow\s+(?:did|do|does|are|is|was|were|have|has)\b(?:\s+\w+){1,4}?\s+"
+    r"(?:do|doing|done|did|go|going|gone|perform|performing|performed|fare|faring|fared)\b",
+    re.I,
+)
+# the word after a judging word that names its measure ("best selling", "top rated")
+MEASURING_WORDS = _word_list("""
+    selling sold seller sellers rated rating reviewed grossing earning earners paid paying
+    scoring scored attended visited viewed watched played booked ranked
+""")
+# the measure words that settle a judging or grading word by themselves ("most expensive":
+# by price), by the word
+SETTLED_BY: dict[str, frozenset[str]] = {
+    w: _word_list(measures)
+    for words, measures in (
+        ("expensive cheap cheapest costly pricey pricy affordable", "price cost fee rate amount charge"),
+        ("old oldest young youngest", "age birth born date year founded"),
+        ("long longest short shortest", "duration length minute hour day second time"),
+        ("profitable", "profit margin"),
+        ("popular", "popularity"),
+    )
+    for w in words.split()
+}
+# words that grade without saying where the grade starts: a query that keeps the rows past a
+# cutoff the question does not give ("cheap products": under what price?) has made one up
+GRADING_WORDS = _word_list("""
+    cheap expensive costly pricey affordable high low big small large huge tiny many few long
+    short recent recently new old late early frequent frequently regular regulars rare rarely
+    heavy light busy quiet slow fast active inactive loyal young senior junior lately
+""")
+# numbers written as words, by their value
+NUMBER_WORDS: dict[str, int] = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+# a question that names its measure in words: "by revenue", "based on", "in terms of"
+MEASURE_NAMED = re.compile(r"\b(?:by|based on|in terms of|measured by|according to|judged by)\s+\w+", re.I)
+
 # ---------------------------------------------------------------------------
 # stored values a question names
 # ---------------------------------------------------------------------------

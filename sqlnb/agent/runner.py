@@ -20,7 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter, Catalog, Result, Table
-from sqlnb.agent.checks import Answer, judge
+from sqlnb.agent.checks import ASKING_CHECKS, Answer, judge
 from sqlnb.agent.confidence import Confidence, Level, assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
 from sqlnb.agent.explain import Explanation, explain
@@ -206,6 +206,8 @@ class AskResult:
             q = q[:157] + "..."
         n = len(self.attempts)
         comment = f"-- sqlnb ask: {q} | model: {self.model} | attempts: {n}"
+        if self.status == "needs_clarification":
+            comment += " | a guess: the question was asked back"
         return f"%%sql --conn {self.connection}\n{comment}\n{self.sql}\n"
 
     def __str__(self) -> str:
@@ -492,6 +494,11 @@ class Agent:
                 turn.values["usage"] = usage
             values, attempts, final_sql = turn.values, turn.attempts, turn.final_sql
             result, confidence = turn.result, turn.confidence
+            asks = _asking_findings(attempts, final_sql)
+            if asks and values.get("status") == "success" and asked_before is None:
+                # the question has several readings and the query chose one: asked back, the
+                # answer kept as a guess; a reply to it is answered (asked at most once)
+                values = self._ask_back(connection, asks)
             from sqlnb.agent.models import describe_model
 
             out = AskResult(
@@ -529,6 +536,24 @@ class Agent:
                 out.elapsed = time.perf_counter() - start
             emit({"type": "done", "result": out})
             return out
+
+    def _ask_back(self, connection: str, questions: list[str]) -> AgentState:
+        """End the connection's last turn as a clarification asking ``questions``, its
+        answer kept as the best query so far; the thread's state after it."""
+        config: RunnableConfig = {"configurable": {"thread_id": self.thread_id(connection)}}
+        values = cast(AgentState, dict(self.graph.get_state(config).values))
+        turns = list(values.get("turns") or [])
+        if turns:
+            turns[-1] = {**turns[-1], "status": "needs_clarification", "questions": list(questions)}
+        update: StateUpdate = {
+            "turns": turns,
+            "status": "needs_clarification",
+            "stop_reason": "clarification",
+            "questions": list(questions),
+            "next_step": "end",
+        }
+        self.graph.update_state(config, update, as_node="decide_next_step")
+        return cast(AgentState, {**values, **update})
 
     @staticmethod
     def _explain(client: ChatClient, answer: AskResult, *, share_data: bool) -> Explanation | None:
@@ -826,6 +851,18 @@ class _Turn:
 CHECK_SECONDS = 2.0
 # the most rows one lookup of the answer checks fetches
 CHECK_ROWS = 1000
+
+
+def _asking_findings(attempts: Sequence[Attempt], final_sql: str | None) -> list[str]:
+    """The findings of the asking checks (:data:`~sqlnb.agent.checks.ASKING_CHECKS`) about
+    the kept query: questions for the user."""
+    if not final_sql:
+        return []
+    kept = next(
+        (a for a in reversed(attempts) if a.get("ok") and a["sql"] == final_sql and "checks" in a), None
+    )
+    found = (kept or {}).get("checks") or {}
+    return [f for name, f in found.items() if name in ASKING_CHECKS]
 
 
 class StoppableClient:

@@ -208,7 +208,7 @@ def done_html(event: dict) -> str:
         parts = [f"<div><b>{_esc(head)}:</b><ul style='margin:2px 0'>{items}</ul></div>"]
         if sql:
             parts.append(
-                f"<div>Best query so far: {confidence_html(event.get('confidence'))}</div>"
+                f"<div>Best guess: {confidence_html(event.get('confidence'))}</div>"
                 f'<pre style="{_PRE}">{_esc(sql)}</pre>'
             )
         parts.append(f'<div style="{_MUTED}">Answer below; the answer is asked as a follow-up.</div>')

@@ -21,6 +21,14 @@ From the data, read-only (:mod:`.data`):
 - ``needless_join``: rows added up over a join used for nothing but joining, which changes
   how many rows there are.
 
+From the question's readings (:mod:`.vague`), whose findings are questions for the user
+(``Check.asks``: the turn asks back, the answer shown as a guess):
+
+- ``criterion_not_named``: a question that judges without a measure ("the best products")
+  answered by a measure it does not name;
+- ``cutoff_not_named``: a question that grades without a cutoff ("cheap products") answered
+  with a cutoff it does not give.
+
 Adding a check is one function and one ``Check`` in its module and one line here;
 ``tests/test_checks.py`` walks this registry and needs a case for each check.  A check is
 turned off by its name in ``AgentSettings.disabled_checks``.
@@ -39,6 +47,7 @@ from sqlnb.agent.checks.query import (
     NUMBERS_LEFT_OUT,
     RANKING_WITHOUT_ORDER,
 )
+from sqlnb.agent.checks.vague import CRITERION_NOT_NAMED, CUTOFF_NOT_NAMED
 
 CHECKS: tuple[Check, ...] = (
     NUMBERS_LEFT_OUT,
@@ -50,8 +59,12 @@ CHECKS: tuple[Check, ...] = (
     MERGED_ENTITIES,
     FAN_OUT,
     NEEDLESS_JOIN,
+    CRITERION_NOT_NAMED,
+    CUTOFF_NOT_NAMED,
 )
 CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in CHECKS)
+# the checks whose findings are questions for the user
+ASKING_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.asks)
 _BY_NAME = {c.name: c for c in CHECKS}
 if len(_BY_NAME) != len(CHECKS):
     raise RuntimeError("two checks share a name")
@@ -82,4 +95,14 @@ def judge(answer: Answer, disabled: Collection[str] = ()) -> dict[str, str]:
     return found
 
 
-__all__ = ["CHECKS", "CHECK_NAMES", "Answer", "Check", "Finding", "Lookup", "check_named", "judge"]
+__all__ = [
+    "ASKING_CHECKS",
+    "CHECKS",
+    "CHECK_NAMES",
+    "Answer",
+    "Check",
+    "Finding",
+    "Lookup",
+    "check_named",
+    "judge",
+]

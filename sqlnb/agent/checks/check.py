@@ -67,12 +67,15 @@ class Check:
     finding in the attempt record (``Attempt["checks"]``) and in the ablation.  ``find``
     reads an :class:`Answer` and returns the reason or None.  ``reads_data``: it queries the
     data (read-only, within the turn's lookup time), so it runs only where data may be read.
+    ``asks``: its finding is a question for the user (the question has several readings):
+    the turn asks it back, the answer shown as a guess the user may take.
     """
 
     name: str
     summary: str
     find: Callable[[Answer], Finding]
     reads_data: bool = False
+    asks: bool = False
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or not self.name.islower():
