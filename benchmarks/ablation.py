@@ -64,6 +64,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "merged_entities": ("fea4103", "2026-11-27T15:54:35"),
     "fan_out": ("fea4103", "2026-11-27T15:54:35"),
     "needless_join": ("fea4103", "2026-11-27T15:54:35"),
+    "criterion_not_named": ("e5a56de", "2026-11-27T19:03:14"),
+    "cutoff_not_named": ("e5a56de", "2026-11-27T19:03:14"),
 }
 
 

@@ -96,6 +96,7 @@ def run(args: argparse.Namespace, log=print) -> dict[str, Any]:
                 "seconds": round(seconds, 2),
                 "dropped": len(e.dropped) if e else None,
                 "not_found": e.not_found if e else None,
+                "first_reply": " ".join(e.first_reply) if e else None,
                 "text": e.text if e else None,
             }
             out.append(row)

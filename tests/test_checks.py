@@ -360,7 +360,11 @@ JOINED = "customers AS c JOIN orders AS o ON o.customer_id = c.id"
             "Which customers have the most orders?",
             f"SELECT c.name FROM {JOINED} GROUP BY c.id, c.name ORDER BY COUNT(*) DESC",
         ),
-        # a judging word that judges nothing here
+        # a judging word that judges nothing here: a compound's first part, "as well as"
+        (
+            "What is the average total of the orders of each top-level customer?",
+            "SELECT c.name, AVG(total) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id GROUP BY c.name",
+        ),
         (
             "List the orders as well as their customers.",
             "SELECT o.id, c.name FROM orders AS o JOIN customers AS c ON c.id = o.customer_id ORDER BY o.id",

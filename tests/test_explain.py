@@ -301,3 +301,20 @@ def test_a_clause_or_a_common_word_capitalized_is_no_name_and_quotes_keep_no_pun
     src = sources("Which songs?", "SELECT song FROM songs", ["song"], [["Gentleman"], ["Sun"]], 2)
     assert ungrounded("Two songs: Only these count. The list has “Gentleman,” and 'Sun.'", src) == []
     assert ungrounded("It lists Gentleman, Sun and Moon.", src) == ["Moon"]
+
+
+def test_a_sentence_that_says_the_opposite_of_a_filter_is_not_grounded():
+    keeps = sources(
+        "Revenue of 2025, cancelled orders left out?", "SELECT SUM(total) FROM o WHERE status = 'cancelled'"
+    )
+    assert ungrounded("This is the revenue of 2025, excluding cancelled orders.", keeps) == [
+        "'cancelled' said to be left out"
+    ]
+    assert ungrounded("This is the revenue of the cancelled orders.", keeps) == []
+    leaves = sources(
+        "Revenue?", "SELECT SUM(total) FROM o WHERE status <> 'cancelled' AND region NOT IN ('north')"
+    )
+    assert ungrounded("It counts only cancelled orders.", leaves) == [
+        "'cancelled' said to be the only one kept"
+    ]
+    assert ungrounded("It leaves out the cancelled orders and the north.", leaves) == []

@@ -242,6 +242,10 @@ class Sources:
     words: frozenset[str]
     numbers: tuple[float, ...]
     months: frozenset[int]
+    # the string values the query keeps only the rows of (``=``, ``IN``) and those it leaves
+    # out (``<>``, ``NOT IN``), lower case: a sentence must not say the opposite
+    kept: frozenset[str] = frozenset()
+    left_out: frozenset[str] = frozenset()
 
     @classmethod
     def of(
@@ -253,8 +257,10 @@ class Sources:
         rows: Sequence[Sequence[Any]],
         row_count: int | None,
         shown: Sequence[Sequence[Any]] = (),
+        dialect: str = "",
     ) -> Sources:
-        """``shown``: the rows again as the model saw them (floats rounded)."""
+        """``shown``: the rows again as the model saw them (floats rounded); ``dialect``:
+        the SQL's."""
         cells = [str(v) for row in [*rows, *shown] for v in row if v is not None]
         parts = [question, sql, *columns, *types, *cells]
         text = "\n".join(parts).lower()
@@ -272,7 +278,15 @@ class Sources:
         numbers += [float(len(columns)), float(len(rows))]
         months = {_MONTHS[w] for w in words if w in _MONTHS}
         months |= {int(m) for m in _ISO_MONTH.findall(text) if 1 <= int(m) <= 12}
-        return cls(text=text, words=frozenset(words), numbers=tuple(numbers), months=frozenset(months))
+        kept, left_out = filter_values(sql, dialect)
+        return cls(
+            text=text,
+            words=frozenset(words),
+            numbers=tuple(numbers),
+            months=frozenset(months),
+            kept=kept,
+            left_out=left_out,
+        )
 
 
 def _value(m: re.Match[str]) -> float:
@@ -315,10 +329,45 @@ def _word_found(word: str, sources: Sources) -> bool:
     )
 
 
+def filter_values(sql: str, dialect: str = "") -> tuple[frozenset[str], frozenset[str]]:
+    """The string values ``sql``'s filters keep only the rows of (``col = 'x'``, ``IN``)
+    and those they leave out (``<>``, ``NOT IN``), lower case."""
+    tree = parse(sql, dialect)
+    kept: set[str] = set()
+    left_out: set[str] = set()
+    if tree is None:
+        return frozenset(), frozenset()
+    for node in tree.find_all(exp.EQ, exp.NEQ, exp.In):
+        values = node.expressions if isinstance(node, exp.In) else [node.expression]
+        strings = [v.this.lower() for v in values if isinstance(v, exp.Literal) and v.is_string]
+        negated = isinstance(node, exp.NEQ) or isinstance(node.parent, exp.Not)
+        (left_out if negated else kept).update(w for w in strings if w.strip())
+    return frozenset(kept), frozenset(left_out)
+
+
+_LEAVING = r"(?:not|non|excluding|excludes|excluded|except|without|other than|no)"
+
+
+def contradicted(sentence: str, sources: Sources) -> list[str]:
+    """What ``sentence`` says the query does the opposite of: a value it keeps only the rows
+    of said to be left out ("excluding cancelled orders" for ``status = 'cancelled'``), a
+    value it leaves out said to be the only one kept ("only cancelled orders")."""
+    low = sentence.lower()
+    out = []
+    for value in sorted(sources.kept):
+        if re.search(rf"\b{_LEAVING}[\s-]+(?:\w+\s+){{0,2}}{re.escape(value)}\b", low):
+            out.append(f"'{value}' said to be left out")
+    for value in sorted(sources.left_out):
+        if re.search(rf"\bonly\s+(?:the\s+)?(?:\w+\s+){{0,1}}{re.escape(value)}\b", low):
+            out.append(f"'{value}' said to be the only one kept")
+    return out
+
+
 def ungrounded(sentence: str, sources: Sources) -> list[str]:
     """The numbers, names (capitalized words but the sentence's first) and quoted values
-    of ``sentence`` that ``sources`` do not hold; empty when it is grounded.  SQL code in
-    a sentence counts as not grounded."""
+    of ``sentence`` that ``sources`` do not hold, and what it says the query's filters do
+    the opposite of (:func:`contradicted`); empty when it is grounded.  SQL code in a
+    sentence counts as not grounded."""
     missing: list[str] = []
     if "```" in sentence or re.search(r"\bSELECT\b.+\bFROM\b", sentence):
         return ["SQL code"]
@@ -337,6 +386,7 @@ def ungrounded(sentence: str, sources: Sources) -> list[str]:
             continue  # a common word capitalized (a heading, a list) names nothing
         if not _word_found(m.group(1), sources):
             missing.append(m.group(1))
+    missing += contradicted(sentence, sources)
     return list(dict.fromkeys(missing))
 
 
@@ -437,7 +487,9 @@ def explain(
     rows = preview_rows(result, EXPLAIN_ROWS) if share_data else []
     messages = prompt(question, sql, dialect, columns, types, rows, row_count)
     # the rows as the model saw them (floats to two decimals), and as they are
-    sources = Sources.of(question, sql, columns, types, rows, row_count, shown=_shown_rows(rows))
+    sources = Sources.of(
+        question, sql, columns, types, rows, row_count, shown=_shown_rows(rows), dialect=dialect
+    )
     start = time.perf_counter()
     usage: dict[str, float] = {}
 

@@ -30,6 +30,7 @@ from sqlnb.agent.lexicon import (
 )
 from sqlnb.agent.sqltree import table_refs
 
+_COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _SUFFIX = re.compile(r"(?:ities|ity|ings|ing|ers|er|est|ed|ly|es|s)$")
 _NUMERIC = re.compile(r"int|real|num|dec|float|double|money|serial", re.I)
 _DIGITS = re.compile(r"\d+")
@@ -62,7 +63,9 @@ def judging_word(question: str) -> str | None:
     products by revenue") or judges nothing."""
     if MEASURE_NAMED.search(question):
         return None
-    words = tokens(question)
+    # a compound's first parts describe its last ("top-level", "well-known", "best-selling"):
+    # only a word that stands alone or ends a compound judges ("top-performing")
+    words = [c.split("-")[-1] for c in _COMPOUND.findall(question.lower())]
     for i, w in enumerate(words):
         if w not in JUDGING_WORDS:
             continue
