@@ -35,7 +35,7 @@ _SUFFIX = re.compile(r"(?:ities|ity|ings|ing|ers|er|est|ed|ly|es|s)$")
 _NUMERIC = re.compile(r"int|real|num|dec|float|double|money|serial", re.I)
 _DIGITS = re.compile(r"\d+")
 # a column that names or links rows rather than measuring them
-_KEYISH = re.compile(r"(?:^|_)(?:id|key|code|no|number|zip|phone|year)$|^id", re.I)
+_KEYISH = re.compile(r"(?:^|_)(?:id|key|code|no|number|zip|phone)$|year$|^id", re.I)
 # how many of the data's other measures a question lists
 OTHER_MEASURES = 4
 
