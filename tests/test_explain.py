@@ -310,6 +310,9 @@ def test_a_sentence_that_says_the_opposite_of_a_filter_is_not_grounded():
     assert ungrounded("This is the revenue of 2025, excluding cancelled orders.", keeps) == [
         "'cancelled' said to be left out"
     ]
+    assert ungrounded("The query excludes rows where the status is 'cancelled'.", keeps) == [
+        "'cancelled' said to be left out"
+    ]
     assert ungrounded("This is the revenue of the cancelled orders.", keeps) == []
     leaves = sources(
         "Revenue?", "SELECT SUM(total) FROM o WHERE status <> 'cancelled' AND region NOT IN ('north')"

@@ -355,7 +355,7 @@ def contradicted(sentence: str, sources: Sources) -> list[str]:
     low = sentence.lower()
     out = []
     for value in sorted(sources.kept):
-        if re.search(rf"\b{_LEAVING}[\s-]+(?:\w+\s+){{0,2}}{re.escape(value)}\b", low):
+        if re.search(rf"\b{_LEAVING}[\s-]+(?:[\w']+\s+){{0,6}}'?{re.escape(value)}\b", low):
             out.append(f"'{value}' said to be left out")
     for value in sorted(sources.left_out):
         if re.search(rf"\bonly\s+(?:the\s+)?(?:\w+\s+){{0,1}}{re.escape(value)}\b", low):
