@@ -25,7 +25,7 @@ import accuracy as acc
 import common as c
 
 VAGUE = c.REPO / "benchmarks" / "vague" / "questions.json"
-REPLIES = c.REPO / "benchmarks" / "results" / "replies" / "vague.jsonl"
+REPLIES = c.REPO / "benchmarks" / "results" / "replies" / "vague.jsonl.gz"
 
 
 def run(args: argparse.Namespace, log=print) -> dict[str, Any]:
@@ -36,9 +36,9 @@ def run(args: argparse.Namespace, log=print) -> dict[str, Any]:
     spider_dir = acc.build_unseen(args.data_dir)
     client = acc.make_client(args.model)
     if args.replies:
-        from replies import ReplyStore
+        from ablation import open_store
 
-        client = ReplyStore(client, args.replies, live=not args.replay_only)
+        client = open_store(Path(args.replies), client, live=not args.replay_only)
     adapters: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
     try:
@@ -72,6 +72,10 @@ def run(args: argparse.Namespace, log=print) -> dict[str, Any]:
             )
     finally:
         acc.close_adapters(adapters.values())
+        if args.replies:
+            from ablation import save_store
+
+            save_store(client)
     vague = [r for r in rows if r["vague"]]
     clear = [r for r in rows if not r["vague"]]
     data = {
@@ -131,7 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="benchmarks/ask_back.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="llamacpp:qwen2.5-coder-1.5b")
     p.add_argument("--questions", default=str(VAGUE))
-    p.add_argument("--replies", default=str(REPLIES), help="the store of the model's replies ('' for none)")
+    p.add_argument(
+        "--replies",
+        default=str(REPLIES),
+        help="the store of the model's replies, .jsonl or .jsonl.gz ('' for none)",
+    )
     p.add_argument("--replay-only", action="store_true", help="answer only from the stored replies")
     p.add_argument("--data-dir", type=Path, default=c.DEFAULT_DATA)
     p.add_argument("--results-dir", type=Path, default=c.DEFAULT_RESULTS)

@@ -704,3 +704,147 @@ def test_ablation_judges_each_check_on_data_written_after_it(tmp_path):
     band = ablation.high_band(rows)["unseen"]
     # high: only the two rewritten answers no check doubts (and they are wrong)
     assert (band["questions"], band["high"], band["high_right"]) == (len(CASES), 2, 0)
+
+
+def test_explain_benchmark_reports_the_grounded_share(tmp_path):
+    """benchmarks/explain.py: each recorded answer re-run on its database and explained, the
+    first try's grounding and the calls counted (a scripted model: one grounded reply, one
+    made-up number then a grounded rewrite)."""
+    run_file = tmp_path / "run.jsonl"
+    records = [
+        {
+            "index": 0,
+            "db_id": "concert_singer",
+            "question": "How many singers do we have?",
+            "config": "agent",
+            "status": "success",
+            "pred_sql": "SELECT count(*) FROM singer",
+            "correct": True,
+        },
+        {
+            "index": 1,
+            "db_id": "concert_singer",
+            "question": "How many concerts are there?",
+            "config": "agent",
+            "status": "success",
+            "pred_sql": "SELECT count(*) FROM concert",
+            "correct": True,
+        },
+        {
+            "index": 2,
+            "db_id": "concert_singer",
+            "question": "Skipped: no answer",
+            "config": "agent",
+            "status": "failed",
+            "pred_sql": None,
+        },
+    ]
+    run_file.write_text("\n".join(json.dumps(r) for r in records))
+    model = tmp_path / "model.json"
+    model.write_text(
+        json.dumps(
+            {
+                "replies": [],
+                "explanations": [
+                    "This counts every singer, with no filter. There are 6.",
+                    "There are 99 concerts.",
+                    "This counts every concert, with no filter. There are 6.",
+                ],
+            }
+        )
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "explain.py"),
+            "--model",
+            f"scripted:{model}",
+            "--runs",
+            f"{run_file}:spider",
+            "--results-dir",
+            str(tmp_path),
+            "--data-dir",
+            str(tmp_path),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    data = json.loads((tmp_path / "explain.json").read_text())
+    assert data["summary"]["spider"] | {"seconds_median": 0, "seconds_p90": 0} == {
+        "answers": 2,
+        "first_try": 1,
+        "explained": 2,
+        "dropped_sentences": 0,
+        "calls": 1.5,
+        "seconds_median": 0,
+        "seconds_p90": 0,
+    }
+    (first, second) = data["explanations"]
+    assert first["first_try"] and second["not_found"] == ["99"] and second["text"].endswith("There are 6.")
+    assert "| spider | 2 | 50.0% (1/2) | 100.0% (2/2) |" in (tmp_path / "explain.md").read_text()
+
+
+def test_ask_back_benchmark_counts_vague_and_clear_questions_asked_back(tmp_path):
+    """benchmarks/ask_back.py: a vague question answered by a measure it does not name is
+    asked back, a clear one answered (a scripted model writes both answers)."""
+    questions = tmp_path / "questions.json"
+    questions.write_text(
+        json.dumps(
+            [
+                {
+                    "db_id": "library_loans",
+                    "question": "Who are our best members?",
+                    "vague": True,
+                    "why": "by what?",
+                },
+                {
+                    "db_id": "library_loans",
+                    "question": "How many books are there?",
+                    "vague": False,
+                    "why": "a count",
+                },
+            ]
+        )
+    )
+    model = tmp_path / "model.json"
+    model.write_text(
+        json.dumps(
+            {
+                "replies": [
+                    "```sql\nSELECT m.name FROM member AS m JOIN loan AS l ON l.member_id = m.member_id "
+                    "GROUP BY m.member_id, m.name ORDER BY COUNT(*) DESC LIMIT 3\n```",
+                    "FINAL",
+                    "```sql\nSELECT COUNT(*) FROM book\n```",
+                    "FINAL",
+                ]
+            }
+        )
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "ask_back.py"),
+            "--model",
+            f"scripted:{model}",
+            "--questions",
+            str(questions),
+            "--replies",
+            "",
+            "--results-dir",
+            str(tmp_path),
+            "--data-dir",
+            str(tmp_path),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    data = json.loads((tmp_path / "ask_back.json").read_text())
+    assert (data["vague_asked"], data["vague"], data["clear_asked"], data["clear"]) == (1, 1, 0, 1)
+    assert data["asked_by"] == {"model": 0, "criterion_not_named": 1}
+    assert data["questions"][0]["asked"][0].startswith('"best" by which measure?')
