@@ -573,12 +573,14 @@ def test_the_explanation_through_every_front_door(shell, seeded, tmp_path):
     assert shown.index("sqlnb-explanation") < shown.index("SELECT id, amount")
     assert str(result).splitlines()[1] == EXPLAINED
     # turned off in the notebook's config: no call for it
+    path = tmp_path / "unexplained.json"
     path.write_text(json.dumps({"replies": [sql_block(PAID), "FINAL"], "explanations": []}))
     run(shell, "%config AskMagic.explain = False")
     res, out, _ = run(shell, f"%%ask --model scripted:{path} --new\nWhich orders are paid?")
     assert res.result.ok and res.result.explanation is None and "Explaining" not in out
     assert "sqlnb-explanation" not in html(shell, res.result)
     # sqlnb.ask() outside the notebook's config, and sqlnb ask --json / --no-explain
+    path = tmp_path / "explained-again.json"
     path.write_text(json.dumps({"replies": [sql_block(PAID), "FINAL"], "explanations": [EXPLAINED]}))
     r = sqlnb.ask("Which orders are paid?", seeded.url(), model=f"scripted:{path}", explain=True)
     assert r.explanation == EXPLAINED

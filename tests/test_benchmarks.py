@@ -715,7 +715,7 @@ def test_explain_benchmark_reports_the_grounded_share(tmp_path):
         {
             "index": 0,
             "db_id": "concert_singer",
-            "question": "How many singers do we have?",
+            "question": "Count the singers for me.",
             "config": "agent",
             "status": "success",
             "pred_sql": "SELECT count(*) FROM singer",

@@ -623,7 +623,7 @@ def test_sql_cells_run_correctly_while_an_ask_is_in_flight(shell, panel, engine,
     # notebook runs its own cells on the same connection
     queries = [f"SELECT id, amount FROM orders WHERE id >= {10 + i % 3} ORDER BY id" for i in range(6)]
     replies = [sql_block(q) for q in queries]
-    run = ask(panel, "Many?", model=script(tmp_path, *replies, delay=0.02), max_iterations=6)
+    run = ask(panel, "Which orders?", model=script(tmp_path, *replies, delay=0.02), max_iterations=6)
     panel.wait_event(run, "started")
     checked = 0
     while True:

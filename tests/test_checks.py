@@ -104,7 +104,7 @@ CASES = {
         "it joins order_lines only to match keys, and that join repeats rows (5 rows with it, 4 without)",
     ),
     "criterion_not_named": Case(
-        "Who are our most important customers?",
+        "Which customers are the most important to us?",
         "SELECT c.id, c.name, SUM(o.total) AS spent FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
         "GROUP BY c.id, c.name ORDER BY spent DESC",
         '"important" by which measure? This guess goes by spent',
@@ -408,7 +408,11 @@ def test_a_vague_question_is_asked_back_once_and_the_reply_answered(shop, tmp_pa
     agent = Agent(memory=False)
     settings = AgentSettings(disabled_rewrites=NO_REWRITES)
     first = agent.ask(
-        "Who are our most important customers?", shop, connection="shop", model=models[0], settings=settings
+        "Which customers are the most important to us?",
+        shop,
+        connection="shop",
+        model=models[0],
+        settings=settings,
     )
     assert first.status == "needs_clarification" and first.stop_reason == "clarification"
     assert first.sql == guess and "a guess: the question was asked back" in (first.cell_source() or "")
@@ -418,4 +422,4 @@ def test_a_vague_question_is_asked_back_once_and_the_reply_answered(shop, tmp_pa
     # the reply is answered: the question with it, not asked back again
     second = agent.ask("the number of orders", shop, connection="shop", model=models[1], settings=settings)
     assert second.status == "success" and second.sql == by_orders
-    assert second.full_question == "Who are our most important customers? (the number of orders)"
+    assert second.full_question == "Which customers are the most important to us? (the number of orders)"
