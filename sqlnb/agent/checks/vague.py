@@ -73,7 +73,7 @@ def judging_word(question: str) -> str | None:
         before = words[i - 1] if i else ""
         if listed(after, MEASURING_WORDS) or (w == "well" and before == "as"):
             continue
-        return w
+        return str(w)
     found = JUDGING_PHRASE.search(question)
     return found.group(0) if found else None
 
