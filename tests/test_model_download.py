@@ -705,9 +705,9 @@ def test_install_runtime_estimates_the_llama_cpp_build_first(tmp_path, bars, mon
             progress=lines.append,
             pip_args=("--no-index", "--find-links", str(empty), "--target", str(tmp_path / "t")),
         )
-    assert lines[0].startswith("installing llama-cpp-python==0.3.36")
+    assert lines[0].startswith("installing llama-cpp-python[server]==0.3.36")
     assert download.BUILD_ESTIMATE in lines[0]
-    assert "pip install llama-cpp-python==0.3.36" in info.value.message
+    assert "pip install llama-cpp-python[server]==0.3.36" in info.value.message
     assert "compiler" in info.value.hint
 
 
@@ -749,7 +749,7 @@ def test_demo_offline_says_the_estimate_then_installs_and_downloads(tmp_path, mo
     assert cli.main(["demo", "--offline", "--no-lab", "--dir", str(tmp_path / "demo")]) == 0
     assert [s.split(":", 1)[0] for s in steps] == ["install", "download"]
     said_first = steps[0]
-    assert "1/2 install llama-cpp-python==0.3.36" in said_first
+    assert "1/2 install llama-cpp-python[server]==0.3.36" in said_first
     assert download.BUILD_ESTIMATE in said_first and download.DOWNLOAD_ESTIMATE in said_first
     assert steps[1] == "download:qwen2.5-coder-1.5b"
     assert (tmp_path / "demo" / "sample.duckdb").exists()

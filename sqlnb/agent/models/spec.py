@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from sqlnb.agent.models.llamacpp import LlamaCppChatModel, import_llama_cpp
+from sqlnb.agent.models.llamaserver import shared_model
 from sqlnb.agent.models.redact import first_line, scrub_secrets
 from sqlnb.agent.models.scripted import ScriptedChatModel
 from sqlnb.errors import ConfigurationError, MissingDriverError, ModelNotConfigured
@@ -123,6 +124,10 @@ def resolve_model(
         return ScriptedChatModel.from_file(name)
     if provider in ("llamacpp", "llama_cpp", "llama.cpp"):
         path = _llama_model_path(name)
+        # the Jupyter server's shared model process, when it serves this file (sqlnb.server)
+        shared = shared_model(path, temperature=temperature, **kwargs)
+        if shared is not None:
+            return shared
         if importlib.util.find_spec("llama_cpp") is None:
             import_llama_cpp()  # raises MissingDriverError with the install hint
         return LlamaCppChatModel(model_path=path, temperature=temperature, **kwargs)
