@@ -1,7 +1,7 @@
 """sqlnb: ask your database a question inside a Jupyter notebook.
 
 The package root imports only its version at import time: each front door (``ask``,
-``chat``, ``%load_ext sqlnb``) imports its module when it is called, so ``import
+``chat``, ``chart``, ``%load_ext sqlnb``) imports its module when it is called, so ``import
 sqlnb.agent`` or ``import sqlnb.adapters`` never loads IPython, the magics or the bridge.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlnb._version import __version__
 
-__all__ = ["__version__", "ask", "chat", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["__version__", "ask", "chart", "chat", "load_ipython_extension", "unload_ipython_extension"]
 
 
 def _preload_mysql_cext() -> None:
@@ -42,6 +42,15 @@ def ask(question, connection=None, model=None, **options):
     from sqlnb import api
 
     return api.ask(question, connection, model, **options)
+
+
+def chart(df):
+    """A query's result drawn as a chart in the notebook (Vega-Lite, which JupyterLab
+    renders itself): ``%%sql -o df`` then ``sqlnb.chart(df)``.  A bar chart for a category
+    and a measure, a line chart for a time and measures; see :func:`sqlnb.charts.chart`."""
+    from sqlnb import charts
+
+    return charts.chart(df)
 
 
 def chat(connection=None, model=None):

@@ -34,6 +34,7 @@ from sqlnb.agent.settings import AgentSettings
 from sqlnb.agent.state import STOP_REASONS
 from sqlnb.display import ask_progress_line
 from sqlnb.labels import STOP_REASONS as STOP_REASON_WORDS
+from sqlnb.sql.format import pretty
 from tests.engines import PG_HOST, PG_PORT
 
 RULE_ENGINES = pytest.mark.engines(["sqlite", "postgresql"])  # the full rule matrix
@@ -405,7 +406,7 @@ def test_question_answered_and_finalized(engine, db):
     assert lines[0] == "%%sql --conn shop"
     assert lines[1].startswith("-- ") and question in lines[1]
     assert "scripted" in lines[1] and "attempts: 2" in lines[1]
-    assert "\n".join(lines[2:]) == PER_CUSTOMER
+    assert "\n".join(lines[2:]) == pretty(PER_CUSTOMER, db.dialect)  # laid out, the same query
     assert db.execute(PER_CUSTOMER).rows == [("Ada", 2), ("Grace", 1)]
 
     # progress events, in order
@@ -865,7 +866,8 @@ def test_clarify_after_a_result_still_asks(engine, db):
     r = run.result
     # the successful query stays available as the best answer so far
     assert (r.status, r.stop_reason, r.sql) == ("needs_clarification", "clarification", COUNT_ORDERS)
-    assert r.cell_source().splitlines()[-1] == COUNT_ORDERS and int(r.df.iloc[0, 0]) == 3
+    assert r.cell_source().endswith("\n" + pretty(COUNT_ORDERS, db.dialect) + "\n")
+    assert int(r.df.iloc[0, 0]) == 3
     assert r.questions == ["Do you mean paid orders only?"]
     assert [a["ok"] for a in r.attempts] == [True]
 
@@ -1270,7 +1272,7 @@ def test_the_final_sql_is_the_last_successful_one(engine, db):
     assert outcome(run) == ("success", "duplicate_sql", COUNT_ORDERS)
     assert lowered(r.columns) == ["n"] and r.rows() == [[3]]
     assert r.df.shape == (1, 1) and int(r.df.iloc[0, 0]) == 3  # not the names, not the error
-    assert r.cell_source().endswith(COUNT_ORDERS + "\n")
+    assert r.cell_source().endswith("\n" + pretty(COUNT_ORDERS, db.dialect) + "\n")
     assert "attempts: 3" in r.cell_source().splitlines()[1]
 
 
@@ -1294,7 +1296,7 @@ def test_cell_source_comment_is_one_line(engine, db):
     assert lines[0] == "%%sql --conn warehouse"
     assert lines[1].startswith("-- ") and "Which customers have placed orders?" in lines[1]
     assert "..." in lines[1] and "| model: scripted | attempts: 1" in lines[1]
-    assert lines[2:] == [NAMES]
+    assert "\n".join(lines[2:]) == pretty(NAMES, db.dialect)
 
 
 @RULE_ENGINES

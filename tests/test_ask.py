@@ -16,6 +16,7 @@ from IPython.utils.capture import capture_output
 import sqlnb
 from sqlnb import errors
 from sqlnb.kernel import kernel_session
+from sqlnb.sql.format import pretty
 from tests.doubles import script, sql_block
 from tests.test_agent import ANSWER_KEYS, ATTEMPT_KEYS
 
@@ -58,7 +59,7 @@ def test_ask_inserts_a_runnable_cell(shell, seeded, tmp_path):
     assert lines[0] == "%%sql --conn shop"
     assert lines[1].startswith("-- sqlnb ask: How many customers are there?")
     assert "model: scripted:" in lines[1] and "attempts: 2" in lines[1]
-    assert "\n".join(lines[2:]) == COUNT
+    assert "\n".join(lines[2:]) == pretty(COUNT, seeded.dialect)  # laid out, the same query
     # the inserted cell runs as it is
     res, out, outputs = run(shell, cell)
     assert res.success, out
@@ -166,7 +167,7 @@ def test_the_other_readings_of_disagreeing_drafts_are_shown_and_one_can_be_inser
     assert res.success and "Inserted the other reading 1" in out, out
     lines = shell.rl_next_input.splitlines()
     assert lines[0] == "%%sql --conn shop" and "another reading (1 draft)" in lines[1]
-    assert "\n".join(lines[2:]) == other
+    assert "\n".join(lines[2:]) == pretty(other, seeded.dialect)
     # a number it does not have, or an answer without other readings: said how to
     for bad in ("%ask pick 2", "%ask pick", "%ask pick x"):
         res, out, _ = run(shell, bad)

@@ -670,17 +670,15 @@ def test_ask_magic_inserts_through_the_open_panel(shell, bridge, tmp_path):
     inserts = [m for m in comm.sent if m["type"] == "insert_cell"]
     assert len(inserts) == 1 and shell.rl_next_input is None
     assert inserts[0]["cell_id"] == "cell-2" and inserts[0]["run"] is False
-    assert (
-        inserts[0]["source"].startswith("%%sql --conn db\n-- sqlnb ask: Two?")
-        and "SELECT 2 AS two" in inserts[0]["source"]
-    )
+    assert inserts[0]["source"].startswith("%%sql --conn db\n-- sqlnb ask: Two?")
+    assert inserts[0]["source"].endswith("\nSELECT\n  2 AS two\n")
     comm.msg_callback({"content": {"data": {"v": 1, "type": "inserted", "cell_id": "cell-2"}}})
     assert bridge.inserted == ["cell-2"]
     # a frontend that sends no cell id: set_next_input again
     bridge.kernel.parent = {"header": {}, "metadata": {}}
     with capture_output():
         shell.run_cell(f"%%ask --model {script(tmp_path, sql_block('SELECT 3 AS three'), 'FINAL')}\nThree?")
-    assert shell.rl_next_input and "SELECT 3 AS three" in shell.rl_next_input
+    assert shell.rl_next_input and shell.rl_next_input.endswith("\nSELECT\n  3 AS three\n")
     assert len([m for m in comm.sent if m["type"] == "insert_cell"]) == 1
 
 
@@ -773,7 +771,8 @@ def test_a_clarification_keeps_its_best_query_its_cell_and_confidence(shell, pan
     done = panel.wait_done(run)
     assert done["status"] == "needs_clarification" and done["questions"] == ["Which year do you mean?"]
     assert done["sql"] == "SELECT max(n) AS n FROM sales" and done["rows"] == [[5]]
-    assert done["cell"].startswith("%%sql --conn db\n") and "SELECT max(n) AS n FROM sales" in done["cell"]
+    assert done["cell"].startswith("%%sql --conn db\n")
+    assert done["cell"].endswith("\nSELECT\n  MAX(n) AS n\nFROM sales\n")  # laid out
     assert done["confidence"]["level"] in ("high", "medium", "low")
     # the best query so far can be remembered too
     reply = panel.request("remember", run=run)

@@ -181,7 +181,7 @@ def test_panel_through_a_real_kernel(client, tmp_path):
     assert len(inserts) == 1, client.comm_messages(comm)[before:]
     assert inserts[0]["cell_id"] == "cell-42" and inserts[0]["v"] == 1
     assert inserts[0]["source"].startswith("%%sql --conn k\n-- sqlnb ask: How many rows?")
-    assert "SELECT count(*) AS n FROM t" in inserts[0]["source"]
+    assert inserts[0]["source"].endswith("\nSELECT\n  COUNT(*) AS n\nFROM t\n")  # laid out
 
     # a second panel takes over; the first one is told and closed
     newer = client.open_comm()
@@ -198,7 +198,7 @@ def test_panel_through_a_real_kernel(client, tmp_path):
     )
     assert reply["status"] == "ok", error
     payload = [p for p in reply.get("payload", []) if p.get("source") == "set_next_input"]
-    assert len(payload) == 1 and "SELECT max(a) AS m FROM t" in payload[0]["text"]
+    assert len(payload) == 1 and payload[0]["text"].endswith("\nSELECT\n  MAX(a) AS m\nFROM t\n")
     assert not [d for d in client.comm_messages(newer)[before_new:] if d.get("type") == "insert_cell"]
 
 

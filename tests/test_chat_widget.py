@@ -16,6 +16,7 @@ from sqlnb.bridge import widget as chat_widget
 from sqlnb.bridge.runs import AskRun
 from sqlnb.bridge.widget import widgets_in
 from sqlnb.kernel import kernel_session
+from sqlnb.sql.format import pretty
 from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
@@ -122,7 +123,7 @@ def test_insert_hands_the_sql_cell_to_the_notebook_and_copy_shows_the_sql(shell,
     lines = cell.splitlines()
     assert lines[0] == "%%sql --conn shop"
     assert lines[1].startswith("-- sqlnb ask: How many customers are there?")
-    assert "\n".join(lines[2:]) == COUNT
+    assert "\n".join(lines[2:]) == pretty(COUNT, seeded.dialect)  # laid out, the same query
     assert "appears below the next cell you run" in turn.note.value
     outputs = run(shell, cell)  # the inserted cell runs as it is
     assert ">3</td>" in outputs[0].data["text/html"]
@@ -146,13 +147,14 @@ def test_the_other_readings_of_disagreeing_drafts_can_be_inserted_instead(shell,
     turn = ask(chat, "How many customers are there?")
     assert turn.done["sql"] == COUNT and turn.others.layout.display != "none"
     (alt,) = turn.done["alternatives"]
-    assert alt["label"] == "1. 1 draft, 1 row" and alt["rows"] == [[2]] and other in alt["cell"]
+    assert alt["label"] == "1. 1 draft, 1 row" and alt["rows"] == [[2]]
+    assert alt["cell"].endswith("\n" + pretty(other, seeded.dialect) + "\n")
     assert "The drafts also gave 1 other result:" in shown(chat)
     _head, reading = turn.others.children
     _view, use = reading.children
     use.click()
     lines = shell.rl_next_input.splitlines()
-    assert "another reading (1 draft)" in lines[1] and "\n".join(lines[2:]) == other
+    assert "another reading (1 draft)" in lines[1] and "\n".join(lines[2:]) == pretty(other, seeded.dialect)
     # agreeing drafts: nothing else to offer
     agreed = tmp_path / "agreed.json"
     agreed.write_text(json.dumps({"replies": [sql_block(COUNT)], "drafts": [sql_block(COUNT)] * 2}))
@@ -265,7 +267,8 @@ def test_a_clarification_with_a_best_query_offers_insert_copy_and_remember(shell
     # the query is usable as it is: the buttons are there beside the answer box
     assert turn.actions.layout.display != "none" and turn.clarify.layout.display != "none"
     turn.insert_button.click()
-    assert shell.rl_next_input.startswith("%%sql --conn shop\n") and COUNT in shell.rl_next_input
+    assert shell.rl_next_input.startswith("%%sql --conn shop\n")
+    assert shell.rl_next_input.endswith("\n" + pretty(COUNT, seeded.dialect) + "\n")
     turn.copy_button.click()
     assert turn.copy_box.value == COUNT
     turn.remember_button.click()

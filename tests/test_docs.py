@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from IPython.utils.capture import capture_output
 
+from sqlnb.sql.format import pretty
 from tests.doubles import script, sql_block
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,7 +241,8 @@ def test_readme_example_runs_on_the_demo_database(shell, tmp_path, monkeypatch):
         result = shell.run_cell(ask)
     assert result.success and result.result.status == "success", cap.stdout + cap.stderr
     inserted = shell.rl_next_input
-    assert inserted.startswith("%%sql --conn ") and answer in inserted
+    # the answer's SQL, laid out for reading (the same query)
+    assert inserted.startswith("%%sql --conn ") and inserted.endswith("\n" + pretty(answer, "duckdb") + "\n")
     with capture_output() as cap:
         assert shell.run_cell(inserted).success, cap.stdout + cap.stderr
 

@@ -26,6 +26,7 @@ from sqlnb.agent.memory import (
     without_provenance,
 )
 from sqlnb.kernel import kernel_session
+from sqlnb.sql.format import pretty
 from tests.doubles import script, sql_block
 
 COUNT = "SELECT count(*) AS n FROM customers"
@@ -429,7 +430,8 @@ def test_running_the_inserted_cell_keeps_the_answer_for_the_next_question(shell,
     res, out = run(shell, cell)
     assert res.success, out
     [entry] = store.entries()
-    assert entry["question"] == "Which orders are paid?" and entry["sql"] == PAID
+    # what ran is what is kept: the cell's SQL, laid out (the same query as the answer's)
+    assert entry["question"] == "Which orders are paid?" and entry["sql"] == pretty(PAID, seeded.dialect)
     assert entry["source"] == "cell" and entry["connection"] == "shop"
 
     # the same database under another name: the next question shows the kept answer
@@ -438,13 +440,14 @@ def test_running_the_inserted_cell_keeps_the_answer_for_the_next_question(shell,
     res, out = run(shell, f"%%ask --model {model}\nWhich paid orders are above 10?")
     assert res.success and res.result.status == "success", out
     seen = seen_by(shell, model)
-    assert "Which orders are paid?" in seen and PAID in first_prompt(shell, model)
+    assert "Which orders are paid?" in seen and pretty(PAID, seeded.dialect) in first_prompt(shell, model)
     assert res.result.examples == [{"id": entry["id"], "question": "Which orders are paid?"}]
 
     # --no-data: the examples are SQL the user accepted, not rows: still shown
     model = script(tmp_path, sql_block(PAID), "FINAL")
     res, out = run(shell, f"%%ask --model {model} --no-data --new\npaid orders please")
-    assert PAID in first_prompt(shell, model) and "Which orders are paid?" in first_prompt(shell, model)
+    prompt = first_prompt(shell, model)
+    assert pretty(PAID, seeded.dialect) in prompt and "Which orders are paid?" in prompt
     assert res.result.examples, out
     # --no-memory: not shown
     model = script(tmp_path, sql_block(PAID), "FINAL")

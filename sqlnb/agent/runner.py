@@ -30,6 +30,7 @@ from sqlnb.agent.settings import AgentSettings, first_draft_cap
 from sqlnb.agent.state import AgentState, Attempt, ReplyRecord, StateUpdate, Turn, add_usage, new_turn
 from sqlnb.agent.stop import StopToken
 from sqlnb.labels import answer_text
+from sqlnb.sql.format import pretty
 from sqlnb.sql.quoting import qualified, quote_identifier
 
 if TYPE_CHECKING:
@@ -182,8 +183,9 @@ class AskResult:
         }
 
     def cell_source(self, alternative: int | None = None) -> str | None:
-        """A runnable ``%%sql`` cell for the final SQL, with a comment recording how it
-        was made (question, model, attempts).  None when there is no final SQL.
+        """A runnable ``%%sql`` cell for the final SQL (laid out: :attr:`sql_pretty`), with a
+        comment recording how it was made (question, model, attempts).  None when there is
+        no final SQL.
         ``alternative``: the cell of another result the drafts gave instead (1-based, as
         :attr:`alternatives` lists them); an IndexError when there is no such one."""
         if not self.sql:
@@ -200,7 +202,7 @@ class AskResult:
                 f"-- sqlnb ask: {q} | model: {self.model} | another reading "
                 f"({drafts} draft{'s' if drafts != 1 else ''})"
             )
-            return f"%%sql --conn {self.connection}\n{comment}\n{picked['sql']}\n"
+            return f"%%sql --conn {self.connection}\n{comment}\n{pretty(picked['sql'], self.dialect)}\n"
         q = " ".join(self.full_question.split())
         if len(q) > 160:
             q = q[:157] + "..."
@@ -208,7 +210,14 @@ class AskResult:
         comment = f"-- sqlnb ask: {q} | model: {self.model} | attempts: {n}"
         if self.status == "needs_clarification":
             comment += " | a guess: the question was asked back"
-        return f"%%sql --conn {self.connection}\n{comment}\n{self.sql}\n"
+        return f"%%sql --conn {self.connection}\n{comment}\n{self.sql_pretty}\n"
+
+    @property
+    def sql_pretty(self) -> str | None:
+        """The final SQL laid out one clause per line in the connection's dialect, meaning
+        the same (:func:`sqlnb.sql.format.pretty`; the SQL as it ran when it cannot be laid
+        out safely).  For people: the cell and the panel show it, the agent ran ``sql``."""
+        return pretty(self.sql, self.dialect) if self.sql else None
 
     def __str__(self) -> str:
         """The answer as plain text (:func:`sqlnb.labels.answer_text`).  In a notebook the

@@ -3,7 +3,7 @@
 ``%load_ext sqlnb`` calls :func:`register`, which registers the target with the kernel's
 comm manager (the ``comm`` package's, which ipykernel 6+ provides).  A :class:`Bridge`
 per kernel answers the panel's requests (hello, connections, use, schema, ask, stop,
-remember) on the shell thread; questions run in an :class:`~sqlnb.bridge.runs.AskRun`
+remember, rows) on the shell thread; questions run in an :class:`~sqlnb.bridge.runs.AskRun`
 thread, so the shell stays free for cells while the agent works, and their events go out
 on the comm from that thread.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlnb import errors
 from sqlnb._version import __version__
-from sqlnb.bridge.runs import AskRun, Busy, error_info, safe_text
+from sqlnb.bridge.runs import AskRun, Busy, error_info, json_rows, safe_text
 from sqlnb.kernel import kernel_session
 
 __all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "Busy", "ProtocolMismatch", "register"]
@@ -32,9 +32,10 @@ __all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "Busy", "ProtocolMismatch
 PROTOCOL = 1
 # what this kernel side does beyond the first version of protocol 1 (the hello reply's
 # `features`; docs/protocol.md "Changes")
-FEATURES = ("confidence", "remember", "memory_event", "write_access", "labels")
+FEATURES = ("confidence", "remember", "memory_event", "write_access", "labels", "results")
 TARGET = "sqlnb"
-_KEEP_RUNS = 20  # finished runs remembered for a late `stop`
+_KEEP_RUNS = 20  # finished runs remembered for a late `stop`, `remember` or `rows`
+ROWS_PAGE = 1_000  # the most rows one `rows` reply carries
 
 log = logging.getLogger("sqlnb.bridge")
 
@@ -82,6 +83,7 @@ class Bridge:
             "ask": self.ask,
             "stop": self.stop,
             "remember": self.remember,
+            "rows": self.rows,
         }
 
     # ---- what the bridge works with ------------------------------------------------
@@ -344,6 +346,35 @@ class Bridge:
         )
         return {"id": memory_id}
 
+    def rows(self, comm, data: dict) -> dict:
+        """A page of an answer's result rows (``offset``, ``limit``: at most
+        :data:`ROWS_PAGE`), JSON-safe as the ``done`` event's, from the result the kernel
+        keeps with the run (its last 20 runs)."""
+        rid = data.get("run")
+        run = self.runs.get(rid) if isinstance(rid, str) else None
+        if run is None:
+            raise errors.UsageError(
+                f"no run {rid!r} in this kernel",
+                hint="it may have ended with a kernel restart, or be older than the last "
+                f"{_KEEP_RUNS} questions; ask again, or insert its cell and run it",
+            )
+        if not run.done:
+            raise errors.UsageError("this answer is not finished yet", hint="wait for its end")
+        result: Any = run.result  # an AskResult, or None when the run failed to start
+        table = getattr(getattr(result, "result", None), "arrow", None)
+        if table is None:
+            raise errors.UsageError("this answer has no result rows")
+        offset = _int(data, "offset", 0, minimum=0, request="rows")
+        limit = min(_int(data, "limit", 100, minimum=1, request="rows"), ROWS_PAGE)
+        return {
+            "run": rid,
+            "offset": offset,
+            "columns": list(result.columns),
+            "rows": json_rows(result.result, limit, offset),
+            "row_count": table.num_rows,
+            "truncated": bool(getattr(result.result, "truncated", False)),
+        }
+
     # ---- commands ----------------------------------------------------------------------
     def insert_cell(self, source: str, cell_id: str | None = None, *, run: bool = False) -> bool:
         """Ask the open panel to insert ``source`` below the cell ``cell_id`` (default: the
@@ -418,10 +449,10 @@ def table_info(table) -> dict:
     }
 
 
-def _int(data: dict, key: str, default: int, *, minimum: int) -> int:
+def _int(data: dict, key: str, default: int, *, minimum: int, request: str = "ask") -> int:
     value = data.get(key)
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise errors.UsageError(f"ask: {key} must be a whole number, at least {minimum}")
+        raise errors.UsageError(f"{request}: {key} must be a whole number, at least {minimum}")
     return value

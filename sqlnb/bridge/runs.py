@@ -25,11 +25,14 @@ from typing import Any
 
 from sqlnb import errors, labels
 from sqlnb.agent.stop import StopToken
+from sqlnb.charts import chart_code, chart_spec
+from sqlnb.sql.format import pretty
 from sqlnb.values import json_value
 
 __all__ = [
     "AskRun",
     "Busy",
+    "chart_info",
     "confidence_info",
     "confidence_labels",
     "done_event",
@@ -203,11 +206,15 @@ class AskRun:
                 "status": "error",
                 "stop_reason": None,
                 "sql": None,
+                "sql_pretty": None,
                 "questions": [],
                 "columns": [],
                 "rows": [],
                 "row_count": None,
+                "truncated": False,
                 "cell": None,
+                "chart": None,
+                "chart_cell": None,
                 "connection": connection_name,
                 "iterations": 0,
                 "usage": {},
@@ -302,16 +309,22 @@ def done_event(result: Any, rows: int = 10) -> Event:
             "hint": "check the model's configuration and try again",
         }
     confidence = confidence_info(getattr(result, "confidence", None)) if result.sql else None
+    cell = result.cell_source()
+    chart = chart_info(result) if result.sql else None
     return {
         "type": "done",
         "status": status,
         "stop_reason": result.stop_reason,
         "sql": result.sql,
+        "sql_pretty": (getattr(result, "sql_pretty", None) or result.sql) if result.sql else None,
         "questions": list(result.questions or []),
         "columns": list(result.columns),
         "rows": json_rows(result.result, rows) if result.result is not None else [],
         "row_count": row_count,
-        "cell": result.cell_source(),
+        "truncated": bool(getattr(result.result, "truncated", False)),
+        "cell": cell,
+        "chart": chart,
+        "chart_cell": chart_code(cell) if cell and chart is not None else None,
         "connection": result.connection,
         "iterations": result.iterations,
         "usage": {k: v for k, v in (result.usage or {}).items() if isinstance(v, (int, float))},
@@ -325,6 +338,18 @@ def done_event(result: Any, rows: int = 10) -> Event:
     }
 
 
+def chart_info(result: Any) -> dict[str, Any] | None:
+    """The Vega-Lite spec of an answer's result (:func:`sqlnb.charts.chart_spec`), or None
+    when its shape suits no chart; a chart that fails is no chart, never a failed run."""
+    if getattr(result, "result", None) is None:
+        return None
+    try:
+        return chart_spec(result.df)
+    except Exception:
+        logging.getLogger("sqlnb.bridge").debug("sqlnb: no chart for the answer", exc_info=True)
+        return None
+
+
 def alternatives_info(result: Any) -> list[dict[str, Any]]:
     """The other results the drafts of an answer gave (``AskResult.alternatives``), each
     with its label, SQL, first rows (JSON-safe) and the runnable cell that inserts it."""
@@ -336,6 +361,7 @@ def alternatives_info(result: Any) -> list[dict[str, Any]]:
             {
                 "label": labels.alternative_head(i, alt),
                 "sql": alt["sql"],
+                "sql_pretty": pretty(alt["sql"], getattr(result, "dialect", None)),
                 "drafts": alt["drafts"],
                 "row_count": alt.get("row_count"),
                 "columns": list(alt.get("columns") or []),
@@ -390,13 +416,13 @@ def confidence_labels(info: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def json_rows(result: Any, n: int) -> list[list[Any]]:
-    """The first ``n`` rows of a Result, JSON-safe as ``sqlnb sql --json`` writes them:
-    dates ISO, decimals as strings, bytes base64."""
+def json_rows(result: Any, n: int, offset: int = 0) -> list[list[Any]]:
+    """``n`` rows of a Result from row ``offset`` (0: the first), JSON-safe as ``sqlnb sql
+    --json`` writes them: dates ISO, decimals as strings, bytes base64."""
     table = getattr(result, "arrow", None)
-    if table is None or n <= 0:
+    if table is None or n <= 0 or offset >= table.num_rows:
         return []
-    head = table.slice(0, n)
+    head = table.slice(max(offset, 0), n)
     cols = [col.to_pylist() for col in head.columns]
     return [[json_value(v) for v in row] for row in zip(*cols, strict=True)]
 

@@ -68,10 +68,12 @@ def _sql_parser() -> MagicArgumentParser:
     p.add_argument("-o", "--output", dest="output")
     p.add_argument("--limit", type=int, help="fetch at most N rows (0: no limit)")
     p.add_argument("--timeout", type=float)
+    p.add_argument("--chart", action="store_true", help="also draw the result as a chart")
     return p
 
 
 _LINE_OPTION = re.compile(r"^\s*(--conn|-c|-o|--output|--limit|--timeout)(?:\s+|=)(\"[^\"]*\"|'[^']*'|\S+)")
+_LINE_FLAG = re.compile(r"^\s*(--chart)(?=\s|$)")
 
 
 def split_line_options(line: str) -> tuple[list[str], str]:
@@ -80,9 +82,13 @@ def split_line_options(line: str) -> tuple[list[str], str]:
     rest = line
     while True:
         m = _LINE_OPTION.match(rest)
-        if not m:
-            break
-        opts += [m.group(1), shlex.split(m.group(2))[0]]
+        if m:
+            opts += [m.group(1), shlex.split(m.group(2))[0]]
+        else:
+            m = _LINE_FLAG.match(rest)
+            if not m:
+                break
+            opts.append(m.group(1))
         rest = rest[m.end() :]
     return opts, rest.strip()
 
@@ -217,9 +223,11 @@ class SqlMagic(Magics):
     @line_cell_magic("sql")
     @people_errors
     def sql(self, line: str, cell: str | None = None):
-        """%%sql [--conn NAME] [-o VAR] [--limit N] [--timeout S]  — then SQL in the cell body.
+        """%%sql [--conn NAME] [-o VAR] [--limit N] [--timeout S] [--chart]  — then SQL in the
+        cell body.  ``--chart`` also draws the result (Vega-Lite) when its shape suits a chart.
 
-        Also ``%sql [options] SQL`` on one line, which returns the DataFrame.
+        Also ``%sql [options] SQL`` on one line, which returns the DataFrame (with
+        ``--chart``, it displays the chart too).
         """
         if cell is None:
             opts, text = split_line_options(line)
@@ -283,13 +291,41 @@ class SqlMagic(Magics):
             if not result.returns_rows:
                 print(view.summary())
                 return None
-            return df if df is not None else result.to_pandas()
+            df = df if df is not None else result.to_pandas()
+            if args.chart:
+                self._show_chart(result, df)
+            return df
         self._last_cell = (entry.name, entry.adapter, text)
         self._remember_cell(entry.name, entry.adapter, text)
         from IPython.display import display
 
+        if args.chart:
+            self._show_chart(result, df)
         display(view)
         return None
+
+    @staticmethod
+    def _show_chart(result, df=None) -> None:
+        """``--chart``: the result as a Vega-Lite chart (JupyterLab draws it), or a line
+        saying why it gets none; the table shows either way."""
+        from IPython.display import display
+
+        from sqlnb.charts import Chart, chart_spec, why_no_chart
+
+        if not result.returns_rows:
+            print("No chart: the statement returned no rows.", file=sys.stderr)
+            return
+        if df is None:
+            df = result.to_pandas()
+        spec = chart_spec(df)
+        if spec is None:
+            print(
+                f"No chart: {why_no_chart(df)}. A chart needs a category or a time column "
+                "and a numeric measure.",
+                file=sys.stderr,
+            )
+            return
+        display(Chart(spec))  # its bundle: the Vega-Lite spec and a line of text
 
     # ------------------------------------------------------------------ the memory
     def _memory(self):
