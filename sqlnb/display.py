@@ -26,6 +26,7 @@ from sqlnb.labels import table_text as result_table
 from sqlnb.values import json_value
 
 __all__ = [
+    "LiveProgress",
     "ResultView",
     "ask_progress_line",
     "ask_summary",
@@ -309,3 +310,66 @@ def show_answers(shell) -> None:
         return
     html_formatter = shell.display_formatter.formatters["text/html"]
     html_formatter.for_type_by_name("sqlnb.agent.runner", "AskResult", ask_summary_html)
+
+
+class LiveProgress:
+    """``%%ask``'s live output in a notebook: one display that updates in place with what
+    the turn is doing now (a ``phase`` event's label and the time since the turn began)
+    and the end of the model's text as it is written (``text`` events); :meth:`close`
+    empties it once the answer is there.  Other events are not its business:
+    :meth:`update` returns False for them and the caller prints them as before."""
+
+    SHOWN = 600  # the characters of the model's text shown (its end)
+
+    def __init__(self, display=None, clock=None):
+        import time
+
+        if display is None:
+            from IPython.display import display
+        self._display = display
+        self._clock = clock or time.perf_counter
+        self._start = self._clock()
+        self._handle = None
+        self.label = ""
+        self.text = ""
+
+    def update(self, event: dict) -> bool:
+        """Show a ``phase`` or ``text`` event (True); False for any other event."""
+        from sqlnb.labels import phase_label
+
+        kind = event.get("type")
+        if kind == "phase":
+            self.label = event.get("label") or phase_label(event)
+            if event.get("phase") == "writing":
+                self.text = ""
+        elif kind == "text":
+            offset = int(event.get("offset") or 0)
+            self.text = self.text[:offset] + str(event.get("text") or "")
+        else:
+            return False
+        self._show(self._bundle())
+        return True
+
+    def _bundle(self) -> dict:
+        head = f"{self.label} ({format_elapsed(self._clock() - self._start)})"
+        text = self.text if len(self.text) <= self.SHOWN else "…" + self.text[-self.SHOWN :]
+        plain = f"{head}\n{text}" if text else head
+        body = (
+            f'<pre style="margin:2px 0;opacity:.8;white-space:pre-wrap">{html.escape(text)}</pre>'
+            if text
+            else ""
+        )
+        page = f'<div class="sqlnb-live"><div style="opacity:.7">{html.escape(head)}</div>{body}</div>'
+        return {"text/plain": plain, "text/html": page}
+
+    def _show(self, bundle: dict) -> None:
+        if self._handle is None:
+            self._handle = self._display(bundle, raw=True, display_id=True)
+        else:
+            self._handle.update(bundle, raw=True)
+
+    def close(self) -> None:
+        """Empty the live output (the answer shows below it)."""
+        if self._handle is not None:
+            self._handle.update({"text/plain": ""}, raw=True)
+            self._handle = None

@@ -210,6 +210,26 @@ def explaining_label() -> str:
     return "Explaining the answer…"
 
 
+def phase_label(event: Mapping[str, Any]) -> str:
+    """What the turn is doing now (a ``phase`` event, :mod:`sqlnb.agent.live`): ``Writing a
+    query…``, ``Writing draft 2 of up to 4…``, ``Running the query…``, ``Checking the answer
+    against the data…``, ``Explaining the answer…``."""
+    phase = event.get("phase")
+    if phase == "running":
+        return "Running the query…"
+    if phase == "checking":
+        return "Checking the answer against the data…"
+    purpose = event.get("purpose")
+    if purpose == "explain":
+        return explaining_label()
+    if purpose == "draft":
+        n, of = event.get("draft"), event.get("drafts")
+        if n and of:
+            return f"Writing draft {n} of up to {of}…"
+        return f"Writing draft {n}…" if n else "Writing a draft…"
+    return "Writing a query…" if int(event.get("call") or 1) == 1 else "Writing a reply…"
+
+
 def step_label(event: Mapping[str, Any]) -> str | None:
     """The one-line label of a ``started``, ``reply``, ``attempt``, ``memory`` or
     ``explaining`` event, as the panel shows it (None for any other event)."""
@@ -453,3 +473,71 @@ def alternatives_text(alternatives: Sequence[Mapping[str, Any]]) -> list[str]:
             pairs = zip(cols, row, strict=False) if cols else enumerate(row)
             lines.append("   → " + ", ".join(f"{k}={v}" for k, v in pairs))
     return lines
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def stats_line(stats: Mapping[str, Any]) -> str:
+    """The session's questions in one line (the panel's footer): ``4 questions · 3 answered
+    (75%) · 2.3 attempts each · model 41 s · database 0.3 s · 12.4k tokens · $0.04``."""
+    n = int(stats.get("questions") or 0)
+    if not n:
+        return "No questions yet in this session"
+    answered = int(stats.get("answered") or 0)
+    parts = [
+        f"{n} question{'s' * (n != 1)}",
+        f"{answered} answered ({answered / n:.0%})",
+        f"{int(stats.get('attempts') or 0) / n:.1f} attempts each",
+        f"model {format_elapsed(float(stats.get('model_seconds') or 0))}",
+        f"database {format_elapsed(float(stats.get('database_seconds') or 0))}",
+        f"{_tokens(int(stats.get('input_tokens') or 0) + int(stats.get('output_tokens') or 0))} tokens",
+    ]
+    cost = float(stats.get("cost") or 0)
+    if stats.get("unpriced"):
+        parts.append("cost unknown" if not cost else f"${cost:.2f} + unknown")
+    elif cost:
+        parts.append(f"${cost:.2f}" if cost >= 0.01 else "< $0.01")
+    else:
+        parts.append("no cost (local model)")
+    return " · ".join(parts)
+
+
+def stats_text(stats: Mapping[str, Any]) -> str:
+    """``%sqlnb stats``: the session's questions, one figure a line."""
+    n = int(stats.get("questions") or 0)
+    if not n:
+        return "No questions yet in this session."
+    tokens_in, tokens_out = int(stats.get("input_tokens") or 0), int(stats.get("output_tokens") or 0)
+    cost = float(stats.get("cost") or 0)
+    unpriced = list(stats.get("unpriced") or [])
+    cost_text = f"${cost:.4f}" + (
+        f" (list prices of {stats.get('prices_as_of')})" if cost else " (local models cost nothing per token)"
+    )
+    if unpriced:
+        cost_text += f"; not counted: {', '.join(unpriced)} (price unknown)"
+    answered = int(stats.get("answered") or 0)
+    rows = [
+        ("Questions", str(n)),
+        (
+            "Answered",
+            f"{answered} ({answered / n:.0%}); asked back {int(stats.get('asked_back') or 0)}, "
+            f"no answer {int(stats.get('failed') or 0)}, stopped {int(stats.get('stopped') or 0)}",
+        ),
+        (
+            "Attempts",
+            f"{int(stats.get('attempts') or 0)} ({int(stats.get('attempts') or 0) / n:.1f} per question)",
+        ),
+        (
+            "Model",
+            f"{int(stats.get('model_calls') or 0)} calls, {format_elapsed(float(stats.get('model_seconds') or 0))}",
+        ),
+        ("Database", format_elapsed(float(stats.get("database_seconds") or 0))),
+        ("Time in all", format_elapsed(float(stats.get("seconds") or 0))),
+        ("Tokens", f"{tokens_in:,} in, {tokens_out:,} out"),
+        ("Cost", cost_text),
+        ("Models", ", ".join(stats.get("models") or []) or "–"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k + ':':<{width + 1}} {v}" for k, v in rows)

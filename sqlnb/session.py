@@ -5,6 +5,7 @@ The magics and the CLI talk to this module, never to drivers.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -14,7 +15,7 @@ from typing import Any
 from sqlnb import errors
 from sqlnb.adapters import Adapter, ConnectOptions, Result, connect
 from sqlnb.adapters.privileges import WriteAccess, write_access
-from sqlnb.adapters.spec import shown_name, spec_for
+from sqlnb.adapters.spec import known_names, shown_name, spec_for
 from sqlnb.sql.text import find_params, split_statements
 
 
@@ -40,18 +41,23 @@ class ConnectionManager:
         readonly: bool = False,
         options: ConnectOptions | None = None,
         inspect: bool = True,
+        password: str | None = None,
     ) -> Entry:
         """Open ``target`` (a URL or a configured connection name) and make it active.
 
         ``inspect``: also find out now what the connection's credentials may write
         (:func:`sqlnb.adapters.privileges.write_access`, cached for the connection; a
-        failure to find out never fails the connect).  Off, it is found on first use."""
+        failure to find out never fails the connect).  Off, it is found on first use.
+        ``password``: the password for a URL given without one (the panel's connect form),
+        kept in memory only."""
         if not target or not target.strip():
             raise errors.UsageError(
                 "No connection URL or name given",
                 hint="e.g. %sqlnb connect duckdb:///data.duckdb --name local",
             )
         named = spec_for(target.strip())
+        if password:
+            named = dataclasses.replace(named, spec=named.spec.with_password(password))
         name = name or named.name or self._default_name(named.spec)
         _check_name(name)
         opts = options or ConnectOptions()
@@ -69,6 +75,11 @@ class ConnectionManager:
         self._entries[name] = entry
         self.active = name
         return entry
+
+    @staticmethod
+    def known_names() -> list[str]:
+        """The names of the configured connections (the connections file, ``SQLNB_<NAME>_URL``)."""
+        return known_names()
 
     def use(self, name: str) -> Entry:
         entry = self.get_entry(name)

@@ -69,9 +69,16 @@ class FakeComm:
         assert len(replies) == 1, self.sent
         return replies[0]
 
-    def events(self, run: str) -> list[dict]:
+    def events(self, run: str, live: bool = False) -> list[dict]:
+        """The run's events; the live line's ``phase`` and ``text`` only with ``live``."""
         with self.cond:
-            return [m["event"] for m in self.sent if m.get("type") == "event" and m.get("run") == run]
+            return [
+                m["event"]
+                for m in self.sent
+                if m.get("type") == "event"
+                and m.get("run") == run
+                and (live or m["event"].get("type") not in ("phase", "text"))
+            ]
 
     def wait_done(self, run: str, timeout: float = 60) -> dict:
         with self.cond:
@@ -980,6 +987,84 @@ def test_an_answer_is_explained_in_its_done_event(shell, panel, seeded, tmp_path
     run = ask(panel, "Which orders are paid?", model=f"scripted:{path}")
     done = panel.wait_done(run)
     assert done["status"] == "success" and done["explanation"] == text
-    events = [m["event"] for m in panel.sent if m.get("type") == "event" and m.get("run") == run]
+    events = panel.events(run)
     assert [e["type"] for e in events][-2:] == ["explaining", "done"]
     assert events[-2] == {"type": "explaining", "label": "Explaining the answer…"}
+    # the explanation's text streams in after its phase, before the done event
+    live = panel.events(run, live=True)
+    phase = {
+        "type": "phase",
+        "phase": "writing",
+        "call": 3,
+        "purpose": "explain",
+        "label": "Explaining the answer…",
+    }
+    at = live.index(phase)
+    assert "".join(e["text"] for e in live[at:] if e["type"] == "text") == text
+
+
+# ---------------------------------------------------------------------------------------
+# connect: the panel's connect form and Reconnect
+# ---------------------------------------------------------------------------------------
+
+
+def test_connect_opens_a_url_and_makes_it_active(shell, panel, tmp_path):
+    url = f"duckdb:///{tmp_path / 'shop.duckdb'}"
+    reply = panel.request("connect", target=url, name="shop")
+    assert reply["ok"], reply
+    data = reply["data"]
+    assert data["connected"] == "shop" and data["active"] == "shop"
+    assert [c["name"] for c in data["connections"]] == ["shop"]
+    assert "known" in data and isinstance(data["known"], list)
+    # the notebook's magics see it: one manager
+    assert kernel_session(shell).magics.manager.active == "shop"
+    # the same name again replaces it (Reconnect after a restart is the same request)
+    again = panel.request("connect", target=url, name="shop")["data"]
+    assert [c["name"] for c in again["connections"]] == ["shop"]
+
+
+def test_connect_errors_are_for_people_and_change_nothing(panel):
+    for fields, kind in (
+        ({}, "UsageError"),
+        ({"target": "  "}, "UsageError"),
+        ({"target": "postgresql:/nowhere"}, "InvalidURLError"),
+        ({"target": "no_such_connection"}, "UnknownConnectionError"),
+        ({"target": "duckdb:///x.duckdb", "password": 7}, "UsageError"),
+    ):
+        reply = panel.request("connect", **fields)
+        assert reply["ok"] is False and reply["error"]["kind"] == kind, (fields, reply)
+        assert reply["error"]["message"]
+    assert panel.request("connections")["data"]["connections"] == []
+
+
+def test_a_password_typed_in_the_panel_reaches_the_server_and_nothing_else(shell, panel, workdir):
+    from tests.engines import PostgresEnv
+
+    pg = PostgresEnv(workdir)
+    pg.create()
+    secret = "Typed-In-Pa55"
+    try:
+        # the local server trusts 127.0.0.1: the password is accepted and ignored
+        reply = panel.request(
+            "connect", target=f"postgresql://postgres@{PG_HOST}:{PG_PORT}/{pg.db}", name="pg", password=secret
+        )
+        assert reply["ok"], reply
+        row = reply["data"]["connections"][0]
+        assert row["name"] == "pg" and "***" in row["url"]  # held, and redacted
+        entry = kernel_session(shell).magics.manager.get_entry("pg")
+        assert entry.adapter.spec.password is not None
+        assert int(entry.adapter.execute("SELECT 1 AS one").rows[0][0]) == 1
+        assert secret not in json.dumps(panel.sent)
+        assert secret not in repr(entry.adapter.spec)
+    finally:
+        kernel_session(shell).magics.manager.close_all()
+        pg.drop()
+
+
+def test_configured_names_are_offered_and_connect_by_name(shell, panel, tmp_path, monkeypatch):
+    monkeypatch.setenv("SQLNB_WAREHOUSE_URL", f"duckdb:///{tmp_path / 'w.duckdb'}")
+    listed = panel.request("connections")["data"]
+    assert "warehouse" in listed["known"]
+    reply = panel.request("connect", target="warehouse")
+    assert reply["ok"], reply
+    assert reply["data"]["connected"] == "warehouse"

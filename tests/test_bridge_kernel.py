@@ -164,8 +164,16 @@ def test_panel_through_a_real_kernel(client, tmp_path):
             and m["content"]["data"]["event"]["type"] == "done"
         )
     )
-    events = [d["event"] for d in client.comm_messages(comm) if d.get("type") == "event" and d["run"] == run]
+    everything = [
+        d["event"] for d in client.comm_messages(comm) if d.get("type") == "event" and d["run"] == run
+    ]
+    events = [e for e in everything if e["type"] not in ("phase", "text")]
     assert [e["type"] for e in events] == ["started", "reply", "attempt", "reply", "done"]
+    # through a real kernel's IOPub, the model's text streams in before the step it makes
+    kinds = [e["type"] for e in everything]
+    assert kinds.index("text") < kinds.index("reply")
+    first = "".join(e["text"] for e in everything if e["type"] == "text" and e["call"] == 1)
+    assert first == "```sql\nSELECT a FROM t ORDER BY a\n```"
     assert events[-1]["status"] == "success" and events[-1]["rows"] == [[1], [2]]
     assert events[-1]["cell"].startswith("%%sql --conn k\n")
 

@@ -223,3 +223,48 @@ def llama_cpp_seq_empty(llama, seq: int) -> bool:
 
     mem = low.llama_get_memory(llama._ctx.ctx)
     return low.llama_memory_seq_pos_max(mem, seq) == -1
+
+
+def test_a_streamed_reply_is_written_piece_by_piece_and_is_the_same_reply(client):
+    """llama.cpp writes the reply a token or so at a time; the pieces are the reply that a
+    call without streaming gives (greedy), with the same token counts."""
+    whole, usage = client.invoke(MESSAGES)
+    pieces: list[str] = []
+    streamed, streamed_usage = client.invoke(MESSAGES, on_text=lambda p, restart=False: pieces.append(p))
+    assert streamed == whole and "".join(pieces) == whole
+    assert len(pieces) > 3  # more than one piece: it streamed
+    assert streamed_usage["output_tokens"] == pytest.approx(usage["output_tokens"], abs=2)
+    assert streamed_usage["input_tokens"] == pytest.approx(usage["input_tokens"], abs=2)
+
+
+def test_prompt_states_are_kept_so_a_shared_beginning_is_read_once(tiny_model, loaded, monkeypatch):
+    """After another prompt (an explanation) the next question's prompt, which shares the
+    system prompt and schema with the last one, starts from the kept state; the replies are
+    the ones a model without kept states gives."""
+    question = [("system", "You write SQL for a SQLite database. " * 4), ("human", "How many singers?")]
+    other = [("system", "You explain answers."), ("human", "Explain it.")]
+    client = ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=512, n_threads=1, max_tokens=8))
+    first = client.invoke(question)[0]
+    client.invoke(other)
+    llama, _ = next(iter(loaded.values()))
+    assert llama.cache is not None and len(llama.cache.cache_state) == 2
+    reads: list[int] = []
+    monkeypatch.setattr(
+        llama, "load_state", lambda state, _load=llama.load_state: reads.append(1) or _load(state)
+    )
+    again = [("system", "You write SQL for a SQLite database. " * 4), ("human", "How many concerts?")]
+    client.invoke(again)
+    assert reads == [1]  # the first prompt's state was taken up again
+    assert client.invoke(question)[0] == first
+
+
+def test_keeping_prompt_states_can_be_turned_off(tiny_model, loaded, monkeypatch):
+    monkeypatch.setenv("SQLNB_LLAMA_CACHE_MB", "0")
+    client = ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=256, n_threads=1, max_tokens=4))
+    client.invoke(MESSAGES)
+    llama, _ = next(iter(loaded.values()))
+    assert llama.cache is None
+    monkeypatch.setenv("SQLNB_LLAMA_CACHE_MB", "lots")
+    loaded.clear()
+    with pytest.raises(errors.ConfigurationError, match="SQLNB_LLAMA_CACHE_MB"):
+        ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=128, n_threads=1)).invoke(MESSAGES)

@@ -1,6 +1,7 @@
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
@@ -27,17 +28,19 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'sqlnb: ask your database a question from a sidebar, get back a runnable SQL cell.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ISettingRegistry, ILayoutRestorer, IStatusBar, ICommandPalette],
+  optional: [ISettingRegistry, ILayoutRestorer, IStatusBar, ICommandPalette, IRenderMimeRegistry],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     settingRegistry: ISettingRegistry | null,
     restorer: ILayoutRestorer | null,
     statusBar: IStatusBar | null,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    rendermime: IRenderMimeRegistry | null
   ) => {
     const model = new SqlnbModel(tracker);
-    const panel = new ChatPanel(model);
+    model.focusNotebook = nb => app.shell.activateById(nb.id);
+    const panel = new ChatPanel(model, rendermime);
     panel.title.icon = sqlnbIcon;
     // works in JupyterLab and on Notebook 7's notebook page (both have a right area)
     app.shell.add(panel, 'right', { rank: 650 });

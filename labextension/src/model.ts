@@ -20,6 +20,7 @@ import {
   AskData,
   ConnectionInfo,
   ConnectionsData,
+  RowsData,
   describeError,
   ErrorInfo,
   hasFeature,
@@ -156,7 +157,9 @@ export class NotebookChat {
       case 'ready':
         if (!this.connections.length) {
           return {
-            text: 'No database connection in this kernel yet: run %sqlnb connect URL --name NAME in a cell.',
+            text: this.reconnectable.length
+              ? 'The kernel restarted: its database connections are gone. Reconnect below.'
+              : 'No database connection in this kernel yet: connect below, or run %sqlnb connect URL --name NAME in a cell.',
             error: false
           };
         }
@@ -236,6 +239,49 @@ export class NotebookChat {
       }
     }
   }
+
+  /**
+   * Open a connection in the kernel (the panel's connect form, Reconnect after a restart):
+   * `target` a URL or a configured connection's name; `password` for a URL without one
+   * (sent to the kernel once, never kept here). Resolves to an error text, or null.
+   */
+  async connect(target: string, options: { name?: string; password?: string } = {}): Promise<string | null> {
+    const bridge = this._bridge;
+    if (!bridge || bridge.state !== 'ready') {
+      return 'The kernel is not ready yet: wait a moment and try again.';
+    }
+    try {
+      const data: ConnectionsData = await bridge.request('connect', {
+        target,
+        ...(options.name ? { name: options.name } : {}),
+        ...(options.password ? { password: options.password } : {})
+      });
+      this.notice = null;
+      this._setConnections(data);
+      return null;
+    } catch (e) {
+      return describeError(asError(e));
+    }
+  }
+
+  /**
+   * What Reconnect offers after a kernel restart: the connections the kernel had, each
+   * with how to open it again (`target`: its configured name, or its URL when that holds
+   * no password; null: the URL needs its password typed again).
+   */
+  get reconnectable(): { name: string; url: string; target: string | null }[] {
+    if (this.connections.length || !this._lost) {
+      return [];
+    }
+    return this._lastConnections.map(c => ({
+      name: c.name,
+      url: c.url,
+      target: this.known.includes(c.name) ? c.name : c.url.includes('***') ? null : c.url
+    }));
+  }
+
+  /** The configured connections' names (the connect form offers them). */
+  known: string[] = [];
 
   async useConnection(name: string): Promise<void> {
     const bridge = this._bridge;
@@ -319,6 +365,31 @@ export class NotebookChat {
     }
   }
 
+  /**
+   * More of an answer's result rows, from the result the kernel keeps with its run. Resolves
+   * to an error text, or null. An answer from before a kernel restart has no rows there.
+   */
+  async loadMoreRows(turnId: string, limit = ROWS_PAGE): Promise<string | null> {
+    const turn = this.conversation.find(turnId);
+    const bridge = this._bridge;
+    if (!turn) {
+      return null;
+    }
+    if (!turn.run || !bridge || bridge.state !== 'ready') {
+      return 'The kernel no longer has this result: insert the cell and run it to see every row.';
+    }
+    try {
+      const data: RowsData = await bridge.request('rows', { run: turn.run, offset: turn.rows.length, limit });
+      this.conversation.addRows(turnId, data.offset, data.rows, data.row_count);
+      return null;
+    } catch (e) {
+      const info = asError(e);
+      return info.kind === 'UsageError'
+        ? 'The kernel no longer has this result: insert the cell and run it to see every row.'
+        : describeError(info);
+    }
+  }
+
   async stop(): Promise<void> {
     const turn = this.running;
     if (!turn || !turn.run || !this._bridge) {
@@ -369,8 +440,8 @@ export class NotebookChat {
   }
 
   /**
-   * Take the turn's `index`-th other reading as its answer and insert its cell below the
-   * active cell; saved with the chat (the thumbs-up then remembers this reading).
+   * Take the turn's `index`-th other reading as its answer and insert its cell at the end
+   * of the notebook; saved with the chat (the thumbs-up then remembers this reading).
    */
   async useAlternative(turnId: string, index: number): Promise<boolean> {
     const turn = this.conversation.find(turnId);
@@ -380,7 +451,7 @@ export class NotebookChat {
     }
     this.conversation.pickAlternative(turnId, index);
     this._save();
-    return this.insertCell(alt.cell ?? alt.sql, false);
+    return this.insertCell(alt.cell ?? alt.sql, false, { end: true, focus: true });
   }
 
   /** Forget the conversation; the next question starts a new one in the kernel. */
@@ -396,22 +467,38 @@ export class NotebookChat {
   /** A run event of this notebook's conversation. */
   handleEvent(run: string, event: RunEvent): void {
     this.conversation.applyEvent(run, event, this._owner.settings.rowsShown);
+    if (event.type === 'done' && typeof event.stats_label === 'string' && event.stats_label) {
+      this._stats = event.stats_label;
+      this._changed.emit();
+    }
+  }
+
+  /** The kernel session's questions so far, in the kernel's words (null: none asked yet). */
+  get stats(): string | null {
+    return this._stats;
   }
 
   /**
-   * Insert `source` as a code cell below the active cell of this notebook (or
-   * below the cell `belowCellId`), as one undo step; optionally run it.
+   * Insert `source` as a code cell of this notebook, as one undo step; optionally run it.
+   * Where: below the cell `below` (the `%%ask` cell a question came from), else at the end
+   * (`end`: a question asked in the panel), else below the active cell. The new cell is
+   * then the active one; with `focus` the notebook takes the keyboard (command mode), so
+   * Shift+Enter runs the new cell.
    */
-  async insertCell(source: string, run: boolean, belowCellId?: string | null): Promise<boolean> {
+  async insertCell(
+    source: string,
+    run: boolean,
+    where: { below?: string | null; end?: boolean; focus?: boolean } = {}
+  ): Promise<boolean> {
     const panel = this.panel;
     const notebook = panel.content;
     const model = notebook.model;
     if (panel.isDisposed || !model) {
       return false;
     }
-    let index = notebook.activeCellIndex;
-    if (belowCellId) {
-      const found = cellIndex(panel, belowCellId);
+    let index = where.end ? model.cells.length - 1 : notebook.activeCellIndex;
+    if (where.below) {
+      const found = cellIndex(panel, where.below);
       if (found >= 0) {
         index = found;
       }
@@ -422,6 +509,11 @@ export class NotebookChat {
     });
     notebook.deselectAll();
     notebook.activeCellIndex = at;
+    if (where.focus) {
+      notebook.mode = 'command';
+      this._owner.focusNotebook(panel);
+      notebook.activeCell?.node.scrollIntoView({ block: 'nearest' });
+    }
     if (run) {
       await NotebookActions.run(notebook, panel.sessionContext);
     }
@@ -464,7 +556,7 @@ export class NotebookChat {
       }
       const s = this._owner.settings;
       if (turn.status === 'success' && turn.cell && turn.run && (s.autoInsert || s.autoRun)) {
-        void this.insertCell(turn.cell, s.autoRun);
+        void this.insertCell(turn.cell, s.autoRun, { end: true });
       }
       if (turn.status === 'success') {
         // a query may have changed what the kernel knows (connections)
@@ -555,7 +647,10 @@ export class NotebookChat {
         void this.refreshConnections();
       }
     } else if (!['idle', 'connecting', 'loading'].includes(state)) {
-      // restarted, dead, closed, superseded, ...: no more events can come for a run
+      // restarted, dead, closed, superseded, ...: no more events can come for a run, and
+      // the kernel session whose questions the footer counted is over
+      this._stats = null;
+      this._lost = this._lastConnections.length > 0;
       const info = bridge.message ?? { kind: state, message: 'The kernel connection was lost.' };
       this.conversation.fail({
         kind: info.kind,
@@ -569,6 +664,14 @@ export class NotebookChat {
   private _setConnections(data: ConnectionsData): void {
     const before = this.active;
     this.connections = Array.isArray(data.connections) ? data.connections : [];
+    if (Array.isArray(data.known)) {
+      this.known = data.known.filter(k => typeof k === 'string');
+    }
+    if (this.connections.length) {
+      // what Reconnect offers once a restart took them (names and redacted URLs only)
+      this._lastConnections = this.connections.map(c => ({ name: c.name, url: c.url }));
+      this._lost = false;
+    }
     this.active = data.active ?? this.connections.find(c => c.active)?.name ?? null;
     this._changed.emit();
     if (this.active !== before || !this.schema) {
@@ -584,6 +687,10 @@ export class NotebookChat {
   private _saved = new Set<string>();
   private _disposed = false;
   private _changed = new Signal<this, void>(this);
+  private _stats: string | null = null;
+  private _lastConnections: { name: string; url: string }[] = [];
+  /** the kernel went away (restart, death) while it had connections */
+  private _lost = false;
   private _turnChanged = new Signal<this, Turn | null>(this);
 }
 
@@ -600,6 +707,9 @@ function cellIndex(panel: NotebookPanel, cellId: string): number {
   return -1;
 }
 
+/** Rows fetched per "Show more rows" (the kernel gives at most 1,000 a request). */
+export const ROWS_PAGE = 200;
+
 /** All notebooks' chats, the current one, kernel bridges and run routing. */
 export class SqlnbModel {
   constructor(tracker: INotebookTracker) {
@@ -611,6 +721,9 @@ export class SqlnbModel {
   }
 
   settings: ISqlnbSettings = { ...DEFAULT_SETTINGS };
+
+  /** Give a notebook the keyboard (the app sets it: its shell activates the panel). */
+  focusNotebook: (panel: NotebookPanel) => void = panel => panel.content.activate();
 
   get current(): NotebookChat | null {
     return this._current;
@@ -755,7 +868,7 @@ export class SqlnbModel {
       return;
     }
     const chat = this._chatFor(target);
-    const ok = await chat.insertCell(msg.source, msg.run, msg.cell_id);
+    const ok = await chat.insertCell(msg.source, msg.run, { below: msg.cell_id });
     if (ok) {
       bridge.notify({ type: 'inserted', cell_id: msg.cell_id });
     }

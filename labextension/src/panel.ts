@@ -4,11 +4,14 @@
  * contract the browser tests rely on.
  */
 import { Clipboard, Dialog, showDialog } from '@jupyterlab/apputils';
+import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
+import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { Widget } from '@lumino/widgets';
-import { NotebookChat, SqlnbModel } from './model';
+import { NotebookChat, ROWS_PAGE, SqlnbModel } from './model';
 import {
   alternativeText,
   answerSql,
+  shownSql,
   Step,
   stepLabel,
   stepsSummary,
@@ -30,6 +33,7 @@ import {
   writeAccessIndicator
 } from './core/protocol';
 import { tokenize } from './core/highlight';
+import { cellText, displayText, elapsedText } from './core/format';
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -90,24 +94,19 @@ export function sqlBlock(sql: string, cls = 'sqlnb-sql'): HTMLElement {
   return pre;
 }
 
-function cellText(v: unknown): string {
-  if (v === null || v === undefined) {
-    return 'NULL';
-  }
-  if (typeof v === 'object') {
-    return JSON.stringify(v);
-  }
-  return String(v);
-}
+/** The MIME type of a chart (JupyterLab draws Vega-Lite itself). */
+const CHART_MIME = 'application/vnd.vegalite.v5+json';
 
 export class ChatPanel extends Widget {
-  constructor(model: SqlnbModel) {
+  constructor(model: SqlnbModel, rendermime: IRenderMimeRegistry | null = null) {
     super();
     this._model = model;
+    this._rendermime = rendermime;
     this.id = 'sqlnb-chat-panel';
     this.addClass('sqlnb-panel');
-    this.title.caption = 'sqlnb';
-    this.title.label = 'sqlnb';
+    // the name the README and the command palette use
+    this.title.caption = 'Ask sqlnb';
+    this.title.label = 'Ask sqlnb';
     this._build();
     model.currentChanged.connect(this._onCurrentChanged, this);
     this._onCurrentChanged();
@@ -162,7 +161,9 @@ export class ChatPanel extends Widget {
     const summary = el('summary', 'sqlnb-schema-summary', 'Tables');
     this._schema = el('div', 'sqlnb-schema');
     schemaBox.append(summary, this._schema);
-    header.append(this._notebookLabel, bannerRow, connRow, this._access, schemaBox);
+    // a connect form when the kernel has no connection (Reconnect after a restart)
+    this._connectBox = el('div', 'sqlnb-connect');
+    header.append(this._notebookLabel, bannerRow, this._connectBox, connRow, this._access, schemaBox);
 
     this._turns = el('div', 'sqlnb-turns');
 
@@ -210,7 +211,9 @@ export class ChatPanel extends Widget {
     });
     this._sendBtn = button('jp-mod-accept sqlnb-send', 'Ask', 'Ask (Enter)', () => void this._send());
     buttons.append(this._clear, el('span', 'sqlnb-spacer'), this._stop, this._sendBtn);
-    compose.append(this._input, buttons);
+    // the session's questions so far: answered, attempts, time, tokens, cost
+    this._footer = el('div', 'sqlnb-footer sqlnb-muted');
+    compose.append(this._input, buttons, this._footer);
 
     node.append(header, this._turns, compose);
   }
@@ -227,6 +230,8 @@ export class ChatPanel extends Widget {
     }
     this._chat = next;
     this._schemaFilter = '';
+    // the tables fold away once a conversation has started: its answers come first
+    this._schemaBox.open = !next?.conversation.turns.length;
     if (next) {
       next.changed.connect(this._renderHeader, this);
       next.turnChanged.connect(this._onTurnChanged, this);
@@ -281,6 +286,8 @@ export class ChatPanel extends Widget {
     this._bannerAction.textContent = '';
     if (!chat) {
       this._notebookLabel.textContent = '';
+      this._footer.textContent = '';
+      this._renderConnect(null);
       this._setBanner({ text: 'Open a notebook to ask sqlnb about its database.', error: false });
       this._renderConnections();
       this._renderSchema();
@@ -289,6 +296,9 @@ export class ChatPanel extends Widget {
     }
     this._notebookLabel.textContent = chat.title;
     this._notebookLabel.title = chat.path;
+    this._footer.textContent = chat.stats ?? '';
+    this._footer.title = chat.stats ? "This kernel session's questions (%sqlnb stats tells more)" : '';
+    this._renderConnect(chat);
     const banner = chat.banner;
     this._setBanner(banner);
     if (banner.action) {
@@ -310,6 +320,103 @@ export class ChatPanel extends Widget {
   private _setBanner(b: { text: string; error: boolean }): void {
     this._banner.textContent = b.text;
     this._banner.classList.toggle('sqlnb-banner-error', b.error);
+  }
+
+  /**
+   * The connect form, shown while the kernel is ready but has no connection: a URL or a
+   * configured connection's name, a password for a URL without one (never shown, never
+   * kept), and one Reconnect button per connection a kernel restart took.
+   */
+  private _renderConnect(chat: NotebookChat | null): void {
+    const box = this._connectBox;
+    const shown = !!chat && chat.isReady && !chat.connections.length;
+    const again = shown ? chat!.reconnectable : [];
+    const key = [chat, shown, again.map(r => r.name + r.url).join('|'), chat?.known.join('|')];
+    if (this._connectKey && key.every((v, i) => v === this._connectKey![i])) {
+      return; // unchanged: what the user typed stays
+    }
+    this._connectKey = key;
+    box.textContent = '';
+    if (!shown || !chat) {
+      return;
+    }
+    const error = el('div', 'sqlnb-connect-error');
+    error.setAttribute('role', 'alert');
+    const form = el('form', 'sqlnb-connect-form');
+    const target = el('input', 'jp-mod-styled sqlnb-connect-target');
+    target.type = 'text';
+    target.placeholder = chat.known.length
+      ? 'A URL, or: ' + chat.known.join(', ')
+      : 'duckdb:///sample.duckdb';
+    target.setAttribute('aria-label', "A connection URL or a configured connection's name");
+    target.autocomplete = 'off';
+    target.spellcheck = false;
+    if (chat.known.length) {
+      const list = el('datalist');
+      list.id = `sqlnb-known-${chat.panel.id}`;
+      for (const name of chat.known) {
+        const opt = el('option');
+        opt.value = name;
+        list.appendChild(opt);
+      }
+      target.setAttribute('list', list.id);
+      form.appendChild(list);
+    }
+    const password = el('input', 'jp-mod-styled sqlnb-connect-password');
+    password.type = 'password';
+    password.placeholder = 'Password (if the URL needs one)';
+    password.setAttribute('aria-label', 'Password for the URL (sent to the kernel only)');
+    password.autocomplete = 'off';
+    const submit = el('button', 'jp-Button sqlnb-button jp-mod-accept sqlnb-connect-submit', 'Connect');
+    submit.type = 'submit';
+    form.append(target, password, submit);
+    // the name a Reconnect whose URL needs its password gives the connection again
+    let named: { name: string; url: string } | null = null;
+    const connect = async (to: string, pass?: string, name?: string) => {
+      box.querySelectorAll('button').forEach(b => ((b as HTMLButtonElement).disabled = true));
+      error.textContent = '';
+      const failed = await chat.connect(to, {
+        ...(pass ? { password: pass } : {}),
+        ...(name ? { name } : {})
+      });
+      box.querySelectorAll('button').forEach(b => ((b as HTMLButtonElement).disabled = false));
+      if (failed) {
+        error.textContent = failed;
+      } else {
+        password.value = '';
+      }
+    };
+    form.addEventListener('submit', e => {
+      e.preventDefault();
+      const to = target.value.trim();
+      if (!to) {
+        error.textContent =
+          "Give a connection URL (duckdb:///file.duckdb) or a configured connection's name.";
+        target.focus();
+        return;
+      }
+      void connect(to, password.value, named && named.url === to ? named.name : undefined);
+    });
+    if (again.length) {
+      const row = el('div', 'sqlnb-reconnect-row');
+      for (const r of again) {
+        row.appendChild(
+          button('sqlnb-reconnect-one', `Reconnect ${r.name}`, `Open ${r.url} again as ${r.name}`, () => {
+            if (r.target) {
+              void connect(r.target, undefined, r.target === r.name ? undefined : r.name);
+              return;
+            }
+            // its URL held a password: type it again (the kernel never sent it back)
+            target.value = r.url.replace(/:\*\*\*@/, '@');
+            named = { name: r.name, url: target.value };
+            password.focus();
+            error.textContent = `${r.name}'s password is needed again.`;
+          })
+        );
+      }
+      box.appendChild(row);
+    }
+    box.append(form, error);
   }
 
   private _renderConnections(): void {
@@ -513,6 +620,56 @@ export class ChatPanel extends Widget {
     this._updateButtons();
   }
 
+  /**
+   * A running turn's live line: what it does now, the seconds since it started (kept
+   * current by `_tick`), and the end of the model's text as it is written.
+   */
+  private _renderLive(turn: Turn): HTMLElement {
+    const live = el('div', 'sqlnb-live');
+    const head = el('div', 'sqlnb-thinking sqlnb-muted');
+    head.appendChild(
+      el(
+        'span',
+        'sqlnb-live-label',
+        turn.live?.label ?? (turn.steps.length ? 'Working…' : 'Waiting for the kernel…')
+      )
+    );
+    const clock = el('span', 'sqlnb-elapsed', elapsedText(turn.startedAt));
+    if (turn.startedAt !== undefined) {
+      clock.dataset.since = String(turn.startedAt);
+    }
+    head.appendChild(clock);
+    live.appendChild(head);
+    const text = turn.live?.text ?? '';
+    if (text) {
+      const pre = el('pre', 'sqlnb-live-text', text);
+      live.appendChild(pre);
+      requestAnimationFrame(() => {
+        pre.scrollTop = pre.scrollHeight; // the newest words in view
+      });
+    }
+    this._startTicking();
+    return live;
+  }
+
+  /** Keep the running turns' elapsed seconds current (once a second, while any runs). */
+  private _startTicking(): void {
+    if (this._ticker !== null) {
+      return;
+    }
+    this._ticker = window.setInterval(() => {
+      const clocks = this._turns.querySelectorAll<HTMLElement>('.sqlnb-elapsed[data-since]');
+      if (!clocks.length) {
+        window.clearInterval(this._ticker!);
+        this._ticker = null;
+        return;
+      }
+      clocks.forEach(c => {
+        c.textContent = elapsedText(Number(c.dataset.since));
+      });
+    }, 1000);
+  }
+
   private _renderTurn(turn: Turn): HTMLElement {
     const chat = this._chat!;
     const node = el('div', 'sqlnb-turn');
@@ -536,9 +693,7 @@ export class ChatPanel extends Widget {
       steps.appendChild(this._renderStep(s));
     }
     if (turn.status === 'running') {
-      steps.appendChild(
-        el('div', 'sqlnb-thinking sqlnb-muted', turn.steps.length ? 'Working…' : 'Waiting for the kernel…')
-      );
+      steps.appendChild(this._renderLive(turn));
     }
     // the steps fold away once the answer is there
     if (turn.status !== 'running' && turn.steps.length) {
@@ -579,6 +734,28 @@ export class ChatPanel extends Widget {
     return node;
   }
 
+  /** The result's chart, drawn by JupyterLab's own Vega-Lite renderer. */
+  private _renderChart(spec: Record<string, unknown>): HTMLElement {
+    const det = el('details', 'sqlnb-chart');
+    det.open = true;
+    det.appendChild(el('summary', 'sqlnb-muted', 'Chart'));
+    const host = el('div', 'sqlnb-chart-view');
+    det.appendChild(host);
+    const renderer = this._rendermime!.createRenderer(CHART_MIME);
+    // as wide as the panel (the chart is drawn before it is on the page)
+    const width = Math.max(160, this.node.clientWidth - 60);
+    const sized = {
+      ...spec,
+      width,
+      autosize: { type: 'fit', contains: 'padding' }
+    } as ReadonlyPartialJSONObject;
+    host.appendChild(renderer.node);
+    void renderer.renderModel(new MimeModel({ data: { [CHART_MIME]: sized } })).catch(() => {
+      host.textContent = 'The chart could not be drawn.';
+    });
+    return det;
+  }
+
   private _renderAnswer(chat: NotebookChat, turn: Turn): HTMLElement {
     const box = el('div', 'sqlnb-answer');
     const best = turn.status === 'needs_clarification';
@@ -595,7 +772,7 @@ export class ChatPanel extends Widget {
       }
       box.appendChild(head);
     }
-    box.appendChild(sqlBlock(answerSql(turn) ?? ''));
+    box.appendChild(sqlBlock(shownSql(turn) ?? ''));
     if (turn.columns.length) {
       const wrap = el('div', 'sqlnb-result-wrap');
       const table = el('table', 'sqlnb-result');
@@ -610,7 +787,13 @@ export class ChatPanel extends Widget {
         const tr = el('tr');
         for (let i = 0; i < turn.columns.length; i++) {
           const v = r[i];
-          tr.appendChild(el('td', v === null ? 'sqlnb-null' : '', cellText(v)));
+          const shown = displayText(v);
+          const td = el('td', v === null ? 'sqlnb-null' : '', shown.text);
+          if (shown.full !== null) {
+            td.title = shown.full; // the value as the database gave it
+            td.classList.add('sqlnb-rounded');
+          }
+          tr.appendChild(td);
         }
         tbody.appendChild(tr);
       }
@@ -618,31 +801,66 @@ export class ChatPanel extends Widget {
       wrap.appendChild(table);
       box.appendChild(wrap);
       const total = turn.rowCount ?? turn.rows.length;
-      box.appendChild(
-        el(
-          'div',
-          'sqlnb-muted sqlnb-row-count',
-          total > turn.rows.length
-            ? `${turn.rows.length} of ${total} rows`
-            : `${total} row${total === 1 ? '' : 's'}`
-        )
+      const count = el(
+        'div',
+        'sqlnb-muted sqlnb-row-count',
+        total > turn.rows.length
+          ? `${turn.rows.length} of ${total} rows`
+          : `${total} row${total === 1 ? '' : 's'}`
       );
+      if (total > turn.rows.length) {
+        // every row within reach: the next page from the result the kernel keeps
+        const more = button(
+          'sqlnb-more-rows',
+          `Show ${Math.min(ROWS_PAGE, total - turn.rows.length)} more`,
+          'Show more rows of the result',
+          () => {
+            more.disabled = true;
+            void chat.loadMoreRows(turn.id).then(failed => {
+              if (failed) {
+                more.disabled = false;
+                count.appendChild(el('span', 'sqlnb-error sqlnb-rows-error', failed));
+              }
+            });
+          }
+        );
+        count.append(' ', more);
+      }
+      box.appendChild(count);
+    }
+    if (turn.chart && this._rendermime?.mimeTypes.includes(CHART_MIME)) {
+      box.appendChild(this._renderChart(turn.chart));
     }
     const actions = el('div', 'sqlnb-actions');
     const source = turn.cell ?? turn.sql ?? '';
     const insert = (run: boolean) => {
-      void chat.insertCell(source, run).then(ok => {
+      void chat.insertCell(source, run, { end: true, focus: true }).then(ok => {
         if (!ok) {
           chat.setNotice({ text: 'The notebook this answer belongs to is closed.', error: true });
         }
       });
     };
     actions.append(
-      button('sqlnb-insert', 'Insert', 'Insert a %%sql cell below the active cell', () => insert(false)),
-      button('sqlnb-insert-run', 'Insert and run', 'Insert the cell below the active cell and run it', () =>
-        insert(true)
+      button('sqlnb-insert', 'Insert', 'Add the %%sql cell at the end of the notebook', () => insert(false)),
+      button(
+        'sqlnb-insert-run',
+        'Insert and run',
+        'Add the %%sql cell at the end of the notebook and run it',
+        () => insert(true)
       ),
       button('sqlnb-copy', 'Copy', 'Copy the cell source', () => Clipboard.copyToSystem(source)),
+      ...(turn.chartCell
+        ? [
+            button(
+              'sqlnb-insert-chart',
+              'Insert chart',
+              'Add a cell that runs the query and draws its chart',
+              () => {
+                void chat.insertCell(turn.chartCell!, false, { end: true, focus: true });
+              }
+            )
+          ]
+        : []),
       el('span', 'sqlnb-spacer'),
       this._renderRemember(chat, turn)
     );
@@ -669,7 +887,7 @@ export class ChatPanel extends Widget {
     turn.alternatives.forEach((alt, index) => {
       const item = el('div', 'sqlnb-alternative');
       item.appendChild(el('div', 'sqlnb-alternative-label', `${index + 1}. ${alternativeText(alt)}`));
-      item.appendChild(sqlBlock(alt.sql));
+      item.appendChild(sqlBlock(alt.sql_pretty ?? alt.sql));
       if (alt.columns.length && alt.rows.length) {
         const table = el('table', 'sqlnb-result');
         const head = el('tr');
@@ -817,6 +1035,7 @@ export class ChatPanel extends Widget {
     this._sending = true;
     this._input.value = '';
     chat.draft = '';
+    this._schemaBox.open = false; // the answer comes first (the tables are one click away)
     this._updateButtons();
     try {
       await chat.ask(text);
@@ -853,6 +1072,14 @@ export class ChatPanel extends Widget {
     this._select.disabled = !chat?.connections.length || running;
   }
 
+  dispose(): void {
+    if (this._ticker !== null) {
+      window.clearInterval(this._ticker);
+      this._ticker = null;
+    }
+    super.dispose();
+  }
+
   private _scrollDown(): void {
     this._turns.scrollTop = this._turns.scrollHeight;
   }
@@ -861,6 +1088,11 @@ export class ChatPanel extends Widget {
   private _chat: NotebookChat | null = null;
   private _sending = false;
   private _turnNodes = new Map<string, HTMLElement>();
+  private _ticker: number | null = null;
+  private _rendermime: IRenderMimeRegistry | null;
+  private _footer!: HTMLElement;
+  private _connectBox!: HTMLElement;
+  private _connectKey: unknown[] | null = null;
   private _clarifyDrafts = new Map<string, string>();
   private _schemaFilter = '';
   private _connKey: unknown[] | null = null;

@@ -5,14 +5,17 @@ import {
   applyEvent,
   Conversation,
   deserializeChat,
+  LIVE_TEXT_KEPT,
   newTurn,
   pickAlternative,
   selectHistory,
   serializeChat,
+  shownSql,
   stepLabel,
   stepsSummary,
   Turn,
-  turnErrorText
+  turnErrorText,
+  withMoreRows
 } from '../src/core/conversation';
 
 function finished(question: string, connection: string, status: Turn['status'], sql: string | null): Turn {
@@ -383,4 +386,106 @@ test("an answer's explanation: a step while it is written, kept with the answer,
     cell: 'y'
   };
   assert.equal(pickAlternative({ ...t, alternatives: [other] }, 0).explanation, null);
+});
+
+test('a running turn shows what it does now and the text as it is written, none of it saved', () => {
+  let t = newTurn('How many customers?', 'shop');
+  assert.equal(typeof t.startedAt, 'number');
+  t = applyEvent(
+    t,
+    { type: 'phase', phase: 'writing', call: 1, purpose: 'answer', label: 'Writing a query…' },
+    10
+  );
+  assert.deepEqual(t.live, { label: 'Writing a query…', call: 1, text: '' });
+  t = applyEvent(t, { type: 'text', call: 1, offset: 0, text: '```sql\nSELECT' }, 10);
+  t = applyEvent(t, { type: 'text', call: 1, offset: 13, text: ' count(*)' }, 10);
+  assert.equal(t.live?.text, '```sql\nSELECT count(*)');
+  // the call tried again: its text so far is void
+  t = applyEvent(t, { type: 'text', call: 1, offset: 0, text: '```sql' }, 10);
+  assert.equal(t.live?.text, '```sql');
+  // another phase keeps the text; a new call starts empty
+  t = applyEvent(t, { type: 'phase', phase: 'running', label: 'Running the query…' }, 10);
+  assert.deepEqual(t.live, { label: 'Running the query…', call: 1, text: '```sql' });
+  t = applyEvent(
+    t,
+    {
+      type: 'phase',
+      phase: 'writing',
+      call: 2,
+      purpose: 'draft',
+      draft: 1,
+      drafts: 3,
+      label: 'Writing draft 1 of up to 3…'
+    },
+    10
+  );
+  assert.equal(t.live?.text, '');
+  // text of an earlier call arriving late does not mix with the new one
+  t = applyEvent(t, { type: 'text', call: 2, offset: 0, text: 'SELECT 2' }, 10);
+  assert.equal(t.live?.text, 'SELECT 2');
+  assert.equal(t.steps.length, 0); // not steps
+  t = applyEvent(t, { type: 'done', status: 'success', sql: 'SELECT 1', cell: 'x' }, 10);
+  assert.equal(t.live, null);
+  const saved = JSON.stringify(serializeChat([t], 10));
+  assert.ok(!saved.includes('Writing') && !saved.includes('startedAt'), saved);
+});
+
+test('the live text keeps its end when it grows long', () => {
+  let t = newTurn('q', 'shop');
+  t = applyEvent(t, { type: 'phase', phase: 'writing', call: 1, label: 'Writing a query…' }, 10);
+  const long = 'x'.repeat(LIVE_TEXT_KEPT) + 'END';
+  t = applyEvent(t, { type: 'text', call: 1, offset: 0, text: long }, 10);
+  assert.equal(t.live?.text.length, LIVE_TEXT_KEPT);
+  assert.ok(t.live?.text.endsWith('END'));
+});
+
+test('an answer reads in its pretty form and draws its chart; more rows follow on', () => {
+  let t = newTurn('Orders per country?', 'shop');
+  const chart = { mark: 'bar', data: { values: [{ country: 'DE', n: 2 }] } };
+  t = applyEvent(
+    t,
+    {
+      type: 'done',
+      status: 'success',
+      sql: 'SELECT country, count(*) AS n FROM orders GROUP BY 1',
+      sql_pretty: 'SELECT\n  country,\n  COUNT(*) AS n\nFROM orders\nGROUP BY 1',
+      cell: '%%sql\n...',
+      chart,
+      chart_cell: '%%sql --chart\n...',
+      columns: ['country', 'n'],
+      rows: [['DE', 2]],
+      row_count: 3
+    },
+    10
+  );
+  assert.equal(shownSql(t), 'SELECT\n  country,\n  COUNT(*) AS n\nFROM orders\nGROUP BY 1');
+  assert.deepEqual(t.chart, chart);
+  assert.equal(t.chartCell, '%%sql --chart\n...');
+  // the pretty SQL is saved; the chart (its data inlined) is not
+  const back = deserializeChat(JSON.parse(JSON.stringify(serializeChat([t], 10))))[0];
+  assert.equal(shownSql(back), t.sqlPretty);
+  assert.equal(back.chart ?? null, null);
+  // a page of rows that follows on is added; one that does not is ignored
+  const more = withMoreRows(
+    t,
+    1,
+    [
+      ['FR', 1],
+      ['US', 4]
+    ],
+    3
+  );
+  assert.deepEqual(more.rows, [
+    ['DE', 2],
+    ['FR', 1],
+    ['US', 4]
+  ]);
+  assert.equal(withMoreRows(t, 5, [['XX', 0]], 3), t);
+  // without a pretty form, the SQL as it ran
+  const plain = applyEvent(
+    newTurn('q', 'shop'),
+    { type: 'done', status: 'success', sql: 'SELECT 1', cell: 'x' },
+    10
+  );
+  assert.equal(shownSql(plain), 'SELECT 1');
 });

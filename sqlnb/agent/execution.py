@@ -24,6 +24,8 @@ Fingerprint = tuple[int, tuple[tuple[str, ...], ...]]
 def run_statement(sql: str, ctx: AgentContext) -> Run:
     """One statement through the guard and the read-only session: its result or error."""
     s = ctx.settings
+    if ctx.live is not None:
+        ctx.live.phase("running")
     start = time.perf_counter()
     try:
         # readonly=True: the guard refuses writes before the database sees them, and the

@@ -32,6 +32,7 @@ from sqlnb.adapters import Adapter, Catalog, Result, Table
 from sqlnb.agent.execution import Fingerprint, Run, fingerprint, nothing_found, plain_value, run_statement
 from sqlnb.agent.first_round import FirstRoundResult, draft_seed, first_round
 from sqlnb.agent.hints import empty_result_hint, error_hint, null_not_in_hint, repeated_rows_hint
+from sqlnb.agent.live import Live
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import Reply, parse_reply, real_questions
 from sqlnb.agent.repairs.empty import null_safe_not_in
@@ -97,6 +98,7 @@ class AgentContext:
     # statements the first round already ran (sql -> (sql, outcome, seconds)): the execute
     # node records them instead of running them again
     prerun: dict[str, Run] = field(default_factory=dict)
+    live: Live | None = None  # the turn's phases shown as they come (sqlnb.agent.live)
 
 
 # ---------------------------------------------------------------------------

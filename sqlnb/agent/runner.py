@@ -25,9 +25,11 @@ from sqlnb.agent.confidence import Confidence, Level, assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
 from sqlnb.agent.explain import Explanation, explain
 from sqlnb.agent.graph import build_graph, recursion_limit
+from sqlnb.agent.live import Live
 from sqlnb.agent.nodes import AgentContext, ChatClient, preview_rows
 from sqlnb.agent.settings import AgentSettings, first_draft_cap
 from sqlnb.agent.state import AgentState, Attempt, ReplyRecord, StateUpdate, Turn, add_usage, new_turn
+from sqlnb.agent.stats import SessionStats
 from sqlnb.agent.stop import StopToken
 from sqlnb.labels import answer_text
 from sqlnb.sql.format import pretty
@@ -286,6 +288,7 @@ class Agent:
         self._generation: dict[str, int] = {}  # thread -> conversation number (reset)
         self._asking: set[str] = set()  # connections with a turn under way
         self._asking_lock = threading.Lock()
+        self.stats = SessionStats()  # this session's questions, added up (%sqlnb stats)
 
     # ---- models ------------------------------------------------------------------
     def client(self, model: Any = None) -> ChatClient:
@@ -381,6 +384,7 @@ class Agent:
         stop: StopToken | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         use_memory: bool | None = None,
+        live: bool = False,
     ) -> AskResult:
         """Answer ``question`` on ``adapter``.  ``examples``: question/SQL pairs of this
         database to show the model (``[{question, sql}]``); None: the accepted answers of
@@ -389,6 +393,9 @@ class Agent:
         :class:`~sqlnb.agent.stop.StopToken`): stopping it abandons the model call in
         flight, cancels the agent's running statement, and the turn ends with status
         ``stopped``; the conversation stays usable.
+
+        ``live``: ``on_event`` is also told each phase as it starts and the model's text as
+        it is written (``phase`` and ``text`` events, :mod:`sqlnb.agent.live`).
 
         One turn at a time per connection: a question on a connection whose previous one
         is still being answered (the panel's, a cell's) is a :class:`UsageError`."""
@@ -427,6 +434,9 @@ class Agent:
                 client = StoppableClient(client, stop)
                 # stands in for the adapter: execute is its own, the rest the adapter's
                 run_adapter = cast(Adapter, StoppableAdapter(adapter, stop))
+            shows = Live(emit, drafts=first_draft_cap(s, client)) if live else None
+            if shows is not None:
+                client = shows.client(client)
             ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
             shown = [dict(e) for e in examples or []]
             # the accepted answers only when the model's own answer is not trusted (rated low, or
@@ -461,6 +471,7 @@ class Agent:
                     shown_examples,
                     stop,
                     emit,
+                    shows,
                 )
 
             turn = run_pass(config, [] if unsure_only else shown)
@@ -543,6 +554,7 @@ class Agent:
                 if out.explained is not None:
                     out.usage = add_usage(out.usage, out.explained.usage)
                 out.elapsed = time.perf_counter() - start
+            self.stats.add(out)
             emit({"type": "done", "result": out})
             return out
 
@@ -624,6 +636,7 @@ class Agent:
         examples: list[dict[str, Any]],
         stop: StopToken | None,
         emit: Callable[[Event], None],
+        live: Live | None = None,
     ) -> _Turn:
         """Run one turn of the graph on ``config``'s thread and judge its answer."""
         looked_up: dict[tuple[str, str], list[Any]] = {}  # this turn's stored values, by column
@@ -641,6 +654,7 @@ class Agent:
             settings=s,
             distinct_values=distinct,
             stop=stop,
+            live=live,
         )
         inputs = new_turn(
             question,
@@ -675,6 +689,8 @@ class Agent:
             result = context.results.get(n)
             kept = next(a for a in attempts if a["n"] == n)
             judged = kept.copy()
+            if live is not None:
+                live.phase("checking")
             judged["checks"] = self._check(final_sql, question, result, kept, context)
             attempts = [judged if a is kept else a for a in attempts]
             confidence = assess(

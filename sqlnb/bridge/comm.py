@@ -32,12 +32,26 @@ __all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "Busy", "ProtocolMismatch
 PROTOCOL = 1
 # what this kernel side does beyond the first version of protocol 1 (the hello reply's
 # `features`; docs/protocol.md "Changes")
-FEATURES = ("confidence", "remember", "memory_event", "write_access", "labels", "results")
+FEATURES = ("confidence", "remember", "memory_event", "write_access", "labels", "live", "results")
 TARGET = "sqlnb"
 _KEEP_RUNS = 20  # finished runs remembered for a late `stop`, `remember` or `rows`
 ROWS_PAGE = 1_000  # the most rows one `rows` reply carries
 
 log = logging.getLogger("sqlnb.bridge")
+
+
+def _known_names(manager: Any) -> list[str]:
+    """The names of the configured connections (connections file, environment); none when
+    the file cannot be read (the connect form then takes URLs)."""
+    try:
+        return list(manager.known_names())
+    except errors.SqlnbError:
+        return []
+
+
+def run_is_going(bridge: Any) -> bool:
+    run = getattr(bridge, "run", None)
+    return run is not None and not getattr(run, "done", True)
 
 
 class ProtocolMismatch(errors.SqlnbError):
@@ -79,6 +93,7 @@ class Bridge:
             "hello": self.hello,
             "connections": self.connections,
             "use": self.use,
+            "connect": self.connect,
             "schema": self.schema,
             "ask": self.ask,
             "stop": self.stop,
@@ -227,6 +242,30 @@ class Bridge:
         self.manager.use(name)
         return self._connections()
 
+    def connect(self, comm, data: dict) -> dict:
+        """Open a connection from the panel (its connect form, or Reconnect after a kernel
+        restart): ``target`` a URL or a configured connection's name, ``name`` (optional),
+        ``password`` (optional: for a URL given without one; kept in the kernel's memory
+        only, never sent back, logged or saved), ``readonly``."""
+        target, name, password = data.get("target"), data.get("name") or None, data.get("password") or None
+        if not isinstance(target, str) or not target.strip():
+            raise errors.UsageError(
+                "connect needs a URL or a connection name",
+                hint="e.g. duckdb:///sample.duckdb, or the name of a connection in ~/.sqlnb/connections.toml",
+            )
+        if name is not None and not isinstance(name, str):
+            raise errors.UsageError("connect: name must be a string")
+        if password is not None and not isinstance(password, str):
+            raise errors.UsageError("connect: password must be a string")
+        if run_is_going(self):
+            raise errors.UsageError(
+                "A question is being answered", hint="wait for it (or stop it), then connect"
+            )
+        entry = self.manager.connect(
+            target.strip(), name, readonly=bool(data.get("readonly")), password=password
+        )
+        return {**self._connections(), "connected": entry.name}
+
     def _connections(self) -> dict:
         manager = self.manager
         conns = [
@@ -240,7 +279,8 @@ class Bridge:
             }
             for c in manager.describe()
         ]
-        return {"connections": conns, "active": manager.active}
+        # the configured connections (names only) the connect form offers
+        return {"connections": conns, "active": manager.active, "known": _known_names(manager)}
 
     def schema(self, comm, data: dict) -> dict:
         name = data.get("connection") or None

@@ -195,6 +195,7 @@ class AskRun:
                 settings=settings,
                 stop=self._stop,
                 on_event=self._agent_event,
+                live=True,
             )
             self.result = result
             done = done_event(result, self.rows)
@@ -224,6 +225,10 @@ class AskRun:
                 "error": error_info(exc),
                 "label": None,
             }
+        stats = getattr(self.agent, "stats", None)
+        if stats is not None:  # the session's questions so far (the panel's footer)
+            done["stats"] = stats.to_dict()
+            done["stats_label"] = labels.stats_line(done["stats"])
         self.done_event = done
         self.done = True
         try:
@@ -244,8 +249,9 @@ class AskRun:
 
 def protocol_event(event: Mapping[str, Any]) -> Event | None:
     """The protocol form of one of :meth:`Agent.ask`'s progress events (``reply``,
-    ``attempt``, ``memory``, ``explaining``), with its ``label`` (:mod:`sqlnb.labels`); None
-    for the others (the run sends ``started`` and ``done`` itself)."""
+    ``attempt``, ``memory``, ``explaining``, ``phase``), with its ``label``
+    (:mod:`sqlnb.labels`), and of the model's streamed ``text``; None for the others (the
+    run sends ``started`` and ``done`` itself)."""
     kind = event.get("type")
     if kind == "reply":
         clarify = event.get("clarify")
@@ -290,6 +296,20 @@ def protocol_event(event: Mapping[str, Any]) -> Event | None:
         }
     if kind == "explaining":
         return {"type": "explaining", "label": labels.explaining_label()}
+    if kind == "phase":
+        keys = ("phase", "call", "purpose", "draft", "drafts")
+        return {
+            "type": "phase",
+            **{k: event[k] for k in keys if event.get(k) is not None},
+            "label": labels.phase_label(event),
+        }
+    if kind == "text":
+        return {
+            "type": "text",
+            "call": event.get("call"),
+            "offset": int(event.get("offset") or 0),
+            "text": str(event.get("text") or ""),
+        }
     return None
 
 

@@ -278,6 +278,9 @@ class Turn:
             f'<span style="white-space:pre-wrap">{_esc(question)}</span></div>'
         )
         self.steps_view = w.HTML("")
+        # what the run is doing now and the model's text as it is written (cleared at the end)
+        self.live_view = w.HTML("")
+        self.live_label, self.live_text = "", ""
         self.outcome = w.HTML("")
         self.insert_button = w.Button(
             description="Insert", icon="plus", tooltip="Insert the %%sql cell into the notebook"
@@ -309,6 +312,7 @@ class Turn:
             [
                 self.header,
                 self.steps_view,
+                self.live_view,
                 self.outcome,
                 self.actions,
                 self.others,
@@ -319,14 +323,34 @@ class Turn:
 
     # called with the chat's lock held
     def add_event(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind in ("phase", "text"):
+            self.show_live(event)
+            return
         self.events.append(event)
-        if event.get("type") == "done":
+        if kind == "done":
+            self.live_view.value = ""
             self.finish(event)
             return
         text = step_html(event)
         if text:
             self.steps.append(text)
             self.steps_view.value = "".join(self.steps)
+
+    def show_live(self, event: dict) -> None:
+        """A ``phase`` or ``text`` event: the live line says what the run does now, with the
+        end of the model's text as it is written."""
+        if event.get("type") == "phase":
+            self.live_label = event.get("label") or labels.phase_label(event)
+            if event.get("phase") == "writing":
+                self.live_text = ""
+        else:
+            offset = int(event.get("offset") or 0)
+            self.live_text = self.live_text[:offset] + str(event.get("text") or "")
+        tail = self.live_text[-600:]
+        self.live_view.value = f'<div style="{_MUTED}">{_esc(self.live_label)}</div>' + (
+            f'<pre style="{_PRE};opacity:.8">{_esc(tail)}</pre>' if tail else ""
+        )
 
     def finish(self, event: dict) -> None:
         self.done = event

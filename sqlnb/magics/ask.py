@@ -197,9 +197,15 @@ class AskMagic(Magics):
         if max_iterations < 1:
             raise errors.UsageError("--max-iterations must be at least 1")
 
-        def progress(event: dict) -> None:
-            from sqlnb.display import ask_progress_line
+        # in a notebook the model's text and the phase show as they come, in one output
+        # that updates in place; a terminal gets the progress lines only
+        from sqlnb.display import LiveProgress, ask_progress_line
 
+        live = LiveProgress() if getattr(self.shell, "kernel", None) is not None else None
+
+        def progress(event: dict) -> None:
+            if live is not None and live.update(event):
+                return
             text = ask_progress_line(event)
             if text:
                 print(text, flush=True)
@@ -216,12 +222,16 @@ class AskMagic(Magics):
                 settings=self.settings(no_data=args.no_data, connection=entry.name),
                 on_event=progress,
                 use_memory=False if args.no_memory else None,
+                live=live is not None,
             )
         except errors.ModelNotConfigured as exc:
             # no model chosen and none installed: say how to set one up, as an error line,
             # without failing the cell (a notebook's "Run All" goes on past it)
             print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
             return None
+        finally:
+            if live is not None:
+                live.close()
         self.last_result = result
         source = result.cell_source()
         if source and self.insert_cell and not args.no_insert:

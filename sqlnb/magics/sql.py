@@ -54,6 +54,8 @@ def _sqlnb_parser() -> MagicArgumentParser:
     cl.add_argument("name")
     r = sub.add_parser("remember", prog="%sqlnb remember", add_help=False)
     r.add_argument("question", nargs="*", help="the question the last %%sql cell answers")
+    st = sub.add_parser("stats", prog="%sqlnb stats", add_help=False)
+    st.add_argument("--reset", action="store_true", help="start counting afresh")
     m = sub.add_parser("memory", prog="%sqlnb memory", add_help=False)
     m.add_argument("action", nargs="?", default="list", choices=("list", "export", "delete", "clear"))
     m.add_argument("args", nargs="*", help="export: FILE; delete: ID [ID ...]")
@@ -142,7 +144,8 @@ class SqlMagic(Magics):
     @people_errors
     def sqlnb(self, line: str):
         """%sqlnb connect URL|NAME [--name NAME] [--readonly] | use NAME | list | schema [TABLE] | close NAME
-        | remember ["QUESTION"] | memory [--all] | memory export FILE | memory delete ID [ID ...] | memory clear"""
+        | remember ["QUESTION"] | memory [--all] | memory export FILE | memory delete ID [ID ...] | memory clear
+        | stats [--reset]"""
         try:
             args = _sqlnb_parser().parse_args(shlex.split(line))
         except ValueError as exc:  # unbalanced quotes
@@ -151,7 +154,7 @@ class SqlMagic(Magics):
             raise errors.UsageError(
                 "%sqlnb needs a command",
                 hint="connect URL [--name N] [--readonly] | use N | list | schema [TABLE] | "
-                "close N | remember [QUESTION] | memory [list|export FILE|delete ID|clear]",
+                "close N | remember [QUESTION] | memory [list|export FILE|delete ID|clear] | stats",
             )
         return getattr(self, f"_cmd_{args.command}")(args)
 
@@ -385,6 +388,24 @@ class SqlMagic(Magics):
             store, adapter, question, without_provenance(text), connection=name, source="remember"
         )
         print(f"Remembered #{entry_id} for {name!r}: {question}")
+
+    def _cmd_stats(self, args):
+        """This session's questions: asked, answered, attempts, the model's and the
+        database's time, tokens and the price of a hosted model's tokens."""
+        from sqlnb.labels import stats_text
+
+        session = kernel_session(self.shell)
+        ask = session.ask if session is not None else None
+        if ask is None or getattr(ask, "_agent", None) is None:
+            print("No question asked in this session yet (%%ask, the sqlnb panel or sqlnb.chat()).")
+            return None
+        stats = ask.agent.stats
+        if args.reset:
+            stats.reset()
+            print("Counting this session's questions afresh.")
+            return None
+        print(stats_text(stats.to_dict()))
+        return None
 
     def _cmd_memory(self, args):
         from sqlnb.agent.memory import database_fingerprint

@@ -67,15 +67,35 @@ export interface Turn {
   confidence: Confidence | null;
   /** the other results the drafts gave, where they disagreed (saved) */
   alternatives: Alternative[];
+  /** the SQL laid out one clause per line in the dialect (saved; null: show `sql`) */
+  sqlPretty?: string | null;
+  /** a Vega-Lite spec when the result suits a chart (not saved: its data is inlined) */
+  chart?: Record<string, unknown> | null;
+  /** the cell that runs the answer and draws its chart (not saved) */
+  chartCell?: string | null;
   /** what the answer computed and assumes, in grounded sentences (saved; null: none) */
   explanation: string | null;
   /** the memory store's id once the answer was remembered (thumbs-up); saved */
   remembered: number | null;
+  /** what the run does now and the model's text as it is written (not saved) */
+  live?: LiveState | null;
+  /** when the run started, `Date.now()` (not saved) */
+  startedAt?: number;
   /** a remember request is on its way (not saved) */
   remembering?: boolean;
   /** why the last remember failed (not saved) */
   rememberError?: string | null;
 }
+
+/** A running turn's live line: the phase's words and the current model call's text. */
+export interface LiveState {
+  label: string;
+  call: number | null;
+  text: string;
+}
+
+/** The longest live text kept (its end: the panel shows the last lines). */
+export const LIVE_TEXT_KEPT = 4000;
 
 export interface HistoryItem {
   question: string;
@@ -108,7 +128,9 @@ export function newTurn(question: string, connection: string | null, followUp = 
     confidence: null,
     alternatives: [],
     explanation: null,
-    remembered: null
+    remembered: null,
+    live: null,
+    startedAt: Date.now()
   };
 }
 
@@ -129,11 +151,15 @@ export function pickAlternative(turn: Turn, index: number): Turn {
     row_count: turn.rowCount,
     columns: turn.columns,
     rows: turn.rows,
-    cell: turn.cell
+    cell: turn.cell,
+    ...(turn.sqlPretty ? { sql_pretty: turn.sqlPretty } : {})
   };
   return {
     ...turn,
     sql: alt.sql,
+    sqlPretty: alt.sql_pretty ?? null,
+    chart: null,
+    chartCell: null,
     cell: alt.cell,
     columns: alt.columns,
     rows: alt.rows,
@@ -168,7 +194,8 @@ export function parseAlternatives(value: unknown): Alternative[] {
       row_count: typeof a.row_count === 'number' ? a.row_count : null,
       columns: Array.isArray(a.columns) ? a.columns.map(String) : [],
       rows: Array.isArray(a.rows) ? a.rows.filter(Array.isArray) : [],
-      cell: typeof a.cell === 'string' ? a.cell : null
+      cell: typeof a.cell === 'string' ? a.cell : null,
+      ...(typeof a.sql_pretty === 'string' && a.sql_pretty ? { sql_pretty: a.sql_pretty } : {})
     }));
 }
 
@@ -196,6 +223,24 @@ function candidateCount(x: unknown): number | null {
     return x.length;
   }
   return null;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** The answer's SQL as people read it: laid out in the dialect when the kernel sent that. */
+export function shownSql(turn: Turn): string | null {
+  const sql = answerSql(turn);
+  return sql === null ? null : (turn.sqlPretty ?? sql);
+}
+
+/** The turn with more of its result's rows (a page of the `rows` request), in order. */
+export function withMoreRows(turn: Turn, offset: number, rows: unknown[][], rowCount: number): Turn {
+  if (offset !== turn.rows.length) {
+    return turn; // a page that does not follow on (an earlier request's)
+  }
+  return { ...turn, rows: [...turn.rows, ...rows.map(r => (Array.isArray(r) ? r : [r]))], rowCount };
 }
 
 function clarifyList(x: unknown): string[] {
@@ -299,7 +344,31 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       t.steps.push({ kind: 'note', text: str(event.label) ?? 'Explaining the answer…' });
       break;
     }
+    case 'phase': {
+      const writing = event.phase === 'writing';
+      const prev = t.live ?? null;
+      t.live = {
+        label: str(event.label) ?? 'Working…',
+        call: writing ? (num(event.call) ?? null) : (prev?.call ?? null),
+        // a new model call starts with no text; another phase keeps the last call's
+        text: writing ? '' : (prev?.text ?? '')
+      };
+      break;
+    }
+    case 'text': {
+      const prev = t.live ?? { label: 'Working…', call: null, text: '' };
+      const call = num(event.call) ?? null;
+      const offset = Math.max(0, num(event.offset) ?? 0);
+      const before = call === prev.call ? prev.text : '';
+      let text = before.slice(0, offset) + (str(event.text) ?? '');
+      if (text.length > LIVE_TEXT_KEPT) {
+        text = text.slice(text.length - LIVE_TEXT_KEPT);
+      }
+      t.live = { ...prev, call, text };
+      break;
+    }
     case 'done': {
+      t.live = null;
       t.status = DONE_STATUSES.includes(event.status) ? event.status : 'error';
       t.sql = str(event.sql) ?? (t.status === 'success' ? t.sql : t.sql);
       t.cell = str(event.cell);
@@ -312,6 +381,9 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       t.confidence = t.cell ? parseConfidence(event.confidence, event.confidence_labels) : null;
       t.alternatives = t.status === 'success' ? parseAlternatives(event.alternatives) : [];
       t.explanation = t.status === 'success' ? (str(event.explanation) ?? null) : null;
+      t.sqlPretty = t.cell ? (str(event.sql_pretty) ?? null) : null;
+      t.chart = t.cell && isObject(event.chart) ? event.chart : null;
+      t.chartCell = t.chart ? (str(event.chart_cell) ?? null) : null;
       if (event.connection) {
         t.connection = event.connection;
       }
@@ -433,6 +505,7 @@ export function serializeChat(turns: ReadonlyArray<Turn>, rowsShown: number): Sa
       ...(t.confidence ? { confidence: t.confidence } : {}),
       ...(t.alternatives.length ? { alternatives: t.alternatives } : {}),
       ...(t.explanation ? { explanation: t.explanation } : {}),
+      ...(t.sqlPretty ? { sqlPretty: t.sqlPretty } : {}),
       ...(typeof t.remembered === 'number' ? { remembered: t.remembered } : {})
     }))
   };
@@ -505,6 +578,7 @@ export function deserializeChat(value: unknown): Turn[] {
       confidence: parseConfidence(r.confidence),
       alternatives: parseAlternatives(r.alternatives),
       explanation: typeof r.explanation === 'string' && r.explanation ? r.explanation : null,
+      sqlPretty: typeof r.sqlPretty === 'string' && r.sqlPretty ? r.sqlPretty : null,
       remembered: typeof r.remembered === 'number' && Number.isFinite(r.remembered) ? r.remembered : null
     });
   }
@@ -676,6 +750,11 @@ export class Conversation {
   bindRun(turnId: string, run: string): void {
     this._runs.set(run, turnId);
     this._update(turnId, t => ({ ...t, run }));
+  }
+
+  /** Add a page of the turn's result rows (the `rows` request's reply). */
+  addRows(turnId: string, offset: number, rows: unknown[][], rowCount: number): void {
+    this._update(turnId, t => withMoreRows(t, offset, rows, rowCount));
   }
 
   /** Reduce one event of a run of this conversation; returns the turn or null. */

@@ -55,6 +55,10 @@ export function writeAccessIndicator(
 export interface ConnectionsData {
   connections: ConnectionInfo[];
   active: string | null;
+  /** the configured connections' names (feature `connect`) */
+  known?: string[];
+  /** the connection a `connect` request opened */
+  connected?: string;
 }
 
 export interface HelloData extends ConnectionsData {
@@ -185,6 +189,32 @@ export interface MemoryEvent {
   text?: string | null;
 }
 
+/**
+ * What the run is doing now (feature `live`): writing a query or a draft, running a
+ * query, checking the answer, explaining it. Not a step: shown while the run goes.
+ */
+export interface PhaseEvent {
+  type: 'phase';
+  phase?: string;
+  /** the turn's model calls, numbered from 1 (phase `writing`) */
+  call?: number;
+  purpose?: string;
+  draft?: number;
+  drafts?: number;
+  label?: string | null;
+}
+
+/**
+ * The model's reply as it is written (feature `live`): call `call`'s text from
+ * character `offset` on (offset 0 after earlier text: the call was tried again).
+ */
+export interface TextEvent {
+  type: 'text';
+  call?: number;
+  offset?: number;
+  text?: string;
+}
+
 /** The answer is found: the model is explaining it (one more call). */
 export interface ExplainingEvent {
   type: 'explaining';
@@ -207,6 +237,14 @@ export interface DoneEvent {
   elapsed?: number | null;
   confidence?: Confidence | null;
   confidence_labels?: ConfidenceLabels | null;
+  /** the SQL laid out one clause per line in the dialect (for people; `sql` is what ran) */
+  sql_pretty?: string | null;
+  /** a Vega-Lite v5 spec when the result suits a chart (null: none) */
+  chart?: Record<string, unknown> | null;
+  /** the answer's cell that also draws the chart ("Insert chart") */
+  chart_cell?: string | null;
+  /** the kernel session's questions so far, in one line for people (feature `stats`) */
+  stats_label?: string | null;
   /** the other results the drafts gave, where they disagreed */
   alternatives?: Alternative[] | null;
   /** two to four sentences on what the answer computed and assumes, every number and
@@ -227,9 +265,19 @@ export interface Alternative {
   columns: string[];
   rows: unknown[][];
   cell: string | null;
+  /** its SQL laid out one clause per line (the dialect's pretty form) */
+  sql_pretty?: string | null;
 }
 
-export type RunEvent = StartedEvent | ReplyEvent | AttemptEvent | MemoryEvent | ExplainingEvent | DoneEvent;
+export type RunEvent =
+  | StartedEvent
+  | ReplyEvent
+  | AttemptEvent
+  | MemoryEvent
+  | ExplainingEvent
+  | PhaseEvent
+  | TextEvent
+  | DoneEvent;
 
 export interface ReplyMessage {
   v: number;
@@ -294,7 +342,11 @@ export function parseKernelMessage(data: unknown): ParseResult {
       if (typeof data.run !== 'string' || !isObject(data.event) || typeof data.event.type !== 'string') {
         return { ok: false, reason: 'an event without run or event type' };
       }
-      if (!['started', 'reply', 'attempt', 'memory', 'explaining', 'done'].includes(data.event.type)) {
+      if (
+        !['started', 'reply', 'attempt', 'memory', 'explaining', 'phase', 'text', 'done'].includes(
+          data.event.type
+        )
+      ) {
         return {
           ok: false,
           reason: `an event of unknown type ${data.event.type}`
@@ -439,4 +491,14 @@ export function withHint(message: string, hint?: string | null): string {
   };
   const m = sentence(message);
   return hint && hint.trim() ? `${m} ${sentence(hint)}` : m;
+}
+
+/** A page of an answer's result rows (the `rows` request). */
+export interface RowsData {
+  run: string;
+  offset: number;
+  columns: string[];
+  rows: unknown[][];
+  row_count: number;
+  truncated?: boolean;
 }

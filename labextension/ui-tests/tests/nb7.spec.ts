@@ -3,7 +3,17 @@
  * View menu, it answers a question and inserts the %%sql cell into that notebook.
  */
 import type { Page } from '@playwright/test';
-import { dbCopy, expect, notebookJSON, scriptedModel, setupCells, sqlReply, tableRows, test } from './sqlnb';
+import {
+  dbCopy,
+  expect,
+  flat,
+  notebookJSON,
+  scriptedModel,
+  setupCells,
+  sqlReply,
+  tableRows,
+  test
+} from './sqlnb';
 
 /** The notebook's code cells' sources, as Notebook 7 shows them. */
 async function sources(page: Page): Promise<string[]> {
@@ -65,6 +75,6 @@ test('the panel works in Notebook 7', async ({ context, page, tmpPath }) => {
   await expect(nb7.locator('.jp-Notebook .jp-Cell')).toHaveCount(setup.length + 1);
   const now = await sources(nb7);
   expect(now.filter(s => s.startsWith('%%sql --conn shop'))).toHaveLength(1);
-  expect(now.join('\n')).toContain('SELECT count(*) AS n_customers FROM customers');
+  expect(flat(now.join('\n'))).toContain(flat('SELECT count(*) AS n_customers FROM customers'));
   await nb7.close();
 });

@@ -86,7 +86,7 @@ test('each notebook keeps its chat; Insert goes to the asking notebook', async (
   await tA.locator('.sqlnb-insert').click();
   await expect.poll(async () => (await cells(page, a)).length).toBe(cellsA + 1);
   const inA = await cells(page, a);
-  expect(inA[1].source).toMatch(/^%%sql --conn shop_a\n-- sqlnb ask: How many products\?/);
+  expect(inA[cellsA].source).toMatch(/^%%sql --conn shop_a\n-- sqlnb ask: How many products\?/);
   expect((await cells(page, b)).length).toBe(cellsB);
 
   // B's answer, inserted while B is active, lands in B only.

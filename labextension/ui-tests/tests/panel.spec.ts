@@ -92,7 +92,7 @@ test('lists the connections and browses the schema', async ({ page, tmpPath }) =
   await expect(schema.locator('.sqlnb-schema-table[data-name="orders"]')).toBeVisible();
 });
 
-test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', async ({
+test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell at the end', async ({
   page,
   tmpPath
 }, testInfo) => {
@@ -150,8 +150,9 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   await expect(attempts.first()).toHaveAttribute('data-ok', 'false');
   await expect(attempts.first()).toContainText(/order_lines/);
   await expect(attempts.last()).toHaveAttribute('data-ok', 'true');
-  await expect(t1.locator('.sqlnb-answer .sqlnb-sql')).toContainText(
-    'SELECT count(*) AS n_orders FROM orders'
+  // the answer's SQL laid out one clause per line in the dialect
+  await expect(t1.locator('.sqlnb-answer .sqlnb-sql')).toHaveText(
+    /^SELECT\n {2}COUNT\(\*\) AS n_orders\nFROM orders$/
   );
   const result = t1.locator('.sqlnb-answer table.sqlnb-result');
   await expect(result).toBeVisible();
@@ -161,27 +162,29 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   await page.sidebar.setWidth(460, 'right');
   await screenshot(page, 'panel.png', n => testInfo.outputPath(n));
 
-  // Insert and run: a new cell right below the active one, run, showing the result.
+  // Insert and run: a new cell at the end of the notebook (asked in the panel), run,
+  // showing the result, whichever cell was active.
   const before = await cells(page, nb);
   await setActiveCell(page, nb, 1);
   await t1.locator('.sqlnb-insert-run').click();
   await expect.poll(async () => (await cells(page, nb)).length).toBe(before.length + 1);
   let now = await cells(page, nb);
-  const inserted = now[2];
+  const end = before.length;
+  const inserted = now[end];
   expect(inserted.cell_type).toBe('code');
   expect(inserted.source).toMatch(
     /^%%sql --conn shop\n-- sqlnb ask: How many orders are there\? \| model: .+ \| attempts: \d+\n/
   );
-  expect(inserted.source).toContain('SELECT count(*) AS n_orders FROM orders');
-  expect(now[1].source).toBe(before[1].source);
-  expect(now[3].source).toBe(before[2].source);
-  await expect.poll(async () => (await cells(page, nb))[2].execution_count).not.toBeNull();
+  // the SQL reads one clause per line (the dialect's pretty form)
+  expect(inserted.source).toMatch(/SELECT\s+count\(\*\) AS n_orders\s+FROM orders/i);
+  expect(now.slice(0, end).map(c => c.source)).toEqual(before.map(c => c.source));
+  await expect.poll(async () => (await cells(page, nb))[end].execution_count).not.toBeNull();
   now = await cells(page, nb);
-  const html = JSON.stringify(now[2].outputs);
+  const html = JSON.stringify(now[end].outputs);
   expect(html).toContain('<table');
-  expect(outputText(now[2])).toMatch(/n_orders[\s\S]*\b7\b/);
+  expect(outputText(now[end])).toMatch(/n_orders[\s\S]*\b7\b/);
   // The rendered output in the notebook shows the table too.
-  const outputTable = (await page.notebook.getCellOutputLocator(2))!.locator('table');
+  const outputTable = (await page.notebook.getCellOutputLocator(end))!.locator('table');
   await expect(outputTable.first()).toContainText('7');
 
   // --- SQLite: switch in the panel; the status bar follows.
@@ -200,25 +203,29 @@ test('answers on DuckDB and SQLite; Insert and run adds the %%sql cell below', a
   // The DuckDB turn stays above it.
   await expect(panel.locator('.sqlnb-turn')).toHaveCount(2);
 
-  const active = await activeCellIndex(page, nb);
   const count = (await cells(page, nb)).length;
   await t2.locator('.sqlnb-insert-run').click();
   await expect.poll(async () => (await cells(page, nb)).length).toBe(count + 1);
-  await expect.poll(async () => (await cells(page, nb))[active + 1].execution_count).not.toBeNull();
+  await expect.poll(async () => (await cells(page, nb))[count].execution_count).not.toBeNull();
   now = await cells(page, nb);
-  expect(now[active + 1].source).toMatch(/^%%sql --conn shop_lite\n-- sqlnb ask: Orders per country\?/);
-  expect(outputText(now[active + 1])).toMatch(/FI[\s\S]*UK[\s\S]*US/);
+  expect(now[count].source).toMatch(/^%%sql --conn shop_lite\n-- sqlnb ask: Orders per country\?/);
+  expect(outputText(now[count])).toMatch(/FI[\s\S]*UK[\s\S]*US/);
 
-  // Insert (without run) adds the cell unrun.
+  // Insert (without run) adds the cell unrun, and the notebook has the keyboard with the
+  // new cell active: Shift+Enter runs it (it does not press Insert again).
   const count2 = now.length;
   await t2.locator('.sqlnb-insert').click();
   await expect.poll(async () => (await cells(page, nb)).length).toBe(count2 + 1);
+  expect(await activeCellIndex(page, nb)).toBe(count2);
+  expect((await cells(page, nb))[count2].execution_count).toBeNull();
+  await page.keyboard.press('Shift+Enter');
+  await expect.poll(async () => (await cells(page, nb))[count2].execution_count).not.toBeNull();
   now = await cells(page, nb);
-  const unrun = now.filter(c => c.source.startsWith('%%sql --conn shop_lite') && c.execution_count === null);
-  expect(unrun).toHaveLength(1);
+  expect(now.filter(c => c.source === now[count2].source)).toHaveLength(2); // the run one and this one
+  expect(outputText(now[count2])).toMatch(/FI[\s\S]*UK[\s\S]*US/);
 
   // Copy puts the same cell source on the clipboard.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await t2.locator('.sqlnb-copy').click();
-  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(unrun[0].source);
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(now[count2].source);
 });

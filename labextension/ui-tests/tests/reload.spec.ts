@@ -59,7 +59,7 @@ test('a reload keeps the chat history, saved in the notebook metadata', async ({
   const t = turn(panel, q);
   await expect(t).toHaveCount(1);
   await expect(t).toHaveAttribute('data-status', 'success');
-  await expect(t.locator('.sqlnb-sql')).toContainText('GROUP BY country');
+  await expect(t.locator('.sqlnb-sql')).toContainText(/GROUP BY\s+country/);
   await expect(panel.locator('.sqlnb-turn')).toHaveCount(1);
   expect(JSON.stringify((await notebookMetadata(page, nb))?.sqlnb?.chat?.turns)).toContain(q);
 });

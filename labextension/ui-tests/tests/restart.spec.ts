@@ -1,7 +1,8 @@
 /**
  * A kernel restart drops the panel's comm and sqlnb itself: the panel reconnects to the
- * new kernel and loads sqlnb silently (no cell, no execution count), keeps the chat, and
- * the next question carries the earlier turns to the kernel's conversation.
+ * new kernel and loads sqlnb silently (no cell, no execution count), keeps the chat, offers
+ * one-click Reconnect of the database connections the restart took, and the next question
+ * carries the earlier turns to the kernel's conversation.
  */
 import {
   ask,
@@ -65,14 +66,19 @@ test('after a kernel restart the panel reconnects silently and keeps the chat', 
   expect(after.map(c => c.source)).toEqual(before.map(c => c.source));
   expect(after.map(c => c.execution_count)).toEqual(before.map(c => c.execution_count));
 
-  // Reconnect from the notebook (cells 1 and 2: connect, model) without cell 0's %load_ext.
-  await runCellInPlace(page, 1);
+  // One click reconnects what the kernel had (cell 1's connection, by its URL and name),
+  // without running a cell; the model is the notebook's setting: its cell (2) runs again.
+  await expect(panel.locator('.sqlnb-banner')).toContainText('The kernel restarted');
+  await panel.locator('.sqlnb-reconnect-one', { hasText: 'Reconnect shop' }).click();
+  await expect(panel.locator('.sqlnb-connections')).toHaveValue('shop');
+  await expect(panel.locator('.sqlnb-connect-form')).toHaveCount(0);
+  await expect(panel.locator('.sqlnb-schema-name', { hasText: 'orders' })).toHaveCount(1);
+  expect((await cells(page, nb))[1].execution_count).toBe(before[1].execution_count);
   await runCellInPlace(page, 2);
   const rerun = await cells(page, nb);
   // The silent load took no execution count: the first cell run on the new kernel is [1].
-  expect(rerun[1].execution_count).toBe(1);
-  expect(rerun[1].outputs.filter(o => o.output_type === 'error')).toEqual([]);
-  await expect(panel.locator('.sqlnb-connections')).toHaveValue('shop');
+  expect(rerun[2].execution_count).toBe(1);
+  expect(rerun[2].outputs.filter(o => o.output_type === 'error')).toEqual([]);
 
   // Ask again: it works, and the kernel's conversation now holds the earlier question.
   const q2 = 'And again, how many orders?';

@@ -46,6 +46,15 @@ export interface IScript {
   drafts?: string[];
   explanations?: string[];
   delay?: number;
+  stream_pause?: number;
+}
+
+/**
+ * SQL (or a cell) on one line, lower case: the panel and the inserted cell lay the SQL out
+ * one clause per line in its dialect, so a test compares the words, not the layout.
+ */
+export function flat(sql: string): string {
+  return sql.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /** Writes a scripted model file and returns its model spec (`scripted:/abs/path.json`). */

@@ -8,10 +8,10 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChunk
 
 from sqlnb.agent.models.llamacpp import LLAMA_PARALLEL_ENV
 from sqlnb.agent.models.messages import CURRENT_STOP, message_text
@@ -19,7 +19,7 @@ from sqlnb.agent.models.redact import first_line, scrub_secrets
 from sqlnb.agent.models.spec import describe_model
 from sqlnb.errors import ModelError, SqlnbError
 
-__all__ = ["DRAFT_MAX_TOKENS", "DRAFT_STOP", "ModelClient"]
+__all__ = ["DRAFT_MAX_TOKENS", "DRAFT_STOP", "ModelClient", "TextSink"]
 
 # A draft's reply ends where its ```sql block has closed and prose begins: the closing
 # fence followed by a blank line (what the explanation after the query starts with).  The
@@ -28,6 +28,13 @@ DRAFT_STOP = ("```\n\n",)
 DRAFT_MAX_TOKENS = 320
 # an answer's explanation: two to four sentences
 EXPLAIN_MAX_TOKENS = 160
+
+
+class TextSink(Protocol):
+    """Where a streamed reply's text goes: each piece as it is written; ``restart``: the
+    text so far is void (the call is tried again)."""
+
+    def __call__(self, piece: str, *, restart: bool = False) -> None: ...
 
 
 _NOT_RETRIED = {
@@ -100,6 +107,7 @@ class ModelClient:
         stop: Any = None,
         draft: bool = False,
         purpose: str | None = None,
+        on_text: TextSink | None = None,
     ) -> tuple[str, dict[str, Any]]:
         """Return the reply text and this call's usage: input/output/total tokens,
         ``calls`` (1) and ``seconds`` (wall time, retries included).
@@ -111,7 +119,10 @@ class ModelClient:
         that takes them (llama.cpp) stops generating once the ```sql block has closed and
         the text after it begins (``DRAFT_STOP``), within ``DRAFT_MAX_TOKENS``.
         ``purpose``: ``"explain"`` for an answer's explanation (a model of sqlnb's own
-        answers it from its explanations, within ``EXPLAIN_MAX_TOKENS``)."""
+        answers it from its explanations, within ``EXPLAIN_MAX_TOKENS``).
+        ``on_text``: the reply is streamed, each piece of text handed to it as it is
+        written (``on_text(piece)``); before a retried attempt it is told to start over
+        (``on_text("", restart=True)``).  The reply and its usage are the same as without."""
         options: dict[str, Any] = {}
         if temperature is not None:
             options["temperature"] = temperature
@@ -130,7 +141,9 @@ class ModelClient:
             if stop is not None and stop.stopped:
                 raise _stopped_error(self.name)
             try:
-                message = self._call(messages, options, stop)
+                if on_text is not None and attempt:
+                    on_text("", restart=True)  # the retry writes the reply again
+                message = self._call(messages, options, stop, on_text)
                 break
             except SqlnbError:  # sqlnb's own, a stopped call's and a missed deadline's included
                 raise
@@ -237,10 +250,28 @@ class ModelClient:
         return scrub_secrets(f"{type(exc).__name__}: {first_line(exc)}")
 
     def _call(
-        self, messages: LanguageModelInput, options: dict[str, Any] | None = None, stop: Any = None
+        self,
+        messages: LanguageModelInput,
+        options: dict[str, Any] | None = None,
+        stop: Any = None,
+        on_text: TextSink | None = None,
     ) -> Any:
         options = options or {}
-        return self._run(lambda: self.model.invoke(messages, **options), stop)
+        if on_text is None:
+            return self._run(lambda: self.model.invoke(messages, **options), stop)
+        return self._run(lambda: self._streamed(messages, options, on_text), stop)
+
+    def _streamed(self, messages: LanguageModelInput, options: dict[str, Any], on_text: TextSink) -> Any:
+        """The reply written piece by piece (LangChain's ``stream``: a model that cannot
+        stream gives its whole reply as one piece), each piece handed to ``on_text``; the
+        pieces added up are the reply, its usage included."""
+        reply: BaseMessageChunk | None = None
+        for chunk in self.model.stream(messages, **options):
+            reply = chunk if reply is None else reply + chunk
+            piece = chunk.content if isinstance(chunk.content, str) else message_text(chunk)
+            if piece:
+                on_text(piece)
+        return reply if reply is not None else AIMessageChunk(content="")
 
     def _run(self, call: Callable[[], Any], stop: Any = None) -> Any:
         """``call()`` within the timeout, abandoned when ``stop`` is stopped (a worker

@@ -10,22 +10,37 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
 from sqlnb.agent.models.messages import PromptChatModel, reply_message, role_content
 from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
 from sqlnb.errors import ConfigurationError, MissingDriverError, ModelError
 
-__all__ = ["LLAMA_PARALLEL_ENV", "LLAMA_THREADS_ENV", "LlamaCppChatModel", "import_llama_cpp"]
+__all__ = [
+    "LLAMA_CACHE_ENV",
+    "LLAMA_PARALLEL_ENV",
+    "LLAMA_THREADS_ENV",
+    "LlamaCppChatModel",
+    "import_llama_cpp",
+]
 
 LLAMA_THREADS_ENV = "SQLNB_LLAMA_THREADS"
 LLAMA_PARALLEL_ENV = "SQLNB_LLAMA_PARALLEL"  # 1/on: replies of one prompt side by side
+LLAMA_CACHE_ENV = "SQLNB_LLAMA_CACHE_MB"  # memory for the prompt states kept (0: none)
+# The model's state after each prompt is kept (in memory, least recently used out first), so
+# that the next question's prompt, which shares the system prompt and the schema with the
+# last one but not with the explanation written since, is read from where they part.  A
+# state of the demo's prompt (about 2,000 tokens) takes about 60 MB.
+LLAMA_CACHE_MB = 1024
 
 
 def _default_threads() -> int:
@@ -39,6 +54,19 @@ def _default_threads() -> int:
                 hint=f"set {LLAMA_THREADS_ENV} to a thread count such as 2",
             ) from None
     return min(4, os.cpu_count() or 1)
+
+
+def _cache_bytes() -> int:
+    configured = os.environ.get(LLAMA_CACHE_ENV, "").strip()
+    if not configured:
+        return LLAMA_CACHE_MB << 20
+    try:
+        return max(0, int(configured)) << 20
+    except ValueError:
+        raise ConfigurationError(
+            f"{LLAMA_CACHE_ENV}={configured!r} is not a number",
+            hint=f"set {LLAMA_CACHE_ENV} to megabytes such as 1024 (0: keep no prompt states)",
+        ) from None
 
 
 def _default_parallel() -> bool:
@@ -92,6 +120,9 @@ def _get_llama(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, thread
                     hint="the file may be corrupt or not a GGUF model: delete it and run "
                     "`sqlnb model download qwen2.5-coder-1.5b` again",
                 ) from exc
+            cache = _cache_bytes()
+            if cache:
+                llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache))
             if not _LLAMAS:
                 atexit.register(_close_llamas)
             entry = _LLAMAS[key] = (llama, threading.Lock())
@@ -148,23 +179,28 @@ class LlamaCppChatModel(PromptChatModel):
             "max_tokens": self.max_tokens,
         }
 
+    def _completion(
+        self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """``create_chat_completion``'s arguments for ``prompt`` and the call's options."""
+        stops = stop if stop is not None else self.stop
+        return {
+            "messages": [{"role": role, "content": content} for role, content in prompt],
+            "temperature": options.get("temperature", self.temperature),
+            "repeat_penalty": self.repeat_penalty,
+            "max_tokens": options.get("max_tokens", self.max_tokens),
+            "stop": list(stops) if stops else [],
+            # a fixed seed per call: sampled replies are reproducible
+            **({"seed": int(options["seed"])} if options.get("seed") is not None else {}),
+        }
+
     def _answer(
         self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
     ) -> AIMessage:
         llama, lock = _get_llama(self.model_path, self.n_ctx, self.n_threads)
-        chat = [{"role": role, "content": content} for role, content in prompt]
-        stops = stop if stop is not None else self.stop
         with lock:
             try:
-                out = llama.create_chat_completion(
-                    messages=chat,
-                    temperature=options.get("temperature", self.temperature),
-                    repeat_penalty=self.repeat_penalty,
-                    max_tokens=options.get("max_tokens", self.max_tokens),
-                    stop=list(stops) if stops else [],
-                    # a fixed seed per call: sampled replies are reproducible
-                    **({"seed": int(options["seed"])} if options.get("seed") is not None else {}),
-                )
+                out = llama.create_chat_completion(**self._completion(prompt, stop, options))
             except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
                 raise self._refused(exc) from exc
         choice = out["choices"][0]
@@ -175,6 +211,49 @@ class LlamaCppChatModel(PromptChatModel):
             int(usage.get("completion_tokens", 0)),
             finish_reason=choice.get("finish_reason"),
             model=Path(self.model_path).name,
+        )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """The reply as llama.cpp writes it, a token at a time; its usage on the last piece
+        (the tokens written counted as they come, the prompt's read off the model's context)."""
+        llama, lock = _get_llama(self.model_path, self.n_ctx, self.n_threads)
+        pieces, finish = 0, None
+        with lock:
+            try:
+                stream = llama.create_chat_completion(
+                    **self._completion(role_content(messages), stop, kwargs), stream=True
+                )
+                for part in stream:
+                    choice = part["choices"][0]
+                    finish = choice.get("finish_reason") or finish
+                    delta = choice.get("delta") or {}
+                    if "content" in delta:  # one token (its text may wait for the next)
+                        pieces += 1
+                    if delta.get("content"):
+                        yield ChatGenerationChunk(message=AIMessageChunk(content=delta["content"]))
+            except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
+                raise self._refused(exc) from exc
+            # the context holds the prompt and every token written but the last
+            prompt_tokens = max(0, int(getattr(llama, "n_tokens", 0) or 0) - pieces + 1)
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="",
+                usage_metadata=cast(
+                    UsageMetadata,
+                    {
+                        "input_tokens": prompt_tokens,
+                        "output_tokens": pieces,
+                        "total_tokens": prompt_tokens + pieces,
+                    },
+                ),
+                response_metadata={"finish_reason": finish, "model": Path(self.model_path).name},
+            )
         )
 
     def _refused(self, exc: ValueError) -> ModelError:

@@ -5,17 +5,19 @@ and :class:`PromptChatModel`, the LangChain side of the scripted and llama.cpp m
 from __future__ import annotations
 
 import contextvars
+import re
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 __all__ = ["CURRENT_STOP", "PromptChatModel", "message_text", "reply_message", "role_content"]
 
+_PIECE = re.compile(r"\s*\S+|\s+")  # a word and the space before it
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
 
@@ -60,6 +62,32 @@ class PromptChatModel(BaseChatModel):
     ) -> ChatResult:
         message = self._answer(role_content(messages), stop, kwargs)
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """The reply of ``_answer`` a word at a time (a model that writes as it goes
+        overrides this), its usage and metadata on the last piece."""
+        message = self._answer(role_content(messages), stop, kwargs)
+        for i, piece in enumerate(_PIECE.findall(message_text(message))):
+            if i:
+                self._between_pieces()
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="",
+                usage_metadata=message.usage_metadata,
+                response_metadata=message.response_metadata,
+            )
+        )
+
+    def _between_pieces(self) -> None:
+        """The pause between two pieces of a streamed reply (none; a scripted model's may be
+        set, for the browser tests that watch it)."""
 
     @abstractmethod
     def _answer(

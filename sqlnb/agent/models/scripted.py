@@ -39,6 +39,9 @@ class ScriptedChatModel(PromptChatModel):
     early when the turn is stopped (:class:`sqlnb.agent.stop.StopToken`); the call then
     fails with :class:`ModelError` and uses up no reply.  In a file:
     ``{"replies": [...], "drafts": [...], "explanations": [...], "delay": 2.5}``.
+
+    ``stream_pause``: seconds between two words of a streamed reply (the browser tests
+    watch the text arrive); ``"stream_pause"`` in a file.
     """
 
     replies: list[str]
@@ -53,6 +56,8 @@ class ScriptedChatModel(PromptChatModel):
     source: str | None = None
     """The file the replies came from (its name shows in :func:`describe_model`)."""
     delay: float = 0.0
+    stream_pause: float = 0.0
+    """Seconds between two words of a streamed reply (``"stream_pause"`` in a file)."""
 
     takes_purpose: ClassVar[bool] = True  # ModelClient passes the call's purpose
 
@@ -92,20 +97,22 @@ class ScriptedChatModel(PromptChatModel):
                 f"{exc.lineno}, column {exc.colno}",
                 hint=f"it must hold a JSON list of reply strings, {example}",
             ) from None
-        drafts, explanations, delay = None, None, 0.0
+        drafts, explanations, delay, pause = None, None, 0.0, 0.0
         if (
             isinstance(data, dict)
-            and set(data) <= {"replies", "drafts", "explanations", "delay"}
+            and set(data) <= {"replies", "drafts", "explanations", "delay", "stream_pause"}
             and "replies" in data
         ):
             drafts, explanations = data.get("drafts"), data.get("explanations")
-            data, delay = data["replies"], data.get("delay", 0.0)
-            if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not delay >= 0:
-                raise ConfigurationError(
-                    f'scripted model file {str(file)!r}: "delay" must be a number of '
-                    f"seconds (0 or more), not {json.dumps(delay)}",
-                    hint='e.g. {"replies": ["```sql\\nSELECT 1\\n```"], "delay": 2}',
-                )
+            delay, pause = data.get("delay", 0.0), data.get("stream_pause", 0.0)
+            data = data["replies"]
+            for key, value in (("delay", delay), ("stream_pause", pause)):
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                    raise ConfigurationError(
+                        f'scripted model file {str(file)!r}: "{key}" must be a number of '
+                        f"seconds (0 or more), not {json.dumps(value)}",
+                        hint=f'e.g. {{"replies": ["```sql\\nSELECT 1\\n```"], "{key}": 2}}',
+                    )
         if not isinstance(data, list) or not all(
             isinstance(x, (list, type(None))) for x in (drafts, explanations)
         ):
@@ -124,7 +131,12 @@ class ScriptedChatModel(PromptChatModel):
                         hint=f"it must hold a JSON list of reply strings, {example}",
                     )
         return cls(
-            replies=data, drafts=drafts, explanations=explanations, source=file.name, delay=float(delay)
+            replies=data,
+            drafts=drafts,
+            explanations=explanations,
+            source=file.name,
+            delay=float(delay),
+            stream_pause=float(pause),
         )
 
     @property
@@ -139,15 +151,24 @@ class ScriptedChatModel(PromptChatModel):
     def remaining(self) -> int:
         return len(self.replies) - self.position
 
+    @staticmethod
+    def _wait(seconds: float) -> None:
+        """Wait ``seconds``, ended early by a stop of the turn (:class:`ModelError`)."""
+        token = CURRENT_STOP.get()
+        if token is None:
+            time.sleep(seconds)
+        elif token.wait(seconds):
+            raise ModelError("the scripted model's call was stopped")
+
+    def _between_pieces(self) -> None:
+        if self.stream_pause > 0:
+            self._wait(self.stream_pause)
+
     def _answer(
         self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
     ) -> AIMessage:
         if self.delay > 0:
-            token = CURRENT_STOP.get()
-            if token is None:
-                time.sleep(self.delay)
-            elif token.wait(self.delay):
-                raise ModelError("the scripted model's call was stopped")
+            self._wait(self.delay)
         if options.get("purpose") == "explain":
             reply = self._next_explanation(prompt)
         elif options.get("temperature") is not None and self.drafts is not None:

@@ -1,0 +1,176 @@
+"""first_text: with a real model, how soon the JupyterLab panel shows the first words of the
+model's reply after a question is sent (target: within 2 s on a warm model).
+
+    .venv/bin/python benchmarks/first_text.py [--model SPEC] [--results-dir DIR]
+
+Runs the Galata benchmark spec labextension/ui-tests/tests/bench/first_text.spec.ts
+(Debian's Chromium against a real JupyterLab serving the extension built in
+sqlnb/labextension) on the `sqlnb demo` database: six questions asked one after another in
+the panel, the first of them loading the model (cold). For each: Enter → the live line's
+first phase, → the first words of the reply in the panel, → the answer. Writes
+results/first_text.md and results/first_text.json. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common as c
+
+UI_TESTS = c.REPO / "labextension" / "ui-tests"
+SPEC = "tests/bench/first_text.spec.ts"
+TARGET_S = 2.0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="benchmarks/first_text.py", description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--model", default="llamacpp:qwen2.5-coder-1.5b", help="the model spec (default: the offline model)"
+    )
+    p.add_argument(
+        "--results-dir",
+        type=Path,
+        default=c.DEFAULT_RESULTS,
+        help=f"where first_text.md and first_text.json go (default {c.DEFAULT_RESULTS})",
+    )
+    p.add_argument("--timeout", type=float, default=2400, help="seconds the browser run may take")
+    return p.parse_args(argv)
+
+
+def model_spec(spec: str) -> str:
+    """``llamacpp:NAME`` of a downloaded catalog model as its file (the browser tests' server
+    looks for models in a folder of its own)."""
+    from sqlnb.agent.download.catalog import MODELS, model_path
+
+    provider, _, name = spec.partition(":")
+    if provider == "llamacpp" and name in MODELS:
+        path = model_path(name)
+        if not path.is_file():
+            sys.exit(f"first_text: {name} is not downloaded: sqlnb model download {name}")
+        return f"llamacpp:{path}"
+    return spec
+
+
+def run_browser(args: argparse.Namespace, db: Path, out: Path) -> None:
+    if not (c.REPO / "sqlnb" / "labextension" / "static" / "style.js").exists():
+        sys.exit(
+            "first_text: the extension is not built (sqlnb/labextension/static is missing); "
+            "build it first: cd labextension && jlpm install && jlpm build:prod"
+        )
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.update(
+        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1",
+        SQLNB_BENCH_OUT=str(out),
+        SQLNB_BENCH_MODEL=model_spec(args.model),
+        SQLNB_BENCH_DB=str(db),
+    )
+    jlpm = shutil.which("jlpm", path=env["PATH"])
+    if jlpm is None:
+        sys.exit(
+            "first_text: jlpm not found; install JupyterLab in this environment (pip install jupyterlab)"
+        )
+    subprocess.run([jlpm, "install"], cwd=UI_TESTS, env=env, check=True, timeout=args.timeout)
+    subprocess.run(
+        [jlpm, "playwright", "test", "--project=bench", SPEC],
+        cwd=UI_TESTS,
+        env=env,
+        check=True,
+        timeout=args.timeout,
+    )
+
+
+def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, dict]:
+    rows = raw["questions"]
+    warm = [r for r in rows if r["warm"]]
+    cold = [r for r in rows if not r["warm"]]
+    first = [r["first_text_s"] for r in warm if r["first_text_s"] is not None]
+    median = statistics.median(first) if first else None
+    meets = median is not None and max(first) <= TARGET_S
+
+    def f(v: float | None) -> str:
+        return "—" if v is None else f"{v:.2f}"
+
+    table = "\n".join(
+        f"| {'warm' if r['warm'] else 'cold (loads the model)'} | {r['question']} | {f(r['phase_s'])} | "
+        f"**{f(r['first_text_s'])}** | {f(r['answer_s'])} | {r['status']} |"
+        for r in rows
+    )
+    md = f"""# first_text: question sent → the reply's first words in the JupyterLab panel
+
+A real JupyterLab (Galata, Debian's Chromium {raw.get("browser") or "?"}, headless) serves the
+sqlnb extension; the notebook's kernel connects to the `sqlnb demo` database (DuckDB) and asks
+`{raw["model"]}`. Six questions are asked one after another in the panel. For each, the page
+notes (`performance.now()`) when Enter was pressed, when the live line first said what the run
+does, when the first words of the model's reply showed under it, and when the answer was
+there. The first question also loads the model (cold); the others find it loaded, with the
+prompt states of the earlier questions kept in memory (`SQLNB_LLAMA_CACHE_MB`), so a question's
+prompt is read from where it parts from the last one's (warm).
+
+Target: the first words within {TARGET_S:.0f} s of Enter on a warm model.
+
+## Result
+
+| model | question | live line (s) | first words (s) | answer (s) | status |
+|---|---|---|---|---|---|
+{table}
+
+- Warm questions: first words after median **{f(median)} s** (max {f(max(first) if first else None)} s)
+  — {"meets" if meets else "misses"} the target (≤ {TARGET_S:.0f} s on every warm question).
+- Cold: {f(cold[0]["first_text_s"]) if cold else "—"} s to the first words (the model loads first).
+
+## Machine
+
+{c.machine_markdown(info, load_after=load_after)}
+- Browser: Chromium {raw.get("browser") or "?"} (headless, `/usr/bin/chromium`)
+"""
+    data = {
+        "benchmark": "first_text",
+        "target_s": TARGET_S,
+        "meets_target": meets,
+        "model": raw["model"],
+        "warm_first_text_median_s": median,
+        "warm_first_text_max_s": max(first) if first else None,
+        "questions": rows,
+        "browser": raw.get("browser"),
+        "machine": info,
+        "load_average_after": load_after,
+    }
+    return md, data
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    info = c.machine_info()
+    info["packages"] = c.package_versions(["sqlnb", "jupyterlab", "ipykernel", "duckdb", "llama-cpp-python"])
+    with tempfile.TemporaryDirectory(prefix="sqlnb-first-text-") as tmp:
+        demo = Path(tmp) / "demo"
+        subprocess.run(
+            [sys.executable, "-m", "sqlnb.cli", "demo", "--no-lab", "--dir", str(demo)],
+            check=True,
+            timeout=600,
+        )
+        out = Path(tmp) / "raw.json"
+        run_browser(args, demo / "sample.duckdb", out)
+        raw = json.loads(out.read_text())
+    md, data = report(raw, info, c.load_average())
+    md_path, js_path = c.write_results("first_text", args.results_dir, md, data)
+    print(
+        f"first_text: warm median {data['warm_first_text_median_s']} s, max {data['warm_first_text_max_s']} s "
+        f"(target ≤ {TARGET_S:.0f} s) → {md_path}, {js_path}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

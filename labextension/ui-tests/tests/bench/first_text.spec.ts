@@ -1,0 +1,91 @@
+/**
+ * Benchmark (not part of the default run: benchmarks/first_text.py): with a real model, the
+ * time from pressing Enter on a question in the panel to the first words of the model's
+ * reply showing in it (`.sqlnb-live-text`), to the live line's first phase, and to the
+ * answer. The first question also loads the model (cold); the others find it loaded, with
+ * the prompt states of earlier questions kept (warm).
+ *
+ * SQLNB_BENCH_MODEL: the model spec (default the offline llamacpp:qwen2.5-coder-1.5b);
+ * SQLNB_BENCH_DB: the demo's DuckDB file; SQLNB_BENCH_QUESTIONS: questions, one per line
+ * (defaults below); SQLNB_BENCH_OUT: where the raw timings go (JSON).
+ */
+import * as fs from 'fs';
+import { expect, finalStatus, openNotebook, openPanel, test, turn } from '../sqlnb';
+
+const MODEL = process.env.SQLNB_BENCH_MODEL || 'llamacpp:qwen2.5-coder-1.5b';
+const QUESTIONS = (
+  process.env.SQLNB_BENCH_QUESTIONS ||
+  [
+    'How many customers do we have?',
+    'How many products cost more than 100?',
+    'Which country has the most customers?',
+    'What is the total amount of all orders?',
+    'How many orders have the status shipped?',
+    'List the five most expensive products.'
+  ].join('\n')
+)
+  .split('\n')
+  .map(q => q.trim())
+  .filter(Boolean);
+
+test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo) => {
+  test.setTimeout(1800000);
+  const db = process.env.SQLNB_BENCH_DB;
+  expect(db, 'SQLNB_BENCH_DB names the demo database').toBeTruthy();
+  await openNotebook(page, tmpPath, 'first_text.ipynb', [
+    '%load_ext sqlnb',
+    `%sqlnb connect duckdb:///${db} --name sample`,
+    `%config AskMagic.model = ${JSON.stringify(MODEL)}`
+  ]);
+  const panel = await openPanel(page);
+  await expect(panel.locator('.sqlnb-connections')).toHaveValue('sample');
+
+  // Page side: for the turn being answered, when its live line and its text first show.
+  await page.evaluate(() => {
+    const w = window as any;
+    w.sqlnbFirst = {} as Record<string, { phase?: number; text?: number }>;
+    const root = document.querySelector('#sqlnb-chat-panel') as HTMLElement;
+    new MutationObserver(() => {
+      const t = performance.now();
+      root.querySelectorAll('.sqlnb-turn.sqlnb-running[data-turn]').forEach(node => {
+        const id = (node as HTMLElement).dataset.turn as string;
+        const rec = (w.sqlnbFirst[id] ??= {});
+        if (rec.phase === undefined && node.querySelector('.sqlnb-live-label')) {
+          const label = node.querySelector('.sqlnb-live-label')!.textContent ?? '';
+          if (label !== 'Waiting for the kernel…' && label !== 'Working…') {
+            rec.phase = t;
+          }
+        }
+        if (rec.text === undefined && (node.querySelector('.sqlnb-live-text')?.textContent ?? '').trim()) {
+          rec.text = t;
+        }
+      });
+    }).observe(root, { childList: true, subtree: true, characterData: true });
+  });
+
+  const input = panel.locator('.sqlnb-question-input');
+  const results: any[] = [];
+  for (const [i, q] of QUESTIONS.entries()) {
+    await expect(input).toBeEnabled();
+    await input.fill(q);
+    const asked = await page.evaluate(() => performance.now());
+    await input.press('Enter');
+    const t = turn(panel, q);
+    const status = await finalStatus(t, 900000);
+    const done = await page.evaluate(() => performance.now());
+    const id = await t.getAttribute('data-turn');
+    const first = await page.evaluate(turnId => (window as any).sqlnbFirst[turnId as string] ?? {}, id);
+    results.push({
+      question: q,
+      warm: i > 0,
+      status,
+      phase_s: first.phase !== undefined ? (first.phase - asked) / 1000 : null,
+      first_text_s: first.text !== undefined ? (first.text - asked) / 1000 : null,
+      answer_s: (done - asked) / 1000
+    });
+  }
+  const browser = page.context().browser()?.version() ?? null;
+  const out = process.env.SQLNB_BENCH_OUT || testInfo.outputPath('first_text.raw.json');
+  fs.writeFileSync(out, JSON.stringify({ model: MODEL, browser, questions: results }, null, 1));
+  expect(results.filter(r => r.first_text_s !== null).length).toBe(results.length);
+});
