@@ -534,3 +534,39 @@ def test_sample_benchmark_command_line(sample_dbs, tmp_path):
     assert data["clarification"]["single-shot"]["asked"] == 1
     text = (results / "accuracy_sample.md").read_text()
     assert "sample database" in text and "Asked back" in text and "1/1" in text
+
+
+def test_sqlnb_demo_prints_an_address_that_opens_the_notebook(tmp_path):
+    """JupyterLab, started as ``sqlnb demo --no-browser`` starts it, prints addresses whose page
+    is the demo notebook itself, not the Launcher."""
+    import re
+    import socket
+    import subprocess
+    import time
+
+    from sqlnb.demo.lab import lab_command
+
+    notebook = tmp_path / "sqlnb demo.ipynb"  # a name that needs quoting in a URL
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = lab_command(notebook, port=port, open_browser=False)
+    assert cmd is not None and "--no-browser" in cmd
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    printed, deadline = [], time.monotonic() + 60
+    try:
+        assert proc.stdout is not None
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            printed.append(line)
+            if "?token=" in line:
+                break
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    urls = re.findall(r"http://\S+\?token=\S+", "".join(printed))
+    assert urls, "".join(printed)
+    assert all(f":{port}/lab/tree/sqlnb%20demo.ipynb?token=" in u for u in urls), urls
