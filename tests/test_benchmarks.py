@@ -848,3 +848,49 @@ def test_ask_back_benchmark_counts_vague_and_clear_questions_asked_back(tmp_path
     assert (data["vague_asked"], data["vague"], data["clear_asked"], data["clear"]) == (1, 1, 0, 1)
     assert data["asked_by"] == {"model": 0, "criterion_not_named": 1}
     assert data["questions"][0]["asked"][0].startswith('"best" by which measure?')
+
+
+def test_first_text_report_judges_the_warm_questions_against_the_target():
+    """benchmarks/first_text.py's report: the cold question apart, the warm ones' first words
+    against the 2 s target (the browser run itself is the bench project's, not a test's)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import first_text
+
+    raw = {
+        "model": "llamacpp:/m.gguf",
+        "browser": "156",
+        "questions": [
+            {
+                "question": "a?",
+                "warm": False,
+                "status": "success",
+                "phase_s": 3.0,
+                "first_text_s": 80.0,
+                "answer_s": 99.0,
+            },
+            {
+                "question": "b?",
+                "warm": True,
+                "status": "success",
+                "phase_s": 0.2,
+                "first_text_s": 1.5,
+                "answer_s": 9.0,
+            },
+            {
+                "question": "c?",
+                "warm": True,
+                "status": "success",
+                "phase_s": 0.3,
+                "first_text_s": 2.5,
+                "answer_s": 12.0,
+            },
+        ],
+    }
+    info = first_text.c.machine_info()
+    md, data = first_text.report(raw, info, None)
+    assert data["warm_first_text_median_s"] == 2.0 and data["warm_first_text_max_s"] == 2.5
+    assert data["meets_target"] is False  # one warm question past 2 s
+    assert "**1.50**" in md and "misses the target" in md and "Cold: 80.00 s" in md
+    raw["questions"][2]["first_text_s"] = 1.9
+    assert first_text.report(raw, info, None)[1]["meets_target"] is True
+    assert first_text.model_spec("openai:gpt-4o") == "openai:gpt-4o"

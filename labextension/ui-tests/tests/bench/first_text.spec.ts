@@ -31,7 +31,8 @@ const QUESTIONS = (
 test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo) => {
   test.setTimeout(1800000);
   const db = process.env.SQLNB_BENCH_DB;
-  expect(db, 'SQLNB_BENCH_DB names the demo database').toBeTruthy();
+  // a real model on the demo database: benchmarks/first_text.py makes both and runs this
+  test.skip(!db, 'run through benchmarks/first_text.py, which names the demo database');
   await openNotebook(page, tmpPath, 'first_text.ipynb', [
     '%load_ext sqlnb',
     `%sqlnb connect duckdb:///${db} --name sample`,
