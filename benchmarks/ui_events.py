@@ -90,7 +90,7 @@ def run_browser(args: argparse.Namespace, out: Path) -> None:
         sys.exit("ui_events: jlpm not found; install JupyterLab in this environment (pip install jupyterlab)")
     subprocess.run([jlpm, "install"], cwd=UI_TESTS, env=env, check=True, timeout=args.timeout)
     subprocess.run(
-        [jlpm, "playwright", "test", "--project=bench"],
+        [jlpm, "playwright", "test", "--project=bench", "tests/bench/ui_events.spec.ts"],
         cwd=UI_TESTS,
         env=env,
         check=True,

@@ -11,6 +11,7 @@ import { NotebookChat, ROWS_PAGE, SqlnbModel } from './model';
 import {
   alternativeText,
   answerSql,
+  onlyLiveChanged,
   shownSql,
   Step,
   stepLabel,
@@ -252,6 +253,15 @@ export class ChatPanel extends Widget {
       return;
     }
     const old = this._turnNodes.get(turn.id);
+    const prev = this._rendered.get(turn.id);
+    this._rendered.set(turn.id, turn);
+    const line = old?.querySelector('.sqlnb-live');
+    if (old && prev && line && onlyLiveChanged(prev, turn)) {
+      // the live line only (a phase, the model's text): redraw that line, not the turn
+      line.replaceWith(this._renderLive(turn));
+      this._scrollDown();
+      return;
+    }
     const fresh = this._renderTurn(turn);
     this._turnNodes.set(turn.id, fresh);
     if (old && old.parentNode === this._turns) {
@@ -598,6 +608,7 @@ export class ChatPanel extends Widget {
   private _renderTurns(): void {
     this._turns.textContent = '';
     this._turnNodes.clear();
+    this._rendered.clear();
     const chat = this._chat;
     if (!chat) {
       return;
@@ -614,6 +625,7 @@ export class ChatPanel extends Widget {
     for (const t of chat.conversation.turns) {
       const node = this._renderTurn(t);
       this._turnNodes.set(t.id, node);
+      this._rendered.set(t.id, t);
       this._turns.appendChild(node);
     }
     this._scrollDown();
@@ -1088,6 +1100,8 @@ export class ChatPanel extends Widget {
   private _chat: NotebookChat | null = null;
   private _sending = false;
   private _turnNodes = new Map<string, HTMLElement>();
+  /** the turn each node was drawn from (to tell a live-line-only change) */
+  private _rendered = new Map<string, Turn>();
   private _ticker: number | null = null;
   private _rendermime: IRenderMimeRegistry | null;
   private _footer!: HTMLElement;

@@ -11,8 +11,8 @@ the front doors (the panel, the widget, ``%%ask``):
 - ``{"type": "text", "call": 3, "offset": 120, "text": "..."}``: the text of call 3 from
   character ``offset`` on (``offset`` 0 after a retry: the text so far is void).
 
-Text comes in pieces at most every :data:`TEXT_EVERY` seconds (and at the end of the call),
-so a fast model does not flood the kernel's channel.  Pieces that arrive after their call
+Text comes in pieces at most every :data:`TEXT_EVERY` seconds from the call's start (and at
+the end of the call), so a fast model does not flood the kernel's channel.  Pieces that arrive after their call
 returned (a stopped call's worker thread writing on) are dropped.
 """
 
@@ -74,7 +74,8 @@ class _Call:
         self._lock = threading.Lock()
         self._sent = 0  # characters sent
         self._held = ""  # written, not sent yet
-        self._last = float("-inf")
+        # the first piece waits too: a reply written within TEXT_EVERY goes as one event
+        self._last = live._clock()
         self.closed = False
 
     def __call__(self, piece: str, *, restart: bool = False) -> None:

@@ -12,7 +12,9 @@ import {
   DONE_STATUSES,
   DoneStatus,
   ErrorInfo,
+  PhaseEvent,
   RunEvent,
+  TextEvent,
   withHint
 } from './protocol';
 
@@ -258,6 +260,10 @@ function clarifyList(x: unknown): string[] {
  * `rowsShown` bounds the result rows kept.
  */
 export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn {
+  if (event.type === 'phase' || event.type === 'text') {
+    // the live line only: the steps stay the same array (a view redraws just that line)
+    return { ...turn, live: liveAfter(turn.live ?? null, event) };
+  }
   const t: Turn = { ...turn, steps: [...turn.steps] };
   switch (event.type) {
     case 'started': {
@@ -344,29 +350,6 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       t.steps.push({ kind: 'note', text: str(event.label) ?? 'Explaining the answer…' });
       break;
     }
-    case 'phase': {
-      const writing = event.phase === 'writing';
-      const prev = t.live ?? null;
-      t.live = {
-        label: str(event.label) ?? 'Working…',
-        call: writing ? (num(event.call) ?? null) : (prev?.call ?? null),
-        // a new model call starts with no text; another phase keeps the last call's
-        text: writing ? '' : (prev?.text ?? '')
-      };
-      break;
-    }
-    case 'text': {
-      const prev = t.live ?? { label: 'Working…', call: null, text: '' };
-      const call = num(event.call) ?? null;
-      const offset = Math.max(0, num(event.offset) ?? 0);
-      const before = call === prev.call ? prev.text : '';
-      let text = before.slice(0, offset) + (str(event.text) ?? '');
-      if (text.length > LIVE_TEXT_KEPT) {
-        text = text.slice(text.length - LIVE_TEXT_KEPT);
-      }
-      t.live = { ...prev, call, text };
-      break;
-    }
     case 'done': {
       t.live = null;
       t.status = DONE_STATUSES.includes(event.status) ? event.status : 'error';
@@ -405,6 +388,35 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
     }
   }
   return t;
+}
+
+/** The live line after a `phase` or `text` event. */
+function liveAfter(prev: LiveState | null, event: PhaseEvent | TextEvent): LiveState {
+  if (event.type === 'phase') {
+    const writing = event.phase === 'writing';
+    return {
+      label: str(event.label) ?? 'Working…',
+      call: writing ? (num(event.call) ?? null) : (prev?.call ?? null),
+      // a new model call starts with no text; another phase keeps the last call's
+      text: writing ? '' : (prev?.text ?? '')
+    };
+  }
+  const base = prev ?? { label: 'Working…', call: null, text: '' };
+  const call = num(event.call) ?? null;
+  const offset = Math.max(0, num(event.offset) ?? 0);
+  const before = call === base.call ? base.text : '';
+  let text = before.slice(0, offset) + (str(event.text) ?? '');
+  if (text.length > LIVE_TEXT_KEPT) {
+    text = text.slice(text.length - LIVE_TEXT_KEPT);
+  }
+  return { ...base, call, text };
+}
+
+/** Whether `next` differs from `prev` (the same turn) in its live line only. */
+export function onlyLiveChanged(prev: Turn, next: Turn): boolean {
+  return (
+    prev.id === next.id && prev.steps === next.steps && prev.status === next.status && prev.live !== next.live
+  );
 }
 
 /** The kernel's label of an event (sqlnb.labels), as a step field. */
