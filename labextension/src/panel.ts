@@ -287,7 +287,16 @@ export class ChatPanel extends Widget {
         this._turns.replaceChild(again, prevNode);
       }
     }
-    this._scrollDown();
+    const answer =
+      prev && prev.status === 'running' && turn.status !== 'running'
+        ? fresh.querySelector('.sqlnb-answer')
+        : null;
+    if (answer) {
+      // the answer has come: its start in view (its rows and chart below it), not the end
+      answer.scrollIntoView({ block: 'start' });
+    } else {
+      this._scrollDown();
+    }
     this._updateButtons();
   }
 
@@ -785,6 +794,41 @@ export class ChatPanel extends Widget {
       box.appendChild(head);
     }
     box.appendChild(sqlBlock(shownSql(turn) ?? ''));
+    // what to do with the SQL comes right under it, before the rows and the chart (in view at 250 px)
+    const actions = el('div', 'sqlnb-actions');
+    const source = turn.cell ?? turn.sql ?? '';
+    const insert = (run: boolean) => {
+      void chat.insertCell(source, run, { end: true, focus: true }).then(ok => {
+        if (!ok) {
+          chat.setNotice({ text: 'The notebook this answer belongs to is closed.', error: true });
+        }
+      });
+    };
+    actions.append(
+      button('sqlnb-insert', 'Insert', 'Add the %%sql cell at the end of the notebook', () => insert(false)),
+      button(
+        'sqlnb-insert-run',
+        'Insert and run',
+        'Add the %%sql cell at the end of the notebook and run it',
+        () => insert(true)
+      ),
+      button('sqlnb-copy', 'Copy', 'Copy the cell source', () => Clipboard.copyToSystem(source)),
+      ...(turn.chartCell
+        ? [
+            button(
+              'sqlnb-insert-chart',
+              'Insert chart',
+              'Add a cell that runs the query and draws its chart',
+              () => {
+                void chat.insertCell(turn.chartCell!, false, { end: true, focus: true });
+              }
+            )
+          ]
+        : []),
+      el('span', 'sqlnb-spacer'),
+      this._renderRemember(chat, turn)
+    );
+    box.appendChild(actions);
     if (turn.columns.length) {
       const wrap = el('div', 'sqlnb-result-wrap');
       const table = el('table', 'sqlnb-result');
@@ -843,40 +887,6 @@ export class ChatPanel extends Widget {
     if (turn.chart && this._rendermime?.mimeTypes.includes(CHART_MIME)) {
       box.appendChild(this._renderChart(turn.chart));
     }
-    const actions = el('div', 'sqlnb-actions');
-    const source = turn.cell ?? turn.sql ?? '';
-    const insert = (run: boolean) => {
-      void chat.insertCell(source, run, { end: true, focus: true }).then(ok => {
-        if (!ok) {
-          chat.setNotice({ text: 'The notebook this answer belongs to is closed.', error: true });
-        }
-      });
-    };
-    actions.append(
-      button('sqlnb-insert', 'Insert', 'Add the %%sql cell at the end of the notebook', () => insert(false)),
-      button(
-        'sqlnb-insert-run',
-        'Insert and run',
-        'Add the %%sql cell at the end of the notebook and run it',
-        () => insert(true)
-      ),
-      button('sqlnb-copy', 'Copy', 'Copy the cell source', () => Clipboard.copyToSystem(source)),
-      ...(turn.chartCell
-        ? [
-            button(
-              'sqlnb-insert-chart',
-              'Insert chart',
-              'Add a cell that runs the query and draws its chart',
-              () => {
-                void chat.insertCell(turn.chartCell!, false, { end: true, focus: true });
-              }
-            )
-          ]
-        : []),
-      el('span', 'sqlnb-spacer'),
-      this._renderRemember(chat, turn)
-    );
-    box.appendChild(actions);
     if (turn.alternatives.length) {
       box.appendChild(this._renderAlternatives(chat, turn));
     }

@@ -35,6 +35,10 @@ test('the panel reads well at 250 px', async ({ page, tmpPath }, testInfo) => {
   await expect(tables).toHaveAttribute('open', ''); // before the first question: the tables
   // the connection's name and engine come first in its list
   await expect(panel.locator('.sqlnb-connections option[value="sample"]')).toHaveText(/^sample · DuckDB/);
+  // and the list is wide enough to show them: the label gives it its room
+  await expect(panel.locator('.sqlnb-connection-row .sqlnb-label')).toBeHidden();
+  const shown = await panel.locator('.sqlnb-connections').evaluate(el => el.getBoundingClientRect().width);
+  expect(shown).toBeGreaterThan(150);
 
   const q = 'Customers per country?';
   await ask(panel, q);

@@ -11,6 +11,7 @@ import {
   cells,
   dbCopy,
   expect,
+  flat,
   finalStatus,
   notebookMetadata,
   openNotebook,
@@ -159,7 +160,7 @@ test('a clarification with a best query offers it, and a failed remember says wh
   await t.locator('.sqlnb-insert').click();
   await expect
     .poll(async () =>
-      (await cells(page, nb)).some(c => c.source.includes('SELECT count(*) AS n FROM orders'))
+      (await cells(page, nb)).some(c => flat(c.source).includes(flat('SELECT count(*) AS n FROM orders')))
     )
     .toBe(true);
 
