@@ -21,7 +21,7 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
-from sqlnb.agent.models.messages import PromptChatModel, reply_message, role_content
+from sqlnb.agent.models.messages import PromptChatModel, completion_message, role_content
 from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
 from sqlnb.errors import ConfigurationError, MissingDriverError, ModelError
 
@@ -203,15 +203,7 @@ class LlamaCppChatModel(PromptChatModel):
                 out = llama.create_chat_completion(**self._completion(prompt, stop, options))
             except ValueError as exc:  # e.g. "Requested tokens (9000) exceed context window"
                 raise self._refused(exc) from exc
-        choice = out["choices"][0]
-        usage = out.get("usage") or {}
-        return reply_message(
-            choice["message"].get("content") or "",
-            int(usage.get("prompt_tokens", 0)),
-            int(usage.get("completion_tokens", 0)),
-            finish_reason=choice.get("finish_reason"),
-            model=Path(self.model_path).name,
-        )
+        return completion_message(out, Path(self.model_path).name)
 
     def _stream(
         self,

@@ -29,7 +29,12 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGenerationChunk
 
-from sqlnb.agent.models.messages import CURRENT_STOP, PromptChatModel, reply_message, role_content
+from sqlnb.agent.models.messages import (
+    CURRENT_STOP,
+    PromptChatModel,
+    completion_message,
+    role_content,
+)
 from sqlnb.errors import ConfigurationError, ModelError
 
 __all__ = [
@@ -383,15 +388,7 @@ class LlamaServerChatModel(PromptChatModel):
             return out
 
         out = self._twice(attempt)
-        choice = out["choices"][0]
-        usage = out.get("usage") or {}
-        return reply_message(
-            choice["message"].get("content") or "",
-            int(usage.get("prompt_tokens", 0)),
-            int(usage.get("completion_tokens", 0)),
-            finish_reason=choice.get("finish_reason"),
-            model=Path(self.model_path).name,
-        )
+        return completion_message(out, Path(self.model_path).name)
 
     def _stream(
         self,

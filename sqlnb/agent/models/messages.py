@@ -15,7 +15,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-__all__ = ["CURRENT_STOP", "PromptChatModel", "message_text", "reply_message", "role_content"]
+__all__ = [
+    "CURRENT_STOP",
+    "PromptChatModel",
+    "completion_message",
+    "message_text",
+    "reply_message",
+    "role_content",
+]
 
 _PIECE = re.compile(r"\s*\S+|\s+")  # a word and the space before it
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
@@ -45,6 +52,20 @@ def reply_message(text: str, input_tokens: int, output_tokens: int, **metadata: 
             "total_tokens": input_tokens + output_tokens,
         },
         response_metadata=metadata,
+    )
+
+
+def completion_message(out: Mapping[str, Any], model: str) -> AIMessage:
+    """An OpenAI-style chat completion (llama.cpp's, in the process or from its server) as
+    a reply: its text, its token usage, its finish reason and the model's name."""
+    choice = out["choices"][0]
+    usage = out.get("usage") or {}
+    return reply_message(
+        choice["message"].get("content") or "",
+        int(usage.get("prompt_tokens", 0)),
+        int(usage.get("completion_tokens", 0)),
+        finish_reason=choice.get("finish_reason"),
+        model=model,
     )
 
 
