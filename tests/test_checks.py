@@ -81,6 +81,22 @@ CASES = {
         "SELECT id, name FROM customers",
         'asks for "highest"',
     ),
+    "measure_not_shown": Case(
+        "Which customers have the most orders?",
+        "SELECT c.id, c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "GROUP BY c.id, c.name ORDER BY COUNT(o.id) DESC",
+        "the rows are ranked by COUNT(o.id), which the result does not show",
+    ),
+    "rows_not_asked": Case(
+        "Which two orders are the largest? Give the id and the total.",
+        "SELECT id, total FROM orders ORDER BY total DESC",
+        'the question asks for "Which two orders", the result has 4 rows',
+    ),
+    "null_group": Case(
+        "How many orders were shipped on each day? Give the day and the number.",
+        "SELECT shipped, COUNT(*) FROM orders GROUP BY shipped",
+        "a row of the result has no shipped (NULL)",
+    ),
     "values_left_out": Case(
         "How many paid orders are there?",
         "SELECT COUNT(*) FROM orders",

@@ -12,6 +12,12 @@ From the query, the question and the catalog (:mod:`.query`):
 - ``negated_value``: a value the question leaves out, the only one the query keeps;
 - ``counted_elsewhere``: a question counting a table's rows, a query that does not read it;
 - ``ranking_without_order``: a question for the most or the top, a query that does not rank;
+- ``measure_not_shown``: a ranking by an aggregate the result does not show (names without
+  the amounts they were ranked by);
+- ``rows_not_asked``: a question for a number of things ("the top 5", "which three") whose
+  result has more rows, or whose query keeps another number;
+- ``null_group``: a grouped result with a row whose label is NULL (rows without a region
+  counted as a region of their own);
 
 From the data, read-only (:mod:`.data`):
 
@@ -43,9 +49,12 @@ from sqlnb.agent.checks.data import FAN_OUT, MERGED_ENTITIES, NEEDLESS_JOIN, VAL
 from sqlnb.agent.checks.query import (
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
+    MEASURE_NOT_SHOWN,
     NEGATED_VALUE,
+    NULL_GROUP,
     NUMBERS_LEFT_OUT,
     RANKING_WITHOUT_ORDER,
+    ROWS_NOT_ASKED,
 )
 from sqlnb.agent.checks.vague import CRITERION_NOT_NAMED, CUTOFF_NOT_NAMED
 
@@ -55,6 +64,9 @@ CHECKS: tuple[Check, ...] = (
     NEGATED_VALUE,
     COUNTED_ELSEWHERE,
     RANKING_WITHOUT_ORDER,
+    MEASURE_NOT_SHOWN,
+    ROWS_NOT_ASKED,
+    NULL_GROUP,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,
     FAN_OUT,

@@ -1,8 +1,10 @@
 """Checks from the query, the question and the catalog alone (no data read): a number the
 question names that the query does not use, a filter on a value the question does not
 name, a value the question leaves out that the query keeps only the rows of, a question
-counting a table the query does not read, and a ranking question answered without
-ranking."""
+counting a table the query does not read, a ranking question answered without ranking
+or without showing what it ranks by, a question for a number of things ("the top 5")
+whose result has another number of rows, and a grouped result with a group that has no
+label (NULL).  The last two read the kept query's result as well, never the database."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from sqlnb.agent.checks.check import Answer, Check, Finding
 from sqlnb.agent.lexicon import (
     FILLER_WORDS,
     NEGATIONS,
+    NUMBER_WORDS,
     RANKING_WORD,
     abbreviates,
     is_code,
@@ -189,6 +192,109 @@ def ranking_without_order(a: Answer) -> Finding:
     )
 
 
+# a question for a number of things: "top 5", "the 3 most", "which five", "first ten", "the
+# two largest" (the number, and the word after it)
+_COUNTED = re.compile(
+    r"\b(?:top|first|last|which|what|the)[\s-]+(\d{1,3}|[a-z]+)\s+(\w+)"
+    r"|\b(\d{1,3}|[a-z]+)\s+(most|least|\w+est)\b",
+    re.I,
+)
+# words after a number that make it a window of time, not a number of rows ("the first
+# three months")
+_TIME_UNITS = frozenset(
+    f"{unit}{plural}"
+    for unit in ("second", "minute", "hour", "day", "week", "month", "quarter", "year", "decade")
+    for plural in ("", "s")
+)
+
+
+def _asked_count(question: str) -> tuple[int, str] | None:
+    """The number of things the question asks for ("top 5", "which five", "the 3 most"),
+    and how it says it; None when it asks for no number of things."""
+    for m in _COUNTED.finditer(question):
+        said, after = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        low = said.lower()
+        n = int(low) if low.isdigit() else NUMBER_WORDS.get(low)
+        if n is None or n < 2 or n > 100 or after.lower() in _TIME_UNITS:
+            continue
+        return n, m.group(0)
+    return None
+
+
+def rows_not_asked(a: Answer) -> Finding:
+    """The question asks for a number of things ("the top 5", "which three") and the result
+    has more rows than that, or the query keeps a different number (``LIMIT``)."""
+    asked = _asked_count(a.question)
+    if asked is None or not isinstance(a.tree, exp.Query):
+        return None
+    n, said = asked
+    limit = a.tree.args.get("limit")
+    kept = limit.expression if isinstance(limit, exp.Limit) else None
+    if isinstance(kept, exp.Literal) and kept.is_int and int(kept.this) != n:
+        return f'the question asks for "{said}", the query keeps {int(kept.this)} rows'
+    if a.row_count is not None and a.row_count > n:
+        return f'the question asks for "{said}", the result has {a.row_count} rows'
+    return None
+
+
+def _shown(node: exp.Expr, select: exp.Select) -> bool:
+    """Whether the ORDER BY term ``node`` is a column of ``select``'s result: the same
+    expression, its alias, or its position."""
+    if isinstance(node, exp.Literal) and node.is_int:
+        return True
+    key = node.sql().lower()
+    for col in select.expressions:
+        inner = col.this if isinstance(col, exp.Alias) else col
+        if inner.sql().lower() == key or (col.alias and col.alias.lower() == key.strip('"`')):
+            return True
+        if isinstance(col, exp.Star):
+            return not node.find(exp.AggFunc)
+    return False
+
+
+def measure_not_shown(a: Answer) -> Finding:
+    """The question ranks ("the most", "top") and the query ranks its rows by an aggregate
+    the result does not show: the names come without the amounts they were ranked by."""
+    if not RANKING_WORD.search(a.question) or not isinstance(a.tree, exp.Select):
+        return None
+    if a.row_count is not None and a.row_count < 2:
+        return None
+    order = a.tree.args.get("order")
+    if order is None:
+        return None
+    for term in order.expressions:
+        node = term.this if isinstance(term, exp.Ordered) else term
+        if node.find(exp.AggFunc) is not None and not _shown(node, a.tree):
+            ranked = node.sql(dialect=sqlglot_dialect(a.dialect))
+            return f"the rows are ranked by {ranked}, which the result does not show"
+    return None
+
+
+def null_group(a: Answer) -> Finding:
+    """The query groups, and one row of its result has no label: every column that is not
+    an aggregate is NULL (rows without a region, say, from an outer join or a missing key,
+    counted as a group of their own)."""
+    tree = a.tree
+    if not isinstance(tree, exp.Select) or tree.args.get("group") is None or a.result is None:
+        return None
+    names = a.column_names()
+    labels = [
+        i
+        for i, col in enumerate(tree.expressions)
+        if i < len(names) and not isinstance(col, exp.Star) and col.find(exp.AggFunc, exp.Window) is None
+    ]
+    if not labels or len(tree.expressions) != len(names):
+        return None
+    rows = a.rows(limit=1000)
+    empty = sum(1 for row in rows if all(row[i] is None for i in labels))
+    if not empty:
+        return None
+    shown = ", ".join(names[i] for i in labels)
+    return (
+        f"a row of the result has no {shown} (NULL): the rows without one are counted as a group of their own"
+    )
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -213,4 +319,19 @@ RANKING_WITHOUT_ORDER = Check(
     name="ranking_without_order",
     summary="a question for the most, least or top answered by a query that does not rank",
     find=ranking_without_order,
+)
+ROWS_NOT_ASKED = Check(
+    name="rows_not_asked",
+    summary='a question for a number of things ("the top 5") whose result has more rows or keeps another number',
+    find=rows_not_asked,
+)
+MEASURE_NOT_SHOWN = Check(
+    name="measure_not_shown",
+    summary="a ranking whose rows are ordered by an amount the result does not show",
+    find=measure_not_shown,
+)
+NULL_GROUP = Check(
+    name="null_group",
+    summary="a grouped result with a row whose label is missing (NULL), counted as a group of its own",
+    find=null_group,
 )
