@@ -229,6 +229,8 @@ def ask_summary_html(result, preview_rows: int = 5) -> str:
     ]
     if result.model_error:
         parts.append(f"<div>Model error: {esc(result.model_error)}</div>")
+    if result.sql and (answered_as := getattr(result, "answered_as", None)):
+        parts.append(f"<div class='sqlnb-answered-as'><i>Answered as:</i> {esc(answered_as)}</div>")
     if result.sql and result.explanation:
         parts.append(f"<p class='sqlnb-explanation'>{esc(result.explanation)}</p>")
     if result.sql:

@@ -428,6 +428,9 @@ def answer_text(answer: Answer) -> str:
     lines.append(f"{answer.status.upper()} · {why} · {counts_text(answer)}, {format_elapsed(answer.elapsed)}")
     if answer.model_error:
         lines.append(f"Model error: {answer.model_error}")
+    answered_as = getattr(answer, "answered_as", None)  # an answer of an older sqlnb has none
+    if answer.sql and answered_as:
+        lines.append(f"Answered as: {answered_as}")
     explanation = getattr(answer, "explanation", None)  # an answer of an older sqlnb has none
     if answer.sql and explanation:
         lines.append(explanation)

@@ -321,3 +321,88 @@ def test_a_sentence_that_says_the_opposite_of_a_filter_is_not_grounded():
         "'cancelled' said to be the only one kept"
     ]
     assert ungrounded("It leaves out the cancelled orders and the north.", leaves) == []
+
+
+# ---- a follow-up read on its own ("answered as") --------------------------------------------
+PAID_2024 = (
+    "SELECT c.name, SUM(o.amount) AS total FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+    "WHERE o.status = 'paid' AND o.ordered_on >= '2024-01-01' GROUP BY c.name ORDER BY total DESC"
+)
+ON_ITS_OWN = "Question on its own: What did each customer spend on paid orders since 2024?"
+
+
+def test_a_follow_up_is_given_on_its_own_by_the_explanation_call(shop):
+    model = client(f"{ON_ITS_OWN}\n{GROUNDED}")
+    out = explain(
+        model,
+        question="only the paid ones, since 2024",
+        sql=PAID_2024,
+        dialect="sqlite",
+        result=run(shop, PAID_2024),
+        earlier=["What did each customer spend?"],
+    )
+    assert out is not None and out.calls == 1 and out.first_try
+    assert out.standalone == "What did each customer spend on paid orders since 2024?"
+    assert out.text == GROUNDED  # the line is not a sentence of the explanation
+    assert out.to_dict()["standalone"] == out.standalone
+    user = model.model.explain_prompts[0][-1][1]
+    assert user.startswith("Earlier questions of this conversation:\n- What did each customer spend?")
+    assert "Start your reply with one line: 'Question on its own: '" in user
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a name and a number found nowhere in the conversation or the SQL
+        "Question on its own: What did Bob spend on paid orders in 2023?",
+        # the follow-up as it was asked: nothing read on its own
+        "Question on its own: only the paid ones, since 2024",
+    ],
+)
+def test_a_reading_that_is_not_grounded_or_says_nothing_new_is_left_out(shop, line):
+    out = explain(
+        client(f"{line}\n{GROUNDED}"),
+        question="only the paid ones, since 2024",
+        sql=PAID_2024,
+        dialect="sqlite",
+        result=run(shop, PAID_2024),
+        earlier=["What did each customer spend?"],
+    )
+    assert out is not None and out.text == GROUNDED and out.standalone is None
+
+
+def test_a_first_question_is_not_asked_to_stand_alone(shop):
+    model = client(f"{ON_ITS_OWN}\n{GROUNDED}")
+    out = explain(
+        model, question="Paid totals?", sql=PAID_2024, dialect="sqlite", result=run(shop, PAID_2024)
+    )
+    assert out is not None and out.standalone is None
+    assert "Question on its own" not in model.model.explain_prompts[0][-1][1]
+
+
+def test_the_answer_to_a_follow_up_says_how_it_was_read(shop):
+    first = f"```sql\n{PAID_TOTALS}\n```"
+    second = f"```sql\n{PAID_2024}\n```"
+    model = ScriptedChatModel(
+        replies=[first, "FINAL", second, "FINAL"], explanations=[GROUNDED, f"**{ON_ITS_OWN}**\n\n{GROUNDED}"]
+    )
+    agent = Agent(memory=False, settings=AgentSettings(first_drafts=0, retry_drafts=0))
+    answer = agent.ask("What did each customer spend?", shop, model=model)
+    assert answer.ok and answer.answered_as is None
+    follow = agent.ask("only the paid ones, since 2024", shop, model=model)
+    assert follow.ok and follow.answered_as == "What did each customer spend on paid orders since 2024?"
+    assert follow.to_dict()["answered_as"] == follow.answered_as
+    assert "What did each customer spend?" in model.explain_prompts[1][-1][1]
+    assert f"Answered as: {follow.answered_as}" in str(follow).splitlines()
+    from sqlnb.bridge.runs import done_event
+    from sqlnb.bridge.widget import done_html
+    from sqlnb.display import ask_summary_html
+
+    assert done_event(follow)["answered_as"] == follow.answered_as
+    assert "<i>Answered as:</i> What did each customer spend on paid orders since 2024?" in done_html(
+        done_event(follow)
+    )
+    assert done_event(answer)["answered_as"] is None
+    assert "<i>Answered as:</i> What did each customer spend on paid orders since 2024?" in ask_summary_html(
+        follow
+    )

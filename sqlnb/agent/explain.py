@@ -40,12 +40,14 @@ MAX_SENTENCES = 4
 
 __all__ = [
     "EXPLAIN_ROWS",
+    "STANDALONE_LABEL",
     "Explanation",
     "Sources",
     "echoes",
     "explain",
     "sentences",
     "sql_facts",
+    "standalone_line",
     "ungrounded",
 ]
 
@@ -65,6 +67,9 @@ class Explanation:
     not_found: list[str] = field(default_factory=list)
     first_reply: list[str] = field(default_factory=list)  # its sentences, as written
     usage: dict[str, float] = field(default_factory=dict)
+    # a follow-up's question as the query answers it, on its own ("answered as"), grounded in
+    # the questions of the conversation and the SQL; None: not a follow-up, or not grounded
+    standalone: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +79,7 @@ class Explanation:
             "seconds": round(self.seconds, 3),
             "dropped": list(self.dropped),
             "not_found": list(self.not_found),
+            **({"standalone": self.standalone} if self.standalone else {}),
         }
 
 
@@ -445,11 +451,17 @@ def prompt(
     types: Sequence[str],
     rows: Sequence[Sequence[Any]],
     row_count: int | None,
+    earlier: Sequence[str] = (),
 ) -> list[BaseMessage]:
     """The explanation's prompt: the task, then the question, the SQL, its facts and the
-    result (``rows`` empty: only its columns, types and row count)."""
+    result (``rows`` empty: only its columns, types and row count).  ``earlier``: the
+    questions asked before in the conversation, for a follow-up, whose reply then starts
+    with the question on its own (:data:`STANDALONE_LABEL`)."""
     facts = sql_facts(sql, dialect)
     parts = [f"Question: {question}", f"Query:\n{sql.strip()}"]
+    if earlier:
+        asked = "\n".join(f"- {q}" for q in earlier)
+        parts.insert(0, f"Earlier questions of this conversation:\n{asked}")
     if facts:
         parts.append("Notes on the query:\n" + "\n".join(f"- {f}" for f in facts))
     shape = ", ".join(f"{c} ({t})" if t else c for c, t in zip(columns, types, strict=False))
@@ -461,11 +473,33 @@ def prompt(
         parts.append(f"Rows{more}:\n" + "\n".join(table))
     elif row_count:
         parts.append("The rows are private: do not state any value of the result.")
+    if earlier:
+        parts.append(
+            "The question is a follow-up of the earlier ones. Start your reply with one line: "
+            f"'{STANDALONE_LABEL} ' and the question as the query answers it, written so that it "
+            "reads on its own (with what it takes from the earlier questions). Then the explanation."
+        )
     return [SystemMessage(content=template("explain").strip()), HumanMessage(content="\n\n".join(parts))]
 
 
 def _shown_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
     return [[float(_cell(v)) if isinstance(v, float) else v for v in row] for row in rows]
+
+
+# how a follow-up's explanation gives the question on its own, as its first line
+STANDALONE_LABEL = "Question on its own:"
+_STANDALONE = re.compile(r"^[\s*_>#-]*question on its own[*_]*\s*:[*_]*\s*(.+?)\s*$", re.I | re.M)
+
+
+def standalone_line(reply: str) -> tuple[str | None, str]:
+    """The question on its own that ``reply`` starts with (:data:`STANDALONE_LABEL`), and
+    the rest of the reply; (None, reply) without one."""
+    m = _STANDALONE.search(reply)
+    if m is None:
+        return None, reply
+    line = m.group(1).strip().strip("*_`\"'“”").strip()
+    rest = (reply[: m.start()] + reply[m.end() :]).strip()
+    return (line or None), rest
 
 
 # ---- the step ---------------------------------------------------------------------------
@@ -477,27 +511,40 @@ def explain(
     dialect: str,
     result: Result,
     share_data: bool = True,
+    earlier: Sequence[str] = (),
 ) -> Explanation | None:
     """Explain the answer ``sql`` (its ``result``) to ``question``: one model call, a
     second when a sentence of the first reply is not grounded.  None when no sentence is
-    grounded; a :class:`~sqlnb.errors.ModelError` when a call fails."""
+    grounded; a :class:`~sqlnb.errors.ModelError` when a call fails.
+
+    ``earlier``: the questions asked before in the conversation (a follow-up): the reply
+    also gives the question on its own (:attr:`Explanation.standalone`), kept when its
+    numbers and names are in those questions, this one or the SQL."""
     columns = list(result.column_names)
     types = [c.type for c in result.columns]
     row_count = result.arrow.num_rows if result.arrow is not None else None
     rows = preview_rows(result, EXPLAIN_ROWS) if share_data else []
-    messages = prompt(question, sql, dialect, columns, types, rows, row_count)
+    earlier = [q for q in earlier if q and q.strip()]
+    messages = prompt(question, sql, dialect, columns, types, rows, row_count, earlier)
     # the rows as the model saw them (floats to two decimals), and as they are
     sources = Sources.of(
         question, sql, columns, types, rows, row_count, shown=_shown_rows(rows), dialect=dialect
     )
+    # what a question on its own may name: the conversation's questions and the SQL
+    asked = Sources.of("\n".join([*earlier, question]), sql, [], [], [], None, dialect=dialect)
     start = time.perf_counter()
     usage: dict[str, float] = {}
+    standalone: list[str] = []
 
     def call(msgs: list[BaseMessage]) -> list[str]:
         text, used = client.invoke(msgs, purpose="explain")
         for k, v in (used or {}).items():
             if isinstance(v, (int, float)):
                 usage[k] = usage.get(k, 0) + v
+        if text and earlier:
+            line, text = standalone_line(text)
+            if line and not standalone and not ungrounded(line, asked) and line.lower() != question.lower():
+                standalone.append(line)
         return sentences(text)[:MAX_SENTENCES] if text else []
 
     instructions = str(messages[0].content)
@@ -542,4 +589,5 @@ def explain(
         not_found=not_found,
         first_reply=first,
         usage=usage,
+        standalone=standalone[0] if standalone else None,
     )

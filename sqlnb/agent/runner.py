@@ -106,6 +106,14 @@ class AskResult:
         return self.explained.text if self.explained is not None else None
 
     @property
+    def answered_as(self) -> str | None:
+        """A follow-up question as this answer read it, on its own ("answered as": "How many
+        paid orders did the North region have in 2024?" for "and the North?"), from the
+        explanation's call and grounded in the conversation's questions
+        and the SQL; None for a question that is not a follow-up, or without one."""
+        return self.explained.standalone if self.explained is not None else None
+
+    @property
     def ok(self) -> bool:
         return self.status == "success"
 
@@ -179,6 +187,7 @@ class AskResult:
             "confidence": self.confidence,
             "alternatives": self.alternatives,
             "explanation": self.explanation,
+            "answered_as": self.answered_as,
             **({"explained": self.explained.to_dict()} if self.explained is not None else {}),
             "examples": [dict(e) for e in self.examples],
             **({"model_error": self.model_error} if self.model_error else {}),
@@ -550,7 +559,9 @@ class Agent:
                 and getattr(client, "explains", True)
             ):
                 emit({"type": "explaining"})
-                out.explained = self._explain(client, out, share_data=s.share_data)
+                # a follow-up (not a reply to a question asked back) is also read on its own
+                follow_up = [] if asked_before else [t.get("question") or "" for t in before[-3:]]
+                out.explained = self._explain(client, out, share_data=s.share_data, earlier=follow_up)
                 if out.explained is not None:
                     out.usage = add_usage(out.usage, out.explained.usage)
                 out.elapsed = time.perf_counter() - start
@@ -577,7 +588,9 @@ class Agent:
         return cast(AgentState, {**values, **update})
 
     @staticmethod
-    def _explain(client: ChatClient, answer: AskResult, *, share_data: bool) -> Explanation | None:
+    def _explain(
+        client: ChatClient, answer: AskResult, *, share_data: bool, earlier: Sequence[str] = ()
+    ) -> Explanation | None:
         """The answer's explanation (:mod:`sqlnb.agent.explain`); None when the model call
         fails: an explanation never fails an answer."""
         assert answer.sql is not None and answer.result is not None
@@ -589,6 +602,7 @@ class Agent:
                 dialect=answer.dialect,
                 result=answer.result,
                 share_data=share_data,
+                earlier=earlier,
             )
         except errors.ModelError:
             return None

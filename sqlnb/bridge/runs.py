@@ -208,6 +208,7 @@ class AskRun:
                 "stop_reason": None,
                 "sql": None,
                 "sql_pretty": None,
+                "answered_as": None,
                 "questions": [],
                 "columns": [],
                 "rows": [],
@@ -353,6 +354,7 @@ def done_event(result: Any, rows: int = 10) -> Event:
         "confidence_labels": confidence_labels(confidence),
         "alternatives": alternatives_info(result) if result.sql else [],
         "explanation": (getattr(result, "explanation", None) or None) if result.sql else None,
+        "answered_as": (getattr(result, "answered_as", None) or None) if result.sql else None,
         "error": error,
         "label": labels.outcome_label(status, result.stop_reason),
     }

@@ -218,6 +218,11 @@ def done_html(event: dict) -> str:
             f'<div><b style="{_OK}">✓ {_esc(labels.outcome_head(status))}</b> '
             f'<span style="{_MUTED}">({_esc(why)})</span>{tail}</div>'
             + (
+                f'<div class="sqlnb-answered-as" style="{_MUTED}"><i>Answered as:</i> {_esc(answered_as)}</div>'
+                if (answered_as := event.get("answered_as"))
+                else ""
+            )
+            + (
                 f'<p class="sqlnb-explanation" style="margin:4px 0">{_esc(explanation)}</p>'
                 if (explanation := event.get("explanation"))
                 else ""
