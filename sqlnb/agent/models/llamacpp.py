@@ -12,16 +12,15 @@ import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
-from sqlnb.agent.models.messages import PromptChatModel, completion_message, role_content
+from sqlnb.agent.models.messages import PromptChatModel, completion_message, role_content, usage_chunk
 from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
 from sqlnb.errors import ConfigurationError, MissingDriverError, ModelError
 
@@ -233,20 +232,7 @@ class LlamaCppChatModel(PromptChatModel):
                 raise self._refused(exc) from exc
             # the context holds the prompt and every token written but the last
             prompt_tokens = max(0, int(getattr(llama, "n_tokens", 0) or 0) - pieces + 1)
-        yield ChatGenerationChunk(
-            message=AIMessageChunk(
-                content="",
-                usage_metadata=cast(
-                    UsageMetadata,
-                    {
-                        "input_tokens": prompt_tokens,
-                        "output_tokens": pieces,
-                        "total_tokens": prompt_tokens + pieces,
-                    },
-                ),
-                response_metadata={"finish_reason": finish, "model": Path(self.model_path).name},
-            )
-        )
+        yield usage_chunk(prompt_tokens, pieces, finish_reason=finish, model=Path(self.model_path).name)
 
     def _refused(self, exc: ValueError) -> ModelError:
         return ModelError(

@@ -21,12 +21,11 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGenerationChunk
 
 from sqlnb.agent.models.messages import (
@@ -34,6 +33,7 @@ from sqlnb.agent.models.messages import (
     PromptChatModel,
     completion_message,
     role_content,
+    usage_chunk,
 )
 from sqlnb.errors import ConfigurationError, ModelError
 
@@ -405,7 +405,7 @@ class LlamaServerChatModel(PromptChatModel):
         stopper = CURRENT_STOP.get()
         response = self._twice(lambda info: self._post(info, body))
         given, pieces = False, 0
-        usage: dict[str, int] | None = None
+        usage: tuple[int, int] | None = None  # tokens read, written
         finish: str | None = None
         try:
             for event in _events(response):
@@ -413,11 +413,7 @@ class LlamaServerChatModel(PromptChatModel):
                     break  # closing the connection ends the server's generation
                 if event.get("usage"):
                     u = event["usage"]
-                    usage = {
-                        "input_tokens": int(u.get("prompt_tokens", 0)),
-                        "output_tokens": int(u.get("completion_tokens", 0)),
-                    }
-                    usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+                    usage = (int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0)))
                 for choice in event.get("choices") or []:
                     finish = choice.get("finish_reason") or finish
                     text = (choice.get("delta") or {}).get("content") or ""
@@ -434,14 +430,8 @@ class LlamaServerChatModel(PromptChatModel):
         finally:
             response.close()
         if usage is None:  # a server that gives no usage when streaming: a token per piece
-            usage = {"input_tokens": 0, "output_tokens": pieces, "total_tokens": pieces}
-        yield ChatGenerationChunk(
-            message=AIMessageChunk(
-                content="",
-                usage_metadata=cast(UsageMetadata, usage),
-                response_metadata={"finish_reason": finish, "model": Path(self.model_path).name},
-            )
-        )
+            usage = (0, pieces)
+        yield usage_chunk(*usage, finish_reason=finish, model=Path(self.model_path).name)
 
 
 def _events(response: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:

@@ -22,6 +22,7 @@ __all__ = [
     "message_text",
     "reply_message",
     "role_content",
+    "usage_chunk",
 ]
 
 _PIECE = re.compile(r"\s*\S+|\s+")  # a word and the space before it
@@ -52,6 +53,17 @@ def reply_message(text: str, input_tokens: int, output_tokens: int, **metadata: 
             "total_tokens": input_tokens + output_tokens,
         },
         response_metadata=metadata,
+    )
+
+
+def usage_chunk(input_tokens: int, output_tokens: int, **metadata: Any) -> ChatGenerationChunk:
+    """The last piece of a streamed reply: no text, the reply's token usage and the model's
+    ``metadata`` (a finish reason, the model's name), as :func:`reply_message` has them."""
+    reply = reply_message("", input_tokens, output_tokens, **metadata)
+    return ChatGenerationChunk(
+        message=AIMessageChunk(
+            content="", usage_metadata=reply.usage_metadata, response_metadata=reply.response_metadata
+        )
     )
 
 
