@@ -452,3 +452,35 @@ def load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return None
+
+
+UI_TESTS = REPO / "labextension" / "ui-tests"
+
+
+def run_bench_spec(name: str, spec: str, env: dict[str, str], timeout: float) -> None:
+    """Run the Galata benchmark ``spec`` (relative to labextension/ui-tests, project
+    ``bench``: Debian's Chromium against a real JupyterLab serving the built extension)
+    with ``env`` added to this environment and this Python's scripts first on PATH; exits
+    with a message naming benchmark ``name`` when the extension is not built or jlpm is
+    missing."""
+    import shutil
+
+    if not (REPO / "sqlnb" / "labextension" / "static" / "style.js").exists():
+        sys.exit(
+            f"{name}: the extension is not built (sqlnb/labextension/static is missing); "
+            "build it first: cd labextension && jlpm install && jlpm build:prod"
+        )
+    full = dict(os.environ)
+    full["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{full.get('PATH', '')}"
+    full.update(PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1", **env)
+    jlpm = shutil.which("jlpm", path=full["PATH"])
+    if jlpm is None:
+        sys.exit(f"{name}: jlpm not found; install JupyterLab in this environment (pip install jupyterlab)")
+    subprocess.run([jlpm, "install"], cwd=UI_TESTS, env=full, check=True, timeout=timeout)
+    subprocess.run(
+        [jlpm, "playwright", "test", "--project=bench", spec],
+        cwd=UI_TESTS,
+        env=full,
+        check=True,
+        timeout=timeout,
+    )

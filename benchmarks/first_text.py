@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common as c
 
-UI_TESTS = c.REPO / "labextension" / "ui-tests"
 SPEC = "tests/bench/first_text.spec.ts"
 TARGET_S = 2.0
 
@@ -62,31 +59,11 @@ def model_spec(spec: str) -> str:
 
 
 def run_browser(args: argparse.Namespace, db: Path, out: Path) -> None:
-    if not (c.REPO / "sqlnb" / "labextension" / "static" / "style.js").exists():
-        sys.exit(
-            "first_text: the extension is not built (sqlnb/labextension/static is missing); "
-            "build it first: cd labextension && jlpm install && jlpm build:prod"
-        )
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env.update(
-        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1",
-        SQLNB_BENCH_OUT=str(out),
-        SQLNB_BENCH_MODEL=model_spec(args.model),
-        SQLNB_BENCH_DB=str(db),
-    )
-    jlpm = shutil.which("jlpm", path=env["PATH"])
-    if jlpm is None:
-        sys.exit(
-            "first_text: jlpm not found; install JupyterLab in this environment (pip install jupyterlab)"
-        )
-    subprocess.run([jlpm, "install"], cwd=UI_TESTS, env=env, check=True, timeout=args.timeout)
-    subprocess.run(
-        [jlpm, "playwright", "test", "--project=bench", SPEC],
-        cwd=UI_TESTS,
-        env=env,
-        check=True,
-        timeout=args.timeout,
+    c.run_bench_spec(
+        "first_text",
+        SPEC,
+        {"SQLNB_BENCH_OUT": str(out), "SQLNB_BENCH_MODEL": model_spec(args.model), "SQLNB_BENCH_DB": str(db)},
+        args.timeout,
     )
 
 

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common as c
 
-UI_TESTS = c.REPO / "labextension" / "ui-tests"
 TARGET_MS = 50.0
 MIN_EVENTS = 50
 
@@ -72,29 +68,15 @@ def stats(values: list[float]) -> dict[str, float | int | None]:
 
 
 def run_browser(args: argparse.Namespace, out: Path) -> None:
-    if not (c.REPO / "sqlnb" / "labextension" / "static" / "style.js").exists():
-        sys.exit(
-            "ui_events: the extension is not built (sqlnb/labextension/static is missing); "
-            "build it first: cd labextension && jlpm install && jlpm build:prod"
-        )
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env.update(
-        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1",
-        SQLNB_BENCH_OUT=str(out),
-        SQLNB_BENCH_QUESTIONS=str(args.questions),
-        SQLNB_BENCH_DELAY=str(args.delay),
-    )
-    jlpm = shutil.which("jlpm", path=env["PATH"])
-    if jlpm is None:
-        sys.exit("ui_events: jlpm not found; install JupyterLab in this environment (pip install jupyterlab)")
-    subprocess.run([jlpm, "install"], cwd=UI_TESTS, env=env, check=True, timeout=args.timeout)
-    subprocess.run(
-        [jlpm, "playwright", "test", "--project=bench", "tests/bench/ui_events.spec.ts"],
-        cwd=UI_TESTS,
-        env=env,
-        check=True,
-        timeout=args.timeout,
+    c.run_bench_spec(
+        "ui_events",
+        "tests/bench/ui_events.spec.ts",
+        {
+            "SQLNB_BENCH_OUT": str(out),
+            "SQLNB_BENCH_QUESTIONS": str(args.questions),
+            "SQLNB_BENCH_DELAY": str(args.delay),
+        },
+        args.timeout,
     )
 
 
