@@ -206,6 +206,28 @@ def test_the_checks_lookups_stop_when_their_time_is_spent(shop, tmp_path, monkey
         assert result.attempts[0]["checks"] == {}, name
 
 
+def test_null_group_is_silent_when_the_question_asks_for_the_rows_without_a_label(shop):
+    sql = "SELECT shipped, COUNT(*) FROM orders GROUP BY shipped"
+    result = shop.execute(sql)
+
+    def finding(question: str):
+        return check_named("null_group").find(
+            Answer(sql=sql, dialect="sqlite", question=question, result=result, row_count=4)
+        )
+
+    assert finding("How many orders were shipped on each day?")
+    assert finding("How many orders were shipped on each day, counting those without a date as one?") is None
+    assert finding("Orders per shipping day, unshipped ones included as unknown") is None
+    # no label is NULL: silent
+    grouped = "SELECT status, COUNT(*) FROM orders GROUP BY status"
+    assert (
+        check_named("null_group").find(
+            Answer(sql=grouped, dialect="sqlite", question="Orders per status?", result=shop.execute(grouped))
+        )
+        is None
+    )
+
+
 def test_merged_entities_is_silent_when_the_names_shown_are_each_one_row(shop):
     cat = shop.catalog()
 
@@ -439,3 +461,37 @@ def test_a_vague_question_is_asked_back_once_and_the_reply_answered(shop, tmp_pa
     second = agent.ask("the number of orders", shop, connection="shop", model=models[1], settings=settings)
     assert second.status == "success" and second.sql == by_orders
     assert second.full_question == "Which customers are the most important to us? (the number of orders)"
+
+
+@pytest.mark.parametrize(
+    "question, asked",
+    [
+        ("Show the top 5 products by revenue", (5, "top 5 products")),
+        ("Which three customers ordered the most?", (3, "Which three customers")),
+        ("List the 10 largest orders", (10, "the 10 largest")),
+        ("the two most expensive products", (2, "the two most")),
+        ("Top-3 regions by sales", (3, "Top-3 regions")),
+        # a window of time, a threshold, a year, one thing: no number of rows asked for
+        ("Revenue in the first three months of 2024", None),
+        ("Customers with more than 5 orders", None),
+        ("Orders of the 2024 season", None),
+        ("Which customer spent the most?", None),
+    ],
+)
+def test_the_number_of_things_a_question_asks_for(question, asked):
+    from sqlnb.agent.checks.query import _asked_count
+
+    assert _asked_count(question) == asked
+
+
+def test_rows_not_asked_reads_the_limit_and_the_rows(shop):
+    def finding(sql: str, rows: int | None):
+        answer = Answer(sql=sql, dialect="sqlite", question="Which two orders are the largest?", row_count=rows)
+        return check_named("rows_not_asked").find(answer)
+
+    assert finding("SELECT id FROM orders ORDER BY total DESC LIMIT 3", 3) == (
+        'the question asks for "Which two orders", the query keeps 3 rows'
+    )
+    assert finding("SELECT id FROM orders ORDER BY total DESC LIMIT 2", 2) is None
+    assert finding("SELECT id FROM orders ORDER BY total DESC", 2) is None  # the data gave two
+    assert finding("SELECT id FROM orders ORDER BY total DESC", 4) is not None

@@ -194,9 +194,9 @@ def ranking_without_order(a: Answer) -> Finding:
 
 # a question for a number of things: "top 5", "the 3 most", "which five", "first ten", "the
 # two largest" (the number, and the word after it)
-_COUNTED = re.compile(
-    r"\b(?:top|first|last|which|what|the)[\s-]+(\d{1,3}|[a-z]+)\s+(\w+)"
-    r"|\b(\d{1,3}|[a-z]+)\s+(most|least|\w+est)\b",
+_COUNTED = re.compile(  # a lookahead: matches may overlap ("the top 5")
+    r"(?=(\b(?:top|first|last|which|what|the)[\s-]+(\d{1,3}|[a-z]+)\s+(\w+)"
+    r"|\b(\d{1,3}|[a-z]+)\s+(most|least|\w+est)\b))",
     re.I,
 )
 # words after a number that make it a window of time, not a number of rows ("the first
@@ -212,12 +212,12 @@ def _asked_count(question: str) -> tuple[int, str] | None:
     """The number of things the question asks for ("top 5", "which five", "the 3 most"),
     and how it says it; None when it asks for no number of things."""
     for m in _COUNTED.finditer(question):
-        said, after = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        said, after = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
         low = said.lower()
         n = int(low) if low.isdigit() else NUMBER_WORDS.get(low)
         if n is None or n < 2 or n > 100 or after.lower() in _TIME_UNITS:
             continue
-        return n, m.group(0)
+        return n, m.group(1)
     return None
 
 
@@ -270,12 +270,22 @@ def measure_not_shown(a: Answer) -> Finding:
     return None
 
 
+# a question that speaks of the rows without a label ("counting the returns without a
+# reason as one group", "unassigned tickets"): a group of them is asked for
+_WITHOUT = re.compile(
+    r"\b(?:without|missing|unknown|null|none|unassigned|unspecified|blank|empty|no\s+\w+)\b", re.I
+)
+
+
 def null_group(a: Answer) -> Finding:
     """The query groups, and one row of its result has no label: every column that is not
     an aggregate is NULL (rows without a region, say, from an outer join or a missing key,
-    counted as a group of their own)."""
+    counted as a group of their own), and the question does not speak of such rows
+    ("without a reason", "unassigned")."""
     tree = a.tree
     if not isinstance(tree, exp.Select) or tree.args.get("group") is None or a.result is None:
+        return None
+    if _WITHOUT.search(a.question):
         return None
     names = a.column_names()
     labels = [
