@@ -486,7 +486,9 @@ def test_the_number_of_things_a_question_asks_for(question, asked):
 
 def test_rows_not_asked_reads_the_limit_and_the_rows(shop):
     def finding(sql: str, rows: int | None):
-        answer = Answer(sql=sql, dialect="sqlite", question="Which two orders are the largest?", row_count=rows)
+        answer = Answer(
+            sql=sql, dialect="sqlite", question="Which two orders are the largest?", row_count=rows
+        )
         return check_named("rows_not_asked").find(answer)
 
     assert finding("SELECT id FROM orders ORDER BY total DESC LIMIT 3", 3) == (
