@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -157,6 +158,11 @@ def test_hello_answers_versions_and_connections(shell, bridge, tmp_path):
     data = reply["data"]
     assert data["protocol"] == 1 and data["sqlnb"] == sqlnb.__version__ and data["python"].count(".") == 2
     assert set(data["features"]) >= {"confidence", "remember"}
+    # every feature docs/protocol.md lists is announced
+    listed = re.findall(
+        r"^- `(\w+)`:", (Path(__file__).parents[1] / "docs" / "protocol.md").read_text(), re.M
+    )
+    assert set(listed) <= set(data["features"]), listed
     assert data["active"] == "a"
     assert [c["name"] for c in data["connections"]] == ["a"]
     assert bridge.panel is comm

@@ -32,7 +32,18 @@ __all__ = ["FEATURES", "PROTOCOL", "TARGET", "Bridge", "Busy", "ProtocolMismatch
 PROTOCOL = 1
 # what this kernel side does beyond the first version of protocol 1 (the hello reply's
 # `features`; docs/protocol.md "Changes")
-FEATURES = ("confidence", "remember", "memory_event", "write_access", "labels", "live", "results")
+FEATURES = (
+    "confidence",
+    "remember",
+    "memory_event",
+    "write_access",
+    "labels",
+    "live",
+    "results",
+    "stats",
+    "connect",
+    "answered_as",
+)
 TARGET = "sqlnb"
 _KEEP_RUNS = 20  # finished runs remembered for a late `stop`, `remember` or `rows`
 ROWS_PAGE = 1_000  # the most rows one `rows` reply carries
