@@ -9,8 +9,7 @@ export class SqlnbStatus extends Widget {
     this.addClass('sqlnb-statusbar');
     this.node.title = 'sqlnb: the active connection of the current notebook (click to open the panel)';
     this.node.addEventListener('click', onClick);
-    model.stateChanged.connect(this._update, this);
-    model.currentChanged.connect(this._update, this);
+    model.currentConnectionChanged.connect(this._update, this);
     this._update();
   }
 

@@ -288,7 +288,7 @@ test('metadata round trip keeps the turn, bounds rows, marks running turns inter
 test('Conversation routes events by run id and ignores other runs', () => {
   const conv = new Conversation();
   const seen: string[] = [];
-  conv.onChange(t => seen.push(t ? t.status : 'reset'));
+  conv.onChange(c => seen.push(c.kind === 'reset' ? 'reset' : c.turn.status));
   const t = conv.start('q', 'db');
   assert.equal(conv.running?.id, t.id);
   conv.bindRun(t.id, 'r1');

@@ -12,6 +12,7 @@ import {
   applyEvent,
   canRemember,
   Conversation,
+  ConversationChange,
   deserializeChat,
   newTurn,
   rememberFields,
@@ -133,14 +134,17 @@ test('remember: the run id with the answer as a fallback; once remembered, not a
   });
   assert.equal(canRemember(turn), true);
 
-  const seen: (Turn | null)[] = [];
+  const seen: ConversationChange[] = [];
   conv.onChange(x => seen.push(x));
   conv.setRemember(t.id, { remembering: true });
   assert.equal(canRemember(conv.find(t.id)!), false); // a second press while it goes: nothing
   conv.setRemember(t.id, { remembering: false, remembered: 7 });
   assert.equal(conv.find(t.id)!.remembered, 7);
   assert.equal(canRemember(conv.find(t.id)!), false);
-  assert.equal(seen.length, 2);
+  assert.deepEqual(
+    seen.map(c => c.kind),
+    ['updated', 'updated']
+  );
 
   // a reloaded turn has no run: the answer itself goes
   const reloaded = deserializeChat(serializeChat([{ ...turn, remembered: null }], 10))[0];

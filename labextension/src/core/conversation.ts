@@ -697,12 +697,23 @@ export function turnErrorText(turn: Turn): string | null {
 }
 
 /**
+ * What changed in a conversation: every turn (loaded, cleared, or one dropped), a turn
+ * added, a turn updated, or a running turn's live line only (a phase or the model's text;
+ * the chat model gives each kind its own signal, so a view redraws what changed).
+ */
+export type ConversationChange =
+  | { kind: 'reset' }
+  | { kind: 'added'; turn: Turn }
+  | { kind: 'updated'; turn: Turn; previous: Turn }
+  | { kind: 'live'; turn: Turn };
+
+/**
  * The turns of one notebook, updated in place; `onChange` listeners hear of
- * every change (the JupyterLab model turns them into a Signal).
+ * every change, with its kind.
  */
 export class Conversation {
   private _turns: Turn[] = [];
-  private _listeners = new Set<(turn: Turn | null) => void>();
+  private _listeners = new Set<(change: ConversationChange) => void>();
   /** run ids of this conversation's runs (done or not) */
   private _runs = new Map<string, string>();
 
@@ -719,14 +730,14 @@ export class Conversation {
     return this._turns.find(t => t.status === 'running') ?? null;
   }
 
-  onChange(fn: (turn: Turn | null) => void): () => void {
+  onChange(fn: (change: ConversationChange) => void): () => void {
     this._listeners.add(fn);
     return () => this._listeners.delete(fn);
   }
 
-  private _emit(turn: Turn | null): void {
+  private _emit(change: ConversationChange): void {
     for (const fn of [...this._listeners]) {
-      fn(turn);
+      fn(change);
     }
   }
 
@@ -734,21 +745,21 @@ export class Conversation {
   reset(turns: Turn[]): void {
     this._turns = turns;
     this._runs.clear();
-    this._emit(null);
+    this._emit({ kind: 'reset' });
   }
 
   /** A new running turn for a question. */
   start(question: string, connection: string | null, followUp = false): Turn {
     const turn = newTurn(question, connection, followUp);
     this._turns = [...this._turns, turn];
-    this._emit(turn);
+    this._emit({ kind: 'added', turn });
     return turn;
   }
 
   /** Drop a turn whose ask never started (the question goes back to the box). */
   remove(turnId: string): void {
     this._turns = this._turns.filter(t => t.id !== turnId);
-    this._emit(null);
+    this._emit({ kind: 'reset' });
   }
 
   find(turnId: string): Turn | null {
@@ -778,12 +789,12 @@ export class Conversation {
     return this._update(turnId, t => (isFinished(t) ? t : applyEvent(t, event, rowsShown)));
   }
 
-  /** Change a turn's remember state (the thumbs-up); returns the turn or null. */
   /** The user picked the turn's `index`-th other reading as its answer. */
   pickAlternative(turnId: string, index: number): Turn | null {
     return this._update(turnId, t => pickAlternative(t, index));
   }
 
+  /** Change a turn's remember state (the thumbs-up); returns the turn or null. */
   setRemember(
     turnId: string,
     patch: Partial<Pick<Turn, 'remembered' | 'remembering' | 'rememberError'>>
@@ -805,10 +816,15 @@ export class Conversation {
     if (i < 0) {
       return null;
     }
-    const next = fn(this._turns[i]);
-    if (next !== this._turns[i]) {
+    const previous = this._turns[i];
+    const next = fn(previous);
+    if (next !== previous) {
       this._turns = [...this._turns.slice(0, i), next, ...this._turns.slice(i + 1)];
-      this._emit(next);
+      this._emit(
+        onlyLiveChanged(previous, next)
+          ? { kind: 'live', turn: next }
+          : { kind: 'updated', turn: next, previous }
+      );
     }
     return next;
   }
