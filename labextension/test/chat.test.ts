@@ -192,6 +192,22 @@ test('a step updates its turn and nothing else; the end of the run also ends bus
   );
 });
 
+test('the question a follow-up was answered as comes with the done event and is saved', async () => {
+  const { chat, kernel, notebook } = await shownChat();
+  await asked(chat, 'And last month?');
+  kernel.event('r1', {
+    type: 'done',
+    status: 'success',
+    sql: 'SELECT 1',
+    cell: '%%sql\nSELECT 1\n',
+    answered_as: 'How many orders were placed last month?'
+  });
+  await settle();
+  assert.equal(chat.turns[0].answeredAs, 'How many orders were placed last month?');
+  const saved = (notebook.metadata?.chat as { turns: { answeredAs?: string }[] }).turns;
+  assert.equal(saved[0].answeredAs, 'How many orders were placed last month?');
+});
+
 test('switching connection fires the connections, the status line and the tables', async () => {
   const { chat, kernel } = await shownChat();
   kernel.connections = [...kernel.connections, { name: 'lite', engine: 'SQLite', url: 'sqlite:///y' }];

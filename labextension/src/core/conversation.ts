@@ -77,6 +77,9 @@ export interface Turn {
   chartCell?: string | null;
   /** what the answer computed and assumes, in grounded sentences (saved; null: none) */
   explanation: string | null;
+  /** the follow-up question rewritten to stand alone, as the kernel answered it (saved;
+   * null: the question was answered as it was asked) */
+  answeredAs?: string | null;
   /** the memory store's id once the answer was remembered (thumbs-up); saved */
   remembered: number | null;
   /** what the run does now and the model's text as it is written (not saved) */
@@ -365,6 +368,7 @@ export function applyEvent(turn: Turn, event: RunEvent, rowsShown: number): Turn
       t.alternatives = t.status === 'success' ? parseAlternatives(event.alternatives) : [];
       t.explanation = t.status === 'success' ? (str(event.explanation) ?? null) : null;
       t.sqlPretty = t.cell ? (str(event.sql_pretty) ?? null) : null;
+      t.answeredAs = str(event.answered_as)?.trim() || null;
       t.chart = t.cell && isObject(event.chart) ? event.chart : null;
       t.chartCell = t.chart ? (str(event.chart_cell) ?? null) : null;
       if (event.connection) {
@@ -518,6 +522,7 @@ export function serializeChat(turns: ReadonlyArray<Turn>, rowsShown: number): Sa
       ...(t.alternatives.length ? { alternatives: t.alternatives } : {}),
       ...(t.explanation ? { explanation: t.explanation } : {}),
       ...(t.sqlPretty ? { sqlPretty: t.sqlPretty } : {}),
+      ...(t.answeredAs ? { answeredAs: t.answeredAs } : {}),
       ...(typeof t.remembered === 'number' ? { remembered: t.remembered } : {})
     }))
   };
@@ -591,6 +596,7 @@ export function deserializeChat(value: unknown): Turn[] {
       alternatives: parseAlternatives(r.alternatives),
       explanation: typeof r.explanation === 'string' && r.explanation ? r.explanation : null,
       sqlPretty: typeof r.sqlPretty === 'string' && r.sqlPretty ? r.sqlPretty : null,
+      answeredAs: typeof r.answeredAs === 'string' && r.answeredAs ? r.answeredAs : null,
       remembered: typeof r.remembered === 'number' && Number.isFinite(r.remembered) ? r.remembered : null
     });
   }

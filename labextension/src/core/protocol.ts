@@ -250,6 +250,9 @@ export interface DoneEvent {
   /** two to four sentences on what the answer computed and assumes, every number and
    * name found in the question, the SQL or the result (null: none) */
   explanation?: string | null;
+  /** a follow-up question rewritten to stand alone, as the kernel answered it (null: the
+   * question was answered as it was asked) */
+  answered_as?: string | null;
   error?: ErrorInfo | null;
   /** how the run ended, in one line (null for `error`: its error says it) */
   label?: string | null;
