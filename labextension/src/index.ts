@@ -1,13 +1,16 @@
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { URLExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { ServerConnection } from '@jupyterlab/services';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { DEFAULT_SETTINGS, ISqlnbSettings } from './chat';
 import { sqlnbIcon } from './icons';
 import { SqlnbModel } from './model';
+import { ModelServerStatus } from './modelserver';
 import { ChatPanel } from './panel';
 import { SqlnbStatus } from './statusbar';
 
@@ -18,6 +21,22 @@ const PLUGIN_ID = 'sqlnb:plugin';
 const CommandIDs = {
   open: 'sqlnb:open'
 } as const;
+
+/**
+ * `GET /sqlnb/model` on this Jupyter server (sqlnb's server extension): its JSON, or null
+ * when the server has no such route.
+ */
+function modelStatusRequest(): () => Promise<unknown | null> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, 'sqlnb', 'model');
+  return async () => {
+    const response = await ServerConnection.makeRequest(url, {}, settings);
+    if (!response.ok) {
+      return null;
+    }
+    return response.json();
+  };
+}
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
@@ -44,7 +63,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
   ) => {
     const model = new SqlnbModel(tracker);
     model.focusNotebook = nb => app.shell.activateById(nb.id);
-    const panel = new ChatPanel({ model, rendermime, languages });
+    const modelServer = new ModelServerStatus(modelStatusRequest());
+    const panel = new ChatPanel({ model, rendermime, languages, modelServer });
     panel.title.icon = sqlnbIcon;
     // works in JupyterLab and on Notebook 7's notebook page (both have a right area)
     app.shell.add(panel, 'right', { rank: 650 });

@@ -12,6 +12,7 @@ import { IPanelServices, ServicesContext } from './components/context';
 import type { IQuestionBox } from './components/question-box';
 import { Sidebar } from './components/sidebar';
 import type { SqlnbModel } from './model';
+import type { ModelServerStatus } from './modelserver';
 
 export interface IChatPanelOptions {
   model: SqlnbModel;
@@ -19,12 +20,15 @@ export interface IChatPanelOptions {
   rendermime?: IRenderMimeRegistry | null;
   /** highlights SQL; null: plain text */
   languages?: IEditorLanguageRegistry | null;
+  /** the local model the Jupyter server shares; null: not followed */
+  modelServer?: ModelServerStatus | null;
 }
 
 export class ChatPanel extends ReactWidget {
   constructor(options: IChatPanelOptions) {
     super();
     this._model = options.model;
+    this._modelServer = options.modelServer ?? null;
     this._services = {
       rendermime: options.rendermime ?? null,
       languages: options.languages ?? null,
@@ -45,18 +49,25 @@ export class ChatPanel extends ReactWidget {
   protected onAfterShow(msg: Message): void {
     super.onAfterShow(msg);
     this._model.current?.activate();
+    void this._modelServer?.refresh();
   }
 
   render(): JSX.Element {
     return (
       <ServicesContext.Provider value={this._services}>
-        <Sidebar model={this._model} isVisible={this._isVisible} questionBox={this._questionBox} />
+        <Sidebar
+          model={this._model}
+          modelServer={this._modelServer}
+          isVisible={this._isVisible}
+          questionBox={this._questionBox}
+        />
       </ServicesContext.Provider>
     );
   }
 
   private _isVisible = () => this.isVisible;
   private _model: SqlnbModel;
+  private _modelServer: ModelServerStatus | null;
   private _services: IPanelServices;
   private _questionBox = createRef<IQuestionBox>();
 }

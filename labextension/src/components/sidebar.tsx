@@ -1,22 +1,25 @@
 /**
  * The whole sidebar for the current notebook: its head (the notebook, the status line, the
- * connect form, the connection and its tables), the conversation,
+ * shared model's state, the connect form, the connection and its tables), the conversation,
  * and the question box. It draws again when the current notebook changes; each part follows
  * its own signals of that notebook's NotebookChat.
  */
 import React, { useEffect, useState } from 'react';
 import type { NotebookChat } from '../chat';
 import type { SqlnbModel } from '../model';
+import type { ModelServerStatus } from '../modelserver';
 import { Banner, NotebookTitle } from './banner';
 import { ConnectBox } from './connect-form';
 import { ConnectionBar } from './connection-bar';
 import { ConversationView } from './conversation';
 import { useSignal } from './hooks';
+import { ModelStatus } from './model-status';
 import { IQuestionBox, QuestionBox } from './question-box';
 import { TableBrowser } from './table-browser';
 
 export interface ISidebarProps {
   model: SqlnbModel;
+  modelServer: ModelServerStatus | null;
   /** whether the panel is shown (a shown panel connects the notebook's kernel) */
   isVisible: () => boolean;
   /** the question box, for the panel's own use (the open command focuses it) */
@@ -52,7 +55,7 @@ export function Sidebar(props: ISidebarProps): JSX.Element {
 }
 
 function ChatView(props: ISidebarProps & { chat: NotebookChat | null }): JSX.Element {
-  const { chat, questionBox } = props;
+  const { chat, modelServer, questionBox } = props;
   // the tables fold away once a conversation has started: its answers come first
   const [tablesOpen, setTablesOpen] = useState(() => !chat?.turns.length);
   return (
@@ -60,6 +63,7 @@ function ChatView(props: ISidebarProps & { chat: NotebookChat | null }): JSX.Ele
       <div className="sqlnb-header">
         <NotebookTitle chat={chat} />
         <Banner chat={chat} />
+        <ModelStatus status={modelServer} />
         <ConnectBox chat={chat} />
         <ConnectionBar chat={chat} />
         <TableBrowser
