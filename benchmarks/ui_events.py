@@ -86,6 +86,12 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
     painted = stats([e["frame_latency_ms"] for e in events])
     transport = stats([e["transport_ms"] for e in events])
     handling = stats([e["panel_ms"] for e in events])
+
+    def queued(of: list[dict]) -> dict:
+        """Of the transport: the wait in the kernel for its IOPub thread to send."""
+        return stats([e["kernel_queue_ms"] for e in of if e.get("kernel_queue_ms") is not None])
+
+    queue = queued(events)
     kinds = {}
     for kind in ("started", "reply", "attempt"):
         of = [e for e in events if e["type"] == kind]
@@ -94,6 +100,7 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
             "frame": stats([e["frame_latency_ms"] for e in of]),
             "transport": stats([e["transport_ms"] for e in of]),
             "panel": stats([e["panel_ms"] for e in of]),
+            "queue": queued(of),
         }
     meets = overall["median"] is not None and overall["p95"] < TARGET_MS
 
@@ -117,6 +124,8 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
             "all step events",
             f(transport["median"]),
             f(transport["p95"]),
+            f(queue["median"]),
+            f(queue["p95"]),
             f(handling["median"]),
             f(handling["p95"]),
         ]
@@ -139,8 +148,18 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
                 f(fr["p95"]),
             ]
         )
-        tr, pa = kinds[kind]["transport"], kinds[kind]["panel"]
-        split.append([label, f(tr["median"]), f(tr["p95"]), f(pa["median"]), f(pa["p95"])])
+        tr, pa, qu = kinds[kind]["transport"], kinds[kind]["panel"], kinds[kind]["queue"]
+        split.append(
+            [
+                label,
+                f(tr["median"]),
+                f(tr["p95"]),
+                f(qu["median"]),
+                f(qu["p95"]),
+                f(pa["median"]),
+                f(pa["p95"]),
+            ]
+        )
     split_table = "\n".join("| " + " | ".join(str(x) for x in r) + " |" for r in split)
     md = (
         f"""# ui_events: kernel step event → step shown in the JupyterLab panel
@@ -153,7 +172,10 @@ goes out on the panel's comm; in the page a MutationObserver notes
 the DOM, and again at the next animation frame (about when it is painted). A `message`
 listener on the kernel's WebSocket (added before JupyterLab's) notes when each event's
 message reaches the page, which splits the time into transport (the kernel's IOPub thread,
-ZeroMQ, the Jupyter server, the WebSocket) and the panel's own handling. Both are this
+ZeroMQ, the Jupyter server, the WebSocket) and the panel's own handling; a wrapper of the
+IOPub thread's send notes when each event leaves the kernel, so the transport's share spent
+waiting inside the kernel (the event published on the run's thread, sent by the IOPub thread)
+is given apart. Both are this
 machine's wall clock (browser `Date.now()` minus its timeOrigin clock: {raw.get("clock_skew_ms", 0):.1f} ms).
 
 {raw["questions"]} questions are asked one after another in the panel; a scripted model answers
@@ -174,8 +196,8 @@ Target: a step shows within {TARGET_MS:.0f} ms of the kernel sending it (median 
 
 Where the time goes (ms):
 
-| events | transport: median | transport: p95 | panel: median | panel: p95 |
-|---|---|---|---|---|
+| events | transport: median | transport: p95 | in kernel: median | in kernel: p95 | panel: median | panel: p95 |
+|---|---|---|---|---|---|---|
 {split_table}
 
 - Kernel send → step in the DOM over {overall["n"]} events: median **{f(overall["median"])} ms**,
@@ -197,6 +219,7 @@ Where the time goes (ms):
             "frame": painted,
             "transport": transport,
             "panel": handling,
+            "kernel_queue": queue,
             "by_type": kinds,
         },
         "questions": raw["questions"],

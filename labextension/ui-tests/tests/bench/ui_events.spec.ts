@@ -53,6 +53,22 @@ if not getattr(_SqlnbBaseComm, "_sqlnb_timed", False):
         return _sqlnb_publish(self, msg_type, data, metadata, buffers, **keys)
     _SqlnbBaseComm.publish_msg = _sqlnb_timed_publish
     _SqlnbBaseComm._sqlnb_timed = True
+import re as _sqlnb_re
+from ipykernel.iostream import IOPubThread as _SqlnbIOPub
+_sqlnb_flushed = []
+if not getattr(_SqlnbIOPub, "_sqlnb_timed", False):
+    _sqlnb_really_send = _SqlnbIOPub._really_send
+    def _sqlnb_timed_send(self, msg, *args, **kwargs):
+        for frame in msg or []:
+            raw = bytes(frame) if isinstance(frame, (bytes, bytearray, memoryview)) else b""
+            if b'"event"' in raw:
+                run = _sqlnb_re.search(rb'"run":\\s*"([^"]+)"', raw)
+                kind = _sqlnb_re.search(rb'"event":\\s*\\{\\s*"type":\\s*"(\\w+)"', raw)
+                if run and kind:
+                    _sqlnb_flushed.append([_sqlnb_time.time() * 1000.0, kind.group(1).decode(), run.group(1).decode()])
+        return _sqlnb_really_send(self, msg, *args, **kwargs)
+    _SqlnbIOPub._really_send = _sqlnb_timed_send
+    _SqlnbIOPub._sqlnb_timed = True
 `.trim();
 
 test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) => {
@@ -148,6 +164,12 @@ test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) =
   const dump = await appendCell(page, nb, 'import json; print(json.dumps(_sqlnb_sent))');
   await runCellInPlace(page, dump);
   const sent: [number, string, string][] = JSON.parse(outputText((await cells(page, nb))[dump]).trim());
+  // when the kernel's IOPub thread put each event on its socket
+  const flushCell = await appendCell(page, nb, 'print(json.dumps(_sqlnb_flushed))');
+  await runCellInPlace(page, flushCell);
+  const flushed: [number, string, string][] = JSON.parse(
+    outputText((await cells(page, nb))[flushCell]).trim()
+  );
 
   const runs: string[] = [];
   for (const [, , run] of sent) {
@@ -164,11 +186,14 @@ test('kernel event to panel step latency', async ({ page, tmpPath }, testInfo) =
     const shown = steps.filter(s => s.turn === turnIds[k]).sort((a, b) => a.index - b.index);
     expect(shown.map(s => s.kind)).toEqual(kernel.map(e => (e[1] === 'started' ? 'note' : e[1])));
     const arrived = arrivals.filter(a => a.run === run && isStep(a.type));
+    const out = flushed.filter(f => f[2] === run && isStep(f[1]));
     expect(arrived.map(a => a.type)).toEqual(kernel.map(e => e[1]));
     kernel.forEach((e, n) => {
       events.push({
         arrived_ms: arrived[n].t,
         transport_ms: arrived[n].t - e[0],
+        // of the transport: waiting in the kernel for its IOPub thread to send
+        kernel_queue_ms: out[n] && out[n][1] === e[1] ? out[n][0] - e[0] : null,
         panel_ms: shown[n].dom - arrived[n].t,
         question: k + 1,
         index: n,
