@@ -497,3 +497,44 @@ def test_rows_not_asked_reads_the_limit_and_the_rows(shop):
     assert finding("SELECT id FROM orders ORDER BY total DESC LIMIT 2", 2) is None
     assert finding("SELECT id FROM orders ORDER BY total DESC", 2) is None  # the data gave two
     assert finding("SELECT id FROM orders ORDER BY total DESC", 4) is not None
+
+
+def test_merged_entities_is_silent_when_grouped_by_an_identifier_the_catalog_does_not_declare(tmp_path):
+    # a warehouse dimension: a surrogate key per version of a customer, the business key
+    # (customer_id) the same for every version; two different customers share a name
+    conn = readonly_sqlite(
+        tmp_path,
+        """
+        CREATE TABLE dim_customer (customer_key INTEGER PRIMARY KEY, customer_id TEXT, full_name TEXT);
+        CREATE TABLE fact_sale (sale_id INTEGER PRIMARY KEY,
+                                customer_key INTEGER REFERENCES dim_customer(customer_key), amount REAL);
+        INSERT INTO dim_customer VALUES (1, 'C1', 'Ann Lee'), (2, 'C1', 'Ann Lee'), (3, 'C2', 'Ann Lee');
+        INSERT INTO fact_sale VALUES (10, 1, 5), (11, 2, 7), (12, 3, 9);
+        """,
+    )
+    try:
+
+        def finding(sql: str):
+            return check_named("merged_entities").find(
+                Answer(
+                    sql=sql,
+                    dialect="sqlite",
+                    question="What did each customer buy?",
+                    catalog=conn.catalog(),
+                    result=conn.execute(sql),
+                    lookup=lambda q: conn.execute(q).rows,
+                )
+            )
+
+        by_name = (
+            "SELECT d.full_name, SUM(f.amount) FROM fact_sale AS f JOIN dim_customer AS d "
+            "ON d.customer_key = f.customer_key GROUP BY d.full_name"
+        )
+        assert "'Ann Lee' names 3 different rows of dim_customer" in (finding(by_name) or "")
+        by_business_key = (
+            "SELECT d.customer_id, d.full_name, SUM(f.amount) FROM fact_sale AS f JOIN dim_customer AS d "
+            "ON d.customer_key = f.customer_key GROUP BY d.customer_id, d.full_name"
+        )
+        assert finding(by_business_key) is None
+    finally:
+        conn.close()

@@ -78,6 +78,16 @@ def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
     return "; ".join(out) or None
 
 
+# a column named as an identifier of its rows ("customer_id", "CustomerNo", "vendor_code",
+# "emp_num"): grouping by it tells the rows' things apart even where the catalog declares
+# another key (a warehouse dimension's surrogate key beside the business key)
+_IDENTIFIER = re.compile(r"(?:^|_|(?<=[a-z]))(?:id|no|num|number|code|key|ref)$", re.I)
+
+
+def _identifier(column: str) -> bool:
+    return bool(_IDENTIFIER.search(column)) and column.lower() not in {"no", "code", "key"}
+
+
 def _single_key(table: Table) -> str | None:
     return table.primary_key[0] if len(table.primary_key) == 1 else None
 
@@ -106,6 +116,8 @@ def merged_entities(a: Answer) -> Finding:
             continue
         if grouped_apart(table, alias, groups):
             continue
+        if any(g_alias == alias and _identifier(g_col) for g_alias, _, g_col in groups):
+            continue  # also grouped by an identifier of the same rows
         # the result column that shows the name
         index = next(
             (
