@@ -61,7 +61,10 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "negated_value": ("fea4103", "2026-11-27T15:54:35"),
     "counted_elsewhere": ("fea4103", "2026-11-27T15:54:35"),
     "ranking_without_order": ("fea4103", "2026-11-27T15:54:35"),
-    "merged_entities": ("fea4103", "2026-11-27T15:54:35"),
+    # changed in 1261697 (silent where an identifier of the same rows is grouped too) after
+    # the nineteenth batch showed its one finding there on such a right answer: judged anew
+    # on the batches written after that change
+    "merged_entities": ("1261697", "2026-11-28T02:07:39"),
     "fan_out": ("fea4103", "2026-11-27T15:54:35"),
     "needless_join": ("fea4103", "2026-11-27T15:54:35"),
     "criterion_not_named": ("e5a56de", "2026-11-27T19:03:14"),
