@@ -92,6 +92,11 @@ CASES = {
         "SELECT id, total FROM orders ORDER BY total DESC",
         'the question asks for "Which two orders", the result has 4 rows',
     ),
+    "limit_not_asked": Case(
+        "How many orders has each customer placed? Most first.",
+        "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
+        'the question asks for "each", the query keeps only the first 1 row',
+    ),
     "null_group": Case(
         "How many orders were shipped on each day? Give the day and the number.",
         "SELECT shipped, COUNT(*) FROM orders GROUP BY shipped",
@@ -538,3 +543,18 @@ def test_merged_entities_is_silent_when_grouped_by_an_identifier_the_catalog_doe
         assert finding(by_business_key) is None
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize(
+    "question, sql, found",
+    [
+        ("Orders per customer, most first", "SELECT customer_id FROM orders LIMIT 10", True),
+        ("The 3 largest orders of each month", "SELECT id FROM orders LIMIT 3", False),  # asked
+        ("Show all orders", "SELECT id FROM orders LIMIT 5", True),
+        ("Which customer placed the most orders?", "SELECT customer_id FROM orders LIMIT 1", False),
+        ("Orders of each customer", "SELECT customer_id, COUNT(*) FROM orders GROUP BY 1", False),
+    ],
+)
+def test_limit_not_asked_reads_the_question_and_the_limit(question, sql, found):
+    answer = Answer(sql=sql, dialect="sqlite", question=question)
+    assert bool(check_named("limit_not_asked").find(answer)) is found

@@ -16,6 +16,8 @@ From the query, the question and the catalog (:mod:`.query`):
   the amounts they were ranked by);
 - ``rows_not_asked``: a question for a number of things ("the top 5", "which three") whose
   result has more rows, or whose query keeps another number;
+- ``limit_not_asked``: a question for every group ("each country", "per month") whose
+  query keeps only its first rows with a LIMIT the question does not name;
 - ``null_group``: a grouped result with a row whose label is NULL (rows without a region
   counted as a region of their own);
 
@@ -49,6 +51,7 @@ from sqlnb.agent.checks.data import FAN_OUT, MERGED_ENTITIES, NEEDLESS_JOIN, VAL
 from sqlnb.agent.checks.query import (
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
+    LIMIT_NOT_ASKED,
     MEASURE_NOT_SHOWN,
     NEGATED_VALUE,
     NULL_GROUP,
@@ -66,6 +69,7 @@ CHECKS: tuple[Check, ...] = (
     RANKING_WITHOUT_ORDER,
     MEASURE_NOT_SHOWN,
     ROWS_NOT_ASKED,
+    LIMIT_NOT_ASKED,
     NULL_GROUP,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,

@@ -237,6 +237,33 @@ def rows_not_asked(a: Answer) -> Finding:
     return None
 
 
+# a question for every group ("each country", "for every month", "per region", "all the
+# customers")
+_EVERY = re.compile(r"\b(?:each|every|per|all)\b", re.I)
+
+
+def limit_not_asked(a: Answer) -> Finding:
+    """The question asks for every group ("each country", "per month") and the query keeps
+    only its first rows (``LIMIT n``), a number the question does not name: the groups past
+    the n-th are cut off."""
+    if not isinstance(a.tree, exp.Query) or not _EVERY.search(a.question):
+        return None
+    limit = a.tree.args.get("limit")
+    kept = limit.expression if isinstance(limit, exp.Limit) else None
+    if not (isinstance(kept, exp.Literal) and kept.is_int):
+        return None
+    n = int(kept.this)
+    asked = _asked_count(a.question)
+    named = {int(x) for x in re.findall(r"\b\d+\b", a.question)} | {
+        v for w, v in NUMBER_WORDS.items() if re.search(rf"\b{w}\b", a.question, re.I)
+    }
+    if (asked is not None and asked[0] == n) or n in named:
+        return None
+    word = _EVERY.search(a.question)
+    said = word.group(0) if word else "each"
+    return f'the question asks for "{said}", the query keeps only the first {n} row{"s" if n != 1 else ""}'
+
+
 def _shown(node: exp.Expr, select: exp.Select) -> bool:
     """Whether the ORDER BY term ``node`` is a column of ``select``'s result: the same
     expression, its alias, or its position."""
@@ -344,4 +371,9 @@ NULL_GROUP = Check(
     name="null_group",
     summary="a grouped result with a row whose label is missing (NULL), counted as a group of its own",
     find=null_group,
+)
+LIMIT_NOT_ASKED = Check(
+    name="limit_not_asked",
+    summary='a question for every group ("each country") whose query keeps only its first rows (a LIMIT not asked for)',
+    find=limit_not_asked,
 )
