@@ -75,6 +75,7 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "measure_not_shown": ("9595eee", "2026-11-28T01:12:00"),
     "rows_not_asked": ("9595eee", "2026-11-28T01:12:00"),
     "null_group": ("9595eee", "2026-11-28T01:16:00"),
+    "limit_not_asked": ("a583df7", "2026-11-28T02:14:47"),
 }
 
 
