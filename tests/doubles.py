@@ -89,3 +89,17 @@ def readonly_sqlite(directory: Path, script: str, name: str = "shop") -> Any:
     con.executescript(script)
     con.close()
     return connect(f"sqlite:///{path}", readonly=True)
+
+
+def readonly_duckdb(directory: Path, script: str, name: str = "shop") -> Any:
+    """A read-only sqlnb connection to a new DuckDB file made by ``script`` in
+    ``directory`` (close it when done)."""
+    import duckdb
+
+    from sqlnb.adapters import connect
+
+    path = directory / f"{name}.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(script)
+    con.close()
+    return connect(f"duckdb:///{path}", readonly=True)

@@ -21,7 +21,7 @@ from sqlnb.agent.checks import CHECK_NAMES, CHECKS, Answer, Check, check_named, 
 from sqlnb.agent.repairs import REWRITE_NAMES
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
-from tests.doubles import readonly_sqlite
+from tests.doubles import readonly_duckdb, readonly_sqlite
 
 # four customers, two of them called Ada; their orders (an order's total on the order, its
 # lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing
@@ -50,11 +50,20 @@ def shop(tmp_path_factory):
     conn.close()
 
 
+@pytest.fixture(scope="module")
+def shop_duckdb(tmp_path_factory):
+    """The :data:`SHOP` database in DuckDB, read-only (for what SQLite has no type for)."""
+    conn = readonly_duckdb(tmp_path_factory.mktemp("checks_duckdb"), SHOP)
+    yield conn
+    conn.close()
+
+
 @dataclass(frozen=True)
 class Case:
     question: str
     draft: str  # what the model writes
     finding: str  # a part of what the check says
+    engine: str = "sqlite"  # the SHOP database it is asked of: sqlite or duckdb
 
 
 CASES = {
@@ -96,6 +105,13 @@ CASES = {
         "How many orders has each customer placed? Most first.",
         "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
         'the question asks for "each", the query keeps only the first 1 row',
+    ),
+    "interval_not_number": Case(
+        "How many days did a shipped order take on average?",
+        "SELECT AVG(CAST(shipped AS TIMESTAMP) - CAST(ordered AS TIMESTAMP)) AS took FROM orders "
+        "WHERE shipped IS NOT NULL",
+        "the question asks for a number of days, the result's took is an interval, not a number",
+        engine="duckdb",
     ),
     "null_group": Case(
         "How many orders were shipped on each day? Give the day and the number.",
@@ -154,9 +170,10 @@ def ask(shop, tmp_path, case: Case, **settings):
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.name for c in CHECKS])
-def test_each_check_is_reachable_switchable_and_alone_on_its_case(shop, tmp_path, check):
+def test_each_check_is_reachable_switchable_and_alone_on_its_case(shop, shop_duckdb, tmp_path, check):
     assert check.name in CASES, f"the check {check.name} has no case in tests/test_checks.py"
     case = CASES[check.name]
+    shop = shop_duckdb if case.engine == "duckdb" else shop
 
     # reachable and reported: the finding under its name, among the reasons; not high
     on = ask(shop, tmp_path, case)
@@ -558,3 +575,16 @@ def test_merged_entities_is_silent_when_grouped_by_an_identifier_the_catalog_doe
 def test_limit_not_asked_reads_the_question_and_the_limit(question, sql, found):
     answer = Answer(sql=sql, dialect="sqlite", question=question)
     assert bool(check_named("limit_not_asked").find(answer)) is found
+
+
+def test_interval_not_number_is_silent_for_a_number_of_days_or_a_question_without_units(shop_duckdb):
+    def finding(question: str, sql: str):
+        return check_named("interval_not_number").find(
+            Answer(sql=sql, dialect="duckdb", question=question, result=shop_duckdb.execute(sql))
+        )
+
+    interval = "SELECT AVG(CAST(shipped AS TIMESTAMP) - CAST(ordered AS TIMESTAMP)) FROM orders"
+    days = "SELECT AVG(shipped - ordered) FROM orders"  # DATE - DATE: a number of days
+    assert finding("How many days did shipping take on average?", interval)
+    assert finding("How many days did shipping take on average?", days) is None
+    assert finding("How long did shipping take on average?", interval) is None  # no unit asked

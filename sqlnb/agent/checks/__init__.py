@@ -18,6 +18,8 @@ From the query, the question and the catalog (:mod:`.query`):
   result has more rows, or whose query keeps another number;
 - ``limit_not_asked``: a question for every group ("each country", "per month") whose
   query keeps only its first rows with a LIMIT the question does not name;
+- ``interval_not_number``: a question for a number of days or hours answered with an
+  interval ("3 days 13:42:34");
 - ``null_group``: a grouped result with a row whose label is NULL (rows without a region
   counted as a region of their own);
 
@@ -51,6 +53,7 @@ from sqlnb.agent.checks.data import FAN_OUT, MERGED_ENTITIES, NEEDLESS_JOIN, VAL
 from sqlnb.agent.checks.query import (
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
+    INTERVAL_NOT_NUMBER,
     LIMIT_NOT_ASKED,
     MEASURE_NOT_SHOWN,
     NEGATED_VALUE,
@@ -71,6 +74,7 @@ CHECKS: tuple[Check, ...] = (
     ROWS_NOT_ASKED,
     LIMIT_NOT_ASKED,
     NULL_GROUP,
+    INTERVAL_NOT_NUMBER,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,
     FAN_OUT,

@@ -264,6 +264,30 @@ def limit_not_asked(a: Answer) -> Finding:
     return f'the question asks for "{said}", the query keeps only the first {n} row{"s" if n != 1 else ""}'
 
 
+# a question for a length of time as a number of units ("how many days", "in hours", "the
+# average number of weeks")
+_TIME_COUNT = re.compile(
+    r"\b(?:how many|number of|in|average|mean|total)\b(?:\s+\w+){0,3}?\s+"
+    r"(seconds|minutes|hours|days|weeks|months|years)\b",
+    re.I,
+)
+
+
+def interval_not_number(a: Answer) -> Finding:
+    """The question asks for a length of time as a number of units ("how many days") and a
+    column of the result is an interval ("3 days 13:42:34"), not a number of them."""
+    asked = _TIME_COUNT.search(a.question)
+    if asked is None or a.result is None:
+        return None
+    for col in a.result.columns:
+        if "interval" in (col.type or "").lower():
+            return (
+                f"the question asks for a number of {asked.group(1).lower()}, the result's {col.name} is an "
+                "interval, not a number"
+            )
+    return None
+
+
 def _shown(node: exp.Expr, select: exp.Select) -> bool:
     """Whether the ORDER BY term ``node`` is a column of ``select``'s result: the same
     expression, its alias, or its position."""
@@ -376,4 +400,9 @@ LIMIT_NOT_ASKED = Check(
     name="limit_not_asked",
     summary='a question for every group ("each country") whose query keeps only its first rows (a LIMIT not asked for)',
     find=limit_not_asked,
+)
+INTERVAL_NOT_NUMBER = Check(
+    name="interval_not_number",
+    summary='a question for a number of days or hours ("how many days") answered with an interval',
+    find=interval_not_number,
 )
