@@ -76,6 +76,7 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "rows_not_asked": ("9595eee", "2026-11-28T01:12:00"),
     "null_group": ("9595eee", "2026-11-28T01:16:00"),
     "limit_not_asked": ("a583df7", "2026-11-28T02:14:47"),
+    "interval_not_number": ("df460ff", "2026-11-28T02:16:01"),
 }
 
 
