@@ -104,7 +104,7 @@ CASES = {
     "limit_not_asked": Case(
         "How many orders has each customer placed? Most first.",
         "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1",
-        'the question asks for "each", the query keeps only the first 1 row',
+        'the question asks for "each customer", the query keeps only the first 1 row',
     ),
     "interval_not_number": Case(
         "How many days did a shipped order take on average?",
@@ -565,10 +565,28 @@ def test_merged_entities_is_silent_when_grouped_by_an_identifier_the_catalog_doe
 @pytest.mark.parametrize(
     "question, sql, found",
     [
-        ("Orders per customer, most first", "SELECT customer_id FROM orders LIMIT 10", True),
-        ("The 3 largest orders of each month", "SELECT id FROM orders LIMIT 3", False),  # asked
-        ("Show all orders", "SELECT id FROM orders LIMIT 5", True),
-        ("Which customer placed the most orders?", "SELECT customer_id FROM orders LIMIT 1", False),
+        (
+            "Orders per customer, most first",
+            "SELECT customer_id, COUNT(*) FROM orders GROUP BY 1 LIMIT 10",
+            True,
+        ),
+        (
+            "Orders per customer",
+            "SELECT customer_id, COUNT(*) FROM orders GROUP BY customer_id LIMIT 10",
+            True,
+        ),
+        ("Orders for every month", "SELECT ordered, COUNT(*) FROM orders GROUP BY ordered LIMIT 3", False),
+        (
+            "The 3 largest orders of each customer",
+            "SELECT id FROM orders GROUP BY customer_id LIMIT 3",
+            False,
+        ),
+        # "each" of what is not grouped: one customer asked for
+        (
+            "Which customer spent the most, counting each order line?",
+            "SELECT customer_id FROM orders GROUP BY customer_id ORDER BY SUM(total) DESC LIMIT 1",
+            False,
+        ),
         ("Orders of each customer", "SELECT customer_id, COUNT(*) FROM orders GROUP BY 1", False),
     ],
 )

@@ -17,7 +17,7 @@ From the query, the question and the catalog (:mod:`.query`):
 - ``rows_not_asked``: a question for a number of things ("the top 5", "which three") whose
   result has more rows, or whose query keeps another number;
 - ``limit_not_asked``: a question for every group ("each country", "per month") whose
-  query keeps only its first rows with a LIMIT the question does not name;
+  query groups by it and keeps only its first rows with a LIMIT the question does not name;
 - ``interval_not_number``: a question for a number of days or hours answered with an
   interval ("3 days 13:42:34");
 - ``null_group``: a grouped result with a row whose label is NULL (rows without a region

@@ -237,16 +237,37 @@ def rows_not_asked(a: Answer) -> Finding:
     return None
 
 
-# a question for every group ("each country", "for every month", "per region", "all the
-# customers")
-_EVERY = re.compile(r"\b(?:each|every|per|all)\b", re.I)
+# a question for every group: "each country", "for every month", "per region" (the word
+# after it names what is grouped)
+_EVERY = re.compile(r"\b(?:each|every|per)\s+(?:the\s+|single\s+)?([a-z]+)", re.I)
+
+
+def _grouped_by(tree: exp.Query, word: str) -> bool:
+    """Whether the query's outer GROUP BY groups by what ``word`` names: a grouped
+    column, or the table of one, whose name has the word's root."""
+    select = tree if isinstance(tree, exp.Select) else None
+    group = select.args.get("group") if select is not None else None
+    if group is None:
+        return False
+    root = stem(word.lower())
+    assert select is not None
+    for g in group.expressions:
+        if isinstance(g, exp.Literal) and g.is_int and 0 < int(g.this) <= len(select.expressions):
+            g = select.expressions[int(g.this) - 1]  # GROUP BY 1: the first column
+        for col in [g, *g.find_all(exp.Column)]:
+            if not isinstance(col, exp.Column):
+                continue
+            names = f"{col.name} {col.table}"
+            if root in roots(names) or any(r.startswith(root) for r in roots(names)):
+                return True
+    return False
 
 
 def limit_not_asked(a: Answer) -> Finding:
-    """The question asks for every group ("each country", "per month") and the query keeps
-    only its first rows (``LIMIT n``), a number the question does not name: the groups past
-    the n-th are cut off."""
-    if not isinstance(a.tree, exp.Query) or not _EVERY.search(a.question):
+    """The question asks for every group ("each country", "per month"), the query groups by
+    it and keeps only its first rows (``LIMIT n``), a number the question does not name:
+    the groups past the n-th are cut off."""
+    if not isinstance(a.tree, exp.Query):
         return None
     limit = a.tree.args.get("limit")
     kept = limit.expression if isinstance(limit, exp.Limit) else None
@@ -259,9 +280,13 @@ def limit_not_asked(a: Answer) -> Finding:
     }
     if (asked is not None and asked[0] == n) or n in named:
         return None
-    word = _EVERY.search(a.question)
-    said = word.group(0) if word else "each"
-    return f'the question asks for "{said}", the query keeps only the first {n} row{"s" if n != 1 else ""}'
+    for m in _EVERY.finditer(a.question):
+        if _grouped_by(a.tree, m.group(1)):
+            return (
+                f'the question asks for "{m.group(0)}", the query keeps only the first {n} '
+                f"row{'s' if n != 1 else ''}"
+            )
+    return None
 
 
 # a question for a length of time as a number of units ("how many days", "in hours", "the
@@ -398,7 +423,7 @@ NULL_GROUP = Check(
 )
 LIMIT_NOT_ASKED = Check(
     name="limit_not_asked",
-    summary='a question for every group ("each country") whose query keeps only its first rows (a LIMIT not asked for)',
+    summary='a question for every group ("each country") whose grouped query keeps only its first rows (a LIMIT)',
     find=limit_not_asked,
 )
 INTERVAL_NOT_NUMBER = Check(
