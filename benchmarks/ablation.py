@@ -75,7 +75,7 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "measure_not_shown": ("9595eee", "2026-11-28T01:12:00"),
     "rows_not_asked": ("9595eee", "2026-11-28T01:12:00"),
     "null_group": ("9595eee", "2026-11-28T01:16:00"),
-    "limit_not_asked": ("a583df7", "2026-11-28T02:14:47"),
+    "limit_not_asked": ("01bf0c5", "2026-11-28T02:18:36"),
     "interval_not_number": ("df460ff", "2026-11-28T02:16:01"),
 }
 
