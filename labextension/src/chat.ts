@@ -438,8 +438,10 @@ export class NotebookChat {
       const run = String(data.run);
       this._owner.registerRun(run, this);
       this._conversation.bindRun(turn.id, run);
-      // saved at once: a page reloaded mid-answer shows the question as interrupted
-      this._save();
+      // saved soon: a page reloaded mid-answer shows the question as interrupted; not at
+      // once, since writing the whole chat into the notebook's metadata would hold up the
+      // run's first events, which arrive right behind this reply
+      this._saveSoon();
       this._owner.flushRun(run);
     } catch (e) {
       this._conversation.remove(turn.id);
@@ -679,6 +681,25 @@ export class NotebookChat {
     }
   }
 
+  /** Save when the page is idle (within a second): off the path of the run's events. */
+  private _saveSoon(): void {
+    if (this._savePending) {
+      return;
+    }
+    this._savePending = true;
+    const save = () => {
+      this._savePending = false;
+      this._save();
+    };
+    const idle = (globalThis as { requestIdleCallback?: (cb: () => void, o?: { timeout: number }) => number })
+      .requestIdleCallback;
+    if (idle) {
+      idle(save, { timeout: 1000 });
+    } else {
+      setTimeout(save, 0);
+    }
+  }
+
   private _save(): void {
     if (this._host.isDisposed) {
       return;
@@ -828,6 +849,7 @@ export class NotebookChat {
   private _newNext = false;
   private _shown = false;
   private _saved = new Set<string>();
+  private _savePending = false;
   private _disposed = false;
   private _busyKey = '';
   private _lastConnections: { name: string; url: string }[] = [];
