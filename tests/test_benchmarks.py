@@ -691,8 +691,9 @@ def test_ablation_judges_each_check_on_data_written_after_it(tmp_path):
     for name, s in checks.items():
         later_set = s["sets"]["unseen after it"]
         # rewritten away, or its own question was written before it (not counted for it)
-        if name in rewritten_away or name == before_one:
-            # too few questions written after it to judge a check that has not fired
+        if name in rewritten_away or name == before_one or CASES[name].engine != "sqlite":
+            # too few questions written after it to judge a check that has not fired (a check
+            # whose case needs another engine, an interval, does not fire on this SQLite file)
             assert later_set["fired"] == 0 and s["verdict"] == "pending (not fired yet)", (name, s)
         elif name == right_one:  # it doubted a right answer
             assert (later_set["on_right"], later_set["high_right"]) == (1, 1) and s["verdict"] == "remove"
