@@ -221,6 +221,14 @@ def _asked_count(question: str) -> tuple[int, str] | None:
     return None
 
 
+def _kept_rows(tree: exp.Query) -> int | None:
+    """The number of rows the query's outer ``LIMIT`` keeps; None without one (or with an
+    expression for it)."""
+    limit = tree.args.get("limit")
+    kept = limit.expression if isinstance(limit, exp.Limit) else None
+    return int(kept.this) if isinstance(kept, exp.Literal) and kept.is_int else None
+
+
 def rows_not_asked(a: Answer) -> Finding:
     """The question asks for a number of things ("the top 5", "which three") and the result
     has more rows than that, or the query keeps a different number (``LIMIT``)."""
@@ -228,10 +236,9 @@ def rows_not_asked(a: Answer) -> Finding:
     if asked is None or not isinstance(a.tree, exp.Query):
         return None
     n, said = asked
-    limit = a.tree.args.get("limit")
-    kept = limit.expression if isinstance(limit, exp.Limit) else None
-    if isinstance(kept, exp.Literal) and kept.is_int and int(kept.this) != n:
-        return f'the question asks for "{said}", the query keeps {int(kept.this)} rows'
+    kept = _kept_rows(a.tree)
+    if kept is not None and kept != n:
+        return f'the question asks for "{said}", the query keeps {kept} rows'
     if a.row_count is not None and a.row_count > n:
         return f'the question asks for "{said}", the result has {a.row_count} rows'
     return None
@@ -242,23 +249,17 @@ def rows_not_asked(a: Answer) -> Finding:
 _EVERY = re.compile(r"\b(?:each|every|per)\s+(?:the\s+|single\s+)?([a-z]+)", re.I)
 
 
-def _grouped_by(tree: exp.Query, word: str) -> bool:
+def _grouped_by(tree: exp.Expr | None, word: str) -> bool:
     """Whether the query's outer GROUP BY groups by what ``word`` names: a grouped
     column, or the table of one, whose name has the word's root."""
-    select = tree if isinstance(tree, exp.Select) else None
-    group = select.args.get("group") if select is not None else None
-    if group is None:
+    if not isinstance(tree, exp.Select) or (group := tree.args.get("group")) is None:
         return False
     root = stem(word.lower())
-    assert select is not None
     for g in group.expressions:
-        if isinstance(g, exp.Literal) and g.is_int and 0 < int(g.this) <= len(select.expressions):
-            g = select.expressions[int(g.this) - 1]  # GROUP BY 1: the first column
-        for col in [g, *g.find_all(exp.Column)]:
-            if not isinstance(col, exp.Column):
-                continue
-            names = f"{col.name} {col.table}"
-            if root in roots(names) or any(r.startswith(root) for r in roots(names)):
+        if isinstance(g, exp.Literal) and g.is_int and 0 < int(g.this) <= len(tree.expressions):
+            g = tree.expressions[int(g.this) - 1]  # GROUP BY 1: the first column
+        for col in g.find_all(exp.Column):
+            if any(r.startswith(root) for r in roots(f"{col.name} {col.table}")):
                 return True
     return False
 
@@ -267,13 +268,9 @@ def limit_not_asked(a: Answer) -> Finding:
     """The question asks for every group ("each country", "per month"), the query groups by
     it and keeps only its first rows (``LIMIT n``), a number the question does not name:
     the groups past the n-th are cut off."""
-    if not isinstance(a.tree, exp.Query):
+    n = _kept_rows(a.tree) if isinstance(a.tree, exp.Query) else None
+    if n is None:
         return None
-    limit = a.tree.args.get("limit")
-    kept = limit.expression if isinstance(limit, exp.Limit) else None
-    if not (isinstance(kept, exp.Literal) and kept.is_int):
-        return None
-    n = int(kept.this)
     asked = _asked_count(a.question)
     named = {int(x) for x in re.findall(r"\b\d+\b", a.question)} | {
         v for w, v in NUMBER_WORDS.items() if re.search(rf"\b{w}\b", a.question, re.I)
