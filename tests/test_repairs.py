@@ -26,7 +26,8 @@ from tests.doubles import readonly_sqlite
 
 # three customers and their orders; Ada has a paid and a new order, Grace a paid one, Linus
 # none; two suppliers called Acme and one called Zenith, and what each delivered (the
-# registry's cases run on it, here and in tests/test_benchmarks.py)
+# registry's cases run on it, here and in tests/test_benchmarks.py); two shipments, one of 3.5
+# days and one of a day
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -38,6 +39,10 @@ SHOP = """
                              qty INTEGER);
     INSERT INTO suppliers VALUES (1, 'Acme'), (2, 'Acme'), (3, 'Zenith');
     INSERT INTO deliveries VALUES (1, 1, 5), (2, 2, 4), (3, 3, 7);
+    CREATE TABLE shipments (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFERENCES orders(id),
+                            sent_at TIMESTAMP NOT NULL, arrived_at TIMESTAMP);
+    INSERT INTO shipments VALUES (1, 10, '2024-03-01 08:00:00', '2024-03-04 20:00:00'),
+                                 (2, 12, '2024-03-02 09:00:00', '2024-03-03 09:00:00');
 """
 
 
@@ -82,6 +87,12 @@ CASES = {
         "(SELECT AVG(amount) FROM orders WHERE status = 'paid')",
         [[10], [11]],
         "status = 'paid' left to the average",
+    ),
+    "date_difference": Case(
+        "On average, how many days did a shipment take to arrive?",
+        "SELECT AVG(arrived_at - sent_at) AS days FROM shipments",
+        [[2.25]],
+        "arrived_at - sent_at counted in days",
     ),
     "names_for_ids": Case(
         "Which customer has the most orders, and how many are they?",
@@ -151,6 +162,7 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
         "named_values",
         "named_filters",
         "subset_averages",
+        "date_difference",
         "names_for_ids",
         "group_by_key",
     )
@@ -224,3 +236,91 @@ def test_stand_ins_are_followed_to_the_end_of_their_chain_and_a_cycle_stops():
     # longer than any fixed number of steps
     round_.stand_ins.update({f"n{i}": f"n{i + 1}" for i in range(20)})
     assert round_.stand_in_of("n0") == "n20"
+
+
+# ---- date_difference on each engine's types, as a function ---------------------------------
+
+
+def _trips(*columns: tuple[str, str]):
+    from sqlnb.adapters.catalog import Catalog, Column, Table
+
+    table = Table(
+        schema=None, name="trips", columns=[Column("id", "INTEGER"), *[Column(n, t) for n, t in columns]]
+    )
+    return Catalog(dialect="x", tables=[table])
+
+
+@pytest.mark.parametrize(
+    "dialect, types, question, expected",
+    [
+        # SQLite subtracts text (a year's difference): days, by the declared type or a date's name
+        (
+            "sqlite",
+            ("TIMESTAMP", "TIMESTAMP"),
+            "How long did trips take?",
+            "(JULIANDAY(ended_at) - JULIANDAY(started_at))",
+        ),
+        (
+            "sqlite",
+            ("TEXT", "TEXT"),
+            "How many hours did trips take?",
+            "((JULIANDAY(ended_at) - JULIANDAY(started_at)) * 24)",
+        ),
+        # MySQL subtracts YYYYMMDDhhmmss numbers
+        (
+            "mysql",
+            ("DATETIME", "DATETIME"),
+            "How many days did trips take?",
+            "TIMESTAMPDIFF(SECOND, started_at, ended_at) / 86400",
+        ),
+        # DuckDB and PostgreSQL give an interval for two timestamps
+        (
+            "duckdb",
+            ("TIMESTAMP", "TIMESTAMP"),
+            "How many days did trips take?",
+            "(EPOCH(ended_at) - EPOCH(started_at)) / 86400",
+        ),
+        (
+            "postgres",
+            ("timestamp without time zone", "timestamp without time zone"),
+            "Trips in weeks?",
+            "/ 7",
+        ),
+    ],
+)
+def test_date_difference_counts_days_where_the_engine_gives_no_number(dialect, types, question, expected):
+    from sqlnb.agent.repairs.dates import date_difference
+
+    catalog = _trips(("started_at", types[0]), ("ended_at", types[1]))
+    out = date_difference("SELECT AVG(ended_at - started_at) AS t FROM trips", dialect, catalog, question)
+    assert out is not None and expected in out[0], out
+    assert out[1].startswith("ended_at - started_at counted in ")
+
+
+@pytest.mark.parametrize(
+    "dialect, types, question",
+    [
+        ("duckdb", ("DATE", "DATE"), "How many days did trips take?"),  # DuckDB counts days of DATEs
+        ("postgres", ("date", "date"), "How many days did trips take?"),  # so does PostgreSQL
+        ("duckdb", ("TIMESTAMP", "TIMESTAMP"), "How long did trips take?"),  # an interval, no unit asked
+        (
+            "sqlite",
+            ("TIMESTAMP", "TIMESTAMP"),
+            "How many years apart are the dates?",
+        ),  # not counted from days
+        ("sqlite", ("INTEGER", "INTEGER"), "How many days did trips take?"),  # numbers (epochs) subtract
+        ("sqlite", ("TEXT", "TEXT"), "How many days did trips take?"),  # text not named as a date
+        ("snowflake", ("TIMESTAMP_NTZ", "TIMESTAMP_NTZ"), "How many days did trips take?"),  # not known here
+    ],
+)
+def test_date_difference_leaves_what_already_counts_or_is_not_a_date(dialect, types, question):
+    from sqlnb.agent.repairs.dates import date_difference
+
+    names = (
+        ("started_at", "ended_at")
+        if types != ("TEXT", "TEXT") or "years" in question
+        else ("start_code", "end_code")
+    )
+    catalog = _trips((names[0], types[0]), (names[1], types[1]))
+    sql = f"SELECT AVG({names[1]} - {names[0]}) AS t FROM trips"
+    assert date_difference(sql, dialect, catalog, question) is None

@@ -12,6 +12,8 @@ once in :data:`REWRITES`, in the order the first round applies them to a draft t
 - ``named_filters`` (:mod:`.values`): a category the question names, filtered on;
 - ``subset_averages`` (:mod:`.averages`): rows compared with a subset's average, no longer
   limited to that subset;
+- ``date_difference`` (:mod:`.dates`): a subtraction of two dates that gives no number of
+  days (SQLite's text, MySQL's digits, an interval), counted in days or the unit asked for;
 - ``names_for_ids`` (:mod:`.labels`): names shown for the ids the question asks about;
 - ``group_by_key`` (:mod:`.entities`): rows added up per name of a thing grouped by its key
   as well, so things that share a name are not added together.
@@ -28,6 +30,7 @@ The other repairs are not switchable: the names a failed query clearly meant
 from __future__ import annotations
 
 from sqlnb.agent.repairs.averages import SUBSET_AVERAGES
+from sqlnb.agent.repairs.dates import DATE_DIFFERENCE
 from sqlnb.agent.repairs.entities import GROUP_BY_KEY
 from sqlnb.agent.repairs.joins import LINK_JOINS
 from sqlnb.agent.repairs.labels import NAMES_FOR_IDS
@@ -39,6 +42,7 @@ REWRITES: tuple[Rewrite, ...] = (
     NAMED_VALUES,
     NAMED_FILTERS,
     SUBSET_AVERAGES,
+    DATE_DIFFERENCE,
     NAMES_FOR_IDS,
     GROUP_BY_KEY,
 )

@@ -1,0 +1,144 @@
+"""Lengths of time as numbers: a draft that subtracts one date or timestamp column from
+another where that gives no number of days counts the days (or the hours, minutes or weeks
+the question asks for) instead (:data:`DATE_DIFFERENCE`).
+
+What ``later - earlier`` gives depends on the engine: SQLite subtracts the dates' text, so
+``'2024-03-09 10:00' - '2024-03-01 08:00'`` is 0 (the years' difference); MySQL subtracts
+``20240309100000`` from ``20240301080000``; DuckDB and PostgreSQL give an interval
+(``8 days 02:00:00``) where two timestamps are subtracted, which is no number of days.
+Where the engine already gives a number of days (two DATE columns in DuckDB or PostgreSQL)
+the draft stands as written."""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot
+from sqlglot import exp
+
+from sqlnb.adapters import Catalog
+from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
+from sqlnb.agent.sqltree import column_owner, parse, scope_tables
+from sqlnb.sql.dialects import sqlglot_dialect
+
+# the unit a question asks a length of time in ("how many hours", "in days", "the average
+# number of weeks"); years and months are not counted from days
+_UNIT = re.compile(r"\b(seconds|minutes|hours|days|weeks|months|years)\b", re.I)
+_PER_DAY = {"seconds": 86400, "minutes": 1440, "hours": 24, "days": 1}
+_DIVIDE_DAYS = {"weeks": 7}
+# a date or time by its declared type, or (a text column) by its name: ordered_at,
+# ship_date, start_dt, hired_on, created_time
+_DATE_TYPE = re.compile(r"date|time", re.I)
+_TEXT_TYPE = re.compile(r"^\s*$|char|text|string|clob", re.I)
+_DATE_NAME = re.compile(r"(?:^|_)(?:date|dt|time|ts|timestamp)$|_(?:at|on|date)$|^date_", re.I)
+# engines whose subtraction of two timestamps is an interval, which answers a question that
+# names no unit ("how long did it take") as well as a number of days would
+_INTERVALS = frozenset({"duckdb", "postgres", "redshift"})
+# engines whose subtraction of the column types below gives no number of days
+_NO_DAYS: dict[str, re.Pattern[str]] = {
+    "sqlite": re.compile(r".*"),  # every type: dates are text (or numbers nobody should subtract)
+    "mysql": re.compile(r"date|time", re.I),  # YYYYMMDDhhmmss numbers subtracted
+    "duckdb": re.compile(r"timestamp|datetime", re.I),  # an interval
+    "postgres": re.compile(r"timestamp", re.I),
+    "redshift": re.compile(r"timestamp", re.I),
+}
+
+
+def _is_date_column(col: exp.Expr, scope: dict[str, object]) -> str | None:
+    """The declared type of ``col`` when it is a column of a date or time (by its type, or
+    a text column by its name); None otherwise."""
+    if not isinstance(col, exp.Column):
+        return None
+    owner = column_owner(col, scope)  # type: ignore[arg-type]
+    if owner is None:
+        return None
+    column = owner[1].column(col.name)
+    if column is None:
+        return None
+    declared = column.type or ""
+    if _DATE_TYPE.search(declared):
+        return declared
+    if _TEXT_TYPE.search(declared) and _DATE_NAME.search(col.name):
+        return declared or "text"
+    return None
+
+
+def _unit(question: str) -> str | None:
+    """The unit the question asks for: ``days`` when it names none; None for months or
+    years (not counted from days) or several units."""
+    units = {m.group(1).lower() for m in _UNIT.finditer(question or "")}
+    if not units:
+        return "days"
+    if len(units) > 1 or units & {"months", "years"}:
+        return None
+    return units.pop()
+
+
+def _days_between(later: exp.Expr, earlier: exp.Expr, dialect: str) -> str:
+    """SQL for the days from ``earlier`` to ``later`` as a number, fractions of a day kept."""
+    d = sqlglot_dialect(dialect)
+    a, b = later.sql(dialect=d), earlier.sql(dialect=d)
+    if dialect == "sqlite":
+        return f"(julianday({a}) - julianday({b}))"
+    if dialect == "mysql":
+        return f"(TIMESTAMPDIFF(SECOND, {b}, {a}) / 86400)"
+    if dialect == "duckdb":
+        return f"((epoch({a}) - epoch({b})) / 86400)"
+    return f"(EXTRACT(EPOCH FROM ({a} - {b})) / 86400)"
+
+
+def date_difference(sql: str, dialect: str, catalog: Catalog | None, question: str) -> tuple[str, str] | None:
+    """``sql`` with each ``later - earlier`` of two date or time columns that the engine
+    does not count in days (see the module) replaced by the number of days between them,
+    in the unit the question asks for (hours: times 24; days where it names none); and what
+    was replaced.  None when there is no such subtraction, the question asks for months or
+    years, an interval stands for a question that names no unit, or the engine is none of
+    those above."""
+    kinds = _NO_DAYS.get(dialect)
+    if kinds is None or catalog is None:
+        return None
+    unit = _unit(question)
+    if unit is None or (dialect in _INTERVALS and not _UNIT.search(question or "")):
+        return None  # an interval answers "how long" as well as a number would
+    tree = parse(sql, dialect)
+    if tree is None:
+        return None
+    changed: list[str] = []
+    d = sqlglot_dialect(dialect)
+    for select in list(tree.find_all(exp.Select)):
+        scope = scope_tables(select, catalog)
+        if not scope:
+            continue
+        for sub in list(select.find_all(exp.Sub)):
+            if sub.parent_select is not select:
+                continue
+            types = [_is_date_column(side, scope) for side in (sub.this, sub.expression)]  # type: ignore[arg-type]
+            if not all(types) or not any(kinds.search(t or "") for t in types):
+                continue
+            days = _days_between(sub.this, sub.expression, dialect)
+            if unit in _PER_DAY and _PER_DAY[unit] != 1:
+                days = f"({days} * {_PER_DAY[unit]})"
+            elif unit in _DIVIDE_DAYS:
+                days = f"({days} / {_DIVIDE_DAYS[unit]})"
+            node = sqlglot.parse_one(days, read=d)
+            changed.append(sub.sql(dialect=d))
+            sub.replace(node)
+    if not changed:
+        return None
+    what = ", ".join(changed)
+    return tree.sql(dialect=d), f"{what} counted in {unit}"
+
+
+def _propose(draft: Draft) -> Proposal:
+    return date_difference(draft.sql, draft.dialect, draft.catalog, draft.question)
+
+
+DATE_DIFFERENCE = Rewrite(
+    name="date_difference",
+    summary="A draft that subtracts two dates or timestamps where the engine gives no number of "
+    "days (SQLite's text, MySQL's digits, an interval) counts the days, or the unit the question "
+    "asks for.",
+    propose=_propose,
+    keeps="same_row_count",
+    reason="the time between two dates is a number of days or hours ({change})",
+)
