@@ -50,6 +50,9 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
     "named_filters": ("57130cc", "2026-11-26T13:06:00"),
     "subset_averages": ("57130cc", "2026-11-26T13:06:00"),
     "group_by_key": ("fea4103", "2026-11-27T15:54:35"),
+    # written while the twentieth unseen batch was being written (by a writer who read no
+    # agent code) and committed two minutes after it: that batch does not count for it
+    "date_difference": ("0cb91fe", "2026-11-28T04:33:39"),
 }
 
 # When each answer check entered the agent (its first commit): the batches written after it
