@@ -268,3 +268,51 @@ def test_keeping_prompt_states_can_be_turned_off(tiny_model, loaded, monkeypatch
     loaded.clear()
     with pytest.raises(errors.ConfigurationError, match="SQLNB_LLAMA_CACHE_MB"):
         ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=128, n_threads=1)).invoke(MESSAGES)
+
+
+def test_reading_ahead_leaves_the_question_to_read_and_changes_no_reply(
+    tmp_path, tiny_model, loaded, monkeypatch
+):
+    """``Agent.warm`` has the model read the system prompt, the schema and the
+    conversation: the question's first call then reads only what follows (its question, the
+    instruction and the chat template's end), and its reply is the one it gives unread."""
+    import sqlite3
+
+    from sqlnb.agent.runner import Agent
+    from sqlnb.agent.settings import AgentSettings
+
+    db = tmp_path / "shop.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("CREATE TABLE singer (id INTEGER PRIMARY KEY, name TEXT, age INT);")
+    con.close()
+    adapter = connect(f"sqlite:///{db}")
+    settings = AgentSettings(first_drafts=0, retry_drafts=0, explain=False)
+    question = "How many singers are there?"
+
+    def first_call_reads(warm: bool) -> tuple[int, list[str]]:
+        llamacpp._close_llamas()  # a model that has read nothing yet
+        client = ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=8192, n_threads=1, max_tokens=8))
+        agent = Agent(memory=False)
+        if warm:
+            assert (
+                agent.warm(adapter, connection="shop", model=client, max_iterations=1, settings=settings) > 0
+            )
+        llama, _ = llamacpp._get_llama(client.model.model_path, 8192, 1)
+        evaluated: list[int] = []
+        monkeypatch.setattr(
+            llama, "eval", lambda tokens, _eval=llama.eval: evaluated.append(len(tokens)) or _eval(tokens)
+        )
+        res = agent.ask(
+            question, adapter, connection="shop", model=client, max_iterations=1, settings=settings
+        )
+        return evaluated[0], [m.get("content", "") for m in res.attempts] + [res.status]
+
+    try:
+        cold, cold_reply = first_call_reads(warm=False)
+        warm, warm_reply = first_call_reads(warm=True)
+    finally:
+        adapter.close()
+    tail = f" {question}\n\nWrite one SQL query that answers the question, in a ```sql block."
+    assert cold > 1000  # the whole prompt, in this model's byte-sized tokens
+    assert len(tail) <= warm <= len(tail.encode()) + 40  # the question on, and the template's end
+    assert warm_reply == cold_reply

@@ -120,9 +120,14 @@ def _cell(v: object) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def fresh_prompt(state: AgentState) -> str:
-    """This generate call's user message: earlier turns, the question, this turn's attempts
-    and what to do now."""
+# what comes right before the question in a first call's user message: the text up to it
+# is the same for every question asked next (:func:`prompt_before_question`)
+QUESTION_LEAD = "Question:"
+
+
+def _before_question(state: AgentState) -> list[str]:
+    """The parts of a ``fresh`` user message before the question: the conversation's
+    earlier turns and the accepted answers shown."""
     parts: list[str] = []
     turns = state.get("turns") or []
     if turns:
@@ -139,7 +144,14 @@ def fresh_prompt(state: AgentState) -> str:
     shown = examples_text(state.get("examples") or [])
     if shown:
         parts.append(shown)
-    parts.append(f"Question: {state.get('question', '').strip()}")
+    return parts
+
+
+def fresh_prompt(state: AgentState) -> str:
+    """This generate call's user message: earlier turns, the question, this turn's attempts
+    and what to do now."""
+    parts = _before_question(state)
+    parts.append(f"{QUESTION_LEAD} {state.get('question', '').strip()}")
     attempts = state.get("attempts") or []
     reply = state.get("reply")
     why = reply.get("not_a_question") if reply else None
@@ -203,8 +215,8 @@ def not_a_question_note(why: str, state: AgentState) -> str:
     )
 
 
-def model_messages(state: AgentState, rendering: str = "fresh") -> list[BaseMessage]:
-    system = SystemMessage(
+def _system(state: AgentState) -> SystemMessage:
+    return SystemMessage(
         content=system_prompt(
             state.get("dialect", ""),
             state.get("schema_context", ""),
@@ -212,6 +224,20 @@ def model_messages(state: AgentState, rendering: str = "fresh") -> list[BaseMess
             failure_cutoff=state.get("failure_cutoff", 3),
         )
     )
+
+
+def prompt_before_question(state: AgentState) -> list[BaseMessage]:
+    """The first generate call's messages (``fresh``) of the next question asked on
+    ``state`` (its dialect, schema context, limits and earlier turns; no accepted answers
+    shown), cut right after :data:`QUESTION_LEAD`: every question asked next begins its
+    prompt with this text, so a local model that keeps prompt states can read it before the
+    question comes (:meth:`sqlnb.agent.runner.Agent.warm`)."""
+    lead = "\n\n".join([*_before_question(state), QUESTION_LEAD])
+    return [_system(state), HumanMessage(content=lead)]
+
+
+def model_messages(state: AgentState, rendering: str = "fresh") -> list[BaseMessage]:
+    system = _system(state)
     if rendering == "fresh":
         return [system, HumanMessage(content=fresh_prompt(state))]
     shown = examples_text(state.get("examples") or [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import logging
 import re
 import threading
 import time
@@ -298,6 +299,10 @@ class Agent:
         self._asking: set[str] = set()  # connections with a turn under way
         self._asking_lock = threading.Lock()
         self.stats = SessionStats()  # this session's questions, added up (%sqlnb stats)
+        # the background warm-up (warm_soon): the one that waits, and its thread
+        self._warm_lock = threading.Lock()
+        self._warm_next: tuple[Adapter, dict[str, Any]] | None = None
+        self._warm_thread: threading.Thread | None = None
 
     # ---- models ------------------------------------------------------------------
     def client(self, model: Any = None) -> ChatClient:
@@ -316,6 +321,79 @@ class Agent:
                 self._clients[key] = ModelClient(resolve_model(model))
             return self._clients[key]
         return ModelClient(model)
+
+    # ---- reading ahead -----------------------------------------------------------
+    def warm(
+        self,
+        adapter: Adapter,
+        *,
+        connection: str = "default",
+        model: Any = None,
+        max_iterations: int = 5,
+        failure_cutoff: int = 3,
+        settings: AgentSettings | None = None,
+    ) -> float | None:
+        """Have a local model that keeps prompt states read, before the next question on
+        ``connection`` comes, the part of that question's prompt that comes before it: the
+        system prompt with the schema, and the conversation so far
+        (:func:`~sqlnb.agent.prompts.prompt_before_question`).  The question's prompt is then
+        read from its question on, which on a small machine is the difference between the
+        first words of the reply in a second and in several.
+
+        The seconds the model took; None when nothing was read: a model that keeps no prompt
+        states (a hosted one), or the ``chat`` rendering, whose prompts do not begin alike.
+        Errors are the model's or the database's (the schema context's sample values), as a
+        question's would be."""
+        from sqlnb.agent.prompts import prompt_before_question
+
+        s = settings or self.settings
+        client = self.client(model)
+        read_ahead = getattr(client, "warm", None)
+        if read_ahead is None or not getattr(client, "keeps_prompt_states", False) or s.rendering != "fresh":
+            return None
+        turns = self.history(connection)
+        earlier = [t.get("question", "") for t in turns[-2:]]
+        context = self.schema_context(" ".join(earlier), adapter, s)
+        state = cast(
+            AgentState,
+            {
+                "dialect": adapter.dialect,
+                "schema_context": context.text,
+                "max_iterations": max_iterations,
+                "failure_cutoff": failure_cutoff,
+                "turns": turns,
+            },
+        )
+        return float(read_ahead(prompt_before_question(state)))
+
+    def warm_soon(self, adapter: Adapter, **options: Any) -> None:
+        """:meth:`warm` in a background thread (its options as there); a warm-up asked for
+        while one runs replaces any that waits, so the last one asked for runs last.  A
+        warm-up that fails is logged and forgotten: it only loses the time it would save."""
+        with self._warm_lock:
+            self._warm_next = (adapter, options)
+            if self._warm_thread is not None and self._warm_thread.is_alive():
+                return
+            self._warm_thread = threading.Thread(target=self._warm_loop, daemon=True, name="sqlnb-warm")
+            self._warm_thread.start()
+
+    def _warm_loop(self) -> None:
+        while True:
+            with self._warm_lock:
+                job, self._warm_next = self._warm_next, None
+                if job is None:
+                    self._warm_thread = None
+                    return
+            adapter, options = job
+            try:
+                self.warm(adapter, **options)
+            except Exception:
+                logging.getLogger("sqlnb.agent").debug("sqlnb: reading ahead failed", exc_info=True)
+
+    def warming(self) -> bool:
+        """Whether a background warm-up (:meth:`warm_soon`) runs or waits."""
+        with self._warm_lock:
+            return self._warm_thread is not None
 
     # ---- conversation ------------------------------------------------------------
     def thread_id(self, connection: str) -> str:

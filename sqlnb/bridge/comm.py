@@ -235,6 +235,7 @@ class Bridge:
             run = self.run
             if run is not None and not run.done and getattr(run, "comm", None) is old:
                 run.stop()
+        self._read_ahead()  # the first question's prompt, read while the user types it
         return {
             "protocol": PROTOCOL,
             "sqlnb": __version__,
@@ -251,6 +252,7 @@ class Bridge:
         if not isinstance(name, str) or not name:
             raise errors.UsageError("use needs a connection name")
         self.manager.use(name)
+        self._read_ahead(name)
         return self._connections()
 
     def connect(self, comm, data: dict) -> dict:
@@ -275,7 +277,18 @@ class Bridge:
         entry = self.manager.connect(
             target.strip(), name, readonly=bool(data.get("readonly")), password=password
         )
+        self._read_ahead(entry.name)
         return {**self._connections(), "connected": entry.name}
+
+    def _read_ahead(self, connection: str | None = None, **options: Any) -> None:
+        """Have a local model read the start of the next question's prompt on
+        ``connection`` (default: the active one) in the background
+        (:meth:`sqlnb.magics.ask.AskMagic.read_ahead_for`); nothing when sqlnb is not
+        loaded, no connection is active, or reading ahead is off."""
+        try:
+            self.ask_magic.read_ahead_for(connection, **options)
+        except errors.SqlnbError:
+            pass
 
     def _connections(self) -> dict:
         manager = self.manager
@@ -338,6 +351,7 @@ class Bridge:
                 rows=rows,
                 failure_cutoff=ask_magic.failure_cutoff,
                 on_event=lambda event: self.send(comm, {"type": "event", "run": run.id, "event": event}),
+                after_done=lambda name: self._read_ahead(name, model=model, max_iterations=max_iterations),
             )
             run.claim()  # Busy while a question (the panel's or a chat's) is answered
             run.comm = comm  # type: ignore[attr-defined]  # the panel that asked

@@ -77,6 +77,9 @@ class AskRun:
     ``[{question, status, sql, questions?}]`` seeded when the connection's conversation is
     empty (after a kernel restart).  ``new=True`` starts a new conversation first (the
     history is then not seeded).  ``rows``: result rows in the ``done`` event.
+    ``after_done``: called with the connection's name once ``done`` went out, when the run
+    did not fail (e.g. ``AskMagic.read_ahead_for``: the next question's prompt is read
+    while this answer is read); what it raises is logged, never sent.
     """
 
     def __init__(
@@ -95,6 +98,7 @@ class AskRun:
         on_event: Callable[[Event], None],
         failure_cutoff: int = 3,
         no_review: bool = False,
+        after_done: Callable[[str], object] | None = None,
     ):
         self.id: str = uuid.uuid4().hex
         self.result = None  # AskResult, after done (None when the run failed to start)
@@ -112,6 +116,7 @@ class AskRun:
         self.failure_cutoff = failure_cutoff
         self.no_review = no_review
         self.on_event = on_event
+        self.after_done = after_done
         self.done_event: Event | None = None  # the done event, once sent
         self._stop = StopToken()
         self._finished = threading.Event()
@@ -236,6 +241,11 @@ class AskRun:
             self._emit(done)
         finally:
             self._finished.set()
+        if self.after_done is not None and done.get("status") != "error":
+            try:
+                self.after_done(connection_name)
+            except Exception:
+                logging.getLogger("sqlnb.bridge").debug("sqlnb: after the run", exc_info=True)
 
     def _agent_event(self, event: Event) -> None:
         out = protocol_event(event)

@@ -626,6 +626,7 @@ class ChatWidget:
                 new=self._new,
                 rows=self.rows,
                 on_event=lambda event: self._on_event(turn, answering, event),
+                after_done=lambda name: self.ask_magic.read_ahead_for(name, model=model),
             )
             run.claim()  # one question at a time per kernel (this chat's, another's, the panel's)
             turn = Turn(self, question, entry.name)

@@ -109,6 +109,14 @@ class AskMagic(Magics):
         "SQL assumes and its headline values, every number and name checked "
         "against the question, the SQL and the result (one more model call).",
     ).tag(config=True)
+    read_ahead = Bool(
+        True,
+        help="With a local model (llama.cpp), have it read the start of the next "
+        "question's prompt (the schema and the conversation so far) in the "
+        "background while you read the answer, and when a panel opens or a "
+        "connection becomes active: the reply to the next question starts in about "
+        "a second instead of several. A hosted model is never called for this.",
+    ).tag(config=True)
     require_readonly_role = Bool(
         False,
         help="Refuse to ask on a connection whose credentials "
@@ -126,6 +134,28 @@ class AskMagic(Magics):
         self._memory = None
         # the last %%ask answer (its other readings: %ask pick N)
         self.last_result: AskResult | None = None
+
+    def read_ahead_for(
+        self, connection: str | None = None, *, model: Any = None, max_iterations: int | None = None
+    ) -> bool:
+        """Start reading ahead (:meth:`sqlnb.agent.runner.Agent.warm_soon`) for the next
+        question on ``connection`` (default: the active one) with ``model`` (default: this
+        magic's); False when off (:attr:`read_ahead`) or there is no such connection."""
+        if not self.read_ahead or self.manager is None:
+            return False
+        try:
+            entry = self.manager.get_entry(connection)
+        except errors.SqlnbError:
+            return False
+        self.agent.warm_soon(
+            entry.adapter,
+            connection=entry.name,
+            model=model or self.model or None,
+            max_iterations=max_iterations if max_iterations is not None else self.max_iterations,
+            failure_cutoff=self.failure_cutoff,
+            settings=self.settings(no_data=False, connection=entry.name),
+        )
+        return True
 
     @property
     def memory(self):
@@ -233,6 +263,8 @@ class AskMagic(Magics):
             if live is not None:
                 live.close()
         self.last_result = result
+        if not args.no_data:  # the next question's prompt, read while this answer is read
+            self.read_ahead_for(entry.name, model=args.model, max_iterations=max_iterations)
         source = result.cell_source()
         if source and self.insert_cell and not args.no_insert:
             self._insert(source)

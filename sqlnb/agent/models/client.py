@@ -98,6 +98,27 @@ class ModelClient:
         script has them)."""
         return bool(getattr(self.model, "explains", True))
 
+    @property
+    def keeps_prompt_states(self) -> bool:
+        """Whether the model keeps what it has read of a prompt for a later prompt that
+        begins the same way (a local llama.cpp model): reading a prompt's beginning ahead of
+        time (:meth:`warm`) then saves that time when the prompt comes."""
+        return bool(getattr(self.model, "keeps_prompt_states", False))
+
+    def warm(self, messages: LanguageModelInput) -> float:
+        """Have the model read ``messages`` and write one token, so that a later prompt that
+        begins with them is read from where it parts (only a model that
+        :attr:`keeps_prompt_states`; the others are not called).  The seconds it took; not
+        retried (a warm-up that fails costs the next question only that time)."""
+        if not self.keeps_prompt_states:
+            return 0.0
+        options: dict[str, Any] = {"max_tokens": 1}
+        if getattr(self.model, "takes_purpose", False):
+            options["purpose"] = "read_ahead"
+        start = time.perf_counter()
+        self._run(lambda: self.model.invoke(messages, **options))
+        return time.perf_counter() - start
+
     def invoke(
         self,
         messages: LanguageModelInput,

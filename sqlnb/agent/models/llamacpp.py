@@ -164,6 +164,7 @@ class LlamaCppChatModel(PromptChatModel):
     parallel: bool = Field(default_factory=_default_parallel)
     takes_seed: ClassVar[bool] = True  # ModelClient passes a seed with sampled calls
     takes_purpose: ClassVar[bool] = True  # and the call's purpose (an explanation's length cap)
+    keeps_prompt_states: ClassVar[bool] = True  # a prompt read ahead is not read again
 
     @property
     def _llm_type(self) -> str:

@@ -239,6 +239,7 @@ class LlamaServerChatModel(PromptChatModel):
     parallel: bool = False  # side by side replies are in-process only (ModelClient reads this)
     takes_seed: ClassVar[bool] = True
     takes_purpose: ClassVar[bool] = True
+    keeps_prompt_states: ClassVar[bool] = True  # the server keeps prompt states (its RAM cache)
 
     @property
     def _llm_type(self) -> str:

@@ -42,6 +42,11 @@ class ScriptedChatModel(PromptChatModel):
 
     ``stream_pause``: seconds between two words of a streamed reply (the browser tests
     watch the text arrive); ``"stream_pause"`` in a file.
+
+    ``read_ahead``: it stands for a model that keeps prompt states (a local one), so sqlnb
+    has it read the start of the next question's prompt ahead of time
+    (:meth:`sqlnb.agent.runner.Agent.warm`); those calls take no reply of the script and are
+    recorded in ``read_ahead_prompts``.  ``"read_ahead": true`` in a file.
     """
 
     replies: list[str]
@@ -58,12 +63,18 @@ class ScriptedChatModel(PromptChatModel):
     delay: float = 0.0
     stream_pause: float = 0.0
     """Seconds between two words of a streamed reply (``"stream_pause"`` in a file)."""
+    read_ahead: bool = False
+    read_ahead_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
 
     takes_purpose: ClassVar[bool] = True  # ModelClient passes the call's purpose
 
     @property
     def samples(self) -> bool:
         return self.drafts is not None
+
+    @property
+    def keeps_prompt_states(self) -> bool:
+        return self.read_ahead
 
     @property
     def explains(self) -> bool:
@@ -97,13 +108,19 @@ class ScriptedChatModel(PromptChatModel):
                 f"{exc.lineno}, column {exc.colno}",
                 hint=f"it must hold a JSON list of reply strings, {example}",
             ) from None
-        drafts, explanations, delay, pause = None, None, 0.0, 0.0
+        drafts, explanations, delay, pause, ahead = None, None, 0.0, 0.0, False
         if (
             isinstance(data, dict)
-            and set(data) <= {"replies", "drafts", "explanations", "delay", "stream_pause"}
+            and set(data) <= {"replies", "drafts", "explanations", "delay", "stream_pause", "read_ahead"}
             and "replies" in data
         ):
             drafts, explanations = data.get("drafts"), data.get("explanations")
+            ahead = data.get("read_ahead", False)
+            if not isinstance(ahead, bool):
+                raise ConfigurationError(
+                    f'scripted model file {str(file)!r}: "read_ahead" must be true or false, '
+                    f"not {json.dumps(ahead)}"
+                )
             delay, pause = data.get("delay", 0.0), data.get("stream_pause", 0.0)
             data = data["replies"]
             for key, value in (("delay", delay), ("stream_pause", pause)):
@@ -137,6 +154,7 @@ class ScriptedChatModel(PromptChatModel):
             source=file.name,
             delay=float(delay),
             stream_pause=float(pause),
+            read_ahead=ahead,
         )
 
     @property
@@ -167,6 +185,10 @@ class ScriptedChatModel(PromptChatModel):
     def _answer(
         self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
     ) -> AIMessage:
+        if options.get("purpose") == "read_ahead":  # no reply of the script, no delay
+            with self._lock:
+                self.read_ahead_prompts.append(prompt)
+            return reply_message("", sum(len(content) for _, content in prompt) // 4, 0)
         if self.delay > 0:
             self._wait(self.delay)
         if options.get("purpose") == "explain":
