@@ -24,7 +24,8 @@ from sqlnb.agent.settings import AgentSettings
 from tests.doubles import readonly_duckdb, readonly_sqlite
 
 # four customers, two of them called Ada; their orders (an order's total on the order, its
-# lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing
+# lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing; product
+# groups in two levels (Tea under Drinks, Jam under Preserves)
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -39,6 +40,10 @@ SHOP = """
                               (13, 3, 40, 'paid', '2025-03-01', '2025-03-02');
     INSERT INTO order_lines VALUES (100, 10, 'Tea', 1, 10), (101, 10, 'Jam', 2, 10), (102, 11, 'Tea', 2, 10),
                                    (103, 12, 'Jam', 1, 15), (104, 13, 'Tea', 4, 10);
+    CREATE TABLE product_groups (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
+                                 parent_id INTEGER REFERENCES product_groups(id));
+    INSERT INTO product_groups VALUES (1, 'Drinks', NULL), (3, 'Preserves', NULL);
+    INSERT INTO product_groups VALUES (2, 'Tea', 1), (4, 'Jam', 3);
 """
 
 
@@ -87,7 +92,7 @@ CASES = {
     ),
     "ranking_without_order": Case(
         "Which customer has the highest total?",
-        "SELECT id, name FROM customers",
+        "SELECT name, city FROM customers",
         'asks for "highest"',
     ),
     "measure_not_shown": Case(
@@ -117,6 +122,16 @@ CASES = {
         "How many orders were shipped on each day? Give the day and the number.",
         "SELECT shipped, COUNT(*) FROM orders GROUP BY shipped",
         "a row of the result has no shipped (NULL)",
+    ),
+    "parent_not_followed": Case(
+        "Which product groups are at the root?",
+        "SELECT name FROM product_groups",
+        'the question asks about "root" rows of a hierarchy, and the query does not use product_groups.parent_id',
+    ),
+    "key_not_asked": Case(
+        "Which customers live in London?",
+        "SELECT id, name FROM customers WHERE city = 'London'",
+        "the result shows customers.id, a key the question does not ask for",
     ),
     "values_left_out": Case(
         "How many paid orders are there?",
@@ -606,3 +621,52 @@ def test_interval_not_number_is_silent_for_a_number_of_days_or_a_question_withou
     assert finding("How many days did shipping take on average?", interval)
     assert finding("How many days did shipping take on average?", days) is None
     assert finding("How long did shipping take on average?", interval) is None  # no unit asked
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        ("List the top-level product groups.", "SELECT name FROM product_groups WHERE parent_id IS NULL"),
+        (
+            "Which parent group has the most groups under it?",
+            "SELECT p.name FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
+            "GROUP BY p.name ORDER BY COUNT(*) DESC LIMIT 1",
+        ),
+        ("List the product groups.", "SELECT name FROM product_groups"),  # no level asked
+        ("Which customers are the top-level spenders?", "SELECT name FROM customers"),  # no hierarchy read
+    ],
+)
+def test_parent_not_followed_is_silent_when_the_parent_key_is_used_or_no_level_asked(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("parent_not_followed").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        (
+            "Give the ids and names of the customers in London.",
+            "SELECT id, name FROM customers WHERE city = 'London'",
+        ),
+        (
+            "Which order numbers were paid, and their totals?",
+            "SELECT id, total FROM orders WHERE status = 'paid'",
+        ),
+        (
+            "Which customers live in London?",
+            "SELECT name FROM customers WHERE city = 'London'",
+        ),  # no key shown
+        (
+            "Which customers live in London?",
+            "SELECT id FROM customers WHERE city = 'London'",
+        ),  # the key alone
+        ("How many orders did each customer place?", "SELECT customer_id, COUNT(*) FROM orders GROUP BY 1"),
+        (
+            "Which customer ordered?",
+            "SELECT o.customer_id, c.name FROM orders AS o JOIN customers AS c ON c.id = o.customer_id",
+        ),
+    ],
+)
+def test_key_not_asked_is_silent_when_an_identifier_is_asked_for_or_none_is_shown(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("key_not_asked").find(answer) is None

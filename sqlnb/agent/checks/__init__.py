@@ -22,6 +22,10 @@ From the query, the question and the catalog (:mod:`.query`):
   interval ("3 days 13:42:34");
 - ``null_group``: a grouped result with a row whose label is NULL (rows without a region
   counted as a region of their own);
+- ``parent_not_followed``: a question for the top of a hierarchy ("the top-level
+  category") answered without the key that links a row to its parent;
+- ``key_not_asked``: a listing that shows a table's key beside other columns where the
+  question asks for no identifier;
 
 From the data, read-only (:mod:`.data`):
 
@@ -54,11 +58,13 @@ from sqlnb.agent.checks.query import (
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
     INTERVAL_NOT_NUMBER,
+    KEY_NOT_ASKED,
     LIMIT_NOT_ASKED,
     MEASURE_NOT_SHOWN,
     NEGATED_VALUE,
     NULL_GROUP,
     NUMBERS_LEFT_OUT,
+    PARENT_NOT_FOLLOWED,
     RANKING_WITHOUT_ORDER,
     ROWS_NOT_ASKED,
 )
@@ -75,6 +81,8 @@ CHECKS: tuple[Check, ...] = (
     LIMIT_NOT_ASKED,
     NULL_GROUP,
     INTERVAL_NOT_NUMBER,
+    PARENT_NOT_FOLLOWED,
+    KEY_NOT_ASKED,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,
     FAN_OUT,

@@ -25,7 +25,8 @@ from sqlnb.agent.lexicon import (
     stem,
     value_named,
 )
-from sqlnb.agent.sqltree import normal_name, query_tables
+from sqlnb.agent.repairs.labels import label_columns
+from sqlnb.agent.sqltree import column_owner, normal_name, query_tables, scope_tables
 from sqlnb.sql.dialects import sqlglot_dialect
 
 # a number standing alone: not part of a word or of a longer number, a full stop after it
@@ -378,6 +379,82 @@ def null_group(a: Answer) -> Finding:
     )
 
 
+# a question about the top of a hierarchy: "the top-level category", "its parent group",
+# "the root account"
+_HIERARCHY = re.compile(r"\b(top[- ]level|parent|root|uppermost)\b", re.I)
+
+
+def parent_not_followed(a: Answer) -> Finding:
+    """The question asks for the top of a hierarchy ("which top-level category", "the
+    parent group") and the query reads a table whose rows have a parent row of the same
+    table (a foreign key to itself: ``categories.parent_id``) without using that key at all:
+    the rows it reports are the table's own rows, whatever level they are at."""
+    if a.catalog is None or a.tree is None:
+        return None
+    asked = _HIERARCHY.search(a.question)
+    if asked is None:
+        return None
+    used = {c.name.lower() for c in a.tree.find_all(exp.Column)}
+    for table in query_tables(a.sql, a.dialect, a.catalog):
+        for fk in table.foreign_keys:
+            if fk.ref_table.lower() != table.name.lower() or len(fk.columns) != 1:
+                continue
+            column = fk.columns[0]
+            if column.lower() not in used:
+                return (
+                    f'the question asks about "{asked.group(1).lower()}" rows of a hierarchy, and the query '
+                    f"does not use {table.name}.{column}, which links each row to its parent"
+                )
+    return None
+
+
+# a question that asks for identifiers: "ids", "the id of", "key", "number" ("order number")
+_ASKS_KEY = re.compile(r"\b(ids?|identifiers?|keys?|numbers?|codes?|no\.?)\b", re.I)
+
+
+def key_not_asked(a: Answer) -> Finding:
+    """A query that lists rows (no grouping, no aggregate) shows a table's key (its
+    one-column primary key, or a column named ``id``) beside the column that names those
+    rows (``name``; a first and a last name), and the question asks for no identifier
+    ("id", "number", "code") nor names the key's column: a column the question does not ask
+    for.  A key shown without such a name (an order, which has none) is how the rows are
+    told apart, and is not judged."""
+    if a.catalog is None or not isinstance(a.tree, exp.Select):
+        return None
+    tree = a.tree
+    if tree.args.get("group") is not None or tree.find(exp.AggFunc) is not None or len(tree.expressions) < 2:
+        return None
+    if _ASKS_KEY.search(a.question):
+        return None
+    asked = {stem(w) for w in re.findall(r"[a-z]+", a.question.lower())}
+    scope = scope_tables(tree, a.catalog)
+    shown = [
+        (owner[0], col.unalias().name.lower())
+        for col in tree.expressions
+        if isinstance(col.unalias(), exp.Column) and (owner := column_owner(col.unalias(), scope)) is not None
+    ]
+    for col in tree.expressions:
+        inner = col.unalias()
+        if not isinstance(inner, exp.Column):
+            continue
+        owner = column_owner(inner, scope)
+        if owner is None:
+            continue
+        alias, table = owner
+        labels = {c.lower() for c in label_columns(table)}
+        if not labels or not any(o == alias and n in labels for o, n in shown):
+            continue
+        keys = {k.lower() for k in table.primary_key} if len(table.primary_key) == 1 else set()
+        name = inner.name.lower()
+        if name not in keys and name != "id":
+            continue
+        words = {stem(w) for w in re.findall(r"[a-z]+", name)} - {"id"}
+        if words & asked:  # "customer_no" for "which customers": named
+            continue
+        return f"the result shows {table.name}.{inner.name}, a key the question does not ask for"
+    return None
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -427,4 +504,15 @@ INTERVAL_NOT_NUMBER = Check(
     name="interval_not_number",
     summary='a question for a number of days or hours ("how many days") answered with an interval',
     find=interval_not_number,
+)
+
+PARENT_NOT_FOLLOWED = Check(
+    name="parent_not_followed",
+    summary='a question for the top of a hierarchy ("the top-level category") answered without the parent key',
+    find=parent_not_followed,
+)
+KEY_NOT_ASKED = Check(
+    name="key_not_asked",
+    summary="a listing that shows a table's key beside other columns where the question asks for no identifier",
+    find=key_not_asked,
 )

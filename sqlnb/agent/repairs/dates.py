@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from sqlnb.adapters import Catalog
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
-from sqlnb.agent.sqltree import column_owner, parse, scope_tables
+from sqlnb.agent.sqltree import column_owner, parse, readable, scope_tables
 from sqlnb.sql.dialects import sqlglot_dialect
 
 # the unit a question asks a length of time in ("how many hours", "in days", "the average
@@ -126,7 +126,7 @@ def date_difference(sql: str, dialect: str, catalog: Catalog | None, question: s
     if not changed:
         return None
     what = ", ".join(changed)
-    return tree.sql(dialect=d), f"{what} counted in {unit}"
+    return readable(tree.sql(dialect=d)), f"{what} counted in {unit}"
 
 
 def _propose(draft: Draft) -> Proposal:
