@@ -80,6 +80,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "null_group": ("9595eee", "2026-11-28T01:16:00"),
     "limit_not_asked": ("01bf0c5", "2026-11-28T02:18:36"),
     "interval_not_number": ("df460ff", "2026-11-28T02:16:01"),
+    "parent_not_followed": ("f32808b", "2026-11-28T04:44:58"),
+    "key_not_asked": ("f32808b", "2026-11-28T04:44:58"),
 }
 
 
