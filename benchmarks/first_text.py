@@ -1,14 +1,16 @@
 """first_text: with a real model, how soon the JupyterLab panel shows the first words of the
 model's reply after a question is sent (target: within 2 s on a warm model).
 
-    .venv/bin/python benchmarks/first_text.py [--model SPEC] [--results-dir DIR]
+    .venv/bin/python benchmarks/first_text.py [--model SPEC] [--pause S] [--out NAME] [--results-dir DIR]
 
 Runs the Galata benchmark spec labextension/ui-tests/tests/bench/first_text.spec.ts
 (Debian's Chromium against a real JupyterLab serving the extension built in
 sqlnb/labextension) on the `sqlnb demo` database: six questions asked one after another in
-the panel, the first of them loading the model (cold). For each: Enter → the live line's
-first phase, → the first words of the reply in the panel, → the answer. Writes
-results/first_text.md and results/first_text.json. See benchmarks/README.md.
+the panel, the first of them loading the model (cold), each after ``--pause`` seconds from
+the answer before it (a person reading the answer and typing the next question; 0: at once).
+For each: Enter → the live line's first phase, → the first words of the reply in the panel,
+→ the answer. Writes results/NAME.md and results/NAME.json (``--out``, default first_text).
+See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=c.DEFAULT_RESULTS,
         help=f"where first_text.md and first_text.json go (default {c.DEFAULT_RESULTS})",
     )
+    p.add_argument(
+        "--pause",
+        type=float,
+        default=5.0,
+        help="seconds from an answer to the next question: a person reading it and typing (default 5; 0: at once)",
+    )
+    p.add_argument("--out", default="first_text", help="the results' name (default first_text)")
     p.add_argument("--timeout", type=float, default=2400, help="seconds the browser run may take")
     return p.parse_args(argv)
 
@@ -62,7 +71,12 @@ def run_browser(args: argparse.Namespace, db: Path, out: Path) -> None:
     c.run_bench_spec(
         "first_text",
         SPEC,
-        {"SQLNB_BENCH_OUT": str(out), "SQLNB_BENCH_MODEL": model_spec(args.model), "SQLNB_BENCH_DB": str(db)},
+        {
+            "SQLNB_BENCH_OUT": str(out),
+            "SQLNB_BENCH_MODEL": model_spec(args.model),
+            "SQLNB_BENCH_DB": str(db),
+            "SQLNB_BENCH_PAUSE": str(args.pause),
+        },
         args.timeout,
     )
 
@@ -78,6 +92,15 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
     def f(v: float | None) -> str:
         return "—" if v is None else f"{v:.2f}"
 
+    waited = float(raw.get("pause_s") or 0)
+    pause = (
+        f"{waited:g} s after the answer before it (a person reading the answer and typing the next "
+        "question; the first after the connection's cell ran)."
+        if waited
+        else "as soon as the answer before it is shown (no time to read it: the model may still be "
+        "reading ahead when the question comes, and the question waits for it)."
+    )
+
     table = "\n".join(
         f"| {'warm' if r['warm'] else 'cold (loads the model)'} | {r['question']} | {f(r['phase_s'])} | "
         f"**{f(r['first_text_s'])}** | {f(r['answer_s'])} | {r['status']} |"
@@ -87,12 +110,15 @@ def report(raw: dict, info: dict, load_after: list[float] | None) -> tuple[str, 
 
 A real JupyterLab (Galata, Debian's Chromium {raw.get("browser") or "?"}, headless) serves the
 sqlnb extension; the notebook's kernel connects to the `sqlnb demo` database (DuckDB) and asks
-`{raw["model"]}`. Six questions are asked one after another in the panel. For each, the page
-notes (`performance.now()`) when Enter was pressed, when the live line first said what the run
-does, when the first words of the model's reply showed under it, and when the answer was
-there. The first question also loads the model (cold); the others find it loaded, with the
-prompt states of the earlier questions kept in memory (`SQLNB_LLAMA_CACHE_MB`), so a question's
-prompt is read from where it parts from the last one's (warm).
+`{raw["model"]}`. Six questions are asked one after another in the panel, each {pause} For
+each, the page notes (`performance.now()`) when Enter was pressed, when the live line first
+said what the run does, when the first words of the model's reply showed under it, and when
+the answer was there. The first question also loads the model (cold); the others find it
+loaded (warm): the prompt states of the earlier questions are kept in memory
+(`SQLNB_LLAMA_CACHE_MB`), and after each answer the model reads the start of the next
+question's prompt (the schema, the conversation so far) in the background
+(`AskMagic.read_ahead`), so a question's prompt is read from its question on once that is
+done, or from where it parts from an earlier one.
 
 Target: the first words within {TARGET_S:.0f} s of Enter on a warm model.
 
@@ -116,6 +142,7 @@ Target: the first words within {TARGET_S:.0f} s of Enter on a warm model.
         "target_s": TARGET_S,
         "meets_target": meets,
         "model": raw["model"],
+        "pause_s": waited,
         "warm_first_text_median_s": median,
         "warm_first_text_max_s": max(first) if first else None,
         "questions": rows,
@@ -141,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         run_browser(args, demo / "sample.duckdb", out)
         raw = json.loads(out.read_text())
     md, data = report(raw, info, c.load_average())
-    md_path, js_path = c.write_results("first_text", args.results_dir, md, data)
+    md_path, js_path = c.write_results(args.out, args.results_dir, md, data)
     print(
         f"first_text: warm median {data['warm_first_text_median_s']} s, max {data['warm_first_text_max_s']} s "
         f"(target ≤ {TARGET_S:.0f} s) → {md_path}, {js_path}"

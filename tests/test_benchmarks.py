@@ -898,6 +898,10 @@ def test_first_text_report_judges_the_warm_questions_against_the_target():
     assert data["warm_first_text_median_s"] == 2.0 and data["warm_first_text_max_s"] == 2.5
     assert data["meets_target"] is False  # one warm question past 2 s
     assert "**1.50**" in md and "misses the target" in md and "Cold: 80.00 s" in md
+    assert "as soon as the answer before it is shown" in md and data["pause_s"] == 0
     raw["questions"][2]["first_text_s"] = 1.9
-    assert first_text.report(raw, info, None)[1]["meets_target"] is True
+    raw["pause_s"] = 5
+    md, data = first_text.report(raw, info, None)
+    assert data["meets_target"] is True and data["pause_s"] == 5
+    assert "each 5 s after the answer before it (a person reading the answer" in md
     assert first_text.model_spec("openai:gpt-4o") == "openai:gpt-4o"

@@ -7,12 +7,14 @@
  *
  * SQLNB_BENCH_MODEL: the model spec (default the offline llamacpp:qwen2.5-coder-1.5b);
  * SQLNB_BENCH_DB: the demo's DuckDB file; SQLNB_BENCH_QUESTIONS: questions, one per line
- * (defaults below); SQLNB_BENCH_OUT: where the raw timings go (JSON).
+ * (defaults below); SQLNB_BENCH_PAUSE: seconds from an answer to the next question (a person
+ * reading it and typing; default 0); SQLNB_BENCH_OUT: where the raw timings go (JSON).
  */
 import * as fs from 'fs';
 import { expect, finalStatus, openNotebook, openPanel, test, turn } from '../sqlnb';
 
 const MODEL = process.env.SQLNB_BENCH_MODEL || 'llamacpp:qwen2.5-coder-1.5b';
+const PAUSE_S = Number(process.env.SQLNB_BENCH_PAUSE || '0');
 const QUESTIONS = (
   process.env.SQLNB_BENCH_QUESTIONS ||
   [
@@ -68,6 +70,10 @@ test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo
   const results: any[] = [];
   for (const [i, q] of QUESTIONS.entries()) {
     await expect(input).toBeEnabled();
+    if (PAUSE_S > 0) {
+      // a person reads the answer (or the panel) and types the question: time that passes
+      await page.waitForTimeout(PAUSE_S * 1000);
+    }
     await input.fill(q);
     const asked = await page.evaluate(() => performance.now());
     await input.press('Enter');
@@ -87,6 +93,9 @@ test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo
   }
   const browser = page.context().browser()?.version() ?? null;
   const out = process.env.SQLNB_BENCH_OUT || testInfo.outputPath('first_text.raw.json');
-  fs.writeFileSync(out, JSON.stringify({ model: MODEL, browser, questions: results }, null, 1));
+  fs.writeFileSync(
+    out,
+    JSON.stringify({ model: MODEL, browser, pause_s: PAUSE_S, questions: results }, null, 1)
+  );
   expect(results.filter(r => r.first_text_s !== null).length).toBe(results.length);
 });
