@@ -904,4 +904,22 @@ def test_first_text_report_judges_the_warm_questions_against_the_target():
     md, data = first_text.report(raw, info, None)
     assert data["meets_target"] is True and data["pause_s"] == 5
     assert "each 5 s after the answer before it (a person reading the answer" in md
+    assert "After a kernel restart" not in md and data["after_restart_answer_s"] is None
+    # the question asked again after a restart: apart from the warm ones, against its warm answer
+    raw["questions"].append(
+        {
+            "question": "b?",
+            "warm": True,
+            "after_restart": True,
+            "status": "success",
+            "phase_s": 0.4,
+            "first_text_s": 3.5,
+            "answer_s": 8.0,
+        }
+    )
+    raw.update(restart_s=6.5, shared=True)
+    md, data = first_text.report(raw, info, None)
+    assert data["warm_first_text_max_s"] == 1.9 and data["after_restart_answer_s"] == 8.0
+    assert "run again: 6.50 s), the question asked again: first words after **3.50 s**, the answer" in md
+    assert "after **8.00 s**, against 9.00 s when it was asked warm before (the model process kept" in md
     assert first_text.model_spec("openai:gpt-4o") == "openai:gpt-4o"

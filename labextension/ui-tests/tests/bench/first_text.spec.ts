@@ -8,13 +8,34 @@
  * SQLNB_BENCH_MODEL: the model spec (default the offline llamacpp:qwen2.5-coder-1.5b);
  * SQLNB_BENCH_DB: the demo's DuckDB file; SQLNB_BENCH_QUESTIONS: questions, one per line
  * (defaults below); SQLNB_BENCH_PAUSE: seconds from an answer to the next question (a person
- * reading it and typing; default 0); SQLNB_BENCH_OUT: where the raw timings go (JSON).
+ * reading it and typing; default 0); SQLNB_BENCH_RESTART=1: then Kernel › Restart, the
+ * panel's Reconnect and the model's cell run again, and the second question asked once more
+ * (the first question after a restart); SQLNB_BENCH_OUT: where the raw timings go (JSON).
  */
 import * as fs from 'fs';
-import { expect, finalStatus, openNotebook, openPanel, test, turn } from '../sqlnb';
+import {
+  expect,
+  finalStatus,
+  openNotebook,
+  openPanel,
+  runCellInPlace,
+  test as sqlnbTest,
+  turn,
+  waitForKernelIdle
+} from '../sqlnb';
+
+// a kernel restart needs the real kernels API (Galata's mock answers it with 201, which
+// JupyterLab refuses)
+const test = sqlnbTest.extend({
+  // eslint-disable-next-line no-empty-pattern
+  kernels: async ({}, use) => {
+    await use(null as any);
+  }
+});
 
 const MODEL = process.env.SQLNB_BENCH_MODEL || 'llamacpp:qwen2.5-coder-1.5b';
 const PAUSE_S = Number(process.env.SQLNB_BENCH_PAUSE || '0');
+const RESTART = process.env.SQLNB_BENCH_RESTART === '1';
 const QUESTIONS = (
   process.env.SQLNB_BENCH_QUESTIONS ||
   [
@@ -35,7 +56,7 @@ test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo
   const db = process.env.SQLNB_BENCH_DB;
   // a real model on the demo database: benchmarks/first_text.py makes both and runs this
   test.skip(!db, 'run through benchmarks/first_text.py, which names the demo database');
-  await openNotebook(page, tmpPath, 'first_text.ipynb', [
+  const nb = await openNotebook(page, tmpPath, 'first_text.ipynb', [
     '%load_ext sqlnb',
     `%sqlnb connect duckdb:///${db} --name sample`,
     `%config AskMagic.model = ${JSON.stringify(MODEL)}`
@@ -68,7 +89,26 @@ test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo
 
   const input = panel.locator('.sqlnb-question-input');
   const results: any[] = [];
-  for (const [i, q] of QUESTIONS.entries()) {
+  const asks: Array<[string, boolean]> = QUESTIONS.map((q, i) => [q, i > 0]);
+  if (RESTART) {
+    // asked again on the restarted kernel: the second question (one asked warm before)
+    asks.push([QUESTIONS[Math.min(1, QUESTIONS.length - 1)], true]);
+  }
+  let restart_s: number | null = null;
+  for (const [i, [q, warm]] of asks.entries()) {
+    if (RESTART && i === QUESTIONS.length) {
+      // Kernel › Restart (without its dialog), the panel's one-click Reconnect, and the
+      // model's cell run again: then the first question on the new kernel
+      const began = await page.evaluate(() => performance.now());
+      await page.evaluate(async p => {
+        await (window as any).sqlnbTest.panel(p).sessionContext.session.kernel.restart();
+      }, nb);
+      await waitForKernelIdle(page, nb, 120000);
+      await panel.locator('.sqlnb-reconnect-one', { hasText: 'Reconnect sample' }).click();
+      await expect(panel.locator('.sqlnb-connections')).toHaveValue('sample');
+      await runCellInPlace(page, 2);
+      restart_s = ((await page.evaluate(() => performance.now())) - began) / 1000;
+    }
     await expect(input).toBeEnabled();
     if (PAUSE_S > 0) {
       // a person reads the answer (or the panel) and types the question: time that passes
@@ -77,14 +117,15 @@ test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo
     await input.fill(q);
     const asked = await page.evaluate(() => performance.now());
     await input.press('Enter');
-    const t = turn(panel, q);
+    const t = turn(panel, q).last();
     const status = await finalStatus(t, 900000);
     const done = await page.evaluate(() => performance.now());
     const id = await t.getAttribute('data-turn');
     const first = await page.evaluate(turnId => (window as any).sqlnbFirst[turnId as string] ?? {}, id);
     results.push({
       question: q,
-      warm: i > 0,
+      warm,
+      after_restart: i >= QUESTIONS.length,
       status,
       phase_s: first.phase !== undefined ? (first.phase - asked) / 1000 : null,
       first_text_s: first.text !== undefined ? (first.text - asked) / 1000 : null,
@@ -95,7 +136,7 @@ test('first words of the reply in the panel', async ({ page, tmpPath }, testInfo
   const out = process.env.SQLNB_BENCH_OUT || testInfo.outputPath('first_text.raw.json');
   fs.writeFileSync(
     out,
-    JSON.stringify({ model: MODEL, browser, pause_s: PAUSE_S, questions: results }, null, 1)
+    JSON.stringify({ model: MODEL, browser, pause_s: PAUSE_S, restart_s, questions: results }, null, 1)
   );
   expect(results.filter(r => r.first_text_s !== null).length).toBe(results.length);
 });
