@@ -126,7 +126,7 @@ CASES = {
     "parent_not_followed": Case(
         "Which product groups are at the root?",
         "SELECT name FROM product_groups",
-        'the question asks about "root" rows of a hierarchy, and the query does not use product_groups.parent_id',
+        'the question speaks of a hierarchy ("root"), and the query does not use product_groups.parent_id',
     ),
     "key_not_asked": Case(
         "Which customers live in London?",
@@ -670,3 +670,34 @@ def test_parent_not_followed_is_silent_when_the_parent_key_is_used_or_no_level_a
 def test_key_not_asked_is_silent_when_an_identifier_is_asked_for_or_none_is_shown(shop, question, sql):
     answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
     assert check_named("key_not_asked").find(answer) is None
+
+
+def test_parent_not_followed_reads_a_level_below_a_named_row_and_not_a_comparison(shop):
+    def finding(question: str, sql: str):
+        return check_named("parent_not_followed").find(
+            Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+        )
+
+    named_row = "SELECT name FROM product_groups WHERE name = 'Drinks'"
+    assert '("under")' in finding("Which product groups are under Drinks?", named_row)
+    assert '("subgroups")' in finding("List the subgroups of Drinks.", named_row)
+    children = (
+        "SELECT g.name FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
+        "WHERE p.name = 'Drinks'"
+    )
+    assert finding("Which product groups are under Drinks?", children) is None
+    assert (
+        finding("Which product groups have an id under 3?", "SELECT name FROM product_groups WHERE id < 3")
+        is None
+    )
+
+
+def test_null_group_speaks_when_the_question_leaves_the_rows_without_a_label_out(shop):
+    sql = "SELECT shipped, COUNT(*) FROM orders GROUP BY shipped"
+    answer = Answer(
+        sql=sql,
+        dialect="sqlite",
+        question="How many orders were shipped on each day? Leave out the orders with no shipping date.",
+        result=shop.execute(sql),
+    )
+    assert check_named("null_group").find(answer)

@@ -351,15 +351,23 @@ _WITHOUT = re.compile(
 )
 
 
+# a question that speaks of the rows without a label to leave them out ("leave out the
+# donors with no recorded source"): a group of them is not asked for
+_LEAVE_OUT = re.compile(
+    r"\b(?:leav(?:e|ing) out|exclud(?:e|ing)|ignor(?:e|ing)|omit(?:ting)?|not counting|except)\b", re.I
+)
+
+
 def null_group(a: Answer) -> Finding:
     """The query groups, and one row of its result has no label: every column that is not
     an aggregate is NULL (rows without a region, say, from an outer join or a missing key,
     counted as a group of their own), and the question does not speak of such rows
-    ("without a reason", "unassigned")."""
+    ("without a reason", "unassigned") but to leave them out ("leave out the donors with no
+    recorded source")."""
     tree = a.tree
     if not isinstance(tree, exp.Select) or tree.args.get("group") is None or a.result is None:
         return None
-    if _WITHOUT.search(a.question):
+    if _WITHOUT.search(a.question) and not _LEAVE_OUT.search(a.question):
         return None
     names = a.column_names()
     labels = [
@@ -379,16 +387,25 @@ def null_group(a: Answer) -> Finding:
     )
 
 
-# a question about the top of a hierarchy: "the top-level category", "its parent group",
-# "the root account"
-_HIERARCHY = re.compile(r"\b(top[- ]level|parent|root|uppermost)\b", re.I)
+# a question about a level of a hierarchy: "the top-level category", "its parent group",
+# "the root account", "the campaigns under the winter appeal", "its subcategories" (not
+# "under 30", a comparison)
+_HIERARCHY = re.compile(
+    r"\b(top[- ]level|parent|root|uppermost|"
+    r"under(?!\s+(?:[$£€]?\d|one|two|three|ten|a\b|the\s+(?:age|average|limit|budget|threshold)))|"
+    r"sub-\w+|sub(?:categor|group|division|sidiar|ordinate|folder|project|task|account|region|team|"
+    r"department|class|type|campaign)\w*|child(?:ren)?)\b",
+    re.I,
+)
 
 
 def parent_not_followed(a: Answer) -> Finding:
-    """The question asks for the top of a hierarchy ("which top-level category", "the
-    parent group") and the query reads a table whose rows have a parent row of the same
-    table (a foreign key to itself: ``categories.parent_id``) without using that key at all:
-    the rows it reports are the table's own rows, whatever level they are at."""
+    """The question asks about a level of a hierarchy ("which top-level category", "the
+    parent group", "the campaigns under the winter appeal", "its subcategories") and the
+    query reads a table whose rows have a parent row of the same table (a foreign key to
+    itself: ``categories.parent_id``) without using that key at all: the rows it reports are
+    the table's own rows, whatever level they are at (the row the question names, say,
+    instead of those under it)."""
     if a.catalog is None or a.tree is None:
         return None
     asked = _HIERARCHY.search(a.question)
@@ -402,8 +419,8 @@ def parent_not_followed(a: Answer) -> Finding:
             column = fk.columns[0]
             if column.lower() not in used:
                 return (
-                    f'the question asks about "{asked.group(1).lower()}" rows of a hierarchy, and the query '
-                    f"does not use {table.name}.{column}, which links each row to its parent"
+                    f'the question speaks of a hierarchy ("{asked.group(1).lower()}"), and the query does not '
+                    f"use {table.name}.{column}, which links each row to its parent"
                 )
     return None
 
