@@ -316,3 +316,27 @@ def test_reading_ahead_leaves_the_question_to_read_and_changes_no_reply(
     assert cold > 1000  # the whole prompt, in this model's byte-sized tokens
     assert len(tail) <= warm <= len(tail.encode()) + 40  # the question on, and the template's end
     assert warm_reply == cold_reply
+
+
+def test_prompt_states_keep_no_unused_scores_and_count_every_byte(tiny_model, loaded, monkeypatch):
+    """A state holds llama-cpp-python's scores array (a vocabulary's floats per token, up to
+    the batch), which its cache did not count: a cache given 1 GB held several. The states
+    kept hold one row of them, and the capacity counts all a state holds."""
+    from sqlnb.agent.prompt_states import state_bytes
+
+    client = ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=512, n_threads=1, max_tokens=4))
+    client.invoke([("system", "You write SQL. " * 8), ("human", "How many singers?")])
+    llama, _ = next(iter(loaded.values()))
+    (state,) = llama.cache.cache_state.values()
+    assert state.scores.shape == (1, llama.n_vocab())  # not a row per token read
+    assert llama.cache.cache_size == state_bytes(state) > state.llama_state_size
+    # room for one such state: the next prompt's (a shorter one) pushes it out
+    llama.cache.capacity_bytes = state_bytes(state) + 1
+    client.invoke([("system", "You explain answers."), ("human", "Explain it, in a few words.")])
+    assert len(llama.cache.cache_state) == 1 and llama.cache.cache_size <= llama.cache.capacity_bytes
+    # a loaded state is read on from its last token: the replies are the ones given before
+    first = client.invoke([("system", "You write SQL. " * 8), ("human", "How many singers?")])[0]
+    llamacpp._close_llamas()
+    monkeypatch.setenv("SQLNB_LLAMA_CACHE_MB", "0")
+    fresh = ModelClient(resolve_model(f"llamacpp:{tiny_model}", n_ctx=512, n_threads=1, max_tokens=4))
+    assert fresh.invoke([("system", "You write SQL. " * 8), ("human", "How many singers?")])[0] == first

@@ -518,3 +518,33 @@ def test_the_process_module_needs_no_jupyter_and_kernels_no_server_code():
     kernel = "import sys, sqlnb.agent.models; print(sorted(m for m in sys.modules if m.startswith('sqlnb.server')))"
     out = subprocess.run([sys.executable, "-c", kernel], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_model_process_keeps_no_logits_and_counts_its_prompt_states_in_full(monkeypatch, tmp_path):
+    """llama_cpp.server's defaults keep a vocabulary's logits for every token read (5 GB of
+    scores for an 8,192-token context, 1.1 GB copied into each prompt state kept): the shared
+    process was killed for memory after a few questions. It loads the model without them, and
+    its cache counts every byte of a state (sqlnb.agent.prompt_states)."""
+    import llama_cpp
+    import llama_cpp.server.app as server_app
+    import uvicorn
+
+    from sqlnb.server import child
+
+    made: dict = {}
+    monkeypatch.setattr(llama_cpp, "LlamaRAMCache", llama_cpp.LlamaRAMCache)  # put back after the test
+    monkeypatch.setattr(server_app, "create_app", lambda **kw: made.update(kw) or "app")
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: made.update(ran=app))
+    config = {
+        "host": "127.0.0.1",
+        "port": 1,
+        "api_key": "k",
+        "model": str(tmp_path / "m.gguf"),
+        "cache_bytes": 1 << 20,
+    }
+    monkeypatch.setenv(child.CONFIG_ENV, json.dumps(config))
+    monkeypatch.delenv(child.PARENT_ENV, raising=False)
+    assert child.main() == 0 and made["ran"] == "app"
+    (settings,) = made["model_settings"]
+    assert settings.logits_all is False and settings.cache is True and settings.cache_size == 1 << 20
+    assert llama_cpp.LlamaRAMCache.__name__ == "PromptStates"

@@ -41,9 +41,16 @@ def main() -> int:
     if parent:
         _watch_parent(parent)
 
+    import llama_cpp
     import uvicorn
     from llama_cpp.server.app import create_app
     from llama_cpp.server.settings import ModelSettings, ServerSettings
+
+    from sqlnb.agent.prompt_states import prompt_state_cache_class
+
+    # the server makes its cache as llama_cpp.LlamaRAMCache(capacity_bytes=...): the one that
+    # counts every byte of a state and keeps no unused scores (sqlnb.agent.prompt_states)
+    llama_cpp.LlamaRAMCache = prompt_state_cache_class(llama_cpp.LlamaRAMCache)  # type: ignore[misc]
 
     server = ServerSettings(host=config["host"], port=int(config["port"]), api_key=config["api_key"])
     model = ModelSettings(
@@ -53,6 +60,10 @@ def main() -> int:
         n_threads_batch=int(config.get("n_threads", 1)),
         seed=0,
         verbose=False,
+        # no logits kept per token (the server's default keeps them: a vocabulary's floats
+        # for every token read, 1.1 GB for a 2,000-token prompt, and the time to copy them):
+        # the replies are sampled by llama.cpp, and no caller asks for logprobs
+        logits_all=False,
         # prompt states kept in memory, as in the kernel: a question's prompt is read from
         # where it parts from an earlier one
         cache=int(config.get("cache_bytes", 0)) > 0,

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from sqlnb.agent.models.messages import PromptChatModel, completion_message, role_content, usage_chunk
 from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
+from sqlnb.agent.prompt_states import prompt_state_cache
 from sqlnb.errors import ConfigurationError, MissingDriverError, ModelError
 
 __all__ = [
@@ -38,7 +39,8 @@ LLAMA_CACHE_ENV = "SQLNB_LLAMA_CACHE_MB"  # memory for the prompt states kept (0
 # The model's state after each prompt is kept (in memory, least recently used out first), so
 # that the next question's prompt, which shares the system prompt and the schema with the
 # last one but not with the explanation written since, is read from where they part.  A
-# state of the demo's prompt (about 2,000 tokens) takes about 60 MB.
+# state of the demo's prompt (about 2,000 tokens) takes about 60 MB, every byte counted
+# (sqlnb.agent.prompt_states).
 LLAMA_CACHE_MB = 1024
 
 
@@ -121,7 +123,7 @@ def _get_llama(model_path: str, n_ctx: int, n_threads: int) -> tuple[Any, thread
                 ) from exc
             cache = _cache_bytes()
             if cache:
-                llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache))
+                llama.set_cache(prompt_state_cache(llama_cpp, cache))
             if not _LLAMAS:
                 atexit.register(_close_llamas)
             entry = _LLAMAS[key] = (llama, threading.Lock())
