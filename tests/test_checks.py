@@ -119,9 +119,9 @@ CASES = {
         engine="duckdb",
     ),
     "null_group": Case(
-        "How many orders were shipped on each day? Give the day and the number.",
-        "SELECT shipped, COUNT(*) FROM orders GROUP BY shipped",
-        "a row of the result has no shipped (NULL)",
+        "How many product groups does each parent group have? Give the parent and the number.",
+        "SELECT parent_id, COUNT(*) FROM product_groups GROUP BY parent_id",
+        "a row of the result has no parent_id (NULL)",
     ),
     "parent_not_followed": Case(
         "Which product groups are at the root?",
@@ -132,6 +132,11 @@ CASES = {
         "Which customers live in London?",
         "SELECT id, name FROM customers WHERE city = 'London'",
         "the result shows customers.id, a key the question does not ask for",
+    ),
+    "time_not_ordered": Case(
+        "How many orders were placed on each day?",
+        "SELECT ordered, COUNT(*) AS n FROM orders GROUP BY ordered",
+        'the question asks about time ("each day"), and the rows come in no order (no ORDER BY on ordered)',
     ),
     "values_left_out": Case(
         "How many paid orders are there?",
@@ -701,3 +706,31 @@ def test_null_group_speaks_when_the_question_leaves_the_rows_without_a_label_out
         result=shop.execute(sql),
     )
     assert check_named("null_group").find(answer)
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        (
+            "How many orders were placed on each day?",
+            "SELECT ordered, COUNT(*) FROM orders GROUP BY ordered ORDER BY 1",
+        ),
+        ("When was the first order placed?", "SELECT MIN(ordered) FROM orders"),  # one row
+        ("How many orders has each customer placed?", "SELECT customer_id, COUNT(*) FROM orders GROUP BY 1"),
+        (
+            "Which orders were paid, and when?",
+            "SELECT id, total FROM orders WHERE status = 'paid'",
+        ),  # no time shown
+    ],
+)
+def test_time_not_ordered_is_silent_when_ordered_one_row_or_no_time(shop, question, sql):
+    res = shop.execute(sql)
+    answer = Answer(
+        sql=sql,
+        dialect="sqlite",
+        question=question,
+        catalog=shop.catalog(),
+        result=res,
+        row_count=res.row_count,
+    )
+    assert check_named("time_not_ordered").find(answer) is None

@@ -26,6 +26,8 @@ From the query, the question and the catalog (:mod:`.query`):
   category") answered without the key that links a row to its parent;
 - ``key_not_asked``: a listing that shows a table's key beside other columns where the
   question asks for no identifier;
+- ``time_not_ordered``: a question about time ("each year", "when") answered with dated
+  rows in no order;
 
 From the data, read-only (:mod:`.data`):
 
@@ -67,6 +69,7 @@ from sqlnb.agent.checks.query import (
     PARENT_NOT_FOLLOWED,
     RANKING_WITHOUT_ORDER,
     ROWS_NOT_ASKED,
+    TIME_NOT_ORDERED,
 )
 from sqlnb.agent.checks.vague import CRITERION_NOT_NAMED, CUTOFF_NOT_NAMED
 
@@ -83,6 +86,7 @@ CHECKS: tuple[Check, ...] = (
     INTERVAL_NOT_NUMBER,
     PARENT_NOT_FOLLOWED,
     KEY_NOT_ASKED,
+    TIME_NOT_ORDERED,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,
     FAN_OUT,

@@ -12,6 +12,7 @@ import re
 
 from sqlglot import exp
 
+from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
 from sqlnb.agent.lexicon import (
     FILLER_WORDS,
@@ -472,6 +473,56 @@ def key_not_asked(a: Answer) -> Finding:
     return None
 
 
+# a question about time: "each year", "per month", "by date", "when", "monthly", "over time"
+_ABOUT_TIME = re.compile(
+    r"\b(?:each|every|per|by|for each)\s+(?:year|month|quarter|week|day|date|hour)s?\b|\bwhen\b|"
+    r"\b(?:yearly|monthly|quarterly|weekly|daily|hourly|over time|trend)\b",
+    re.I,
+)
+_TIME_TYPE = re.compile(r"date|time", re.I)
+
+
+def _time_column(col: exp.Expr, scope: dict[str, Table], result_type: str) -> bool:
+    """Whether a column of the result is a time: its type in the result (a DATE, a
+    TIMESTAMP), or, where the engine types it as text or a number (SQLite's ``strftime``),
+    an expression over a column of a date or time type."""
+    if _TIME_TYPE.search(result_type or "") and "interval" not in (result_type or "").lower():
+        return True
+    for c in col.find_all(exp.Column):
+        owner = column_owner(c, scope)
+        column = owner[1].column(c.name) if owner is not None else None
+        if column is not None and _TIME_TYPE.search(column.type or ""):
+            return True
+    return False
+
+
+def time_not_ordered(a: Answer) -> Finding:
+    """The question asks about time ("each year", "when") and the query lists rows that carry
+    a time (a date, a year taken from one) in no particular order: without an ORDER BY the
+    engine may give the years or the dates in any order."""
+    tree = a.tree
+    if not isinstance(tree, exp.Select) or tree.args.get("order") is not None or a.catalog is None:
+        return None
+    if a.row_count is not None and a.row_count < 2:
+        return None
+    asked = _ABOUT_TIME.search(a.question)
+    if asked is None:
+        return None
+    scope = scope_tables(tree, a.catalog)
+    names = a.column_names()
+    types = [col.type or "" for col in a.result.columns] if a.result is not None else []
+    for i, col in enumerate(tree.expressions):
+        if isinstance(col, exp.Star) or col.find(exp.AggFunc) is not None:
+            continue
+        if _time_column(col.unalias(), scope, types[i] if i < len(types) else ""):
+            shown = names[i] if i < len(names) else col.alias_or_name
+            return (
+                f'the question asks about time ("{asked.group(0).lower()}"), and the rows come in no '
+                f"order (no ORDER BY on {shown})"
+            )
+    return None
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -532,4 +583,9 @@ KEY_NOT_ASKED = Check(
     name="key_not_asked",
     summary="a listing that shows a table's key beside other columns where the question asks for no identifier",
     find=key_not_asked,
+)
+TIME_NOT_ORDERED = Check(
+    name="time_not_ordered",
+    summary='a question about time ("each year", "when") answered with dated rows in no order',
+    find=time_not_ordered,
 )
