@@ -86,6 +86,7 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # after three wrong answers rated high of the twentieth batch: judged from that change on
     "parent_not_followed": ("27bedd6", "2026-11-28T05:06:19"),
     "key_not_asked": ("f32808b", "2026-11-28T04:44:58"),
+    "time_not_ordered": ("24c5fbb", "2026-11-28T05:17:32"),
 }
 
 
