@@ -52,7 +52,9 @@ def local(*replies: str) -> ModelClient:
     return ModelClient(ScriptedChatModel(replies=list(replies), read_ahead=True))
 
 
-def wait_idle(agent: Agent, timeout: float = 20) -> None:
+def wait_idle(agent: Agent, timeout: float = 20, bridge: Bridge | None = None) -> None:
+    if bridge is not None and bridge.reading_ahead is not None:
+        bridge.reading_ahead.join(timeout)  # the panel's read-ahead starts in a thread of its own
     end = time.monotonic() + timeout
     while agent.warming():
         assert time.monotonic() < end, "the background read-ahead did not end"
@@ -197,22 +199,22 @@ def test_the_panel_reads_ahead_at_hello_on_use_on_connect_and_after_each_answer(
         bridge.open(comm, {})
         hello = comm.request("hello", client={"name": "test", "version": "0"}, protocol=1, notebook="t.ipynb")
         assert hello["ok"] and hello["data"]["active"] is None  # no connection: nothing to read
-        wait_idle(agent)
+        wait_idle(agent, bridge=bridge)
         assert read_ahead_prompts(agent, spec) == []
         connect(shell, f"sqlite:///{tmp_path / 'p.sqlite'}", "p")
         comm.request("hello", client={"name": "test", "version": "0"}, protocol=1, notebook="t.ipynb")
-        wait_idle(agent)
+        wait_idle(agent, bridge=bridge)
         assert len(read_ahead_prompts(agent, spec)) == 1
         assert comm.request("use", name="p")["ok"]
-        wait_idle(agent)
+        wait_idle(agent, bridge=bridge)
         assert len(read_ahead_prompts(agent, spec)) == 2
         reply = comm.request("connect", target=f"sqlite:///{tmp_path / 'q.sqlite'}", name="q")
         assert reply["ok"], reply
-        wait_idle(agent)
+        wait_idle(agent, bridge=bridge)
         assert len(read_ahead_prompts(agent, spec)) == 3
         run = ask(comm, "What is one?")
         assert comm.wait_done(run)["status"] == "success"
-        wait_idle(agent)
+        wait_idle(agent, bridge=bridge)
         prompts = read_ahead_prompts(agent, spec)
         assert len(prompts) == 4 and "What is one?" in prompts[-1][1][1]
     finally:

@@ -98,6 +98,7 @@ class Bridge:
         self.run: AskRun | None = None  # the run going on, or the last one
         self.runs: OrderedDict[str, AskRun] = OrderedDict()
         self.inserted: list[str] = []  # cell ids the panel said it inserted below
+        self.reading_ahead: threading.Thread | None = None  # the last read-ahead's start
         self._lock = threading.RLock()
         self._send_lock = threading.Lock()
         self._handlers: dict[str, Callable[[Any, dict], dict]] = {
@@ -284,11 +285,21 @@ class Bridge:
         """Have a local model read the start of the next question's prompt on
         ``connection`` (default: the active one) in the background
         (:meth:`sqlnb.magics.ask.AskMagic.read_ahead_for`); nothing when sqlnb is not
-        loaded, no connection is active, or reading ahead is off."""
-        try:
-            self.ask_magic.read_ahead_for(connection, **options)
-        except errors.SqlnbError:
-            pass
+        loaded, no connection is active, or reading ahead is off.  In a thread of its own:
+        the first time, it builds the agent (imports included), which the reply that
+        called it does not wait for."""
+
+        def start() -> None:
+            try:
+                self.ask_magic.read_ahead_for(connection, **options)
+            except errors.SqlnbError:
+                pass
+            except Exception:  # never a panel's request's failure
+                log.debug("sqlnb: reading ahead did not start", exc_info=True)
+
+        thread = threading.Thread(target=start, daemon=True, name="sqlnb-read-ahead")
+        thread.start()
+        self.reading_ahead = thread
 
     def _connections(self) -> dict:
         manager = self.manager
