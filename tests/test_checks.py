@@ -41,9 +41,9 @@ SHOP = """
     INSERT INTO order_lines VALUES (100, 10, 'Tea', 1, 10), (101, 10, 'Jam', 2, 10), (102, 11, 'Tea', 2, 10),
                                    (103, 12, 'Jam', 1, 15), (104, 13, 'Tea', 4, 10);
     CREATE TABLE product_groups (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
-                                 parent_id INTEGER REFERENCES product_groups(id));
-    INSERT INTO product_groups VALUES (1, 'Drinks', NULL), (3, 'Preserves', NULL);
-    INSERT INTO product_groups VALUES (2, 'Tea', 1), (4, 'Jam', 3);
+                                 parent_id INTEGER REFERENCES product_groups(id), markup REAL);
+    INSERT INTO product_groups VALUES (1, 'Drinks', NULL, 0), (3, 'Preserves', NULL, NULL);
+    INSERT INTO product_groups VALUES (2, 'Tea', 1, 0.1), (4, 'Jam', 3, NULL);
 """
 
 
@@ -160,6 +160,12 @@ CASES = {
         "JOIN order_lines AS l ON l.order_id = o.id GROUP BY c.id, c.name",
         "it joins order_lines only to match keys, and that join repeats rows (5 rows with it, 4 without)",
     ),
+    "missing_as_zero": Case(
+        "Which product groups have no markup?",
+        "SELECT name FROM product_groups WHERE markup = 0",
+        "the question asks for the rows without markup: 2 rows of product_groups have no markup at all "
+        "(NULL), which markup = 0 leaves out",
+    ),
     "criterion_not_named": Case(
         "Which customers are the most important to us?",
         "SELECT c.id, c.name, SUM(o.total) AS spent FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
@@ -228,12 +234,15 @@ def test_the_registry_names_each_check_once():
         "merged_entities",
         "fan_out",
         "needless_join",
+        "missing_as_zero",
     ]
     with pytest.raises(KeyError):
         check_named("fan_outs")
 
 
-@pytest.mark.parametrize("name", ["values_left_out", "merged_entities", "fan_out", "needless_join"])
+@pytest.mark.parametrize(
+    "name", ["values_left_out", "merged_entities", "fan_out", "needless_join", "missing_as_zero"]
+)
 def test_the_checks_that_read_data_do_not_run_without_value_lookups(shop, tmp_path, name):
     result = ask(shop, tmp_path, CASES[name], value_hints=False)
     assert result.attempts[0]["checks"] == {} and result.confidence["level"] == "high"
@@ -734,3 +743,30 @@ def test_time_not_ordered_is_silent_when_ordered_one_row_or_no_time(shop, questi
         row_count=res.row_count,
     )
     assert check_named("time_not_ordered").find(answer) is None
+
+
+def test_missing_as_zero_is_silent_for_is_null_a_column_without_nulls_or_another_question(shop):
+    def finding(question: str, sql: str):
+        lookup = lambda q: shop.execute(q).rows  # noqa: E731
+        return check_named("missing_as_zero").find(
+            Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), lookup=lookup)
+        )
+
+    assert finding(
+        "Which product groups have no parent group?", "SELECT name FROM product_groups WHERE parent_id = 0"
+    )
+    assert (
+        finding(
+            "Which product groups have no parent?", "SELECT name FROM product_groups WHERE parent_id IS NULL"
+        )
+        is None
+    )
+    assert (
+        finding("Which orders cost nothing (no total)?", "SELECT id FROM orders WHERE total = 0") is None
+    )  # no NULL total
+    assert (
+        finding(
+            "Which product groups sit under group 0?", "SELECT name FROM product_groups WHERE parent_id = 0"
+        )
+        is None
+    )

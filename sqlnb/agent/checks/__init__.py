@@ -35,7 +35,9 @@ From the data, read-only (:mod:`.data`):
 - ``merged_entities``: rows added together under a name several of them share;
 - ``fan_out``: a sum or average over a join that repeats the rows it sums;
 - ``needless_join``: rows added up over a join used for nothing but joining, which changes
-  how many rows there are.
+  how many rows there are;
+- ``missing_as_zero``: the rows without something ("sold without a discount") taken as the
+  rows where it is 0 or empty, where it is also NULL.
 
 From the question's readings (:mod:`.vague`), whose findings are questions for the user
 (``Check.asks``: the turn asks back, the answer shown as a guess):
@@ -55,7 +57,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from sqlnb.agent.checks.check import Answer, Check, Finding, Lookup
-from sqlnb.agent.checks.data import FAN_OUT, MERGED_ENTITIES, NEEDLESS_JOIN, VALUES_LEFT_OUT
+from sqlnb.agent.checks.data import FAN_OUT, MERGED_ENTITIES, MISSING_AS_ZERO, NEEDLESS_JOIN, VALUES_LEFT_OUT
 from sqlnb.agent.checks.query import (
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
@@ -91,6 +93,7 @@ CHECKS: tuple[Check, ...] = (
     MERGED_ENTITIES,
     FAN_OUT,
     NEEDLESS_JOIN,
+    MISSING_AS_ZERO,
     CRITERION_NOT_NAMED,
     CUTOFF_NOT_NAMED,
 )

@@ -281,6 +281,65 @@ def needless_join(a: Answer) -> Finding:
     return None
 
 
+# a question for the rows that lack something: "without any discount", "no phone number",
+# "missing a due date"
+_LACKING = re.compile(r"\b(?:without|no|missing|lacking|lacks?|never)\b", re.I)
+
+
+def missing_as_zero(a: Answer) -> Finding:
+    """The question asks for the rows without something ("sold without any discount") and
+    the query takes them as the rows whose column for it is 0 or empty (``discount = 0``),
+    where that column has rows with no value at all (NULL): those are left out."""
+    tree = a.tree
+    if (
+        a.catalog is None
+        or a.lookup is None
+        or not isinstance(tree, exp.Select)
+        or tree.args.get("where") is None
+    ):
+        return None
+    if not _LACKING.search(a.question):
+        return None
+    asked = {w for w in re.findall(r"[a-z]+", a.question.lower()) if len(w) >= 3}
+    scope = scope_tables(tree, a.catalog)
+    dialect = sqlglot_dialect(a.dialect)
+    for term in tree.args["where"].find_all(exp.EQ):
+        col, lit = term.this, term.expression
+        if not isinstance(col, exp.Column):
+            col, lit = lit, col
+        if not isinstance(col, exp.Column) or not isinstance(lit, exp.Literal):
+            continue
+        if not (lit.is_string and lit.this == "") and not (lit.is_number and float(lit.this) == 0):
+            continue
+        words = {
+            w
+            for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", col.name).lower())
+            if len(w) >= 3
+        }
+        if not any(
+            w in asked or any(q.startswith(w) or w.startswith(q) for q in asked if len(q) >= 4) for w in words
+        ):
+            continue
+        owner = column_owner(col, scope)
+        if owner is None:
+            continue
+        table = owner[1]
+        stored = next((c.name for c in table.columns if c.name.lower() == col.name.lower()), col.name)
+        probe = (
+            exp.select(exp.Count(this=exp.Star()))
+            .from_(table_node(table, a.catalog))
+            .where(exp.Is(this=exp.column(exp.to_identifier(stored, quoted=True)), expression=exp.Null()))
+        )
+        rows = list(a.lookup(probe.sql(dialect=dialect)))
+        nulls = int(rows[0][0]) if rows and rows[0][0] is not None else 0
+        if nulls:
+            return (
+                f"the question asks for the rows without {col.name}: {nulls} rows of {table.name} have no "
+                f"{col.name} at all (NULL), which {term.sql(dialect=dialect)} leaves out"
+            )
+    return None
+
+
 VALUES_LEFT_OUT = Check(
     name="values_left_out",
     summary="a stored value the question names that the query does not use",
@@ -303,5 +362,11 @@ FAN_OUT = Check(
     name="fan_out",
     summary="a sum or average over a join that repeats the rows it sums",
     find=fan_out,
+    reads_data=True,
+)
+MISSING_AS_ZERO = Check(
+    name="missing_as_zero",
+    summary="rows without something taken as the rows where it is 0 or empty, where it is also NULL",
+    find=missing_as_zero,
     reads_data=True,
 )
