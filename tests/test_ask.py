@@ -193,6 +193,7 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
         "named_values",
         "named_filters",
         "subset_averages",
+        "date_difference",
         "group_by_key",
     )
     assert sorted(REWRITE_NAMES) == sorted(names)

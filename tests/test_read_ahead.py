@@ -214,6 +214,10 @@ def test_the_panel_reads_ahead_at_hello_on_use_on_connect_and_after_each_answer(
         assert len(read_ahead_prompts(agent, spec)) == 3
         run = ask(comm, "What is one?")
         assert comm.wait_done(run)["status"] == "success"
+        # the run starts reading ahead once its done went out
+        end = time.monotonic() + 20
+        while len(read_ahead_prompts(agent, spec)) < 4 and time.monotonic() < end:
+            time.sleep(0.02)
         wait_idle(agent, bridge=bridge)
         prompts = read_ahead_prompts(agent, spec)
         assert len(prompts) == 4 and "What is one?" in prompts[-1][1][1]
