@@ -231,3 +231,30 @@ def test_a_scripted_models_read_ahead_setting_is_checked(tmp_path):
     path = script_file(tmp_path, {"replies": [], "read_ahead": "yes"})
     with pytest.raises(errors.ConfigurationError, match="read_ahead"):
         ScriptedChatModel.from_file(path)
+
+
+def test_one_client_per_model_whichever_thread_asks_first(tmp_path, monkeypatch):
+    """A question and a read-ahead that ask for the same model at once get one client: a
+    second one would be a second model (a scripted one would start its replies over)."""
+    import threading
+
+    from sqlnb.agent.models import spec as model_spec
+
+    made = []
+    real = model_spec.resolve_model
+
+    def slow_resolve(spec=None, **kw):
+        made.append(spec)
+        time.sleep(0.05)  # both threads are inside before either is done
+        return real(spec, **kw)
+
+    monkeypatch.setattr("sqlnb.agent.models.resolve_model", slow_resolve)
+    path = local_script(tmp_path, "FINAL")
+    agent = Agent(memory=False)
+    got: list = []
+    threads = [threading.Thread(target=lambda: got.append(agent.client(path))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 1 and len({id(c) for c in got}) == 1

@@ -293,6 +293,7 @@ class Agent:
         self.graph = build_graph(self.checkpointer)
         self.settings = settings or AgentSettings()
         self._clients: dict[tuple[str, bool], ChatClient] = {}  # (model spec, Anthropic key set) -> client
+        self._clients_lock = threading.Lock()
         # (adapter, catalog load time, table) -> its text columns' values
         self._samples: dict[tuple[int, float, str], dict[str, Sequence[str]]] = {}
         self._generation: dict[str, int] = {}  # thread -> conversation number (reset)
@@ -317,9 +318,12 @@ class Agent:
             import os
 
             key = (model or os.environ.get("SQLNB_MODEL") or "", bool(os.environ.get("ANTHROPIC_API_KEY")))
-            if key not in self._clients:
-                self._clients[key] = ModelClient(resolve_model(model))
-            return self._clients[key]
+            # one client per spec, whichever thread asks first (a question, a read-ahead): a
+            # second one would be a second model (a scripted one would start its replies over)
+            with self._clients_lock:
+                if key not in self._clients:
+                    self._clients[key] = ModelClient(resolve_model(model))
+                return self._clients[key]
         return ModelClient(model)
 
     # ---- reading ahead -----------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -132,6 +133,7 @@ class AskMagic(Magics):
         self.manager = manager
         self._agent = None
         self._memory = None
+        self._agent_lock = threading.RLock()  # the agent and the memory are made once
         # the last %%ask answer (its other readings: %ask pick N)
         self.last_result: AskResult | None = None
 
@@ -163,20 +165,25 @@ class AskMagic(Magics):
         agent and the ``%%sql`` cells share."""
         if self._agent is not None:
             return self._agent.memory
-        if self._memory is None:
-            from sqlnb.agent.memory import MemoryStore
+        with self._agent_lock:
+            if self._memory is None:
+                from sqlnb.agent.memory import MemoryStore
 
-            self._memory = MemoryStore()
+                self._memory = MemoryStore()
         return self._memory
 
     @property
     def agent(self):
-        """The notebook's agent (created on first use: LangGraph loads only when asked)."""
+        """The notebook's agent (created on first use: LangGraph loads only when asked).  One
+        only, whichever thread asks first (a cell, the panel's question, its read-ahead)."""
         if self._agent is None:
-            from sqlnb.agent.runner import Agent
+            with self._agent_lock:
+                if self._agent is None:
+                    from sqlnb.agent.runner import Agent
 
-            self._agent = Agent(memory=self.memory)
-            self._agent.use_memory = self.use_memory
+                    agent = Agent(memory=self.memory)
+                    agent.use_memory = self.use_memory
+                    self._agent = agent
         return self._agent
 
     @observe("use_memory")
