@@ -325,13 +325,12 @@ def missing_as_zero(a: Answer) -> Finding:
             continue
         table = owner[1]
         stored = next((c.name for c in table.columns if c.name.lower() == col.name.lower()), col.name)
-        probe = (
-            exp.select(exp.Count(this=exp.Star()))
+        nulls = _count_rows(
+            a,
+            exp.select(exp.Star())
             .from_(table_node(table, a.catalog))
-            .where(exp.Is(this=exp.column(exp.to_identifier(stored, quoted=True)), expression=exp.Null()))
+            .where(exp.Is(this=exp.column(exp.to_identifier(stored, quoted=True)), expression=exp.Null())),
         )
-        rows = list(a.lookup(probe.sql(dialect=dialect)))
-        nulls = int(rows[0][0]) if rows and rows[0][0] is not None else 0
         if nulls:
             return (
                 f"the question asks for the rows without {col.name}: {nulls} rows of {table.name} have no "
