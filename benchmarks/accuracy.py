@@ -974,6 +974,7 @@ SHOWN_SETTINGS = (
     "first_drafts",
     "first_temperature",
     "memory_when_unsure",
+    "correct_findings",
 )
 
 

@@ -77,6 +77,7 @@ def ask(
         require_readonly_role = bool(getattr(magics, "require_readonly_role", False))
     if explain is None:
         explain = bool(getattr(magics, "explain", True))
+    correct_findings = bool(getattr(magics, "correct_findings", True))
     settings = AgentSettings(
         share_data=share_data,
         preview_rows=max(0, preview_rows),
@@ -84,6 +85,7 @@ def ask(
         first_drafts=None if first_drafts is None else max(0, first_drafts),
         require_readonly_role=require_readonly_role,
         explain=explain,
+        correct_findings=correct_findings,
     )
     kwargs = {
         "model": model,

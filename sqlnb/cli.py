@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
         dest="no_explain",
         help="no explanation of the answer (one model call fewer)",
     )
+    a.add_argument(
+        "--no-correct",
+        action="store_true",
+        dest="no_correct",
+        help="keep the first answer when the answer checks doubt it (no correction call)",
+    )
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument(
         "--require-readonly-role",
@@ -260,6 +266,7 @@ def cmd_ask(args) -> int:
                 first_drafts=args.first_drafts,
                 require_readonly_role=args.require_readonly_role,
                 explain=not args.no_explain,
+                correct_findings=not args.no_correct,
             ),
             on_event=progress,
         )

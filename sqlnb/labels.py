@@ -210,6 +210,14 @@ def explaining_label() -> str:
     return "Explaining the answer…"
 
 
+def correcting_label(event: Mapping[str, Any]) -> str:
+    """The answer checks found something against the answer (``findings``: their reasons by
+    name): the model is shown them and corrects it."""
+    findings = [str(f) for f in (event.get("findings") or {}).values()]
+    said = f": {'; '.join(findings)}" if findings else ""
+    return f"The checks doubt the answer{said}. Asking the model for a correction…"
+
+
 def phase_label(event: Mapping[str, Any]) -> str:
     """What the turn is doing now (a ``phase`` event, :mod:`sqlnb.agent.live`): ``Writing a
     query…``, ``Writing draft 2 of up to 4…``, ``Running the query…``, ``Checking the answer
@@ -219,9 +227,13 @@ def phase_label(event: Mapping[str, Any]) -> str:
         return "Running the query…"
     if phase == "checking":
         return "Checking the answer against the data…"
+    if phase == "correcting":
+        return correcting_label(event)
     purpose = event.get("purpose")
     if purpose == "explain":
         return explaining_label()
+    if purpose == "correct":
+        return "Writing a correction…"
     if purpose == "draft":
         n, of = event.get("draft"), event.get("drafts")
         if n and of:
@@ -231,8 +243,8 @@ def phase_label(event: Mapping[str, Any]) -> str:
 
 
 def step_label(event: Mapping[str, Any]) -> str | None:
-    """The one-line label of a ``started``, ``reply``, ``attempt``, ``memory`` or
-    ``explaining`` event, as the panel shows it (None for any other event)."""
+    """The one-line label of a ``started``, ``reply``, ``attempt``, ``memory``,
+    ``correcting`` or ``explaining`` event, as the panel shows it (None for any other event)."""
     kind = event.get("type")
     if kind == "explaining":
         return explaining_label()
@@ -244,6 +256,8 @@ def step_label(event: Mapping[str, Any]) -> str | None:
         return attempt_label(event)
     if kind == "memory":
         return memory_label(event)
+    if kind == "correcting":
+        return correcting_label(event)
     return None
 
 
@@ -258,6 +272,8 @@ def progress_line(event: Mapping[str, Any]) -> str | None:
         return f"{attempt_head(event)}: {_one_line(_attempt(event).get('sql'))}\n  {attempt_outcome(event)}"
     if kind == "memory":
         return memory_label(event)
+    if kind == "correcting":
+        return correcting_label(event)
     if kind == "explaining":
         return explaining_label()
     return None

@@ -86,6 +86,11 @@ def assess(attempt: Attempt, *, reviewed: bool = False, earlier_failures: int = 
     # the findings of the answer checks (sqlnb.agent.checks.CHECKS), in their order
     findings = attempt.get("checks") or {}
     reasons.extend(findings.values())
+    if attempt.get("corrects"):
+        reasons.append(
+            "the model corrected the first answer after the checks found: "
+            + "; ".join(attempt["corrects"].values())
+        )
     if attempt.get("null_safe"):
         reasons.append(f"{attempt['null_safe']}: a NOT IN list that holds a NULL matches no row")
     # what the answer rewrites changed (sqlnb.agent.repairs.REWRITES), in their order

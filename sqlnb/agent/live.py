@@ -116,8 +116,8 @@ class LiveClient:
         self._client, self._live = client, live
 
     def invoke(self, messages: Sequence[Any], **kwargs: Any) -> tuple[str, Mapping[str, object]]:
-        if kwargs.get("purpose") == "explain":
-            purpose = "explain"
+        if kwargs.get("purpose") in ("explain", "correct"):
+            purpose = kwargs["purpose"]
         elif kwargs.get("draft") or kwargs.get("temperature") is not None:
             purpose = "draft"
         else:

@@ -58,9 +58,9 @@ class ChatClient(Protocol):
     """How the agent calls a model (:class:`sqlnb.agent.models.ModelClient`, or the
     runner's stoppable wrapper of one): the reply's text and the call's usage (token and
     call counts, seconds).  ``samples`` (whether a call with a temperature gives a new
-    sample), ``side_by_side`` (whether several replies are written together) and
-    ``explains`` (whether it writes explanations of answers) are read where a client has
-    them."""
+    sample), ``side_by_side`` (whether several replies are written together), ``explains``
+    (whether it writes explanations of answers) and ``corrects`` (whether it writes
+    corrections of answers the checks doubt) are read where a client has them."""
 
     def invoke(
         self,
@@ -132,12 +132,16 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
             (text, call_usage), drawn = together[0], [t for t, _ in together[1:]]
             for _, u in together:
                 usage = add_usage(usage, u)
+        elif state.get("correcting"):
+            # the answer the checks doubted, corrected after seeing their findings
+            text, call_usage = ctx.model.invoke(messages, purpose="correct")
+            usage = add_usage(usage, call_usage)
         else:
             text, call_usage = ctx.model.invoke(messages)
             usage = add_usage(usage, call_usage)
         reply = parse_reply(text)
         not_a_question: str | None = None
-        if reply.clarify is not None and drafted(state.get("attempts") or []):
+        if reply.clarify is not None and (drafted(state.get("attempts") or []) or state.get("correcting")):
             # the drafts of the first round already decided whether to ask back; asking
             # now is a reaction to an empty result or a failed query, not an ambiguity of
             # the question: a reply without SQL (the best query found stands)
@@ -499,6 +503,10 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
         return _end(state, "unrecoverable_error")
     if (clarify := reply.get("clarify")) is not None:
         return _end(state, "clarification", status="needs_clarification", questions=list(clarify))
+    if state.get("correcting"):
+        # the correction of an answer the checks doubted ran: whatever it gave ends the
+        # turn (the runner keeps it only where it answers their findings)
+        return _end(state, "executed")
     if last.get("ok") and last.get("first_round") and not last.get("nothing_found"):
         # the drafts' vote gave a non-empty result: it is the answer (a review call with
         # a small model almost never changes it)

@@ -11,7 +11,7 @@ Two renderings of the same state:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from string import Template
@@ -171,7 +171,9 @@ def fresh_prompt(state: AgentState) -> str:
         lines.append(f"Attempt {a['n']}:\n{shown}\n{format_attempt(a)}")
     parts.append("\n\n".join(lines))
     last = attempts[-1]
-    if last.get("ok"):
+    if last.get("ok") and state.get("correcting") and last.get("checks"):
+        parts.append(correction_request(last["checks"]))
+    elif last.get("ok"):
         parts.append(
             "Check the last result against the question: the right rows, columns, "
             "order and filters. If it answers the question, reply with the single word "
@@ -186,6 +188,19 @@ def fresh_prompt(state: AgentState) -> str:
     if why:
         parts.append(not_a_question_note(why, state))
     return "\n\n".join(parts)
+
+
+def correction_request(findings: Mapping[str, str]) -> str:
+    """What the model is asked after the answer checks found something against the last
+    query (:meth:`sqlnb.agent.runner.Agent._correct`): their findings, then a corrected
+    query."""
+    lines = ["Checks of the last query against the question found:"]
+    lines.extend(f"- {reason}" for reason in findings.values())
+    lines.append(
+        "Reply with a corrected query in a ```sql block that fixes this and keeps "
+        "everything else the question asks for."
+    )
+    return "\n".join(lines)
 
 
 def examples_text(examples: Sequence[Example]) -> str | None:

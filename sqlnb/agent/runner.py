@@ -794,16 +794,126 @@ class Agent:
                 reviewed=values.get("stop_reason") == "finalized",
                 earlier_failures=sum(1 for a in attempts if a["n"] < n and not a.get("ok")),
             )
+            if self._may_correct(values, judged, s, stop) and getattr(client, "corrects", True):
+                thread: RunnableConfig = {
+                    "configurable": {"thread_id": config["configurable"]["thread_id"]},
+                    "recursion_limit": recursion_limit(max_iterations),
+                }
+                return self._correct(question, thread, context, values, judged, emit, max_iterations)
         return _Turn(values, attempts, final_sql, result, confidence)
+
+    @staticmethod
+    def _may_correct(values: AgentState, judged: Attempt, s: AgentSettings, stop: StopToken | None) -> bool:
+        """Whether the model is shown the checks' findings against the kept query and asked
+        for a correction: ``correct_findings`` on, a finding that is not a question for the
+        user (those ask back), a reply left of the turn's ``max_iterations``, not stopped."""
+        findings = judged.get("checks") or {}
+        return (
+            s.correct_findings
+            and bool(findings)
+            and not any(name in findings for name in ASKING_CHECKS)
+            and values.get("status") == "success"
+            and values.get("iteration", 0) < values.get("max_iterations", 5)
+            and not (stop is not None and stop.stopped)
+        )
+
+    def _correct(
+        self,
+        question: str,
+        thread: RunnableConfig,
+        context: AgentContext,
+        values: AgentState,
+        judged: Attempt,
+        emit: Callable[[Event], None],
+        max_iterations: int,
+    ) -> _Turn:
+        """Show the model the answer checks' findings against the kept query (``judged``)
+        and run the query it corrects it with (one reply, read-only, as every query).  The
+        correction is the answer only where it ran, found something, and the checks find
+        strictly less against it (a subset of the findings, none new); otherwise the
+        answer stands, the correction among the turn's attempts.  A failing model call
+        fails nothing: the answer stands."""
+        from langchain_core.messages import HumanMessage
+
+        from sqlnb.agent.prompts import correction_request
+
+        findings = dict(judged.get("checks") or {})
+        emit({"type": "correcting", "findings": findings})
+        marked = [
+            {**a, "checks": findings} if a["n"] == judged["n"] else a for a in values.get("attempts") or []
+        ]
+        self.graph.update_state(
+            thread,
+            {
+                "attempts": marked,
+                "correcting": True,
+                "turns": list(values.get("turns") or [])[:-1],  # the correction ends the turn again
+                "next_step": "generate",
+                # the chat rendering's request (the fresh one is built from the attempts)
+                "messages": [HumanMessage(content=correction_request(findings))],
+            },
+            as_node="decide_next_step",
+        )
+        update: dict[str, StateUpdate | None]  # each node's update, by the node's name
+        for update in self.graph.stream(None, thread, context=context, stream_mode="updates"):
+            for node, delta in update.items():
+                _progress(node, delta or {}, max_iterations, emit)
+        after = cast(AgentState, dict(self.graph.get_state(thread).values))
+        attempts = [judged if a["n"] == judged["n"] else a for a in after.get("attempts") or []]
+        last = attempts[-1]
+        new_sql = after.get("final_sql")
+        if (
+            new_sql
+            and last["n"] > judged["n"]
+            and last.get("ok")
+            and last["sql"] == new_sql
+            and not last.get("nothing_found")
+            and new_sql != judged["sql"]
+        ):
+            result = context.results.get(last["n"])
+            if context.live is not None:
+                context.live.phase("checking")
+            left = self._check(new_sql, question, result, last, context)
+            if set(left) < set(findings):
+                fixed = {k: v for k, v in findings.items() if k not in left}
+                kept = cast(Attempt, {**last, "checks": left, "corrects": fixed})
+                attempts[-1] = kept
+                self.graph.update_state(thread, {"correcting": False}, as_node="decide_next_step")
+                after["correcting"] = False
+                return _Turn(after, attempts, new_sql, result, assess(kept))
+        # the answer stands: the thread ends as the turn did before the correction
+        restored: StateUpdate = {
+            "final_sql": judged["sql"],
+            "status": values.get("status", "success"),
+            "stop_reason": values.get("stop_reason"),
+            "turns": list(values.get("turns") or []),
+            "model_error": None,
+            "correcting": False,
+            "next_step": "end",
+        }
+        self.graph.update_state(thread, restored, as_node="decide_next_step")
+        kept_values = cast(AgentState, {**after, **restored})
+        return _Turn(
+            kept_values,
+            attempts,
+            judged["sql"],
+            context.results.get(judged["n"]),
+            assess(
+                judged,
+                reviewed=values.get("stop_reason") == "finalized",
+                earlier_failures=sum(1 for a in attempts if a["n"] < judged["n"] and not a.get("ok")),
+            ),
+        )
 
     def _check(
         self, sql: str, question: str, result: Result | None, kept: Attempt, context: AgentContext
     ) -> dict[str, str]:
         """The findings of the answer checks (:func:`sqlnb.agent.checks.judge`) about the
-        kept query, by check name: for the user and the confidence, never shown to the
-        model.  The checks that read the data (read-only) run when value lookups are on,
-        and all their lookups together take at most :data:`CHECK_SECONDS`; on a large
-        database the lookups not reached in time find nothing."""
+        kept query, by check name: for the user and the confidence, and (their reasons
+        only) for the model's correction (:meth:`_correct`).  The checks that read the data
+        (read-only) run when value lookups are on, and all their lookups together take at
+        most :data:`CHECK_SECONDS`; on a large database the lookups not reached in time
+        find nothing."""
         s = context.settings
         stored_values = lookup = None
         if s.value_hints and context.distinct_values is not None:

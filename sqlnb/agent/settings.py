@@ -63,6 +63,11 @@ class AgentSettings:
     # its headline values, every number and name grounded in the question, the SQL or the
     # result (sqlnb.agent.explain): one more model call, two when a sentence was not grounded.
     explain: bool = True
+    # When the answer checks find something against the kept query (not a question for
+    # the user), the model is shown their findings and writes one correction, run read-only;
+    # it is the answer only where it found something and the checks find strictly less
+    # against it (sqlnb.agent.runner.Agent._correct): one more model call for such answers.
+    correct_findings: bool = True
 
     def __post_init__(self) -> None:
         self.disabled_rewrites = checked_rewrite_names(self.disabled_rewrites)

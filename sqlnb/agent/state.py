@@ -92,6 +92,9 @@ class Attempt(TypedDict):
     # the kept query's findings of the answer checks (sqlnb.agent.checks.CHECKS), by check
     # name: what speaks against it as the answer (set on the turn's kept attempt)
     checks: NotRequired[dict[str, str]]
+    # a correction of an earlier answer the checks doubted, written after the model was
+    # shown their findings: the findings it answered, by check name (see Agent._correct)
+    corrects: NotRequired[dict[str, str]]
     # False: the rows were not shown to the model (data sharing is off)
     data_shared: NotRequired[bool]
     # it ran and found nothing: no rows, or one row of only zeros and NULLs
@@ -170,6 +173,9 @@ class AgentState(TypedDict):
     turns: NotRequired[list[Turn]]
     # accepted question/SQL pairs of this database (the memory), shown as examples
     examples: list[Example]
+    # the model is correcting the answer the checks doubted (shown their findings): the
+    # correction's outcome ends the turn (sqlnb.agent.runner keeps it only where it helped)
+    correcting: NotRequired[bool]
 
 
 class StateUpdate(TypedDict, total=False):
@@ -198,6 +204,7 @@ class StateUpdate(TypedDict, total=False):
     usage: dict[str, float]
     turns: list[Turn]
     examples: list[Example]
+    correcting: bool
 
 
 def new_turn(
@@ -236,6 +243,7 @@ def new_turn(
         "questions": [],
         "usage": {},
         "examples": [{"question": str(e["question"]), "sql": str(e["sql"])} for e in examples or []],
+        "correcting": False,
     }
 
 

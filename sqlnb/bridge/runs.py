@@ -260,7 +260,7 @@ class AskRun:
 
 def protocol_event(event: Mapping[str, Any]) -> Event | None:
     """The protocol form of one of :meth:`Agent.ask`'s progress events (``reply``,
-    ``attempt``, ``memory``, ``explaining``, ``phase``), with its ``label``
+    ``attempt``, ``memory``, ``correcting``, ``explaining``, ``phase``), with its ``label``
     (:mod:`sqlnb.labels`), and of the model's streamed ``text``; None for the others (the
     run sends ``started`` and ``done`` itself)."""
     kind = event.get("type")
@@ -307,6 +307,10 @@ def protocol_event(event: Mapping[str, Any]) -> Event | None:
         }
     if kind == "explaining":
         return {"type": "explaining", "label": labels.explaining_label()}
+    if kind == "correcting":
+        # the answer checks doubt the answer: the model is shown their findings (the
+        # panel's live line says so; the correction's query comes as an attempt)
+        return {"type": "phase", "phase": "correcting", "label": labels.correcting_label(event)}
     if kind == "phase":
         keys = ("phase", "call", "purpose", "draft", "drafts")
         return {

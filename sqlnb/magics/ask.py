@@ -110,6 +110,13 @@ class AskMagic(Magics):
         "SQL assumes and its headline values, every number and name checked "
         "against the question, the SQL and the result (one more model call).",
     ).tag(config=True)
+    correct_findings = Bool(
+        True,
+        help="When the answer checks find something against an answer (a year the "
+        "query does not use, a LIMIT on 'each'...), show the model their findings and "
+        "run its correction; it is the answer only where the checks find strictly less "
+        "against it (one more model call for such answers).",
+    ).tag(config=True)
     read_ahead = Bool(
         True,
         help="With a local model (llama.cpp), have it read the start of the next "
@@ -213,6 +220,7 @@ class AskMagic(Magics):
             memory_when_unsure=self.memory_when_unsure,
             require_readonly_role=self.require_readonly_role,
             explain=self.explain,
+            correct_findings=self.correct_findings,
         )
 
     @cell_magic("ask")

@@ -3,7 +3,8 @@ its question.  Each check is a :class:`~sqlnb.agent.checks.check.Check` (one nam
 summary, the function that finds, whether it reads the data), defined in the module of
 its kind and listed once in :data:`CHECKS`.  A finding lowers the answer's confidence
 (:mod:`sqlnb.agent.confidence`) with its reason; no check changes an answer (the
-:mod:`sqlnb.agent.repairs` do that).
+:mod:`sqlnb.agent.repairs` do that, and the model's one correction after it is shown the
+findings, :meth:`sqlnb.agent.runner.Agent._correct`).
 
 From the query, the question and the catalog (:mod:`.query`):
 

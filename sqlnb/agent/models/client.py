@@ -93,6 +93,12 @@ class ModelClient:
         return bool(getattr(self.model, "samples", True))
 
     @property
+    def corrects(self) -> bool:
+        """Whether the model writes corrections of answers the checks doubt (a scripted
+        model only when its script has them)."""
+        return bool(getattr(self.model, "corrects", True))
+
+    @property
     def explains(self) -> bool:
         """Whether the model writes explanations of answers (a scripted model only when its
         script has them)."""

@@ -34,11 +34,16 @@ class ScriptedChatModel(PromptChatModel):
     ``explain``), in order, recorded in ``explain_prompts``.  None: the script writes no
     explanations, and the agent asks for none.
 
+    ``corrections``: the replies to the calls that correct an answer the checks doubt
+    (purpose ``correct``), in order, recorded in ``correct_prompts``.  None: the script
+    writes no corrections, and the agent asks for none.
+
     ``delay``: seconds each call (reply or draft) waits before answering: a slow model,
     for the panel's Stop button in browser tests and the bridge benchmark.  The wait ends
     early when the turn is stopped (:class:`sqlnb.agent.stop.StopToken`); the call then
     fails with :class:`ModelError` and uses up no reply.  In a file:
-    ``{"replies": [...], "drafts": [...], "explanations": [...], "delay": 2.5}``.
+    ``{"replies": [...], "drafts": [...], "explanations": [...], "corrections": [...],
+    "delay": 2.5}``.
 
     ``stream_pause``: seconds between two words of a streamed reply (the browser tests
     watch the text arrive); ``"stream_pause"`` in a file.
@@ -58,6 +63,9 @@ class ScriptedChatModel(PromptChatModel):
     explanations: list[str] | None = None
     explain_position: int = 0
     explain_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
+    corrections: list[str] | None = None
+    correct_position: int = 0
+    correct_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
     source: str | None = None
     """The file the replies came from (its name shows in :func:`describe_model`)."""
     delay: float = 0.0
@@ -79,6 +87,10 @@ class ScriptedChatModel(PromptChatModel):
     @property
     def explains(self) -> bool:
         return self.explanations is not None
+
+    @property
+    def corrects(self) -> bool:
+        return self.corrections is not None
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -108,13 +120,11 @@ class ScriptedChatModel(PromptChatModel):
                 f"{exc.lineno}, column {exc.colno}",
                 hint=f"it must hold a JSON list of reply strings, {example}",
             ) from None
-        drafts, explanations, delay, pause, ahead = None, None, 0.0, 0.0, False
-        if (
-            isinstance(data, dict)
-            and set(data) <= {"replies", "drafts", "explanations", "delay", "stream_pause", "read_ahead"}
-            and "replies" in data
-        ):
+        drafts, explanations, corrections, delay, pause, ahead = None, None, None, 0.0, 0.0, False
+        keys = {"replies", "drafts", "explanations", "corrections", "delay", "stream_pause", "read_ahead"}
+        if isinstance(data, dict) and set(data) <= keys and "replies" in data:
             drafts, explanations = data.get("drafts"), data.get("explanations")
+            corrections = data.get("corrections")
             ahead = data.get("read_ahead", False)
             if not isinstance(ahead, bool):
                 raise ConfigurationError(
@@ -131,15 +141,20 @@ class ScriptedChatModel(PromptChatModel):
                         hint=f'e.g. {{"replies": ["```sql\\nSELECT 1\\n```"], "{key}": 2}}',
                     )
         if not isinstance(data, list) or not all(
-            isinstance(x, (list, type(None))) for x in (drafts, explanations)
+            isinstance(x, (list, type(None))) for x in (drafts, explanations, corrections)
         ):
             raise ConfigurationError(
                 f"scripted model file {str(file)!r} holds a JSON {type(data).__name__}, not a list",
                 hint=f"it must hold a JSON list of reply strings, {example} (or an object "
-                'with that list under "replies", sampled replies under "drafts" and '
-                'explanations of answers under "explanations")',
+                'with that list under "replies", sampled replies under "drafts", '
+                'explanations of answers under "explanations" and corrections under "corrections")',
             )
-        for what, items in (("reply", data), ("draft", drafts or []), ("explanation", explanations or [])):
+        for what, items in (
+            ("reply", data),
+            ("draft", drafts or []),
+            ("explanation", explanations or []),
+            ("correction", corrections or []),
+        ):
             for i, item in enumerate(items):
                 if not isinstance(item, str):
                     raise ConfigurationError(
@@ -151,6 +166,7 @@ class ScriptedChatModel(PromptChatModel):
             replies=data,
             drafts=drafts,
             explanations=explanations,
+            corrections=corrections,
             source=file.name,
             delay=float(delay),
             stream_pause=float(pause),
@@ -193,6 +209,8 @@ class ScriptedChatModel(PromptChatModel):
             self._wait(self.delay)
         if options.get("purpose") == "explain":
             reply = self._next_explanation(prompt)
+        elif options.get("purpose") == "correct":
+            reply = self._next_correction(prompt)
         elif options.get("temperature") is not None and self.drafts is not None:
             reply = self._next_draft(prompt)
         else:
@@ -222,6 +240,18 @@ class ScriptedChatModel(PromptChatModel):
                 )
             self.explain_position += 1
             return explanations[self.explain_position - 1]
+
+    def _next_correction(self, prompt: list[tuple[str, str]]) -> str:
+        corrections = self.corrections or []
+        with self._lock:
+            self.correct_prompts.append(prompt)
+            if self.correct_position >= len(corrections):
+                raise ScriptExhausted(
+                    f"the scripted model has no correction left: all {len(corrections)} were used",
+                    hint="add corrections to the script, or expect fewer answers corrected",
+                )
+            self.correct_position += 1
+            return corrections[self.correct_position - 1]
 
     def _next_reply(self, prompt: list[tuple[str, str]]) -> str:
         with self._lock:
