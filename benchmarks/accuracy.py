@@ -436,7 +436,11 @@ def ask_agent(
         "confidence": conf.get("level"),
         "confidence_score": conf.get("score"),
         # the answer checks' findings about the kept query, by check name (sqlnb.agent.checks)
-        "checks": next((dict(a["checks"]) for a in res.attempts if "checks" in a), {}),
+        "checks": next(
+            (dict(a["checks"]) for a in reversed(res.attempts) if "checks" in a and a["sql"] == res.sql), {}
+        ),
+        # the findings a correction of the model answered (sqlnb.agent.runner.Agent._correct)
+        **({"corrects": dict(fixed)} if (fixed := res.attempts and res.attempts[-1].get("corrects")) else {}),
         "examples": [e.get("index") for e in examples or []],
         # the examples the answer was written with (none when the answer without them
         # was rated high: see AgentSettings.memory_when_unsure)

@@ -43,13 +43,15 @@ def _messages(messages: Any) -> list[list[str]]:
     return out
 
 
-def call_key(messages: Any, *, temperature: float | None, seed: int | None, draft: bool) -> str:
-    """The key of one model call: what decides its reply."""
-    blob = json.dumps(
-        {"messages": _messages(messages), "temperature": temperature, "seed": seed, "draft": bool(draft)},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
+def call_key(
+    messages: Any, *, temperature: float | None, seed: int | None, draft: bool, purpose: str | None = None
+) -> str:
+    """The key of one model call: what decides its reply (a call's purpose, where it has
+    one, is part of it; the keys of calls without one are as they always were)."""
+    fields = {"messages": _messages(messages), "temperature": temperature, "seed": seed, "draft": bool(draft)}
+    if purpose is not None:
+        fields["purpose"] = purpose
+    blob = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -97,8 +99,9 @@ class ReplyStore:
         seed: int | None = None,
         stop: Any = None,
         draft: bool = False,
+        purpose: str | None = None,
     ) -> tuple[str, dict[str, Any]]:
-        key = call_key(messages, temperature=temperature, seed=seed, draft=draft)
+        key = call_key(messages, temperature=temperature, seed=seed, draft=draft, purpose=purpose)
         with self._lock:
             rec = self._replies.get(key)
         if rec is not None:
@@ -107,7 +110,9 @@ class ReplyStore:
         if not self.live:
             self.misses += 1
             raise ReplyMissing(f"no stored reply for this call (key {key[:12]})")
-        text, usage = self.client.invoke(messages, temperature=temperature, seed=seed, stop=stop, draft=draft)
+        text, usage = self.client.invoke(
+            messages, temperature=temperature, seed=seed, stop=stop, draft=draft, purpose=purpose
+        )
         self.misses += 1
         self._keep(key, text, usage)
         return text, usage

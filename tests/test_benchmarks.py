@@ -926,3 +926,29 @@ def test_first_text_report_judges_the_warm_questions_against_the_target():
     assert "run again: 6.50 s), the question asked again: first words after **3.50 s**, the answer" in md
     assert "after **8.00 s**, against 9.00 s when it was asked warm before (the model process kept" in md
     assert first_text.model_spec("openai:gpt-4o") == "openai:gpt-4o"
+
+
+def test_reply_store_keys_a_calls_purpose_and_passes_it_on(tmp_path):
+    """A call with a purpose (a correction, an explanation) is its own entry of the store
+    and reaches the model with its purpose; the keys of calls without one stay as stored."""
+    import accuracy
+    from langchain_core.messages import HumanMessage
+    from replies import ReplyStore, call_key
+
+    prompt = [HumanMessage("Question: x")]
+    plain = call_key(prompt, temperature=None, seed=None, draft=False)
+    assert plain == call_key(prompt, temperature=None, seed=None, draft=False, purpose=None)
+    assert plain != call_key(prompt, temperature=None, seed=None, draft=False, purpose="correct")
+    seen: list[str | None] = []
+
+    class Client:
+        def invoke(self, messages, *, temperature=None, seed=None, stop=None, draft=False, purpose=None):
+            seen.append(purpose)
+            return f"reply for {purpose}", {"calls": 1}
+
+    store = ReplyStore(Client(), tmp_path / "replies.jsonl")
+    assert store.invoke(prompt, purpose="correct")[0] == "reply for correct"
+    assert store.invoke(prompt)[0] == "reply for None"
+    assert store.invoke(prompt, purpose="correct")[0] == "reply for correct" and store.hits == 1
+    assert seen == ["correct", None]
+    assert accuracy.SHOWN_SETTINGS[-1] == "correct_findings"
