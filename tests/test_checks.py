@@ -770,3 +770,21 @@ def test_missing_as_zero_is_silent_for_is_null_a_column_without_nulls_or_another
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "question", ["List the top-level product groups.", "What is the markup of each top level group?"]
+)
+def test_ranking_without_order_reads_top_level_as_a_level_not_a_ranking(shop, question):
+    sql = "SELECT name, markup FROM product_groups WHERE parent_id IS NULL"
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("ranking_without_order").find(answer) is None
+    ranked = Answer(sql=sql, dialect="sqlite", question="Which are the top groups?", catalog=shop.catalog())
+    assert check_named("ranking_without_order").find(ranked) is not None
+
+
+def test_every_check_that_does_not_ask_back_says_what_a_correction_does():
+    for check in CHECKS:
+        assert check.asks or check.advice.strip(), check.name
+    with pytest.raises(ValueError, match="needs its advice"):
+        Check(name="no_advice", summary="s", find=lambda a: None)

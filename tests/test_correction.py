@@ -71,7 +71,9 @@ def test_a_correction_that_answers_the_findings_is_the_answer(shop):
     # the model was shown the findings, in the request after the first result
     (_, request) = model.correct_prompts[-1][-1]
     assert "Checks of the last query against the question found:" in request
-    assert f"- {LIMIT_FINDING}" in request and FIRST in request
+    assert f"- {LIMIT_FINDING}. Remove the LIMIT: the question asks for every group." in request
+    # the doubted query as plain indented text, not a block a small model copies
+    assert f"\n    {FIRST}\n" in request and f"```sql\n{FIRST}" not in request
     assert "FINAL" not in request.split("found:")[1]
     # the conversation holds one turn for the question, answered with the correction
     (turn,) = agent.history("shop")

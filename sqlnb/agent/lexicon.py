@@ -151,10 +151,10 @@ NEGATIONS = frozenset({"not", "non", "never", "no", "without", "excluding", "exc
 # where a question starts naming the rows an average is taken over
 AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
 # a question that ranks: asks for the most, the least or the top of something ("at most"
-# and "at least" bound a number instead)
+# and "at least" bound a number instead; "top-level", "top level" is a level of a hierarchy)
 RANKING_WORD = re.compile(
     r"(?<!\bat )\b(?:most|least|highest|lowest|largest|smallest|biggest|greatest|fewest"
-    r"|top|best|worst|maximum|minimum|longest|shortest|oldest|youngest|newest|cheapest"
+    r"|top(?![\s-]+level)|best|worst|maximum|minimum|longest|shortest|oldest|youngest|newest|cheapest"
     r"|earliest|latest)\b",
     re.I,
 )

@@ -18,6 +18,7 @@ from string import Template
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from sqlnb.agent.checks import CHECK_NAMES, check_named
 from sqlnb.agent.state import AgentState, Attempt, Example
 from sqlnb.sql.dialects import sqlglot_dialect
 
@@ -163,11 +164,14 @@ def fresh_prompt(state: AgentState) -> str:
         )
         return "\n\n".join(parts)
     lines = ["Your attempts so far:"]
+    correcting = bool(state.get("correcting"))
     for a in attempts:
         # a failed query as plain indented text, not a ```sql block: a small model copies
-        # the blocks it is shown, and repeated failing queries verbatim when shown that way
-        sql = a["sql"] if a.get("ok") else "\n".join("    " + line for line in a["sql"].splitlines())
-        shown = f"```sql\n{sql}\n```" if a.get("ok") else sql
+        # the blocks it is shown, and repeated failing queries verbatim when shown that way;
+        # so is the query the checks doubt, when a correction of it is asked for
+        fenced = a.get("ok") and not (correcting and a is attempts[-1])
+        sql = a["sql"] if fenced else "\n".join("    " + line for line in a["sql"].splitlines())
+        shown = f"```sql\n{sql}\n```" if fenced else sql
         lines.append(f"Attempt {a['n']}:\n{shown}\n{format_attempt(a)}")
     parts.append("\n\n".join(lines))
     last = attempts[-1]
@@ -195,7 +199,9 @@ def correction_request(findings: Mapping[str, str]) -> str:
     query (:meth:`sqlnb.agent.runner.Agent._correct`): their findings, then a corrected
     query."""
     lines = ["Checks of the last query against the question found:"]
-    lines.extend(f"- {reason}" for reason in findings.values())
+    for name, reason in findings.items():
+        advice = check_named(name).advice if name in CHECK_NAMES else ""
+        lines.append(f"- {reason}. {advice}".rstrip())
     lines.append(
         "Reply with a corrected query in a ```sql block that fixes this and keeps "
         "everything else the question asks for."

@@ -48,7 +48,8 @@ From the question's readings (:mod:`.vague`), whose findings are questions for t
 - ``cutoff_not_named``: a question that grades without a cutoff ("cheap products") answered
   with a cutoff it does not give.
 
-Adding a check is one function and one ``Check`` in its module and one line here;
+Adding a check is one function and one ``Check`` (with its ``advice``, what a corrected
+query does about its finding) in its module and one line here;
 ``tests/test_checks.py`` walks this registry and needs a case for each check.  A check is
 turned off by its name in ``AgentSettings.disabled_checks``.
 """

@@ -68,7 +68,9 @@ class Check:
     reads an :class:`Answer` and returns the reason or None.  ``reads_data``: it queries the
     data (read-only, within the turn's lookup time), so it runs only where data may be read.
     ``asks``: its finding is a question for the user (the question has several readings):
-    the turn asks it back, the answer shown as a guess the user may take.
+    the turn asks it back, the answer shown as a guess the user may take.  ``advice``: what
+    a corrected query does about a finding, in words for the model, shown after the finding
+    when the model is asked for a correction (every check that does not ask has one).
     """
 
     name: str
@@ -76,7 +78,10 @@ class Check:
     find: Callable[[Answer], Finding]
     reads_data: bool = False
     asks: bool = False
+    advice: str = ""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or not self.name.islower():
             raise ValueError(f"Check {self.name!r}: a name is a lower-case identifier")
+        if not self.asks and not self.advice.strip():
+            raise ValueError(f"Check {self.name!r}: a check that does not ask back needs its advice")

@@ -344,28 +344,36 @@ VALUES_LEFT_OUT = Check(
     summary="a stored value the question names that the query does not use",
     find=values_left_out,
     reads_data=True,
+    advice="Filter on that value in the column that stores it.",
 )
 MERGED_ENTITIES = Check(
     name="merged_entities",
     summary="rows added together because the query groups by a name several of them share",
     find=merged_entities,
     reads_data=True,
+    advice="GROUP BY the key of the table as well as the name, so that different rows with the same name stay apart.",
 )
 NEEDLESS_JOIN = Check(
     name="needless_join",
     summary="rows added up over a join with a table used for nothing but the join, which repeats them",
     find=needless_join,
     reads_data=True,
+    advice="Leave out the join with the table that is used for nothing but the join.",
 )
 FAN_OUT = Check(
     name="fan_out",
     summary="a sum or average over a join that repeats the rows it sums",
     find=fan_out,
     reads_data=True,
+    advice=(
+        "Add the amount up before the join (in a subquery per row of its own table), or take it "
+        "from the table it belongs to without the join that repeats it."
+    ),
 )
 MISSING_AS_ZERO = Check(
     name="missing_as_zero",
     summary="rows without something taken as the rows where it is 0 or empty, where it is also NULL",
     find=missing_as_zero,
     reads_data=True,
+    advice="Count the rows where the column has no value (IS NULL) as well as those where it is 0 or empty.",
 )

@@ -527,65 +527,84 @@ NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
     find=numbers_left_out,
+    advice="Use that number in the query (a filter on the year or the threshold it names).",
 )
 FILTERS_NOT_ASKED = Check(
     name="filters_not_asked",
     summary="a filter on a value the question does not name",
     find=filters_not_asked,
+    advice="Leave out the filter the question does not ask for.",
 )
 NEGATED_VALUE = Check(
     name="negated_value",
     summary='a value the question leaves out ("not refunded") that the query keeps only the rows of',
     find=negated_value,
+    advice="Leave out the rows with that value instead of keeping only them (<> or NOT IN).",
 )
 COUNTED_ELSEWHERE = Check(
     name="counted_elsewhere",
     summary='a question counting the rows of a table ("how many entries") whose query does not read it',
     find=counted_elsewhere,
+    advice="Count the rows of the table the question counts.",
 )
 RANKING_WITHOUT_ORDER = Check(
     name="ranking_without_order",
     summary="a question for the most, least or top answered by a query that does not rank",
     find=ranking_without_order,
+    advice=(
+        "ORDER BY the amount the question ranks by (DESC for the most), with a LIMIT where it "
+        "asks for a number of rows."
+    ),
 )
 ROWS_NOT_ASKED = Check(
     name="rows_not_asked",
     summary='a question for a number of things ("the top 5") whose result has more rows or keeps another number',
     find=rows_not_asked,
+    advice="Keep as many rows as the question asks for (ORDER BY the amount, then LIMIT that number).",
 )
 MEASURE_NOT_SHOWN = Check(
     name="measure_not_shown",
     summary="a ranking whose rows are ordered by an amount the result does not show",
     find=measure_not_shown,
+    advice="Add the amount the rows are ordered by to the SELECT list.",
 )
 NULL_GROUP = Check(
     name="null_group",
     summary="a grouped result with a row whose label is missing (NULL), counted as a group of its own",
     find=null_group,
+    advice="Leave out the rows without a value (an inner JOIN, or WHERE the column IS NOT NULL).",
 )
 LIMIT_NOT_ASKED = Check(
     name="limit_not_asked",
     summary='a question for every group ("each country") whose grouped query keeps only its first rows (a LIMIT)',
     find=limit_not_asked,
+    advice="Remove the LIMIT: the question asks for every group.",
 )
 INTERVAL_NOT_NUMBER = Check(
     name="interval_not_number",
     summary='a question for a number of days or hours ("how many days") answered with an interval',
     find=interval_not_number,
+    advice="Give the number of days as a number (a difference of dates in days), not an interval.",
 )
 
 PARENT_NOT_FOLLOWED = Check(
     name="parent_not_followed",
     summary='a question for the top of a hierarchy ("the top-level category") answered without the parent key',
     find=parent_not_followed,
+    advice=(
+        "Join the table to itself through its parent key, so the rows reported are those of the "
+        "level the question asks for."
+    ),
 )
 KEY_NOT_ASKED = Check(
     name="key_not_asked",
     summary="a listing that shows a table's key beside other columns where the question asks for no identifier",
     find=key_not_asked,
+    advice="Leave the key column out of the SELECT list; keep the columns the question asks for.",
 )
 TIME_NOT_ORDERED = Check(
     name="time_not_ordered",
     summary='a question about time ("each year", "when") answered with dated rows in no order',
     find=time_not_ordered,
+    advice="ORDER BY the time column.",
 )
