@@ -167,3 +167,35 @@ def test_a_script_file_gives_corrections(tmp_path):
     path.write_text('{"replies": ["FINAL"], "corrections": [1]}')
     with pytest.raises(Exception, match="correction 1 is a JSON int"):
         Model.from_file(path)
+
+
+def test_a_stop_while_correcting_stops_the_turn(shop):
+    from sqlnb.agent.stop import StopToken
+
+    stop = StopToken()
+    model = ScriptedChatModel(replies=[block(FIRST)], drafts=[block(FIRST)] * 3, corrections=[block(FIXED)])
+
+    def on_event(event):
+        if event["type"] == "correcting":
+            stop.stop()  # the Stop button, as the correction starts
+
+    agent = Agent(memory=False)
+    result = agent.ask(
+        EACH,
+        shop,
+        connection="shop",
+        model=ModelClient(model),
+        settings=AgentSettings(disabled_rewrites=frozenset(REWRITE_NAMES), explain=False),
+        on_event=on_event,
+        stop=stop,
+    )
+    assert result.status == "stopped" and result.stop_reason == "stopped" and not model.correct_prompts
+    # the conversation goes on
+    again = agent.ask(
+        EACH,
+        shop,
+        connection="shop",
+        model=ModelClient(ScriptedChatModel(replies=[block(FIXED)], drafts=[block(FIXED)] * 3)),
+        settings=AgentSettings(disabled_rewrites=frozenset(REWRITE_NAMES), explain=False),
+    )
+    assert again.status == "success" and again.sql == FIXED

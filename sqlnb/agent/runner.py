@@ -860,6 +860,8 @@ class Agent:
                 _progress(node, delta or {}, max_iterations, emit)
         after = cast(AgentState, dict(self.graph.get_state(thread).values))
         attempts = [judged if a["n"] == judged["n"] else a for a in after.get("attempts") or []]
+        if after.get("status") == "stopped":  # stopped while correcting: as any stopped turn
+            return _Turn(after, attempts, after.get("final_sql"), None, None)
         last = attempts[-1]
         new_sql = after.get("final_sql")
         if (
