@@ -199,3 +199,32 @@ def test_a_stop_while_correcting_stops_the_turn(shop):
         settings=AgentSettings(disabled_rewrites=frozenset(REWRITE_NAMES), explain=False),
     )
     assert again.status == "success" and again.sql == FIXED
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"CLARIFY: the query keeps one row.\n\nAttempt 2:\n    {FIXED}\nThe query ran: 3 rows.",
+        "Attempt 2:\n    SELECT customer_id, COUNT(*) AS n\n    FROM orders\n"
+        "    GROUP BY customer_id\n    ORDER BY n DESC\n",
+        f"CLARIFY: which rows?\n```sql\n{FIXED}\n```",
+        f"    {FIXED}",
+    ],
+    ids=["clarify_then_listed", "listed", "clarify_then_block", "indented"],
+)
+def test_a_correction_is_read_in_the_form_the_attempts_were_shown(shop, reply):
+    result, _, _ = ask(shop, reply)
+    assert result.sql is not None and "LIMIT" not in result.sql and result.attempts[-1]["corrects"]
+    assert result.df.shape == (3, 2)
+
+
+def test_correction_sql_reads_a_block_a_listed_attempt_or_nothing():
+    from sqlnb.agent.protocol import correction_sql
+
+    assert correction_sql("CLARIFY: What is the title?") is None
+    assert correction_sql("Attempt 2:\n    the query is fine\n") is None  # not a query
+    assert correction_sql("```sql\nSELECT 1;\n```") == "SELECT 1"
+    listed = (
+        "Attempt 1:\n    SELECT 1\nThe query ran.\n\nAttempt 2:\n    SELECT 2\n    FROM t\nThe query ran."
+    )
+    assert correction_sql(listed) == "SELECT 2\nFROM t"

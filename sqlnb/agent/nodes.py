@@ -34,7 +34,7 @@ from sqlnb.agent.first_round import FirstRoundResult, draft_seed, first_round
 from sqlnb.agent.hints import empty_result_hint, error_hint, null_not_in_hint, repeated_rows_hint
 from sqlnb.agent.live import Live
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
-from sqlnb.agent.protocol import Reply, parse_reply, real_questions
+from sqlnb.agent.protocol import Reply, correction_sql, parse_reply, real_questions
 from sqlnb.agent.repairs.empty import null_safe_not_in
 from sqlnb.agent.repairs.names import suggest_fix
 from sqlnb.agent.settings import AgentSettings, default_retry_drafts, first_draft_cap
@@ -140,6 +140,9 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
             text, call_usage = ctx.model.invoke(messages)
             usage = add_usage(usage, call_usage)
         reply = parse_reply(text)
+        if state.get("correcting") and not reply.sql and not reply.final:
+            # a correction's query, in whatever form the reply gives it (no question now)
+            reply = Reply(text=text, sql=correction_sql(text))
         not_a_question: str | None = None
         if reply.clarify is not None and (drafted(state.get("attempts") or []) or state.get("correcting")):
             # the drafts of the first round already decided whether to ask back; asking

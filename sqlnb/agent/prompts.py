@@ -204,7 +204,7 @@ def correction_request(findings: Mapping[str, str]) -> str:
         lines.append(f"- {reason}. {advice}".rstrip())
     lines.append(
         "Reply with a corrected query in a ```sql block that fixes this and keeps "
-        "everything else the question asks for."
+        "everything else the question asks for. Do not ask the user anything now."
     )
     return "\n".join(lines)
 

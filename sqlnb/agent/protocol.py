@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
@@ -88,6 +89,29 @@ def extract_sql(text: str) -> str | None:
     candidate = "\n".join(lines).strip()
     if candidate and "```" not in candidate and _BARE_START.match(candidate):
         return _clean(candidate)
+    return None
+
+
+# an attempt as the fresh prompt lists one (sqlnb.agent.prompts): "Attempt N:", then the
+# query as indented lines
+_LISTED = re.compile(r"^Attempt \d+:[ \t]*\n((?:(?: {4}|\t)[^\n]*(?:\n|$))+)", re.M)
+
+
+def correction_sql(text: str) -> str | None:
+    """The query of a reply to a request for a correction (the answer checks' findings,
+    :func:`sqlnb.agent.prompts.correction_request`): as :func:`extract_sql` finds one, also
+    after a ``CLARIFY:`` (no question can be asked then), else the query of the last attempt
+    the reply lists in the prompt's own form ("Attempt 2:" and the query indented), as a
+    small model shown its attempts that way writes its next one."""
+    body = _CLARIFY.sub("", (text or "").strip(), count=1)
+    sql = extract_sql(body)
+    if sql:
+        return sql
+    listed = _LISTED.findall(body)
+    if listed:
+        query = textwrap.dedent(listed[-1]).strip()
+        if _BARE_START.match(query):
+            return _clean(query)
     return None
 
 
