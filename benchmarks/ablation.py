@@ -206,7 +206,10 @@ def ask(
     from sqlnb.agent.settings import AgentSettings
 
     misses = getattr(client, "misses", 0)
-    agent = Agent(settings=AgentSettings(disabled_rewrites=disabled, explain=False), memory=False)
+    # no correction of the answers the checks doubt: the checks are judged on the answer the
+    # drafts gave (what they do to its rating), and the stored runs asked no corrections
+    settings = AgentSettings(disabled_rewrites=disabled, explain=False, correct_findings=False)
+    agent = Agent(settings=settings, memory=False)
     try:
         res = agent.ask(
             q["question"],
