@@ -13,8 +13,9 @@ scorer (``exec_eval.py``):
   the results equal is searched for, pruned by matching each gold column to predicted
   columns with the same set of values;
 - two empty results are equal whatever their columns;
-- numbers compare numerically: ``1`` equals ``1.0``; non-integral floats are rounded to
-  6 significant digits (so ``0.1 + 0.2`` equals ``0.3``);
+- numbers compare numerically, rounded to 6 significant digits whatever their type: ``1``
+  equals ``1.0``, ``0.1 + 0.2`` equals ``0.3``, and a sum rounded to the cent that came out
+  whole (``1510517.0``) equals the same sum unrounded (``1510517.0005``);
 - ``> =``, ``< =`` and ``! =`` are closed up in both queries, as the official scorer does.
 
 Where it differs from the official scorer, on purpose:
@@ -168,18 +169,21 @@ def has_top_level_order_by(sql: str) -> bool:
 
 
 def normalize_value(v: Any) -> Any:
-    """A result value as compared: integral floats become ints, other floats are rounded
-    to 6 significant digits, booleans are ints; everything else is kept as it is."""
+    """A result value as compared: numbers rounded to 6 significant digits (an int of up to
+    6 digits is kept as it is; a whole result is an int), booleans are ints; everything else
+    is kept as it is.  (Rounding whole floats and large ints too: a sum rounded to the cent
+    that came out whole must equal the same sum unrounded, and an int the float it equals.)"""
     if isinstance(v, bool):
         return int(v)
-    if isinstance(v, float):
-        if math.isnan(v):
+    if isinstance(v, int) and abs(v) < 10**SIGNIFICANT_DIGITS:
+        return v
+    if isinstance(v, (int, float)):
+        f = float(v)
+        if math.isnan(f):
             return "NaN"  # NaN != NaN: a marker that equals itself
-        if math.isinf(v):
-            return v
-        if v.is_integer():
-            return int(v)
-        r = float(f"{v:.{SIGNIFICANT_DIGITS}g}")
+        if math.isinf(f):
+            return f
+        r = float(f"{f:.{SIGNIFICANT_DIGITS}g}")
         return int(r) if r.is_integer() else r
     return v
 

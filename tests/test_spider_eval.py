@@ -125,6 +125,11 @@ def test_numbers_compare_numerically(db):
     assert not execution_match(db, "SELECT 1.0 / 3", "SELECT 0.3334")
     assert not execution_match(db, "SELECT 1", "SELECT '1'")  # a string is not a number
     assert execution_match(db, "SELECT 123456789", "SELECT 123456789.0")
+    # a sum rounded to the cent that came out whole equals the same sum unrounded
+    assert execution_match(db, "SELECT round(1510517.0005, 2)", "SELECT 1510517.0005")
+    assert execution_match(db, "SELECT 1510517", "SELECT 1510517.0005")
+    assert not execution_match(db, "SELECT 1510517", "SELECT 1510577")
+    assert not execution_match(db, "SELECT 151051", "SELECT 151052")  # up to 6 digits exact
 
 
 def test_empty_results(db):
