@@ -228,3 +228,20 @@ def test_correction_sql_reads_a_block_a_listed_attempt_or_nothing():
         "Attempt 1:\n    SELECT 1\nThe query ran.\n\nAttempt 2:\n    SELECT 2\n    FROM t\nThe query ran."
     )
     assert correction_sql(listed) == "SELECT 2\nFROM t"
+
+
+def test_rows_that_repeat_are_a_doubt_the_correction_answers(shop):
+    listing = (
+        "SELECT l.product FROM order_lines AS l JOIN orders AS o ON o.id = l.order_id "
+        "WHERE o.ordered LIKE '2024%'"
+    )
+    once = listing.replace("SELECT l.product", "SELECT DISTINCT l.product")
+    result, model, events = ask(shop, block(once), first=listing, question="Which products were ordered in 2024?")
+    assert result.sql == once and sorted(result.df["product"]) == ["Jam", "Tea"]
+    first, corrected = result.attempts
+    assert first["checks"] == {} and first["repeated_rows"]
+    assert list(corrected["corrects"]) == ["repeated_rows"]
+    (_, request) = model.correct_prompts[-1][-1]
+    assert "only 2 of the 4 rows are different" in request and "SELECT DISTINCT, or GROUP BY it" in request
+    (said,) = [e for e in events if e["type"] == "correcting"]
+    assert list(said["findings"]) == ["repeated_rows"]

@@ -175,8 +175,8 @@ def fresh_prompt(state: AgentState) -> str:
         lines.append(f"Attempt {a['n']}:\n{shown}\n{format_attempt(a)}")
     parts.append("\n\n".join(lines))
     last = attempts[-1]
-    if last.get("ok") and state.get("correcting") and last.get("checks"):
-        parts.append(correction_request(last["checks"]))
+    if last.get("ok") and state.get("correcting") and last.get("doubts"):
+        parts.append(correction_request(last["doubts"]))
     elif last.get("ok"):
         parts.append(
             "Check the last result against the question: the right rows, columns, "
@@ -194,13 +194,17 @@ def fresh_prompt(state: AgentState) -> str:
     return "\n\n".join(parts)
 
 
+# what a correction does about a doubt that is no answer check's finding
+OTHER_ADVICE = {"repeated_rows": "List each thing once (SELECT DISTINCT, or GROUP BY it)."}
+
+
 def correction_request(findings: Mapping[str, str]) -> str:
     """What the model is asked after the answer checks found something against the last
     query (:meth:`sqlnb.agent.runner.Agent._correct`): their findings, then a corrected
     query."""
     lines = ["Checks of the last query against the question found:"]
     for name, reason in findings.items():
-        advice = check_named(name).advice if name in CHECK_NAMES else ""
+        advice = check_named(name).advice if name in CHECK_NAMES else OTHER_ADVICE.get(name, "")
         lines.append(f"- {reason}. {advice}".rstrip())
     lines.append(
         "Reply with a corrected query in a ```sql block that fixes this and keeps "

@@ -807,7 +807,7 @@ class Agent:
         """Whether the model is shown the checks' findings against the kept query and asked
         for a correction: ``correct_findings`` on, a finding that is not a question for the
         user (those ask back), a reply left of the turn's ``max_iterations``, not stopped."""
-        findings = judged.get("checks") or {}
+        findings = doubts(judged)
         return (
             s.correct_findings
             and bool(findings)
@@ -837,10 +837,10 @@ class Agent:
 
         from sqlnb.agent.prompts import correction_request
 
-        findings = dict(judged.get("checks") or {})
+        findings = doubts(judged)
         emit({"type": "correcting", "findings": findings})
         marked = [
-            {**a, "checks": findings} if a["n"] == judged["n"] else a for a in values.get("attempts") or []
+            {**a, "doubts": findings} if a["n"] == judged["n"] else a for a in values.get("attempts") or []
         ]
         self.graph.update_state(
             thread,
@@ -875,10 +875,11 @@ class Agent:
             result = context.results.get(last["n"])
             if context.live is not None:
                 context.live.phase("checking")
-            left = self._check(new_sql, question, result, last, context)
+            checks = self._check(new_sql, question, result, last, context)
+            left = doubts(cast(Attempt, {**last, "checks": checks}))
             if set(left) < set(findings):
                 fixed = {k: v for k, v in findings.items() if k not in left}
-                kept = cast(Attempt, {**last, "checks": left, "corrects": fixed})
+                kept = cast(Attempt, {**last, "checks": checks, "corrects": fixed})
                 attempts[-1] = kept
                 self.graph.update_state(thread, {"correcting": False}, as_node="decide_next_step")
                 after["correcting"] = False
@@ -1084,6 +1085,19 @@ class _Turn:
 CHECK_SECONDS = 2.0
 # the most rows one lookup of the answer checks fetches
 CHECK_ROWS = 1000
+
+
+# what doubts an answer besides the checks' findings: its rows repeat (the hint's words)
+REPEATED_ROWS = "repeated_rows"
+
+
+def doubts(attempt: Attempt) -> dict[str, str]:
+    """What speaks against an answer that a correction can answer, by name: the answer
+    checks' findings (``Attempt["checks"]``) and, where rows of its result repeat, that."""
+    out = dict(attempt.get("checks") or {})
+    if attempt.get("repeated_rows") and attempt.get("hint"):
+        out[REPEATED_ROWS] = str(attempt["hint"])
+    return out
 
 
 def _asking_findings(attempts: Sequence[Attempt], final_sql: str | None) -> list[str]:

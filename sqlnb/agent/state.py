@@ -95,6 +95,9 @@ class Attempt(TypedDict):
     # a correction of an earlier answer the checks doubted, written after the model was
     # shown their findings: the findings it answered, by check name (see Agent._correct)
     corrects: NotRequired[dict[str, str]]
+    # while a correction is asked for: what the model is shown against this query, by name
+    # (the checks' findings, and repeated rows; sqlnb.agent.runner.doubts)
+    doubts: NotRequired[dict[str, str]]
     # False: the rows were not shown to the model (data sharing is off)
     data_shared: NotRequired[bool]
     # it ran and found nothing: no rows, or one row of only zeros and NULLs
