@@ -86,6 +86,7 @@ class Case:
     replies: list[str]  # the model's replies, in order
     drafts: list[str] | None  # its replies to sampled calls (None: it does not sample)
     settings: AgentSettings
+    corrections: list[str] | None = None  # its corrections of doubted answers
 
 
 def agreeing(question: str, query: str) -> Case:
@@ -138,6 +139,16 @@ TURNS = {
     "stored value": agreeing("Which customers have paid orders?", PAID),
     # every draft finds nothing: NOT IN over a column with a NULL, the NULLs left out
     "NULL in NOT IN": agreeing("Which customers have no notes?", NO_NOTES),
+    # drafts agree on rows that repeat (Ada has two orders): the correction lists each once
+    "corrected": Case(
+        question="Which customers placed orders?",
+        replies=[sql("SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id")],
+        drafts=[sql("SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id")] * 3,
+        settings=AgentSettings(first_drafts=2),
+        corrections=[
+            sql("SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id")
+        ],
+    ),
     # the model asks back while the drafts agree on an answer
     "clarification overruled": Case(
         question="How many customers are there?",
@@ -153,7 +164,7 @@ def run_turn(shop, name: str, answered: list[Any] | None = None) -> list[dict[st
     (its AskResult's attempts added to ``answered``: the kept one carries the checks'
     findings, written after the graph's last checkpoint)."""
     turn = TURNS[name]
-    model = ScriptedChatModel(replies=list(turn.replies), drafts=turn.drafts)
+    model = ScriptedChatModel(replies=list(turn.replies), drafts=turn.drafts, corrections=turn.corrections)
     agent = Agent(memory=False)
     result = agent.ask(
         turn.question, shop, connection="shop", model=ModelClient(model), settings=turn.settings

@@ -236,7 +236,9 @@ def test_rows_that_repeat_are_a_doubt_the_correction_answers(shop):
         "WHERE o.ordered LIKE '2024%'"
     )
     once = listing.replace("SELECT l.product", "SELECT DISTINCT l.product")
-    result, model, events = ask(shop, block(once), first=listing, question="Which products were ordered in 2024?")
+    result, model, events = ask(
+        shop, block(once), first=listing, question="Which products were ordered in 2024?"
+    )
     assert result.sql == once and sorted(result.df["product"]) == ["Jam", "Tea"]
     first, corrected = result.attempts
     assert first["checks"] == {} and first["repeated_rows"]

@@ -178,7 +178,7 @@ class AgentState(TypedDict):
     examples: list[Example]
     # the model is correcting the answer the checks doubted (shown their findings): the
     # correction's outcome ends the turn (sqlnb.agent.runner keeps it only where it helped)
-    correcting: NotRequired[bool]
+    correcting: bool
 
 
 class StateUpdate(TypedDict, total=False):
