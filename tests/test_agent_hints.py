@@ -1216,3 +1216,19 @@ def test_the_stop_list_leaves_out_stop_words_and_their_plurals_not_words_of_the_
         "region",
         "id",
     ]
+
+
+def test_a_mixed_case_column_folded_by_the_engine_is_quoted(tmp_path_factory):
+    conn = sqlite_catalog(
+        tmp_path_factory,
+        "folded",
+        'CREATE TABLE order_items (id INTEGER PRIMARY KEY, "DiscountPct" INTEGER);',
+    )
+    try:
+        sql = "SELECT COUNT(*) FROM order_items WHERE DiscountPct IS NULL"
+        fixed = suggest_fix(
+            "column_not_found", 'column "discountpct" does not exist', sql, "postgres", conn.catalog()
+        )
+        assert fixed == 'SELECT COUNT(*) FROM order_items WHERE "DiscountPct" IS NULL'
+    finally:
+        conn.close()

@@ -120,7 +120,9 @@ def _fix_column(
         ] or [c.name for t in aliases.values() for c in t.columns]
         fixed = _closest(bare, pool)
         if fixed is not None and fixed != bare:
-            col.set("this", exp.to_identifier(fixed))
+            # a name that differs in case only was folded by the engine (PostgreSQL's
+            # DiscountPct is discountpct unquoted): quoted, it is the catalog's spelling
+            col.set("this", exp.to_identifier(fixed, quoted=True if fixed.lower() == bare.lower() else None))
             changed = True
     return changed
 
