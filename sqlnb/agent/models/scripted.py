@@ -207,51 +207,49 @@ class ScriptedChatModel(PromptChatModel):
             return reply_message("", sum(len(content) for _, content in prompt) // 4, 0)
         if self.delay > 0:
             self._wait(self.delay)
-        if options.get("purpose") == "explain":
-            reply = self._next_explanation(prompt)
-        elif options.get("purpose") == "correct":
-            reply = self._next_correction(prompt)
+        if options.get("purpose") in ("explain", "correct"):
+            reply = self._next_of(options["purpose"], prompt)
         elif options.get("temperature") is not None and self.drafts is not None:
-            reply = self._next_draft(prompt)
+            reply = self._next_of("draft", prompt)
         else:
             reply = self._next_reply(prompt)
         return reply_message(reply, sum(len(content) for _, content in prompt) // 4, len(reply) // 4)
 
-    def _next_draft(self, prompt: list[tuple[str, str]]) -> str:
-        drafts = self.drafts or []
-        with self._lock:
-            self.draft_prompts.append(prompt)
-            if self.draft_position >= len(drafts):
-                raise ScriptExhausted(
-                    f"the scripted model has no draft left: all {len(drafts)} were used",
-                    hint="add drafts to the script, or expect fewer sampled calls",
-                )
-            self.draft_position += 1
-            return drafts[self.draft_position - 1]
+    # the scripted calls of each kind but the replies: the list, its position and its
+    # prompts (attributes), and the words of the error once it is used up
+    _KINDS: ClassVar[dict[str, tuple[str, str, str, str, str]]] = {
+        "draft": ("drafts", "draft_position", "draft_prompts", "draft", "fewer sampled calls"),
+        "explain": (
+            "explanations",
+            "explain_position",
+            "explain_prompts",
+            "explanation",
+            "fewer answers explained",
+        ),
+        "correct": (
+            "corrections",
+            "correct_position",
+            "correct_prompts",
+            "correction",
+            "fewer answers corrected",
+        ),
+    }
 
-    def _next_explanation(self, prompt: list[tuple[str, str]]) -> str:
-        explanations = self.explanations or []
+    def _next_of(self, kind: str, prompt: list[tuple[str, str]]) -> str:
+        """The next scripted answer to a call of ``kind`` (a draft, an explanation, a
+        correction), its prompt recorded; :class:`ScriptExhausted` once they are used up."""
+        items_name, position_name, prompts_name, what, fewer = self._KINDS[kind]
+        items: list[str] = getattr(self, items_name) or []
         with self._lock:
-            self.explain_prompts.append(prompt)
-            if self.explain_position >= len(explanations):
+            getattr(self, prompts_name).append(prompt)
+            position: int = getattr(self, position_name)
+            if position >= len(items):
                 raise ScriptExhausted(
-                    f"the scripted model has no explanation left: all {len(explanations)} were used",
-                    hint="add explanations to the script, or expect fewer answers explained",
+                    f"the scripted model has no {what} left: all {len(items)} were used",
+                    hint=f"add {items_name} to the script, or expect {fewer}",
                 )
-            self.explain_position += 1
-            return explanations[self.explain_position - 1]
-
-    def _next_correction(self, prompt: list[tuple[str, str]]) -> str:
-        corrections = self.corrections or []
-        with self._lock:
-            self.correct_prompts.append(prompt)
-            if self.correct_position >= len(corrections):
-                raise ScriptExhausted(
-                    f"the scripted model has no correction left: all {len(corrections)} were used",
-                    hint="add corrections to the script, or expect fewer answers corrected",
-                )
-            self.correct_position += 1
-            return corrections[self.correct_position - 1]
+            setattr(self, position_name, position + 1)
+            return str(items[position])
 
     def _next_reply(self, prompt: list[tuple[str, str]]) -> str:
         with self._lock:
