@@ -247,3 +247,14 @@ def test_rows_that_repeat_are_a_doubt_the_correction_answers(shop):
     assert "only 2 of the 4 rows are different" in request and "SELECT DISTINCT, or GROUP BY it" in request
     (said,) = [e for e in events if e["type"] == "correcting"]
     assert list(said["findings"]) == ["repeated_rows"]
+
+
+def test_a_finding_of_a_check_not_corrected_asks_for_no_correction(shop):
+    # values_left_out's findings are shown only beside another check's (Check.corrected)
+    from sqlnb.agent.checks import CORRECTED_CHECKS, check_named
+
+    assert not check_named("values_left_out").corrected and "values_left_out" not in CORRECTED_CHECKS
+    case = CASES["values_left_out"]
+    result, model, events = ask(shop, block(FIXED), first=case.draft, question=case.question)
+    assert list(result.attempts[0]["checks"]) == ["values_left_out"] and result.sql == case.draft
+    assert not model.correct_prompts and not any(e["type"] == "correcting" for e in events)

@@ -21,7 +21,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter, Catalog, Result, Table
-from sqlnb.agent.checks import ASKING_CHECKS, Answer, judge
+from sqlnb.agent.checks import ASKING_CHECKS, CORRECTED_CHECKS, Answer, judge
 from sqlnb.agent.confidence import Confidence, Level, assess
 from sqlnb.agent.context import AllValues, SchemaContext, build_context
 from sqlnb.agent.explain import Explanation, explain
@@ -810,7 +810,7 @@ class Agent:
         findings = doubts(judged)
         return (
             s.correct_findings
-            and bool(findings)
+            and any(name in CORRECTED_CHECKS or name == REPEATED_ROWS for name in findings)
             and not any(name in findings for name in ASKING_CHECKS)
             and values.get("status") == "success"
             and values.get("iteration", 0) < values.get("max_iterations", 5)

@@ -102,6 +102,8 @@ CHECKS: tuple[Check, ...] = (
 CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in CHECKS)
 # the checks whose findings are questions for the user
 ASKING_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.asks)
+# the checks whose finding alone asks the model for a correction (Check.corrected)
+CORRECTED_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.corrected and not c.asks)
 _BY_NAME = {c.name: c for c in CHECKS}
 if len(_BY_NAME) != len(CHECKS):
     raise RuntimeError("two checks share a name")
@@ -136,6 +138,7 @@ __all__ = [
     "ASKING_CHECKS",
     "CHECKS",
     "CHECK_NAMES",
+    "CORRECTED_CHECKS",
     "Answer",
     "Check",
     "Finding",

@@ -71,6 +71,10 @@ class Check:
     the turn asks it back, the answer shown as a guess the user may take.  ``advice``: what
     a corrected query does about a finding, in words for the model, shown after the finding
     when the model is asked for a correction (every check that does not ask has one).
+    ``corrected``: a finding of it alone asks the model for a correction
+    (:meth:`sqlnb.agent.runner.Agent._correct`); False for a check whose findings are too
+    often about something else for the model to act on (it still lowers the rating, and is
+    shown beside another check's finding).
     """
 
     name: str
@@ -79,6 +83,7 @@ class Check:
     reads_data: bool = False
     asks: bool = False
     advice: str = ""
+    corrected: bool = True
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or not self.name.islower():

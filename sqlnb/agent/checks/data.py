@@ -345,6 +345,10 @@ VALUES_LEFT_OUT = Check(
     find=values_left_out,
     reads_data=True,
     advice="Filter on that value in the column that stores it.",
+    # its findings once led the model astray: on the twenty-second unseen batch, a branch
+    # code 'MAR' read from "31 March" and 'HOL' from "holds" made the correction add a
+    # filter that turned two right answers wrong, and none of its corrections was right
+    corrected=False,
 )
 MERGED_ENTITIES = Check(
     name="merged_entities",
