@@ -1256,6 +1256,7 @@ def run(args, log=print) -> dict[str, Any]:
         jsonl.replace(prev)
         log(f"accuracy: moved the earlier {jsonl.name} to {prev.name} (use --resume to continue a run)")
     info = c.machine_info()
+    commit = git_commit()  # the code the run starts with (later commits are not what ran)
     log(
         f"accuracy: {len(questions)} questions from {spider_dir}, configurations {', '.join(configs)}, "
         f"model {args.model}; results as they come in {jsonl}"
@@ -1317,7 +1318,7 @@ def run(args, log=print) -> dict[str, Any]:
             "db_ids": db_ids,
             "jsonl": str(jsonl),
             "note": getattr(args, "note", None),
-            "commit": git_commit(),
+            "commit": commit,
             "machine": info,
             "load_after": c.load_average(),
             "threads_env": os.environ.get("SQLNB_LLAMA_THREADS"),
