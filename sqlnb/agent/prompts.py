@@ -194,8 +194,19 @@ def fresh_prompt(state: AgentState) -> str:
     return "\n\n".join(parts)
 
 
+# what doubts an answer besides the checks' findings: its rows repeat (the hint's words)
+REPEATED_ROWS = "repeated_rows"
 # what a correction does about a doubt that is no answer check's finding
-OTHER_ADVICE = {"repeated_rows": "List each thing once (SELECT DISTINCT, or GROUP BY it)."}
+OTHER_ADVICE = {REPEATED_ROWS: "List each thing once (SELECT DISTINCT, or GROUP BY it)."}
+
+
+def doubts(attempt: Attempt) -> dict[str, str]:
+    """What speaks against an answer that a correction can answer, by name: the answer
+    checks' findings (``Attempt["checks"]``) and, where rows of its result repeat, that."""
+    out = dict(attempt.get("checks") or {})
+    if attempt.get("repeated_rows") and attempt.get("hint"):
+        out[REPEATED_ROWS] = str(attempt["hint"])
+    return out
 
 
 def correction_request(findings: Mapping[str, str]) -> str:

@@ -28,6 +28,7 @@ from sqlnb.agent.explain import Explanation, explain
 from sqlnb.agent.graph import build_graph, recursion_limit
 from sqlnb.agent.live import Live
 from sqlnb.agent.nodes import AgentContext, ChatClient, preview_rows
+from sqlnb.agent.prompts import REPEATED_ROWS, correction_request, doubts
 from sqlnb.agent.settings import AgentSettings, first_draft_cap
 from sqlnb.agent.state import AgentState, Attempt, ReplyRecord, StateUpdate, Turn, add_usage, new_turn
 from sqlnb.agent.stats import SessionStats
@@ -799,7 +800,9 @@ class Agent:
                     "configurable": {"thread_id": config["configurable"]["thread_id"]},
                     "recursion_limit": recursion_limit(max_iterations),
                 }
-                return self._correct(question, thread, context, values, judged, emit, max_iterations)
+                return self._correct(
+                    question, thread, context, values, judged, confidence, emit, max_iterations
+                )
         return _Turn(values, attempts, final_sql, result, confidence)
 
     @staticmethod
@@ -824,6 +827,7 @@ class Agent:
         context: AgentContext,
         values: AgentState,
         judged: Attempt,
+        confidence: Confidence | None,
         emit: Callable[[Event], None],
         max_iterations: int,
     ) -> _Turn:
@@ -831,11 +835,9 @@ class Agent:
         and run the query it corrects it with (one reply, read-only, as every query).  The
         correction is the answer only where it ran, found something, and the checks find
         strictly less against it (a subset of the findings, none new); otherwise the
-        answer stands, the correction among the turn's attempts.  A failing model call
-        fails nothing: the answer stands."""
+        answer stands (with ``confidence``, its rating), the correction among the turn's
+        attempts.  A failing model call fails nothing: the answer stands."""
         from langchain_core.messages import HumanMessage
-
-        from sqlnb.agent.prompts import correction_request
 
         findings = doubts(judged)
         emit({"type": "correcting", "findings": findings})
@@ -896,17 +898,7 @@ class Agent:
         }
         self.graph.update_state(thread, restored, as_node="decide_next_step")
         kept_values = cast(AgentState, {**after, **restored})
-        return _Turn(
-            kept_values,
-            attempts,
-            judged["sql"],
-            context.results.get(judged["n"]),
-            assess(
-                judged,
-                reviewed=values.get("stop_reason") == "finalized",
-                earlier_failures=sum(1 for a in attempts if a["n"] < judged["n"] and not a.get("ok")),
-            ),
-        )
+        return _Turn(kept_values, attempts, judged["sql"], context.results.get(judged["n"]), confidence)
 
     def _check(
         self, sql: str, question: str, result: Result | None, kept: Attempt, context: AgentContext
@@ -1085,19 +1077,6 @@ class _Turn:
 CHECK_SECONDS = 2.0
 # the most rows one lookup of the answer checks fetches
 CHECK_ROWS = 1000
-
-
-# what doubts an answer besides the checks' findings: its rows repeat (the hint's words)
-REPEATED_ROWS = "repeated_rows"
-
-
-def doubts(attempt: Attempt) -> dict[str, str]:
-    """What speaks against an answer that a correction can answer, by name: the answer
-    checks' findings (``Attempt["checks"]``) and, where rows of its result repeat, that."""
-    out = dict(attempt.get("checks") or {})
-    if attempt.get("repeated_rows") and attempt.get("hint"):
-        out[REPEATED_ROWS] = str(attempt["hint"])
-    return out
 
 
 def _asking_findings(attempts: Sequence[Attempt], final_sql: str | None) -> list[str]:
