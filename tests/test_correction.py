@@ -15,16 +15,14 @@ from sqlnb.agent.settings import AgentSettings
 from sqlnb.bridge.runs import protocol_event
 from sqlnb.labels import correcting_label, progress_line
 from tests.doubles import readonly_sqlite
+from tests.test_agent import ask_with
+from tests.test_agent import sql as block
 from tests.test_checks import CASES, SHOP
 
 EACH = "How many orders has each customer placed? Most first."
 FIRST = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC LIMIT 1"
 FIXED = "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY n DESC"
 LIMIT_FINDING = 'the question asks for "each customer", the query keeps only the first 1 row'
-
-
-def block(sql: str) -> str:
-    return f"```sql\n{sql}\n```"
 
 
 @pytest.fixture(scope="module")
@@ -42,18 +40,12 @@ def ask(
     model = ScriptedChatModel(
         replies=[block(first)], drafts=[block(first)] * 3, corrections=list(corrections)
     )
-    events: list[dict] = []
     settings.setdefault("disabled_rewrites", frozenset(REWRITE_NAMES))
     settings.setdefault("explain", False)
-    result = (agent or Agent(memory=False)).ask(
-        question,
-        shop,
-        connection="shop",
-        model=ModelClient(model),
-        settings=AgentSettings(**settings),
-        on_event=events.append,
+    run = ask_with(
+        model, shop, question, agent=agent or Agent(memory=False), settings=AgentSettings(**settings)
     )
-    return result, model, events
+    return run.result, run.model, run.events
 
 
 def test_a_correction_that_answers_the_findings_is_the_answer(shop):
