@@ -156,6 +156,9 @@ def test_a_script_file_gives_corrections(tmp_path):
     path.write_text('{"replies": ["FINAL"], "corrections": ["```sql\\nSELECT 1\\n```"]}')
     model = Model.from_file(path)
     assert model.corrections == ["```sql\nSELECT 1\n```"] and model.corrects
+    path.write_text('{"replies": ["FINAL"], "corrections": "x"}')
+    with pytest.raises(Exception, match='"corrections" must be a list of reply strings, not a JSON str'):
+        Model.from_file(path)
     path.write_text('{"replies": ["FINAL"], "corrections": [1]}')
     with pytest.raises(Exception, match="correction 1 is a JSON int"):
         Model.from_file(path)

@@ -140,9 +140,14 @@ class ScriptedChatModel(PromptChatModel):
                         f"seconds (0 or more), not {json.dumps(value)}",
                         hint=f'e.g. {{"replies": ["```sql\\nSELECT 1\\n```"], "{key}": 2}}',
                     )
-        if not isinstance(data, list) or not all(
-            isinstance(x, (list, type(None))) for x in (drafts, explanations, corrections)
-        ):
+        for key, value in (("drafts", drafts), ("explanations", explanations), ("corrections", corrections)):
+            if not isinstance(value, (list, type(None))):
+                raise ConfigurationError(
+                    f'scripted model file {str(file)!r}: "{key}" must be a list of reply strings, '
+                    f"not a JSON {type(value).__name__}",
+                    hint=f'e.g. {{"replies": ["FINAL"], "{key}": ["```sql\\nSELECT 1\\n```"]}}',
+                )
+        if not isinstance(data, list):
             raise ConfigurationError(
                 f"scripted model file {str(file)!r} holds a JSON {type(data).__name__}, not a list",
                 hint=f"it must hold a JSON list of reply strings, {example} (or an object "
