@@ -27,7 +27,8 @@ from tests.doubles import readonly_sqlite
 # three customers and their orders; Ada has a paid and a new order, Grace a paid one, Linus
 # none; two suppliers called Acme and one called Zenith, and what each delivered (the
 # registry's cases run on it, here and in tests/test_benchmarks.py); two shipments, one of 3.5
-# days and one of a day
+# days and one of a day; five order lines, two with no discount recorded (NULL), one with 0 and
+# two with a percentage; tools and garden categories with their subcategories
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -43,6 +44,14 @@ SHOP = """
                             sent_at TIMESTAMP NOT NULL, arrived_at TIMESTAMP);
     INSERT INTO shipments VALUES (1, 10, '2024-03-01 08:00:00', '2024-03-04 20:00:00'),
                                  (2, 12, '2024-03-02 09:00:00', '2024-03-03 09:00:00');
+    CREATE TABLE order_lines (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFERENCES orders(id),
+                              qty INTEGER NOT NULL, price REAL NOT NULL, discount_pct REAL);
+    INSERT INTO order_lines VALUES (1, 10, 2, 10.0, NULL), (2, 10, 1, 20.0, 25), (3, 11, 4, 5.0, 10),
+                                   (4, 12, 1, 8.0, NULL), (5, 12, 3, 2.0, 0);
+    CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
+                             parent_id INTEGER REFERENCES categories(id));
+    INSERT INTO categories VALUES (1, 'Tools', NULL), (2, 'Hammers', 1), (3, 'Saws', 1),
+                                  (4, 'Garden', NULL), (5, 'Hoses', 4);
 """
 
 
@@ -93,6 +102,30 @@ CASES = {
         "SELECT AVG(arrived_at - sent_at) AS days FROM shipments",
         [[2.25]],
         "arrived_at - sent_at counted in days",
+    ),
+    "date_part_as_number": Case(
+        "How many shipments were sent each year?",
+        "SELECT strftime('%Y', sent_at) AS year, COUNT(*) AS n FROM shipments GROUP BY year",
+        [[2024, 2]],
+        "STRFTIME('%Y', sent_at) as a number",
+    ),
+    "percent_scale": Case(
+        "What was the revenue of the order lines after discounts?",
+        "SELECT SUM(qty * price * (1 - discount_pct)) AS revenue FROM order_lines",
+        [[67.0]],
+        "1 - discount_pct → 1 - COALESCE(discount_pct, 0) / 100.0 (a percentage, stored from 0 to 100)",
+    ),
+    "missing_as_none": Case(
+        "How many order lines were sold without a discount?",
+        "SELECT COUNT(*) AS n FROM order_lines WHERE discount_pct = 0",
+        [[3]],
+        "discount_pct = 0 → COALESCE(discount_pct, 0) = 0",
+    ),
+    "self_join_side": Case(
+        "Which categories belong to Tools?",
+        "SELECT T1.name FROM categories AS T1 JOIN categories AS T2 ON T1.id = T2.parent_id WHERE T1.name = 'Tools'",
+        [["Hammers"], ["Saws"]],
+        "T1.name → T2.name",
     ),
     "names_for_ids": Case(
         "Which customer has the most orders, and how many are they?",
@@ -163,6 +196,10 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
         "named_filters",
         "subset_averages",
         "date_difference",
+        "date_part_as_number",
+        "percent_scale",
+        "missing_as_none",
+        "self_join_side",
         "names_for_ids",
         "group_by_key",
     )
@@ -172,13 +209,13 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
         assert rewrite.summary and "\n" not in rewrite.summary and rewrite.keeps in KEEPS
         assert "{change}" in rewrite.reason and rewrite.reason_for("X").endswith("(X)")
     # the rules that read stored values: not without them
-    assert [r.name for r in REWRITES if r.needs_values] == ["named_values", "named_filters"]
+    assert [r.name for r in REWRITES if r.needs_values] == ["named_values", "named_filters", "percent_scale"]
     with pytest.raises(KeyError):
         rewrite_named("names_for_id")
 
 
 def test_a_rewrite_that_reads_stored_values_does_not_run_without_them(shop, tmp_path):
-    for name in ("named_values", "named_filters"):
+    for name in ("named_values", "named_filters", "percent_scale"):
         case = CASES[name]
         for settings in (AgentSettings(value_hints=False), AgentSettings(share_data=False)):
             result = ask(shop, tmp_path, case, settings)
@@ -324,3 +361,202 @@ def test_date_difference_leaves_what_already_counts_or_is_not_a_date(dialect, ty
     catalog = _trips((names[0], types[0]), (names[1], types[1]))
     sql = f"SELECT AVG({names[1]} - {names[0]}) AS t FROM trips"
     assert date_difference(sql, dialect, catalog, question) is None
+
+
+# ---- date_part_as_number, percent_scale, missing_as_none, self_join_side, as functions -------
+
+
+@pytest.mark.parametrize(
+    "dialect, sql, expected",
+    [
+        (
+            "sqlite",
+            "SELECT strftime('%Y', d) AS year, strftime('%m', d) AS month, COUNT(*) FROM t GROUP BY year, month",
+            "SELECT CAST(STRFTIME('%Y', d) AS INTEGER) AS year, CAST(STRFTIME('%m', d) AS INTEGER) AS month, "
+            "COUNT(*) FROM t GROUP BY year, month",
+        ),
+        (
+            "duckdb",
+            "SELECT strftime(d, '%Y') AS y FROM t",
+            "SELECT CAST(STRFTIME(d, '%Y') AS INT) AS y FROM t",
+        ),
+        ("postgres", "SELECT to_char(d, 'YYYY') FROM t", "SELECT CAST(TO_CHAR(d, 'YYYY') AS INT) FROM t"),
+        ("mysql", "SELECT DATE_FORMAT(d, '%Y') FROM t", "SELECT CAST(DATE_FORMAT(d, '%Y') AS SIGNED) FROM t"),
+        # a month with its year is text on every engine; a year inside the query stays as it is
+        ("sqlite", "SELECT strftime('%Y-%m', d) AS month FROM t", None),
+        ("sqlite", "SELECT COUNT(*) FROM t WHERE strftime('%Y', d) = '2024'", None),
+        ("sqlite", "SELECT y FROM (SELECT strftime('%Y', d) AS y FROM t) AS s", None),
+    ],
+)
+def test_date_part_as_number_casts_only_an_answer_column_of_one_date_part(dialect, sql, expected):
+    from sqlnb.agent.repairs.dates import date_part_as_number
+
+    out = date_part_as_number(sql, dialect)
+    assert (out[0] if out else None) == expected
+
+
+def test_a_year_the_query_compares_by_its_alias_still_finds_its_rows(shop):
+    # SQLite lets WHERE name an answer's alias: the cast year has INTEGER affinity, so the
+    # text '2024' compared with it is read as a number and the same rows are found
+    from sqlnb.agent.repairs.dates import date_part_as_number
+
+    sql = "SELECT strftime('%Y', sent_at) AS year FROM shipments WHERE year = '2024'"
+    new, _ = date_part_as_number(sql, "sqlite")
+    assert shop.execute(sql).rows == [("2024",), ("2024",)] and shop.execute(new).rows == [(2024,), (2024,)]
+
+
+def _values(shop):
+    return lambda table, column: [
+        r[0] for r in shop.execute(f'SELECT DISTINCT "{column}" FROM "{table.name}"').rows
+    ]
+
+
+def _catalog(shop):
+    return shop.catalog()
+
+
+@pytest.mark.parametrize(
+    "question, sql, expected",
+    [
+        # a comparison with the fraction of a percentage the question names
+        (
+            "How many order lines had a 25 percent discount?",
+            "SELECT COUNT(*) FROM order_lines WHERE discount_pct = 0.25",
+            "SELECT COUNT(*) FROM order_lines WHERE discount_pct = 25",
+        ),
+        (
+            "Which lines got more than 5% off?",
+            "SELECT id FROM order_lines WHERE discount_pct > 0.05",
+            "SELECT id FROM order_lines WHERE discount_pct > 5",
+        ),
+        # a fraction the question does not name as a percentage is left alone
+        (
+            "How many order lines had a quarter off?",
+            "SELECT COUNT(*) FROM order_lines WHERE discount_pct = 0.25",
+            None,
+        ),
+        # already read as a percentage
+        (
+            "What was the revenue after discounts?",
+            "SELECT SUM(price * (1 - discount_pct / 100.0)) FROM order_lines",
+            None,
+        ),
+        (
+            "What was the revenue after discounts?",
+            "SELECT SUM(price * (100 - discount_pct) / 100) FROM order_lines",
+            None,
+        ),
+        # a column not named for a share, though its values are from 0 to 100
+        ("What is one less than each quantity?", "SELECT 1 - qty FROM order_lines", None),
+    ],
+)
+def test_percent_scale_reads_a_percentage_column_as_stored(shop, question, sql, expected):
+    from sqlnb.agent.repairs.percents import percent_scale
+
+    out = percent_scale(sql, "sqlite", _catalog(shop), question, _values(shop))
+    assert (out[0] if out else None) == expected
+
+
+def test_percent_scale_leaves_a_column_of_fractions_alone(tmp_path):
+    from sqlnb.agent.repairs.percents import percent_scale
+
+    conn = readonly_sqlite(
+        tmp_path,
+        "CREATE TABLE lines (id INTEGER PRIMARY KEY, price REAL, discount_rate REAL);"
+        "INSERT INTO lines VALUES (1, 10, 0.25), (2, 20, 0.1), (3, 5, NULL);",
+    )
+    try:
+        values = _values(conn)
+        for question, sql in [
+            ("What was the revenue after discounts?", "SELECT SUM(price * (1 - discount_rate)) FROM lines"),
+            ("How many lines had a 25% discount?", "SELECT COUNT(*) FROM lines WHERE discount_rate = 0.25"),
+        ]:
+            assert percent_scale(sql, "sqlite", conn.catalog(), question, values) is None
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "question, sql, expected",
+    [
+        (
+            "Which customers have no phone number?",
+            "SELECT name FROM people WHERE phone = ''",
+            "SELECT name FROM people WHERE COALESCE(phone, '') = ''",
+        ),
+        # the question asks for no rows without something, or names another column
+        ("Which customers have an empty phone number?", "SELECT name FROM people WHERE phone = ''", None),
+        ("Which customers have no orders?", "SELECT name FROM people WHERE phone = ''", None),
+        # already counts the missing ones
+        ("Which customers have no phone number?", "SELECT name FROM people WHERE phone IS NULL", None),
+    ],
+)
+def test_missing_as_none_counts_the_rows_with_no_value(question, sql, expected):
+    from sqlnb.adapters.catalog import Catalog, Column, Table
+    from sqlnb.agent.repairs.missing import missing_as_none
+
+    catalog = Catalog(
+        dialect="sqlite",
+        tables=[Table(schema=None, name="people", columns=[Column("name", "TEXT"), Column("phone", "TEXT")])],
+    )
+    out = missing_as_none(sql, "sqlite", catalog, question)
+    assert (out[0] if out else None) == expected
+
+
+def test_missing_as_none_does_not_stand_in_where_the_column_has_no_null(shop, tmp_path):
+    # every order has an amount: the same rows, so the draft stands as written
+    case = Case(
+        "How many orders were placed without an amount?",
+        "SELECT COUNT(*) AS n FROM orders WHERE amount = 0",
+        [],
+        "",
+    )
+    result = ask(shop, tmp_path, case)
+    assert result.sql == case.draft and "rewrites" not in result.attempts[0]
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        # the manager of the employee named: the other side shown
+        (
+            "SELECT e.name FROM staff AS e JOIN staff AS m ON e.boss_id = m.id WHERE e.name = 'Bob'",
+            "SELECT m.name FROM staff AS e JOIN staff AS m ON e.boss_id = m.id WHERE e.name = 'Bob'",
+        ),
+        # the shown side is not pinned, or both sides are, or it is no self-join
+        ("SELECT m.name FROM staff AS e JOIN staff AS m ON e.boss_id = m.id WHERE e.name = 'Bob'", None),
+        (
+            "SELECT e.name FROM staff AS e JOIN staff AS m ON e.boss_id = m.id WHERE e.name = 'Bob' AND m.name = 'Ann'",
+            None,
+        ),
+        ("SELECT d.name FROM depts AS d JOIN staff AS s ON s.dept_id = d.id WHERE d.name = 'Sales'", None),
+        # a table under three names: which other side is meant is not clear
+        (
+            "SELECT a.name FROM staff AS a JOIN staff AS b ON a.id = b.boss_id JOIN staff AS c ON b.id = c.boss_id "
+            "WHERE a.name = 'Bob'",
+            None,
+        ),
+    ],
+)
+def test_self_join_side_shows_the_side_not_pinned(sql, expected):
+    from sqlnb.adapters.catalog import Catalog, Column, Table
+    from sqlnb.agent.repairs.sides import self_join_side
+
+    catalog = Catalog(
+        dialect="sqlite",
+        tables=[
+            Table(
+                schema=None,
+                name="staff",
+                columns=[
+                    Column("id", "INTEGER"),
+                    Column("name", "TEXT"),
+                    Column("boss_id", "INTEGER"),
+                    Column("dept_id", "INTEGER"),
+                ],
+            ),
+            Table(schema=None, name="depts", columns=[Column("id", "INTEGER"), Column("name", "TEXT")]),
+        ],
+    )
+    out = self_join_side(sql, "sqlite", catalog)
+    assert (out[0] if out else None) == expected

@@ -14,6 +14,7 @@ from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
 from sqlnb.agent.lexicon import is_code, nameable, plain_text, value_named
 from sqlnb.agent.repairs.labels import label_column
+from sqlnb.agent.repairs.missing import lacking_filters
 from sqlnb.agent.sqltree import (
     TEXT_TYPES,
     column_owner,
@@ -281,45 +282,17 @@ def needless_join(a: Answer) -> Finding:
     return None
 
 
-# a question for the rows that lack something: "without any discount", "no phone number",
-# "missing a due date"
-_LACKING = re.compile(r"\b(?:without|no|missing|lacking|lacks?|never)\b", re.I)
-
-
 def missing_as_zero(a: Answer) -> Finding:
     """The question asks for the rows without something ("sold without any discount") and
-    the query takes them as the rows whose column for it is 0 or empty (``discount = 0``),
-    where that column has rows with no value at all (NULL): those are left out."""
+    the query takes them as the rows whose column for it is 0 or empty (``discount = 0``:
+    :func:`~sqlnb.agent.repairs.missing.lacking_filters`), where that column has rows with
+    no value at all (NULL): those are left out."""
     tree = a.tree
-    if (
-        a.catalog is None
-        or a.lookup is None
-        or not isinstance(tree, exp.Select)
-        or tree.args.get("where") is None
-    ):
+    if a.catalog is None or a.lookup is None or not isinstance(tree, exp.Select):
         return None
-    if not _LACKING.search(a.question):
-        return None
-    asked = {w for w in re.findall(r"[a-z]+", a.question.lower()) if len(w) >= 3}
     scope = scope_tables(tree, a.catalog)
     dialect = sqlglot_dialect(a.dialect)
-    for term in tree.args["where"].find_all(exp.EQ):
-        col, lit = term.this, term.expression
-        if not isinstance(col, exp.Column):
-            col, lit = lit, col
-        if not isinstance(col, exp.Column) or not isinstance(lit, exp.Literal):
-            continue
-        if not (lit.is_string and lit.this == "") and not (lit.is_number and float(lit.this) == 0):
-            continue
-        words = {
-            w
-            for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", col.name).lower())
-            if len(w) >= 3
-        }
-        if not any(
-            w in asked or any(q.startswith(w) or w.startswith(q) for q in asked if len(q) >= 4) for w in words
-        ):
-            continue
+    for term, col, _lit in lacking_filters(tree, a.question):
         owner = column_owner(col, scope)
         if owner is None:
             continue

@@ -14,6 +14,15 @@ once in :data:`REWRITES`, in the order the first round applies them to a draft t
   limited to that subset;
 - ``date_difference`` (:mod:`.dates`): a subtraction of two dates that gives no number of
   days (SQLite's text, MySQL's digits, an interval), counted in days or the unit asked for;
+- ``date_part_as_number`` (:mod:`.dates`): an answer column that formats a date into one
+  number as text (SQLite's ``strftime('%Y', …)``: '2024') gives the number;
+- ``percent_scale`` (:mod:`.percents`): a column holding percentages (stored from 0 to 100)
+  taken as a fraction of one (``1 - DiscountPct``, ``DiscountPct = 0.25`` for "25 percent")
+  read as a percentage;
+- ``missing_as_none`` (:mod:`.missing`): the rows without something taken as those whose
+  column for it is 0 or empty counted with the rows where it has no value (NULL) as well;
+- ``self_join_side`` (:mod:`.sides`): the side of a self-join pinned to a value, shown in
+  the answer, swapped for the other side;
 - ``names_for_ids`` (:mod:`.labels`): names shown for the ids the question asks about;
 - ``group_by_key`` (:mod:`.entities`): rows added up per name of a thing grouped by its key
   as well, so things that share a name are not added together.
@@ -30,11 +39,14 @@ The other repairs are not switchable: the names a failed query clearly meant
 from __future__ import annotations
 
 from sqlnb.agent.repairs.averages import SUBSET_AVERAGES
-from sqlnb.agent.repairs.dates import DATE_DIFFERENCE
+from sqlnb.agent.repairs.dates import DATE_DIFFERENCE, DATE_PART_AS_NUMBER
 from sqlnb.agent.repairs.entities import GROUP_BY_KEY
 from sqlnb.agent.repairs.joins import LINK_JOINS
 from sqlnb.agent.repairs.labels import NAMES_FOR_IDS
+from sqlnb.agent.repairs.missing import MISSING_AS_NONE
+from sqlnb.agent.repairs.percents import PERCENT_SCALE
 from sqlnb.agent.repairs.rewrite import Draft, Rewrite
+from sqlnb.agent.repairs.sides import SELF_JOIN_SIDE
 from sqlnb.agent.repairs.values import NAMED_FILTERS, NAMED_VALUES
 
 REWRITES: tuple[Rewrite, ...] = (
@@ -43,6 +55,10 @@ REWRITES: tuple[Rewrite, ...] = (
     NAMED_FILTERS,
     SUBSET_AVERAGES,
     DATE_DIFFERENCE,
+    DATE_PART_AS_NUMBER,
+    PERCENT_SCALE,
+    MISSING_AS_NONE,
+    SELF_JOIN_SIDE,
     NAMES_FOR_IDS,
     GROUP_BY_KEY,
 )

@@ -142,3 +142,60 @@ DATE_DIFFERENCE = Rewrite(
     keeps="same_row_count",
     reason="the time between two dates is a number of days or hours ({change})",
 )
+
+
+# the formats of a date that give one field, a number written as text: the year, the month,
+# the day of the month or of the year, the hour, the week of the year, the day of the week
+_ONE_NUMBER = frozenset({"%Y", "%m", "%d", "%j", "%H", "%W", "%U", "%w"})
+_FORMATTERS = frozenset({"strftime", "to_char", "date_format"})
+
+
+def _number_format(node: exp.Expr) -> str | None:
+    """The format of ``node`` when it formats a date into one number written as text
+    (SQLite's and DuckDB's ``strftime``, PostgreSQL's ``to_char``, MySQL's ``DATE_FORMAT``,
+    each with one field); None otherwise."""
+    if isinstance(node, exp.TimeToStr):
+        fmt = node.args.get("format")
+    elif isinstance(node, exp.Anonymous) and str(node.this).lower() in _FORMATTERS:
+        fmt = next((a for a in node.expressions if isinstance(a, exp.Literal) and a.is_string), None)
+    else:
+        return None
+    if not isinstance(fmt, exp.Literal) or not fmt.is_string:
+        return None
+    return fmt.this if fmt.this in _ONE_NUMBER else None
+
+
+def date_part_as_number(sql: str, dialect: str) -> tuple[str, str] | None:
+    """``sql`` with each column of its answer that formats a date into one number written
+    as text (``strftime('%Y', ordered_at)``: '2024') cast to an integer (2024), the year,
+    month or day every other engine's ``EXTRACT`` gives; and what was cast.  Only the
+    outermost query's columns: a year compared or joined inside the query stays as it is.
+    None when no column of the answer is such a formatted date."""
+    tree = parse(sql, dialect)
+    if not isinstance(tree, exp.Select):
+        return None
+    d = sqlglot_dialect(dialect)
+    cast: list[str] = []
+    for projection in tree.expressions:
+        node = projection.this if isinstance(projection, exp.Alias) else projection
+        if _number_format(node) is None:
+            continue
+        cast.append(node.sql(dialect=d))
+        node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build("INT")))
+    if not cast:
+        return None
+    return readable(tree.sql(dialect=d)), f"{', '.join(cast)} as a number"
+
+
+def _propose_part(draft: Draft) -> Proposal:
+    return date_part_as_number(draft.sql, draft.dialect)
+
+
+DATE_PART_AS_NUMBER = Rewrite(
+    name="date_part_as_number",
+    summary="An answer column that formats a date into one number as text (SQLite's strftime('%Y', …): "
+    "'2024') gives the number (2024), as every engine's EXTRACT does.",
+    propose=_propose_part,
+    keeps="same_row_count",
+    reason="a year, month or day is shown as a number ({change})",
+)
