@@ -53,6 +53,10 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
     # written while the twentieth unseen batch was being written (by a writer who read no
     # agent code) and committed two minutes after it: that batch does not count for it
     "date_difference": ("0cb91fe", "2026-11-28T04:33:39"),
+    "date_part_as_number": ("8deb32d", "2026-11-28T11:10:23"),
+    "percent_scale": ("8deb32d", "2026-11-28T11:10:23"),
+    "missing_as_none": ("8deb32d", "2026-11-28T11:10:23"),
+    "self_join_side": ("8deb32d", "2026-11-28T11:10:23"),
 }
 
 # When each answer check entered the agent (its first commit): the batches written after it
