@@ -174,6 +174,10 @@ def test_each_rewrite_is_reachable_switchable_and_reported(shop, tmp_path, rewri
     (attempt,) = on.attempts
     assert attempt["rewrites"] == {rewrite.name: case.changed}
     assert rewrite.reason_for(case.changed) in on.confidence["reasons"]
+    # a rewrite that settles a question read two ways keeps the answer under its ceiling
+    # (its case's drafts agree, and nothing else doubts them)
+    if rewrite.ceiling:
+        assert on.confidence["level"] == rewrite.ceiling, on.confidence
 
     # switchable: with its name disabled the draft stands as written
     off = ask(shop, tmp_path, case, AgentSettings(disabled_rewrites={rewrite.name}))
@@ -208,6 +212,8 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
         assert re.fullmatch(r"[a-z]+(_[a-z]+)*", rewrite.name)
         assert rewrite.summary and "\n" not in rewrite.summary and rewrite.keeps in KEEPS
         assert "{change}" in rewrite.reason and rewrite.reason_for("X").endswith("(X)")
+    # the rules rated no higher than a ceiling: those that settle on one of two readings
+    assert {r.name: r.ceiling for r in REWRITES if r.ceiling} == {"missing_as_none": "medium"}
     # the rules that read stored values: not without them
     assert [r.name for r in REWRITES if r.needs_values] == ["named_values", "named_filters", "percent_scale"]
     with pytest.raises(KeyError):

@@ -2,7 +2,8 @@
 ("sold without any discount") with the rows whose column for it is 0 or empty
 (``DiscountPct = 0``) counts the rows with no value at all (NULL) as well
 (:data:`MISSING_AS_NONE`): ``COALESCE(DiscountPct, 0) = 0``.  Where the column has no NULL
-the result is the same, and the draft stands as written.  The check ``missing_as_zero``
+the result is the same, and the draft stands as written.  An answer it changed is rated
+medium at most: "without" may mean a 0, nothing recorded, or both, and it takes both.  The check ``missing_as_zero``
 (:mod:`sqlnb.agent.checks.data`) finds the same filters (:func:`lacking_filters`) and
 doubts an answer that keeps one."""
 
@@ -92,4 +93,7 @@ MISSING_AS_NONE = Rewrite(
     propose=_propose,
     keeps="changes_result",
     reason="rows with no value at all counted as having none ({change})",
+    # "without a discount" may mean a discount of 0, none recorded, or both: the rewrite takes
+    # both, which is one reading of the question and is rated so
+    ceiling="medium",
 )
