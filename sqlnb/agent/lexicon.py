@@ -267,11 +267,17 @@ def abbreviates(code: str, word: str, *, strict: bool = False) -> bool:
     return all(ch in rest for ch in c[1:])
 
 
+# the endings of a word named as a plural or a verb's form: "cancels", "cancelled",
+# "approved", "shipping" (a consonant doubled before -ed and -ing)
+_VERB_FORMS = r"(?:e?s|e?d|[a-z]?ed|[a-z]?ing)?"
+
+
 def value_named(
     question: str, *, codes: bool = False, names: Iterable[str] = (), strict: bool = False
 ) -> Callable[[str], bool]:
     """Whether ``question`` names a stored value: the value, in any case and spacing, as
-    whole words of the question (a plural ending allowed).  With ``codes``, also a code
+    whole words of the question (a plural ending allowed, and for one word of four letters
+    or more a verb's ending: 'cancel' named by "cancelled").  With ``codes``, also a code
     (:func:`is_code`) that a word of the question spells out (:func:`abbreviates`), words
     that ask rather than name (:data:`ASKING_WORDS`) and words whose root is one of
     ``names`` (the tables and columns of the query: a word naming a table names no code)
@@ -291,7 +297,10 @@ def value_named(
 
     def named(value: str) -> bool:
         plain = plain_text(value)
-        if plain and re.search(rf"(?<!\w){re.escape(plain)}(?:e?s)?(?!\w)", asked) is not None:
+        # a word of four letters or more may be named as a verb's form: 'cancel' as
+        # "cancelled", 'refund' as "refunded", 'approve' as "approved", 'ship' as "shipping"
+        ending = _VERB_FORMS if len(plain) >= 4 and plain.isalpha() else "(?:e?s)?"
+        if plain and re.search(rf"(?<!\w){re.escape(plain)}{ending}(?!\w)", asked) is not None:
             if not (plain in WORD_CODES and is_code(value)):
                 return True
             # an everyday word: named as stored (capitals) or as a plural noun
