@@ -138,6 +138,12 @@ CASES = {
         "SELECT ordered, COUNT(*) AS n FROM orders GROUP BY ordered",
         'the question asks about time ("each day"), and the rows come in no order (no ORDER BY on ordered)',
     ),
+    "time_reversed": Case(
+        "What is the id of the most recent order?",
+        "SELECT id FROM orders ORDER BY ordered LIMIT 1",
+        'the question asks for the latest ("most recent"), and the query keeps the earliest ordered '
+        "(ORDER BY ordered ascending)",
+    ),
     "values_left_out": Case(
         "How many paid orders are there?",
         "SELECT COUNT(*) FROM orders",
@@ -788,3 +794,43 @@ def test_every_check_that_does_not_ask_back_says_what_a_correction_does():
         assert check.asks or check.advice.strip(), check.name
     with pytest.raises(ValueError, match="needs its advice"):
         Check(name="no_advice", summary="s", find=lambda a: None)
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the right direction for each word
+        ("What is the id of the most recent order?", "SELECT id FROM orders ORDER BY ordered DESC LIMIT 1"),
+        ("What is the id of the oldest order?", "SELECT id FROM orders ORDER BY ordered LIMIT 1"),
+        ("Which order was shipped the earliest?", "SELECT id FROM orders ORDER BY shipped ASC LIMIT 1"),
+        # both ends asked, no LIMIT, or an order by no date
+        ("Show the oldest and the newest order.", "SELECT id FROM orders ORDER BY ordered DESC LIMIT 1"),
+        ("List the orders, the most recent first.", "SELECT id FROM orders ORDER BY ordered"),
+        ("Which order has the oldest customer?", "SELECT id FROM orders ORDER BY total DESC LIMIT 1"),
+        ("Which order is the latest?", "SELECT id FROM orders ORDER BY id LIMIT 1"),
+    ],
+)
+def test_time_reversed_is_silent_for_the_right_direction_both_ends_or_no_date(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("time_reversed").find(answer) is None
+
+
+def test_time_reversed_reads_a_text_column_named_like_a_date(tmp_path):
+    conn = readonly_sqlite(
+        tmp_path,
+        "CREATE TABLE clnt (clnt_id INTEGER PRIMARY KEY, clnt_nm TEXT, since_dt TEXT);"
+        "INSERT INTO clnt VALUES (1, 'Acme', '2001-05-01'), (2, 'Borealis', '2019-02-11');",
+    )
+    try:
+        answer = Answer(
+            sql="SELECT clnt_nm FROM clnt ORDER BY since_dt DESC LIMIT 1",
+            dialect="sqlite",
+            question="Which client has been with the firm the longest?",
+            catalog=conn.catalog(),
+        )
+        assert check_named("time_reversed").find(answer) == (
+            'the question asks for the earliest ("longest"), and the query keeps the latest since_dt '
+            "(ORDER BY since_dt DESC)"
+        )
+    finally:
+        conn.close()

@@ -29,6 +29,8 @@ From the query, the question and the catalog (:mod:`.query`):
   question asks for no identifier;
 - ``time_not_ordered``: a question about time ("each year", "when") answered with dated
   rows in no order;
+- ``time_reversed``: a question for the earliest ("the oldest account") answered with the
+  latest dates, or for the latest with the earliest;
 
 From the data, read-only (:mod:`.data`):
 
@@ -74,6 +76,7 @@ from sqlnb.agent.checks.query import (
     RANKING_WITHOUT_ORDER,
     ROWS_NOT_ASKED,
     TIME_NOT_ORDERED,
+    TIME_REVERSED,
 )
 from sqlnb.agent.checks.vague import CRITERION_NOT_NAMED, CUTOFF_NOT_NAMED
 
@@ -91,6 +94,7 @@ CHECKS: tuple[Check, ...] = (
     PARENT_NOT_FOLLOWED,
     KEY_NOT_ASKED,
     TIME_NOT_ORDERED,
+    TIME_REVERSED,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,
     FAN_OUT,

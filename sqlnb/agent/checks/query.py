@@ -26,6 +26,7 @@ from sqlnb.agent.lexicon import (
     stem,
     value_named,
 )
+from sqlnb.agent.repairs.dates import date_column
 from sqlnb.agent.repairs.labels import label_columns
 from sqlnb.agent.sqltree import column_owner, normal_name, query_tables, scope_tables
 from sqlnb.sql.dialects import sqlglot_dialect
@@ -523,6 +524,44 @@ def time_not_ordered(a: Answer) -> Finding:
     return None
 
 
+# a question for the earliest or the latest of something dated: "the oldest account", "the
+# client who has been with the firm the longest", "the most recent order", "the youngest"
+_EARLIEST = re.compile(r"\b(?:earliest|oldest|longest|least recent(?:ly)?)\b", re.I)
+_LATEST = re.compile(r"\b(?:latest|newest|youngest|most recent(?:ly)?)\b", re.I)
+
+
+def time_reversed(a: Answer) -> Finding:
+    """The question asks for the earliest of something dated ("oldest", "earliest", "the
+    longest" a thing has been) and the query keeps the rows with the latest dates, ordered
+    by a date descending with a LIMIT; or for the latest ("newest", "most recent",
+    "youngest") and the query keeps the earliest.  A question that asks for both says
+    nothing; an order by anything but a date (an age, a duration) is not judged."""
+    tree = a.tree
+    if not isinstance(tree, exp.Select) or tree.args.get("order") is None or a.catalog is None:
+        return None
+    if tree.args.get("limit") is None:
+        return None
+    early, late = _EARLIEST.search(a.question), _LATEST.search(a.question)
+    if bool(early) == bool(late):
+        return None
+    first = tree.args["order"].expressions[0]
+    key = first.this
+    if not isinstance(key, exp.Column) or date_column(key, scope_tables(tree, a.catalog)) is None:
+        return None
+    desc = bool(first.args.get("desc"))
+    if early and desc:
+        return (
+            f'the question asks for the earliest ("{early.group(0).lower()}"), and the query keeps the '
+            f"latest {key.name} (ORDER BY {key.name} DESC)"
+        )
+    if late and not desc:
+        return (
+            f'the question asks for the latest ("{late.group(0).lower()}"), and the query keeps the '
+            f"earliest {key.name} (ORDER BY {key.name} ascending)"
+        )
+    return None
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -607,4 +646,13 @@ TIME_NOT_ORDERED = Check(
     summary='a question about time ("each year", "when") answered with dated rows in no order',
     find=time_not_ordered,
     advice="ORDER BY the time column.",
+)
+TIME_REVERSED = Check(
+    name="time_reversed",
+    summary='a question for the earliest ("oldest") answered with the latest dates, or the reverse',
+    find=time_reversed,
+    advice=(
+        "Order by that date ascending (earliest first) for the oldest, earliest or longest-standing, "
+        "descending (latest first) for the newest, latest or youngest."
+    ),
 )

@@ -44,7 +44,7 @@ _NO_DAYS: dict[str, re.Pattern[str]] = {
 }
 
 
-def _is_date_column(col: exp.Expr, scope: dict[str, object]) -> str | None:
+def date_column(col: exp.Expr, scope: dict[str, object]) -> str | None:
     """The declared type of ``col`` when it is a column of a date or time (by its type, or
     a text column by its name); None otherwise."""
     if not isinstance(col, exp.Column):
@@ -112,7 +112,7 @@ def date_difference(sql: str, dialect: str, catalog: Catalog | None, question: s
         for sub in list(select.find_all(exp.Sub)):
             if sub.parent_select is not select:
                 continue
-            types = [_is_date_column(side, scope) for side in (sub.this, sub.expression)]  # type: ignore[arg-type]
+            types = [date_column(side, scope) for side in (sub.this, sub.expression)]  # type: ignore[arg-type]
             if not all(types) or not any(kinds.search(t or "") for t in types):
                 continue
             days = _days_between(sub.this, sub.expression, dialect)
