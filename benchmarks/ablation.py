@@ -92,6 +92,7 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "key_not_asked": ("f32808b", "2026-11-28T04:44:58"),
     "time_not_ordered": ("24c5fbb", "2026-11-28T05:17:32"),
     "missing_as_zero": ("f4255bf", "2026-11-28T05:27:26"),
+    "time_reversed": ("637691a", "2026-11-28T11:19:18"),
 }
 
 

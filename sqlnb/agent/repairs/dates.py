@@ -16,7 +16,7 @@ import re
 import sqlglot
 from sqlglot import exp
 
-from sqlnb.adapters import Catalog
+from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
 from sqlnb.agent.sqltree import column_owner, parse, readable, scope_tables
 from sqlnb.sql.dialects import sqlglot_dialect
@@ -44,12 +44,12 @@ _NO_DAYS: dict[str, re.Pattern[str]] = {
 }
 
 
-def date_column(col: exp.Expr, scope: dict[str, object]) -> str | None:
+def date_column(col: exp.Expr, scope: dict[str, Table]) -> str | None:
     """The declared type of ``col`` when it is a column of a date or time (by its type, or
     a text column by its name); None otherwise."""
     if not isinstance(col, exp.Column):
         return None
-    owner = column_owner(col, scope)  # type: ignore[arg-type]
+    owner = column_owner(col, scope)
     if owner is None:
         return None
     column = owner[1].column(col.name)
@@ -112,7 +112,7 @@ def date_difference(sql: str, dialect: str, catalog: Catalog | None, question: s
         for sub in list(select.find_all(exp.Sub)):
             if sub.parent_select is not select:
                 continue
-            types = [date_column(side, scope) for side in (sub.this, sub.expression)]  # type: ignore[arg-type]
+            types = [date_column(side, scope) for side in (sub.this, sub.expression)]
             if not all(types) or not any(kinds.search(t or "") for t in types):
                 continue
             days = _days_between(sub.this, sub.expression, dialect)
