@@ -349,6 +349,18 @@ def test_value_named_reads_codes_only_when_asked_and_not_in_asking_words_or_name
     assert not value_named("Which invoices were refunded?")("fund")
     assert not value_named("Who was tagged?")("tag")
     assert not value_named("the newest")("new") and not value_named("the cancellation")("cancel")
+    # and the other way: a stored verb's form named by its stem
+    assert value_named("How many subscriptions are in their free trial?")("trialing")
+    assert value_named("Which payments were refunds?")("refunded") and value_named("Ship it")("shipping")
+    assert not value_named("Which orders were sent?")("pending")
+
+
+def test_verb_stems_undo_an_ending_and_a_doubled_consonant():
+    from sqlnb.agent.lexicon import verb_stems
+
+    assert verb_stems("trialing") == ["trial"]
+    assert "ship" in verb_stems("shipping") and "approve" in verb_stems("approved")
+    assert "cancel" in verb_stems("cancelled") and verb_stems("thing") == [] and verb_stems("red") == []
 
 
 @pytest.fixture(scope="module")

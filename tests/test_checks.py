@@ -25,7 +25,8 @@ from tests.doubles import readonly_duckdb, readonly_sqlite
 
 # four customers, two of them called Ada; their orders (an order's total on the order, its
 # lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing; product
-# groups in two levels (Tea under Drinks, Jam under Preserves)
+# groups in two levels (Tea under Drinks, Jam under Preserves); tickets whose status is a
+# number keyed in statuses (one open, two closed)
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -44,6 +45,10 @@ SHOP = """
                                  parent_id INTEGER REFERENCES product_groups(id), markup REAL);
     INSERT INTO product_groups VALUES (1, 'Drinks', NULL, 0), (3, 'Preserves', NULL, NULL);
     INSERT INTO product_groups VALUES (2, 'Tea', 1, 0.1), (4, 'Jam', 3, NULL);
+    CREATE TABLE statuses (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    INSERT INTO statuses VALUES (1, 'Open'), (2, 'Closed'), (3, 'Archived');
+    CREATE TABLE tickets (id INTEGER PRIMARY KEY, status_id INTEGER REFERENCES statuses(id), title TEXT);
+    INSERT INTO tickets VALUES (1, 1, 'a'), (2, 2, 'b'), (3, 2, 'c');
 """
 
 
@@ -137,6 +142,11 @@ CASES = {
         "How many orders were placed on each day?",
         "SELECT ordered, COUNT(*) AS n FROM orders GROUP BY ordered",
         'the question asks about time ("each day"), and the rows come in no order (no ORDER BY on ordered)',
+    ),
+    "coded_value_not_named": Case(
+        "How many tickets are closed?",
+        "SELECT COUNT(*) FROM tickets WHERE status_id = 1",
+        "the query keeps tickets.status_id = 1, which is 'Open' in statuses.name; the question names 'Closed'",
     ),
     "time_reversed": Case(
         "What is the id of the most recent order?",
@@ -241,13 +251,22 @@ def test_the_registry_names_each_check_once():
         "fan_out",
         "needless_join",
         "missing_as_zero",
+        "coded_value_not_named",
     ]
     with pytest.raises(KeyError):
         check_named("fan_outs")
 
 
 @pytest.mark.parametrize(
-    "name", ["values_left_out", "merged_entities", "fan_out", "needless_join", "missing_as_zero"]
+    "name",
+    [
+        "values_left_out",
+        "merged_entities",
+        "fan_out",
+        "needless_join",
+        "missing_as_zero",
+        "coded_value_not_named",
+    ],
 )
 def test_the_checks_that_read_data_do_not_run_without_value_lookups(shop, tmp_path, name):
     result = ask(shop, tmp_path, CASES[name], value_hints=False)
@@ -834,3 +853,43 @@ def test_time_reversed_reads_a_text_column_named_like_a_date(tmp_path):
         )
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the number keys the row the question names, or the question names none of them
+        ("How many tickets are closed?", "SELECT COUNT(*) FROM tickets WHERE status_id = 2"),
+        (
+            "How many tickets are closed or archived?",
+            "SELECT COUNT(*) FROM tickets WHERE status_id IN (2, 3)",
+        ),
+        ("How many tickets have the first status?", "SELECT COUNT(*) FROM tickets WHERE status_id = 1"),
+        # a column that refers to no table, or a number no row keys
+        ("How many closed tickets are there?", "SELECT COUNT(*) FROM tickets WHERE id = 1"),
+        ("How many tickets are closed?", "SELECT COUNT(*) FROM tickets WHERE status_id = 9"),
+    ],
+)
+def test_coded_value_not_named_is_silent_for_the_named_row_or_no_reference(shop, question, sql):
+    answer = Answer(
+        sql=sql,
+        dialect="sqlite",
+        question=question,
+        catalog=shop.catalog(),
+        lookup=lambda q: shop.execute(q).rows,
+    )
+    assert check_named("coded_value_not_named").find(answer) is None
+
+
+def test_coded_value_not_named_reads_an_in_list(shop):
+    answer = Answer(
+        sql="SELECT COUNT(*) FROM tickets WHERE status_id IN (1, 3)",
+        dialect="sqlite",
+        question="How many tickets are closed?",
+        catalog=shop.catalog(),
+        lookup=lambda q: shop.execute(q).rows,
+    )
+    assert check_named("coded_value_not_named").find(answer) == (
+        "the query keeps tickets.status_id = 1, 3, which is 'Open', 'Archived' in statuses.name; "
+        "the question names 'Closed'"
+    )

@@ -272,15 +272,31 @@ def abbreviates(code: str, word: str, *, strict: bool = False) -> bool:
 _VERB_FORMS = r"(?:e?s|e?d|[a-z]?ed|[a-z]?ing)?"
 
 
+def verb_stems(word: str) -> list[str]:
+    """The stems of four letters or more that ``word`` (lower case) is a verb's form of:
+    'trialing' → trial, 'shipping' → ship, 'refunded' → refund, 'approved' → approve,
+    'cancelled' → cancel; none for a word with no such ending."""
+    stems: list[str] = []
+    for ending in ("ing", "ed"):
+        if word.endswith(ending):
+            base = word[: -len(ending)]
+            stems.append(base)
+            if len(base) >= 2 and base[-1] == base[-2]:
+                stems.append(base[:-1])  # a consonant doubled: shipp-ing, cancell-ed
+            if ending == "ed":
+                stems.append(base + "e")  # approv-ed
+    return [s for s in dict.fromkeys(stems) if len(s) >= 4]
+
+
 def value_named(
     question: str, *, codes: bool = False, names: Iterable[str] = (), strict: bool = False
 ) -> Callable[[str], bool]:
     """Whether ``question`` names a stored value: the value, in any case and spacing, as
     whole words of the question (a plural ending allowed, and for one word of four letters
-    or more a verb's ending: 'cancel' named by "cancelled").  With ``codes``, also a code
-    (:func:`is_code`) that a word of the question spells out (:func:`abbreviates`), words
-    that ask rather than name (:data:`ASKING_WORDS`) and words whose root is one of
-    ``names`` (the tables and columns of the query: a word naming a table names no code)
+    or more a verb's form either way: 'cancel' named by "cancelled", 'trialing' by "trial").
+    With ``codes``, also a code (:func:`is_code`) that a word of the question spells out
+    (:func:`abbreviates`), words that ask rather than name (:data:`ASKING_WORDS`) and words
+    whose root is one of ``names`` (the tables and columns of the query: a word naming a table names no code)
     left out; and a two-letter code made of the initials of two content words in a row;
     ``strict``: as :func:`abbreviates` reads it with ``strict``.  A code that is also an
     everyday word (:data:`WORD_CODES`) counts as that word only written in capitals, as
@@ -299,7 +315,8 @@ def value_named(
         plain = plain_text(value)
         # a word of four letters or more may be named as a verb's form: 'cancel' as
         # "cancelled", 'refund' as "refunded", 'approve' as "approved", 'ship' as "shipping"
-        ending = _VERB_FORMS if len(plain) >= 4 and plain.isalpha() else "(?:e?s)?"
+        one_word = len(plain) >= 4 and plain.isalpha()
+        ending = _VERB_FORMS if one_word else "(?:e?s)?"
         if plain and re.search(rf"(?<!\w){re.escape(plain)}{ending}(?!\w)", asked) is not None:
             if not (plain in WORD_CODES and is_code(value)):
                 return True
@@ -308,6 +325,11 @@ def value_named(
                 len(plain) >= 3 and re.search(rf"(?<!\w){re.escape(plain)}e?s(?!\w)", asked) is not None
             ):
                 return True
+        # a stored verb's form named by its stem: 'trialing' by "trial", 'refunded' by "refund"
+        if one_word and not is_code(value):
+            for stem in verb_stems(plain):
+                if re.search(rf"(?<!\w){re.escape(stem)}{_VERB_FORMS}(?!\w)", asked) is not None:
+                    return True
         if not codes or not is_code(value):
             return False
         return (

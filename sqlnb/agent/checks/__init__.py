@@ -40,7 +40,9 @@ From the data, read-only (:mod:`.data`):
 - ``needless_join``: rows added up over a join used for nothing but joining, which changes
   how many rows there are;
 - ``missing_as_zero``: the rows without something ("sold without a discount") taken as the
-  rows where it is 0 or empty, where it is also NULL.
+  rows where it is 0 or empty, where it is also NULL;
+- ``coded_value_not_named``: a filter on a key's number (``gender_concept_id = 8507``) that
+  names another row of the table it refers to than the one the question names.
 
 From the question's readings (:mod:`.vague`), whose findings are questions for the user
 (``Check.asks``: the turn asks back, the answer shown as a guess):
@@ -61,7 +63,14 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from sqlnb.agent.checks.check import Answer, Check, Finding, Lookup
-from sqlnb.agent.checks.data import FAN_OUT, MERGED_ENTITIES, MISSING_AS_ZERO, NEEDLESS_JOIN, VALUES_LEFT_OUT
+from sqlnb.agent.checks.data import (
+    CODED_VALUE_NOT_NAMED,
+    FAN_OUT,
+    MERGED_ENTITIES,
+    MISSING_AS_ZERO,
+    NEEDLESS_JOIN,
+    VALUES_LEFT_OUT,
+)
 from sqlnb.agent.checks.query import (
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
@@ -100,6 +109,7 @@ CHECKS: tuple[Check, ...] = (
     FAN_OUT,
     NEEDLESS_JOIN,
     MISSING_AS_ZERO,
+    CODED_VALUE_NOT_NAMED,
     CRITERION_NOT_NAMED,
     CUTOFF_NOT_NAMED,
 )
