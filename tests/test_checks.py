@@ -26,7 +26,7 @@ from tests.doubles import readonly_duckdb, readonly_sqlite
 # four customers, two of them called Ada; their orders (an order's total on the order, its
 # lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing; product
 # groups in two levels (Tea under Drinks, Jam under Preserves); tickets whose status is a
-# number keyed in statuses (one open, two closed)
+# number keyed in statuses (one open, two closed), each with its project's title
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -47,8 +47,9 @@ SHOP = """
     INSERT INTO product_groups VALUES (2, 'Tea', 1, 0.1), (4, 'Jam', 3, NULL);
     CREATE TABLE statuses (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     INSERT INTO statuses VALUES (1, 'Open'), (2, 'Closed'), (3, 'Archived');
-    CREATE TABLE tickets (id INTEGER PRIMARY KEY, status_id INTEGER REFERENCES statuses(id), title TEXT);
-    INSERT INTO tickets VALUES (1, 1, 'a'), (2, 2, 'b'), (3, 2, 'c');
+    CREATE TABLE tickets (id INTEGER PRIMARY KEY, status_id INTEGER REFERENCES statuses(id), title TEXT,
+                          project_title TEXT);
+    INSERT INTO tickets VALUES (1, 1, 'a', 'Apollo'), (2, 2, 'b', 'Apollo'), (3, 2, 'c', 'Zeus');
 """
 
 
@@ -142,6 +143,11 @@ CASES = {
         "How many orders were placed on each day?",
         "SELECT ordered, COUNT(*) AS n FROM orders GROUP BY ordered",
         'the question asks about time ("each day"), and the rows come in no order (no ORDER BY on ordered)',
+    ),
+    "attribute_of_other": Case(
+        "Show the title of the project of each ticket.",
+        "SELECT title FROM tickets",
+        "the question asks for the title of the project, and the query shows tickets.title, not tickets.project_title",
     ),
     "coded_value_not_named": Case(
         "How many tickets are closed?",
@@ -892,4 +898,46 @@ def test_coded_value_not_named_reads_an_in_list(shop):
     assert check_named("coded_value_not_named").find(answer) == (
         "the query keeps tickets.status_id = 1, 3, which is 'Open', 'Archived' in statuses.name; "
         "the question names 'Closed'"
+    )
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the thing's own column shown, or the question asks for the row's own attribute
+        ("Show the title of the project of each ticket.", "SELECT project_title FROM tickets"),
+        ("Show the title of each ticket and of its project.", "SELECT title, project_title FROM tickets"),
+        (
+            "What is the title of the ticket in the Zeus project?",
+            "SELECT title FROM tickets WHERE project_title = 'Zeus'",
+        ),
+        ("Show the ticket titles.", "SELECT title FROM tickets"),
+    ],
+)
+def test_attribute_of_other_is_silent_for_the_right_column_or_the_rows_own(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("attribute_of_other").find(answer) is None
+
+
+def test_attribute_of_other_reads_a_possessive():
+    from sqlnb.adapters.catalog import Catalog, Column, Table
+
+    singer = Table(
+        schema=None,
+        name="singer",
+        columns=[
+            Column("Singer_ID", "INTEGER"),
+            Column("Name", "TEXT"),
+            Column("Song_Name", "TEXT"),
+            Column("Age", "INTEGER"),
+        ],
+    )
+    answer = Answer(
+        sql="SELECT Name FROM singer ORDER BY Age LIMIT 1",
+        dialect="sqlite",
+        question="What is the youngest singer's song name?",
+        catalog=Catalog(dialect="sqlite", tables=[singer]),
+    )
+    assert check_named("attribute_of_other").find(answer) == (
+        "the question asks for the name of the song, and the query shows singer.Name, not singer.Song_Name"
     )

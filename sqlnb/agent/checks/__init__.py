@@ -31,6 +31,9 @@ From the query, the question and the catalog (:mod:`.query`):
   rows in no order;
 - ``time_reversed``: a question for the earliest ("the oldest account") answered with the
   latest dates, or for the latest with the earliest;
+- ``attribute_of_other``: a question for an attribute of a thing ("the name of the song")
+  answered with the row's own attribute where its table has the thing's as a column
+  (``singer.Name`` beside ``singer.Song_Name``);
 
 From the data, read-only (:mod:`.data`):
 
@@ -72,6 +75,7 @@ from sqlnb.agent.checks.data import (
     VALUES_LEFT_OUT,
 )
 from sqlnb.agent.checks.query import (
+    ATTRIBUTE_OF_OTHER,
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
     INTERVAL_NOT_NUMBER,
@@ -104,6 +108,7 @@ CHECKS: tuple[Check, ...] = (
     KEY_NOT_ASKED,
     TIME_NOT_ORDERED,
     TIME_REVERSED,
+    ATTRIBUTE_OF_OTHER,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,
     FAN_OUT,

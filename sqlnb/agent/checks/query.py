@@ -562,6 +562,57 @@ def time_reversed(a: Answer) -> Finding:
     return None
 
 
+def _split_name(name: str) -> list[str]:
+    """A column name's words in lower case (``Song_release_year``: song, release, year;
+    ``SongName``: song, name)."""
+    return re.findall(r"[a-z]+|\d+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).lower())
+
+
+def attribute_of_other(a: Answer) -> Finding:
+    """The question asks for an attribute of a thing ("the name ... of the song", "the
+    song's name") and the query shows the attribute of the table's own rows (``singer.Name``)
+    where the same table has that attribute of the thing as a column of its own
+    (``singer.Song_Name``), which the query does not show."""
+    tree = a.tree
+    if not isinstance(tree, exp.Select) or a.catalog is None or not a.question:
+        return None
+    scope = scope_tables(tree, a.catalog)
+    shown = {
+        (owner[0], c.name.lower())
+        for p in tree.expressions
+        for c in p.find_all(exp.Column)
+        if (owner := column_owner(c, scope)) is not None
+    }
+    question = a.question.lower()
+    for p in tree.expressions:
+        col = p.unalias()
+        if not isinstance(col, exp.Column):
+            continue
+        owner = column_owner(col, scope)
+        if owner is None:
+            continue
+        alias, table = owner
+        attr = _split_name(col.name)
+        if not attr:
+            continue
+        for other in table.columns:
+            words = _split_name(other.name)
+            if len(words) <= len(attr) or words[-len(attr) :] != attr or (alias, other.name.lower()) in shown:
+                continue
+            thing = " ".join(words[: -len(attr)])
+            said = " ".join(attr)
+            asked = (
+                rf"\b{re.escape(said)}s?\b(?:\s+[\w-]+){{0,5}}?\s+of\s+(?:the\s+|a\s+|an\s+|each\s+|its\s+|their\s+)?"
+                rf"{re.escape(thing)}s?\b|\b{re.escape(thing)}(?:'s|s')?\s+{re.escape(said)}s?\b"
+            )
+            if len(thing) >= 3 and re.search(asked, question):
+                return (
+                    f"the question asks for the {said} of the {thing}, and the query shows {table.name}.{col.name}, "
+                    f"not {table.name}.{other.name}"
+                )
+    return None
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -646,6 +697,13 @@ TIME_NOT_ORDERED = Check(
     summary='a question about time ("each year", "when") answered with dated rows in no order',
     find=time_not_ordered,
     advice="ORDER BY the time column.",
+)
+ATTRIBUTE_OF_OTHER = Check(
+    name="attribute_of_other",
+    summary='a question for an attribute of a thing ("the name of the song") answered with the row\'s own '
+    "(singer.Name beside singer.Song_Name)",
+    find=attribute_of_other,
+    advice="Show the column that holds the attribute of the thing the question names.",
 )
 TIME_REVERSED = Check(
     name="time_reversed",
