@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlnb.adapters import Catalog
+from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
 from sqlnb.agent.sqltree import and_terms, column_owner, parse, readable, scope_tables, spelling
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
-def _pinned(select: exp.Select, scope: dict[str, exp.Expr]) -> set[tuple[str, str]]:
+def _pinned(select: exp.Select, scope: dict[str, Table]) -> set[tuple[str, str]]:
     """The columns (alias, column name, both in lower case) that ``select``'s WHERE pins to
     one value (``alias.col = 'x'``, either way round)."""
     pinned: set[tuple[str, str]] = set()
@@ -23,7 +23,7 @@ def _pinned(select: exp.Select, scope: dict[str, exp.Expr]) -> set[tuple[str, st
             continue
         for col, lit in ((term.this, term.expression), (term.expression, term.this)):
             if isinstance(col, exp.Column) and isinstance(lit, exp.Literal):
-                owner = column_owner(col, scope)  # type: ignore[arg-type]
+                owner = column_owner(col, scope)
                 if owner is not None:
                     pinned.add((owner[0], col.name.lower()))
     return pinned
@@ -44,7 +44,7 @@ def self_join_side(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str
     sides: dict[str, list[str]] = {}
     for alias, table in scope.items():
         sides.setdefault(table.qualified_name.lower(), []).append(alias)
-    pinned = _pinned(tree, scope)  # type: ignore[arg-type]
+    pinned = _pinned(tree, scope)
     d = sqlglot_dialect(dialect)
     changed: list[str] = []
     for projection in tree.expressions:
