@@ -194,6 +194,7 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
         "named_filters",
         "subset_averages",
         "date_difference",
+        "epoch_dates",
         "date_part_as_number",
         "percent_scale",
         "missing_as_none",

@@ -28,7 +28,8 @@ from tests.doubles import readonly_sqlite
 # none; two suppliers called Acme and one called Zenith, and what each delivered (the
 # registry's cases run on it, here and in tests/test_benchmarks.py); two shipments, one of 3.5
 # days and one of a day; five order lines, two with no discount recorded (NULL), one with 0 and
-# two with a percentage; tools and garden categories with their subcategories
+# two with a percentage; tools and garden categories with their subcategories; three
+# accounts created at moments stored as seconds since 1970 (2023-01-01, 2024-01-01, 2024-06-10)
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -52,6 +53,8 @@ SHOP = """
                              parent_id INTEGER REFERENCES categories(id));
     INSERT INTO categories VALUES (1, 'Tools', NULL), (2, 'Hammers', 1), (3, 'Saws', 1),
                                   (4, 'Garden', NULL), (5, 'Hoses', 4);
+    CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
+    INSERT INTO accounts VALUES (1, 'ada', 1672531200), (2, 'grace', 1704067200), (3, 'linus', 1718000000);
 """
 
 
@@ -102,6 +105,12 @@ CASES = {
         "SELECT AVG(arrived_at - sent_at) AS days FROM shipments",
         [[2.25]],
         "arrived_at - sent_at counted in days",
+    ),
+    "epoch_dates": Case(
+        "How many accounts were created in 2024?",
+        "SELECT COUNT(*) AS n FROM accounts WHERE strftime('%Y', created) = '2024'",
+        [[2]],
+        "created as seconds since 1970",
     ),
     "date_part_as_number": Case(
         "How many shipments were sent each year?",
@@ -200,6 +209,7 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
         "named_filters",
         "subset_averages",
         "date_difference",
+        "epoch_dates",
         "date_part_as_number",
         "percent_scale",
         "missing_as_none",
@@ -215,13 +225,18 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
     # the rules rated no higher than a ceiling: those that settle on one of two readings
     assert {r.name: r.ceiling for r in REWRITES if r.ceiling} == {"missing_as_none": "medium"}
     # the rules that read stored values: not without them
-    assert [r.name for r in REWRITES if r.needs_values] == ["named_values", "named_filters", "percent_scale"]
+    assert [r.name for r in REWRITES if r.needs_values] == [
+        "named_values",
+        "named_filters",
+        "epoch_dates",
+        "percent_scale",
+    ]
     with pytest.raises(KeyError):
         rewrite_named("names_for_id")
 
 
 def test_a_rewrite_that_reads_stored_values_does_not_run_without_them(shop, tmp_path):
-    for name in ("named_values", "named_filters", "percent_scale"):
+    for name in ("named_values", "named_filters", "epoch_dates", "percent_scale"):
         case = CASES[name]
         for settings in (AgentSettings(value_hints=False), AgentSettings(share_data=False)):
             result = ask(shop, tmp_path, case, settings)
@@ -566,3 +581,65 @@ def test_self_join_side_shows_the_side_not_pinned(sql, expected):
     )
     out = self_join_side(sql, "sqlite", catalog)
     assert (out[0] if out else None) == expected
+
+
+def _epoch_catalog():
+    from sqlnb.adapters.catalog import Catalog, Column, Table
+
+    columns = [Column("id", "INTEGER"), Column("created", "INTEGER"), Column("sent_ms", "INTEGER")]
+    columns += [Column("opened", "TEXT"), Column("score", "INTEGER")]
+    return Catalog(dialect="sqlite", tables=[Table(schema=None, name="events", columns=columns)])
+
+
+# seconds (0 for never), milliseconds, dates as text, and small numbers
+_EPOCH_VALUES = {
+    "created": [1672531200, 1704067200, 0],
+    "sent_ms": [1704067200000, 1718000000000],
+    "opened": ["2024-01-01"],
+    "score": [3, 1704067200],
+}
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        (
+            "SELECT date(created), julianday(sent_ms) FROM events",
+            "SELECT DATE(DATETIME(created, 'unixepoch')), JULIANDAY(DATETIME(CAST(sent_ms AS REAL) / 1000, "
+            "'unixepoch')) FROM events",
+        ),
+        # compared with a date written as text: no number is ever >= a text in SQLite
+        (
+            "SELECT id FROM events WHERE created >= '2024-01-01' AND sent_ms LIKE '2024%'",
+            "SELECT id FROM events WHERE DATETIME(created, 'unixepoch') >= '2024-01-01' AND "
+            "DATETIME(CAST(sent_ms AS REAL) / 1000, 'unixepoch') LIKE '2024%'",
+        ),
+        # already read as seconds, compared with a number, ordered by: as written
+        (
+            "SELECT strftime('%Y', created, 'unixepoch') FROM events WHERE created > 1700000000 ORDER BY created",
+            None,
+        ),
+        # dates stored as text, and numbers that are not all moments
+        ("SELECT strftime('%Y', opened), date(score) FROM events", None),
+        # the moment worked out in the query already
+        ("SELECT datetime(sent_ms / 1000, 'unixepoch') FROM events", None),
+    ],
+)
+def test_epoch_dates_reads_seconds_since_1970_as_moments(sql, expected):
+    from sqlnb.agent.repairs.dates import epoch_dates
+
+    got = epoch_dates(sql, "sqlite", _epoch_catalog(), lambda table, column: _EPOCH_VALUES[column])
+    assert (got[0].replace("\n", " ") if got else None) == expected
+    if got:
+        assert "as seconds since 1970" in got[1] or "as milliseconds since 1970" in got[1]
+
+
+def test_epoch_dates_is_for_sqlite_alone():
+    # DuckDB and PostgreSQL refuse a number where a date belongs: the model sees the error
+    from sqlnb.agent.repairs.dates import epoch_dates
+
+    sql = "SELECT COUNT(*) FROM events WHERE strftime(created, '%Y') = '2024'"
+    for dialect in ("duckdb", "postgres", "mysql"):
+        assert (
+            epoch_dates(sql, dialect, _epoch_catalog(), lambda table, column: _EPOCH_VALUES[column]) is None
+        )

@@ -12,6 +12,10 @@ From the query, the question and the catalog (:mod:`.query`):
 - ``filters_not_asked``: a filter on a value the question does not name;
 - ``negated_value``: a value the question leaves out, the only one the query keeps;
 - ``counted_elsewhere``: a question counting a table's rows, a query that does not read it;
+- ``ranked_elsewhere``: a question ranking things by how many rows of a table they have
+  ("took the most trips"), a query that does not read it;
+- ``count_not_quantity``: a question for a number of units ("how many units were sold"),
+  a query counting rows where a column holds each row's quantity;
 - ``ranking_without_order``: a question for the most or the top, a query that does not rank;
 - ``measure_not_shown``: a ranking by an aggregate the result does not show (names without
   the amounts they were ranked by);
@@ -76,6 +80,7 @@ from sqlnb.agent.checks.data import (
 )
 from sqlnb.agent.checks.query import (
     ATTRIBUTE_OF_OTHER,
+    COUNT_NOT_QUANTITY,
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
     INTERVAL_NOT_NUMBER,
@@ -86,6 +91,7 @@ from sqlnb.agent.checks.query import (
     NULL_GROUP,
     NUMBERS_LEFT_OUT,
     PARENT_NOT_FOLLOWED,
+    RANKED_ELSEWHERE,
     RANKING_WITHOUT_ORDER,
     ROWS_NOT_ASKED,
     TIME_NOT_ORDERED,
@@ -98,6 +104,8 @@ CHECKS: tuple[Check, ...] = (
     FILTERS_NOT_ASKED,
     NEGATED_VALUE,
     COUNTED_ELSEWHERE,
+    RANKED_ELSEWHERE,
+    COUNT_NOT_QUANTITY,
     RANKING_WITHOUT_ORDER,
     MEASURE_NOT_SHOWN,
     ROWS_NOT_ASKED,

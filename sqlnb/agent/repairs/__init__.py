@@ -14,6 +14,8 @@ once in :data:`REWRITES`, in the order the first round applies them to a draft t
   limited to that subset;
 - ``date_difference`` (:mod:`.dates`): a subtraction of two dates that gives no number of
   days (SQLite's text, MySQL's digits, an interval), counted in days or the unit asked for;
+- ``epoch_dates`` (:mod:`.dates`): a column that stores moments as seconds since 1970, read
+  as a date in SQLite (``strftime('%Y', created)``), read as the moment it counts;
 - ``date_part_as_number`` (:mod:`.dates`): an answer column that formats a date into one
   number as text (SQLite's ``strftime('%Y', …)``: '2024') gives the number;
 - ``percent_scale`` (:mod:`.percents`): a column holding percentages (stored from 0 to 100)
@@ -39,7 +41,7 @@ The other repairs are not switchable: the names a failed query clearly meant
 from __future__ import annotations
 
 from sqlnb.agent.repairs.averages import SUBSET_AVERAGES
-from sqlnb.agent.repairs.dates import DATE_DIFFERENCE, DATE_PART_AS_NUMBER
+from sqlnb.agent.repairs.dates import DATE_DIFFERENCE, DATE_PART_AS_NUMBER, EPOCH_DATES
 from sqlnb.agent.repairs.entities import GROUP_BY_KEY
 from sqlnb.agent.repairs.joins import LINK_JOINS
 from sqlnb.agent.repairs.labels import NAMES_FOR_IDS
@@ -55,6 +57,7 @@ REWRITES: tuple[Rewrite, ...] = (
     NAMED_FILTERS,
     SUBSET_AVERAGES,
     DATE_DIFFERENCE,
+    EPOCH_DATES,
     DATE_PART_AS_NUMBER,
     PERCENT_SCALE,
     MISSING_AS_NONE,

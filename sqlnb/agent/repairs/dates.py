@@ -1,4 +1,6 @@
-"""Lengths of time as numbers: a draft that subtracts one date or timestamp column from
+"""Dates read as they are stored.
+
+Lengths of time as numbers: a draft that subtracts one date or timestamp column from
 another where that gives no number of days counts the days (or the hours, minutes or weeks
 the question asks for) instead (:data:`DATE_DIFFERENCE`).
 
@@ -7,11 +9,19 @@ What ``later - earlier`` gives depends on the engine: SQLite subtracts the dates
 ``20240309100000`` from ``20240301080000``; DuckDB and PostgreSQL give an interval
 (``8 days 02:00:00``) where two timestamps are subtracted, which is no number of days.
 Where the engine already gives a number of days (two DATE columns in DuckDB or PostgreSQL)
-the draft stands as written."""
+the draft stands as written.
+
+Moments stored as seconds since 1970 (:data:`EPOCH_DATES`): SQLite reads a number given to
+its date functions as a Julian day, so ``strftime('%Y', created)`` of 1718000000 is nothing;
+the column is read as the moment it counts.
+
+Parts of a date as numbers (:data:`DATE_PART_AS_NUMBER`): ``strftime('%Y', …)`` shown in an
+answer gives the year as a number, not as text."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -198,4 +208,128 @@ DATE_PART_AS_NUMBER = Rewrite(
     propose=_propose_part,
     keeps="same_row_count",
     reason="a year, month or day is shown as a number ({change})",
+)
+
+
+# SQLite's date and time functions, which read a number as a Julian day (2460311.5 is
+# 2024-01-01), not as seconds since 1970, unless told so with the modifier 'unixepoch'
+_SQLITE_DATE_FUNCTIONS = ("strftime(", "date(", "datetime(", "time(", "julianday(")
+_EPOCH_MODIFIERS = frozenset({"unixepoch", "auto"})
+# the stored numbers of a column that counts seconds, or milliseconds, since 1970: from
+# 1973-03-03 to 2286-11-20 (1e8 to 1e10 seconds); 0 is read as "never" and left aside
+_EPOCH_SCALES = ((1e8, 1e10, 1), (1e11, 1e13, 1000))
+# a date written as text: '2024', '2024-06', '2024-06-01 10:00', '2024%'
+_DATE_TEXT = re.compile(r"^\d{4}(?:$|[-%/])")
+_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Between)
+
+
+def _epoch_scale(
+    col: exp.Column, scope: dict[str, Table], distinct_values: Callable[[Table, str], Sequence[object]]
+) -> int | None:
+    """1 when ``col`` is a column of the query's tables whose stored values are all seconds
+    since 1970 (0 aside), 1000 when they are all milliseconds; None otherwise (text dates,
+    other numbers, a column that cannot be read)."""
+    owner = column_owner(col, scope)
+    column = owner[1].column(col.name) if owner is not None else None
+    if owner is None or column is None:
+        return None
+    try:
+        stored = [v for v in distinct_values(owner[1], column.name) if v is not None]
+    except Exception:  # a column the database cannot list
+        return None
+    numbers = [float(v) for v in stored if isinstance(v, int | float) and not isinstance(v, bool)]
+    if not numbers or len(numbers) != len(stored):
+        return None
+    counted = [abs(n) for n in numbers if n != 0]
+    for low, high, scale in _EPOCH_SCALES:
+        if counted and all(low <= n < high for n in counted):
+            return scale
+    return None
+
+
+def _read_as_date(col: exp.Column) -> bool:
+    """Whether the query reads ``col`` as a date: as the time of one of SQLite's date
+    functions given no 'unixepoch' modifier, or compared with a date written as text
+    (``created >= '2024-01-01'``, ``created LIKE '2024%'``)."""
+    parent, alone = col.parent, col.sql(dialect="sqlite")
+    # past the casts sqlglot puts around a function's time that SQLite writes as nothing
+    # (``strftime('%Y', created)`` is a TimeToStr of a TsOrDsToTimestamp of the column)
+    while parent is not None and parent.sql(dialect="sqlite") == alone:
+        parent = parent.parent
+    if parent is None:
+        return False
+    written = parent.sql(dialect="sqlite").lower()
+    if written.startswith(_SQLITE_DATE_FUNCTIONS):
+        said = {lit.this.lower() for lit in parent.find_all(exp.Literal) if lit.is_string}
+        return not said & _EPOCH_MODIFIERS
+    if isinstance(parent, _COMPARED):
+        others = [v for v in parent.args.values() if isinstance(v, exp.Expr) and v is not col]
+        return bool(others) and all(
+            o.find(exp.Column) is None
+            and any(lit.is_string and _DATE_TEXT.match(lit.this) for lit in o.find_all(exp.Literal))
+            for o in others
+        )
+    return False
+
+
+def epoch_dates(
+    sql: str,
+    dialect: str,
+    catalog: Catalog | None,
+    distinct_values: Callable[[Table, str], Sequence[object]],
+) -> tuple[str, str] | None:
+    """``sql`` with each column that stores a moment as seconds (or milliseconds) since
+    1970 and that the query reads as a date in SQLite — the time of ``strftime``, ``date``,
+    ``datetime``, ``time`` or ``julianday`` without the modifier 'unixepoch' (read as a
+    Julian day: nothing, or a date thousands of years away), or compared with a date written
+    as text (a number is less than any text in SQLite, so ``created >= '2024-01-01'`` holds
+    for no row) — read as the moment it counts, ``datetime(created, 'unixepoch')``
+    (``created / 1000`` for milliseconds); and what was read so.  None when there is no such
+    column or the engine is not SQLite (the others refuse a number where a date belongs)."""
+    if dialect != "sqlite" or catalog is None:
+        return None
+    tree = parse(sql, dialect)
+    if tree is None:
+        return None
+    changed: list[str] = []
+    for select in list(tree.find_all(exp.Select)):
+        scope = scope_tables(select, catalog)
+        if not scope:
+            continue
+        for col in list(select.find_all(exp.Column)):
+            if col.parent_select is not select or not _read_as_date(col):
+                continue
+            scale = _epoch_scale(col, scope, distinct_values)
+            if scale is None:
+                continue
+            moment: exp.Expr = col.copy()
+            if scale != 1:
+                moment = exp.Div(this=moment, expression=exp.Literal.number(scale))
+            node = exp.Anonymous(this="datetime", expressions=[moment, exp.Literal.string("unixepoch")])
+            written = (
+                f"{col.sql(dialect='sqlite')} as {'seconds' if scale == 1 else 'milliseconds'} since 1970"
+            )
+            if written not in changed:
+                changed.append(written)
+            col.replace(node)
+    if not changed:
+        return None
+    return readable(tree.sql(dialect="sqlite")), ", ".join(changed)
+
+
+def _propose_epoch(draft: Draft) -> Proposal:
+    if draft.stored_values is None:
+        return None
+    return epoch_dates(draft.sql, draft.dialect, draft.catalog, draft.stored_values)
+
+
+EPOCH_DATES = Rewrite(
+    name="epoch_dates",
+    summary="A column that stores moments as seconds (or milliseconds) since 1970, read as a date in "
+    "SQLite (given to strftime or date without 'unixepoch', or compared with a date as text), is read "
+    "as the moment it counts.",
+    propose=_propose_epoch,
+    keeps="runs",
+    reason="times stored as seconds since 1970 are read as dates ({change})",
+    needs_values=True,
 )
