@@ -57,6 +57,8 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
     "percent_scale": ("8deb32d", "2026-11-28T11:10:23"),
     "missing_as_none": ("8deb32d", "2026-11-28T11:10:23"),
     "self_join_side": ("8deb32d", "2026-11-28T11:10:23"),
+    # read from a wrong answer rated high of the twenty-fourth batch (a Moodle creation date)
+    "epoch_dates": ("69187cf", "2026-11-28T14:22:48"),
 }
 
 # When each answer check entered the agent (its first commit): the batches written after it
@@ -97,6 +99,9 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "coded_value_not_named": ("812f269", "2026-11-28T11:57:21"),
     # read from a spider-dev answer rated high (concert_singer): spider-dev is no evidence for it
     "attribute_of_other": ("2becc3d", "2026-11-28T11:59:59"),
+    # read from wrong answers rated high of earlier unseen batches (bike_share, makers_marketplace)
+    "ranked_elsewhere": ("69187cf", "2026-11-28T14:22:48"),
+    "count_not_quantity": ("69187cf", "2026-11-28T14:22:48"),
 }
 
 
