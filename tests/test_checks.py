@@ -458,6 +458,11 @@ def test_counted_elsewhere_is_silent_when_the_counted_table_is_read(shop, questi
             "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
             "JOIN order_lines AS l ON l.order_id = o.id GROUP BY c.id, c.name ORDER BY COUNT(*) DESC LIMIT 1",
         ),
+        # rows that each refer to one of the counted (the orders of customers) counted instead
+        (
+            "Which order status has the most customers?",
+            "SELECT status FROM orders GROUP BY status ORDER BY COUNT(DISTINCT customer_id) DESC LIMIT 1",
+        ),
         # a ranking by a word that names no table
         (
             "Which order has the most expensive line?",

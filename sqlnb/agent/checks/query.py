@@ -28,7 +28,7 @@ from sqlnb.agent.lexicon import (
 )
 from sqlnb.agent.repairs.dates import date_column
 from sqlnb.agent.repairs.labels import label_columns
-from sqlnb.agent.sqltree import column_owner, normal_name, query_tables, scope_tables
+from sqlnb.agent.sqltree import column_owner, fk_target, normal_name, query_tables, scope_tables
 from sqlnb.sql.dialects import sqlglot_dialect
 
 # a number standing alone: not part of a word or of a longer number, a full stop after it
@@ -196,12 +196,19 @@ def counted_elsewhere(a: Answer) -> Finding:
 def ranked_elsewhere(a: Answer) -> Finding:
     """The question ranks or keeps things by how many rows of a table they have ("the plan
     whose members took the most trips" of a table ``trip``, "more than 10 orders") and the
-    query does not read that table: it ranks by a count of something else (the members)."""
+    query does not read that table, nor a table whose rows each refer to one of them (the
+    loans of "borrowed the most books"): it ranks by a count of something else (the
+    members)."""
     if a.tree is None or not (asked := _RANKED_BY_COUNT.search(a.question)):
         return None
     table = _not_read(a, asked)
-    if table is None:
+    if table is None or a.catalog is None:
         return None
+    # a table read whose rows each refer to one of the counted (loans of books, results of
+    # races): counting its rows counts the counted things
+    for read in query_tables(a.sql, a.dialect, a.catalog):
+        if any(fk_target(fk, a.catalog) is table for fk in read.foreign_keys):
+            return None
     return f'the question asks for "{asked.group(0)}", and the query does not read {table.name}'
 
 
