@@ -91,6 +91,11 @@ CASES = {
         "SELECT COUNT(*) FROM orders WHERE status = 'paid'",
         "the question says \"not paid\", the query keeps only the rows where status = 'paid'",
     ),
+    "included_filtered_out": Case(
+        "How many tickets were raised, counting any that have since been archived?",
+        "SELECT COUNT(*) FROM tickets WHERE status_id IS NOT NULL",
+        'the question says "counting any", and the query keeps only the rows where status_id IS NOT NULL',
+    ),
     "counted_elsewhere": Case(
         "How many order lines are there?",
         "SELECT COUNT(*) FROM orders",
@@ -494,6 +499,33 @@ def test_ranked_elsewhere_is_silent_when_the_counted_table_is_read(shop, questio
 def test_count_not_quantity_is_silent_where_units_are_not_counted_rows(shop, question, sql):
     answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
     assert check_named("count_not_quantity").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # no filter on a flag
+        (
+            "How many tickets were raised, counting any that have since been archived?",
+            "SELECT COUNT(*) FROM tickets",
+        ),
+        # a flag the question names
+        (
+            "How many tickets have a status, counting any that have since been archived?",
+            "SELECT COUNT(*) FROM tickets WHERE status_id IS NOT NULL",
+        ),
+        # rows left out, as the question says
+        (
+            "How many tickets were raised, not counting those that were archived?",
+            "SELECT COUNT(*) FROM tickets WHERE status_id IS NOT NULL",
+        ),
+        # a question that counts no other rows as well
+        ("How many tickets have a known state?", "SELECT COUNT(*) FROM tickets WHERE status_id IS NOT NULL"),
+    ],
+)
+def test_included_filtered_out_is_silent_where_no_rows_asked_for_are_left_out(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("included_filtered_out").find(answer) is None
 
 
 def test_needless_join_is_silent_when_the_joined_rows_are_what_is_counted(shop):

@@ -643,3 +643,52 @@ def test_epoch_dates_is_for_sqlite_alone():
         assert (
             epoch_dates(sql, dialect, _epoch_catalog(), lambda table, column: _EPOCH_VALUES[column]) is None
         )
+
+
+@pytest.mark.parametrize(
+    "sql, added",
+    [
+        # a person's first and last name, both grouped: two Sam Patels added together
+        (
+            "SELECT p.first_name, p.last_name, COUNT(*) FROM people AS p JOIN visits AS v ON v.person_id = p.id "
+            "GROUP BY p.first_name, p.last_name",
+            "grouped by p.id as well",
+        ),
+        # one of the two: no name of the person is grouped whole
+        ("SELECT p.first_name, COUNT(*) FROM people AS p GROUP BY p.first_name", None),
+        # the key, or the foreign key to it, grouped already
+        (
+            "SELECT p.first_name, p.last_name, COUNT(*) FROM people AS p JOIN visits AS v ON v.person_id = p.id "
+            "GROUP BY p.id, p.first_name, p.last_name",
+            None,
+        ),
+        (
+            "SELECT p.first_name, p.last_name, COUNT(*) FROM people AS p JOIN visits AS v ON v.person_id = p.id "
+            "GROUP BY v.person_id, p.first_name, p.last_name",
+            None,
+        ),
+    ],
+)
+def test_group_by_key_keeps_people_who_share_first_and_last_name_apart(sql, added):
+    from sqlnb.adapters.catalog import Catalog, Column, ForeignKey, Table
+    from sqlnb.agent.repairs.entities import group_by_key
+
+    people = Table(
+        schema=None,
+        name="people",
+        columns=[Column("id", "INTEGER"), Column("first_name", "TEXT"), Column("last_name", "TEXT")],
+        primary_key=["id"],
+    )
+    visits = Table(
+        schema=None,
+        name="visits",
+        columns=[Column("id", "INTEGER"), Column("person_id", "INTEGER")],
+        primary_key=["id"],
+        foreign_keys=[
+            ForeignKey(
+                name=None, columns=["person_id"], ref_schema=None, ref_table="people", ref_columns=["id"]
+            )
+        ],
+    )
+    got = group_by_key(sql, "sqlite", Catalog(dialect="sqlite", tables=[people, visits]))
+    assert (got[1] if got else None) == added

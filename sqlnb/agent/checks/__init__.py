@@ -11,6 +11,8 @@ From the query, the question and the catalog (:mod:`.query`):
 - ``numbers_left_out``: a number the question names that the query does not use;
 - ``filters_not_asked``: a filter on a value the question does not name;
 - ``negated_value``: a value the question leaves out, the only one the query keeps;
+- ``included_filtered_out``: a question that counts rows in some state as well ("counting
+  any since deleted"), a query keeping only one state by a flag (``archived = 0``);
 - ``counted_elsewhere``: a question counting a table's rows, a query that does not read it;
 - ``ranked_elsewhere``: a question ranking things by how many rows of a table they have
   ("took the most trips"), a query that does not read it;
@@ -83,6 +85,7 @@ from sqlnb.agent.checks.query import (
     COUNT_NOT_QUANTITY,
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
+    INCLUDED_FILTERED_OUT,
     INTERVAL_NOT_NUMBER,
     KEY_NOT_ASKED,
     LIMIT_NOT_ASKED,
@@ -103,6 +106,7 @@ CHECKS: tuple[Check, ...] = (
     NUMBERS_LEFT_OUT,
     FILTERS_NOT_ASKED,
     NEGATED_VALUE,
+    INCLUDED_FILTERED_OUT,
     COUNTED_ELSEWHERE,
     RANKED_ELSEWHERE,
     COUNT_NOT_QUANTITY,

@@ -156,6 +156,55 @@ def negated_value(a: Answer) -> Finding:
     return None
 
 
+# a question that says rows in some state count as well: "counting any that have since
+# been deleted", "those on hold included", "whatever their status", "in any stage" (not
+# "not counting cancelled orders")
+_INCLUDED = re.compile(
+    r"(?<!not )(?<!without )\b(counting (?:any|those|the ones|all|ones|every)|including|included|"
+    r"whatever (?:its|their)|regardless of|(?:in|of) any (?:status|stage|state)|as well)\b",
+    re.I,
+)
+
+
+def _flag_filters(tree: exp.Expr, question: str, dialect: str) -> list[str]:
+    """The filters of ``tree`` that keep the rows by a flag (``archived = 0``,
+    ``is_active = TRUE``, ``deleted_at IS NULL``) whose column the question names in no
+    word."""
+    asked = roots(question)
+    out: list[str] = []
+    for node in tree.find_all(exp.EQ, exp.NEQ, exp.Is):
+        col, other = node.this, node.expression
+        if not isinstance(col, exp.Column):
+            col, other = other, col
+        if not isinstance(col, exp.Column):
+            continue
+        number_flag = isinstance(other, exp.Literal) and not other.is_string and other.this in ("0", "1")
+        if not (number_flag or isinstance(other, exp.Boolean | exp.Null)):
+            continue
+        if roots(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", col.name).replace("_", " ")) & asked:
+            continue
+        if isinstance(node, exp.Is) and isinstance(node.parent, exp.Not):
+            out.append(f"{col.sql(dialect=dialect)} IS NOT {other.sql(dialect=dialect)}")
+        else:
+            out.append(node.sql(dialect=dialect))
+    return out
+
+
+def included_filtered_out(a: Answer) -> Finding:
+    """The question says that rows in some state count as well ("counting any that have
+    since been deleted", "those on hold included", "whatever their status") and the query
+    keeps only the rows of one state by a flag the question does not name
+    (``archived = 0``, ``deleted_at IS NULL``): it leaves out the rows it was told to
+    count."""
+    asked = _INCLUDED.search(a.question)
+    if asked is None or a.tree is None:
+        return None
+    kept = _flag_filters(a.tree, a.question, sqlglot_dialect(a.dialect))
+    if not kept:
+        return None
+    return f'the question says "{asked.group(0)}", and the query keeps only the rows where {kept[0]}'
+
+
 _HOW_MANY = re.compile(r"\bhow many (\w+)(?:\s+(\w+))?", re.I)
 # a question that ranks or keeps things by how many rows of a table they have: "took the
 # most trips", "the fewest bookings", "more than 10 orders"
@@ -696,6 +745,13 @@ NEGATED_VALUE = Check(
     summary='a value the question leaves out ("not refunded") that the query keeps only the rows of',
     find=negated_value,
     advice="Leave out the rows with that value instead of keeping only them (<> or NOT IN).",
+)
+INCLUDED_FILTERED_OUT = Check(
+    name="included_filtered_out",
+    summary='a question that counts rows in some state as well ("counting any since deleted") answered '
+    "by a query that keeps only the rows of one state by a flag",
+    find=included_filtered_out,
+    advice="Drop the filter that leaves out the rows the question says to count as well.",
 )
 COUNTED_ELSEWHERE = Check(
     name="counted_elsewhere",

@@ -1,7 +1,7 @@
 """Things kept apart: a draft that adds up rows per name of a thing (``GROUP BY
-customers.name`` with a COUNT or SUM) and not per the thing's key groups by the key as
-well, so that two customers who share a name are not added together
-(:data:`GROUP_BY_KEY`).  Where no name is shared the result is the same, and the draft
+customers.name`` with a COUNT or SUM, or per a person's first and last name) and not per
+the thing's key groups by the key as well, so that two customers who share a name are not
+added together (:data:`GROUP_BY_KEY`).  Where no name is shared the result is the same, and the draft
 stands as written."""
 
 from __future__ import annotations
@@ -9,15 +9,16 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sqlnb.adapters import Catalog
-from sqlnb.agent.repairs.labels import label_column
+from sqlnb.agent.repairs.labels import label_columns
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
 from sqlnb.agent.sqltree import column_owner, grouped_apart, parse, qualified, scope_tables, spelling
 from sqlnb.sql.dialects import sqlglot_dialect
 
 
 def group_by_key(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, str] | None:
-    """``sql`` grouped by the key of each table whose naming column
-    (:func:`~sqlnb.agent.repairs.labels.label_column`) it groups by without the key, a
+    """``sql`` grouped by the key of each table whose naming columns
+    (:func:`~sqlnb.agent.repairs.labels.label_columns`: one, or a person's first and last
+    name, all of them) it groups by without the key, a
     unique column or a foreign key referencing the table (only for a single-column key and
     a query that adds up rows: a grouping without an aggregate lists distinct names), and
     what was added; None when nothing is to add."""
@@ -35,8 +36,10 @@ def group_by_key(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, 
     ]
     added: list[str] = []
     for alias, table, col in list(groups):
-        label = label_column(table)
-        if label is None or len(table.primary_key) != 1 or col.lower() != label.lower():
+        # the column that names the table's rows, or a person's first and last name: all grouped
+        names = {n.lower() for n in label_columns(table)}
+        grouped = {c.lower() for a, _, c in groups if a == alias}
+        if not names or len(table.primary_key) != 1 or col.lower() not in names or not names <= grouped:
             continue
         if grouped_apart(table, alias, groups):
             continue
