@@ -49,7 +49,9 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
     "named_values": ("db3be40", "2026-11-26T01:33:00"),
     "named_filters": ("57130cc", "2026-11-26T13:06:00"),
     "subset_averages": ("57130cc", "2026-11-26T13:06:00"),
-    "group_by_key": ("fea4103", "2026-11-27T15:54:35"),
+    # entered in fea4103; changed in f3fe839 (a person's first and last name, both grouped,
+    # read from the twenty-fifth batch): judged anew on the batches written after that change
+    "group_by_key": ("f3fe839", "2026-11-28T14:56:58"),
     # written while the twentieth unseen batch was being written (by a writer who read no
     # agent code) and committed two minutes after it: that batch does not count for it
     "date_difference": ("0cb91fe", "2026-11-28T04:33:39"),
@@ -103,6 +105,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # ranked_elsewhere changed in 234605e (silent where a table read refers to the counted rows)
     "ranked_elsewhere": ("234605e", "2026-11-28T14:25:59"),
     "count_not_quantity": ("69187cf", "2026-11-28T14:22:48"),
+    # read from two wrong answers rated high of the twenty-fifth batch
+    "included_filtered_out": ("f3fe839", "2026-11-28T14:56:58"),
 }
 
 
