@@ -113,6 +113,11 @@ CASES = {
         'the question asks for "units", and the query counts rows where order_lines.qty holds how many each row '
         "stands for",
     ),
+    "grouped_not_asked": Case(
+        "What is the total of the orders of each status?",
+        "SELECT ordered, status, SUM(total) FROM orders GROUP BY ordered, status",
+        "the query groups by ordered, which the question does not ask for, beside status",
+    ),
     "ranking_without_order": Case(
         "Which customer has the highest total?",
         "SELECT name, city FROM customers",
@@ -526,6 +531,32 @@ def test_count_not_quantity_is_silent_where_units_are_not_counted_rows(shop, que
 def test_included_filtered_out_is_silent_where_no_rows_asked_for_are_left_out(shop, question, sql):
     answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
     assert check_named("included_filtered_out").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # every grouped column asked for, or the thing's key or name beside the one named
+        (
+            "What is the total of the orders of each status?",
+            "SELECT status, SUM(total) FROM orders GROUP BY status",
+        ),
+        (
+            "What is the total of each customer's orders by city?",
+            "SELECT c.id, c.city, SUM(o.total) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+            "GROUP BY c.id, c.city",
+        ),
+        # the unasked column not shown, or grouped alone (nothing named beside it)
+        (
+            "What is the total of the orders of each status?",
+            "SELECT status, SUM(total) FROM orders GROUP BY ordered, status",
+        ),
+        ("What are the order totals?", "SELECT ordered, SUM(total) FROM orders GROUP BY ordered"),
+    ],
+)
+def test_grouped_not_asked_is_silent_where_the_grouping_is_asked_for(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("grouped_not_asked").find(answer) is None
 
 
 def test_needless_join_is_silent_when_the_joined_rows_are_what_is_counted(shop):

@@ -33,6 +33,8 @@ From the query, the question and the catalog (:mod:`.query`):
   category") answered without the key that links a row to its parent;
 - ``key_not_asked``: a listing that shows a table's key beside other columns where the
   question asks for no identifier;
+- ``grouped_not_asked``: things grouped by a column the question does not ask for beside
+  one it names (campaigns split by ``type``);
 - ``time_not_ordered``: a question about time ("each year", "when") answered with dated
   rows in no order;
 - ``time_reversed``: a question for the earliest ("the oldest account") answered with the
@@ -85,6 +87,7 @@ from sqlnb.agent.checks.query import (
     COUNT_NOT_QUANTITY,
     COUNTED_ELSEWHERE,
     FILTERS_NOT_ASKED,
+    GROUPED_NOT_ASKED,
     INCLUDED_FILTERED_OUT,
     INTERVAL_NOT_NUMBER,
     KEY_NOT_ASKED,
@@ -118,6 +121,7 @@ CHECKS: tuple[Check, ...] = (
     INTERVAL_NOT_NUMBER,
     PARENT_NOT_FOLLOWED,
     KEY_NOT_ASKED,
+    GROUPED_NOT_ASKED,
     TIME_NOT_ORDERED,
     TIME_REVERSED,
     ATTRIBUTE_OF_OTHER,

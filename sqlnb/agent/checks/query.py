@@ -542,6 +542,49 @@ def parent_not_followed(a: Answer) -> Finding:
     return None
 
 
+def _column_words(name: str) -> set[str]:
+    """The stems of a column name's words (``settings_subject_line``, ``SubjectLine``)."""
+    return roots(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " "))
+
+
+def grouped_not_asked(a: Answer) -> Finding:
+    """The query groups the rows of one thing by a column the question names in no word
+    and that is neither the thing's key, a unique or foreign key, nor its name, beside a
+    column of the same thing that the question names (campaigns grouped by ``type`` and
+    ``subject_line`` for "each campaign's subject line"), and shows it: the answer splits
+    the things the question asks about by something it does not ask for."""
+    tree = a.tree
+    if a.catalog is None or not isinstance(tree, exp.Select) or tree.args.get("group") is None:
+        return None
+    scope = scope_tables(tree, a.catalog)
+    asked = roots(a.question)
+    shown = {p.unalias().sql() for p in tree.expressions}
+    grouped = [
+        (g, owner)
+        for g in tree.args["group"].expressions
+        if isinstance(g, exp.Column) and (owner := column_owner(g, scope)) is not None
+    ]
+    for g, (alias, table) in grouped:
+        low = g.name.lower()
+        labels = {c.lower() for c in label_columns(table)}
+        keys = {k.lower() for k in table.primary_key}
+        keys |= {c.lower() for cols in table.unique if len(cols) == 1 for c in cols}
+        keys |= {c.lower() for fk in table.foreign_keys for c in fk.columns}
+        if g.sql() not in shown or low in keys or low in labels or _column_words(g.name) & asked:
+            continue
+        beside = [
+            h
+            for h, (h_alias, _) in grouped
+            if h is not g and h_alias == alias and (h.name.lower() in labels or _column_words(h.name) & asked)
+        ]
+        if beside:
+            return (
+                f"the query groups by {g.sql(dialect=sqlglot_dialect(a.dialect))}, which the question does not "
+                f"ask for, beside {beside[0].sql(dialect=sqlglot_dialect(a.dialect))}"
+            )
+    return None
+
+
 # a question that asks for identifiers: "ids", "the id of", "key", "number" ("order number")
 _ASKS_KEY = re.compile(r"\b(ids?|identifiers?|keys?|numbers?|codes?|no\.?)\b", re.I)
 
@@ -821,6 +864,12 @@ PARENT_NOT_FOLLOWED = Check(
         "Join the table to itself through its parent key, so the rows reported are those of the "
         "level the question asks for."
     ),
+)
+GROUPED_NOT_ASKED = Check(
+    name="grouped_not_asked",
+    summary="a grouping of things by a column the question does not ask for, beside one it names",
+    find=grouped_not_asked,
+    advice="Group by the thing's key and the columns the question asks for; leave out the column it does not name.",
 )
 KEY_NOT_ASKED = Check(
     name="key_not_asked",
