@@ -107,6 +107,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "count_not_quantity": ("69187cf", "2026-11-28T14:22:48"),
     # read from two wrong answers rated high of the twenty-fifth batch
     "included_filtered_out": ("f3fe839", "2026-11-28T14:56:58"),
+    # read from a wrong answer rated high of the twenty-sixth batch
+    "grouped_not_asked": ("8ad2bdf", "2026-11-28T15:28:41"),
 }
 
 
