@@ -96,6 +96,11 @@ CASES = {
         "SELECT COUNT(*) FROM tickets WHERE status_id IS NOT NULL",
         'the question says "counting any", and the query keeps only the rows where status_id IS NOT NULL',
     ),
+    "only_the_added": Case(
+        "How many orders did each customer place, counting new orders too?",
+        "SELECT customer_id, COUNT(*) FROM orders WHERE status = 'new' GROUP BY customer_id",
+        "the question says \"counting new orders too\", and the query keeps only the rows where status = 'new'",
+    ),
     "counted_elsewhere": Case(
         "How many order lines are there?",
         "SELECT COUNT(*) FROM orders",
@@ -557,6 +562,32 @@ def test_included_filtered_out_is_silent_where_no_rows_asked_for_are_left_out(sh
 def test_grouped_not_asked_is_silent_where_the_grouping_is_asked_for(shop, question, sql):
     answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
     assert check_named("grouped_not_asked").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # every row kept, or a value the question does not add
+        ("How many orders are there, counting new orders too?", "SELECT COUNT(*) FROM orders"),
+        (
+            "How many paid orders are there, counting new orders too?",
+            "SELECT COUNT(*) FROM orders WHERE status = 'paid'",
+        ),
+        # "not counting": the rows are left out, as asked elsewhere
+        (
+            "How many orders are there, not counting new orders too?",
+            "SELECT COUNT(*) FROM orders WHERE status = 'new'",
+        ),
+        # "included" as a verb, not a clause of its own
+        (
+            "How many orders included a new item?",
+            "SELECT COUNT(*) FROM orders WHERE status = 'new'",
+        ),
+    ],
+)
+def test_only_the_added_is_silent_where_the_added_rows_are_not_all_that_is_kept(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("only_the_added").find(answer) is None
 
 
 def test_needless_join_is_silent_when_the_joined_rows_are_what_is_counted(shop):

@@ -13,6 +13,8 @@ From the query, the question and the catalog (:mod:`.query`):
 - ``negated_value``: a value the question leaves out, the only one the query keeps;
 - ``included_filtered_out``: a question that counts rows in some state as well ("counting
   any since deleted"), a query keeping only one state by a flag (``archived = 0``);
+- ``only_the_added``: a question that adds some rows to the rest ("counting deleted tickets
+  too"), a query keeping only those rows (``status = 'deleted'``);
 - ``counted_elsewhere``: a question counting a table's rows, a query that does not read it;
 - ``ranked_elsewhere``: a question ranking things by how many rows of a table they have
   ("took the most trips"), a query that does not read it;
@@ -96,6 +98,7 @@ from sqlnb.agent.checks.query import (
     NEGATED_VALUE,
     NULL_GROUP,
     NUMBERS_LEFT_OUT,
+    ONLY_THE_ADDED,
     PARENT_NOT_FOLLOWED,
     RANKED_ELSEWHERE,
     RANKING_WITHOUT_ORDER,
@@ -110,6 +113,7 @@ CHECKS: tuple[Check, ...] = (
     FILTERS_NOT_ASKED,
     NEGATED_VALUE,
     INCLUDED_FILTERED_OUT,
+    ONLY_THE_ADDED,
     COUNTED_ELSEWHERE,
     RANKED_ELSEWHERE,
     COUNT_NOT_QUANTITY,

@@ -205,6 +205,36 @@ def included_filtered_out(a: Answer) -> Finding:
     return f'the question says "{asked.group(0)}", and the query keeps only the rows where {kept[0]}'
 
 
+# a question that adds some rows to the rest: "counting deleted tickets too", "including
+# the refunds as well", "the ones on hold included" (the words of what is added)
+_ADDED = re.compile(
+    r"(?<!not )(?<!without )\b(?:counting|including|plus)\s+((?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:too|as well|also)\b"
+    r"|\b((?:[\w'-]+\s+){0,2}?[\w'-]+)\s+included\b(?=\s*(?:[,.?;!]|$))",
+    re.I,
+)
+
+
+def only_the_added(a: Answer) -> Finding:
+    """The question adds some rows to the rest ("how many tickets came in, counting deleted
+    tickets too") and the query keeps only those rows (``status = 'deleted'``): one value
+    of a column, every word of it among the words of what the question adds."""
+    asked = _ADDED.search(a.question)
+    if asked is None or a.tree is None:
+        return None
+    added = roots(asked.group(1) or asked.group(2))
+    for node in a.tree.find_all(exp.EQ, exp.In):
+        values = node.expressions if isinstance(node, exp.In) else [node.expression]
+        if len(values) != 1 or not isinstance(values[0], exp.Literal) or not values[0].is_string:
+            continue
+        said = roots(re.sub(r"[_-]", " ", values[0].this))
+        if said and said <= added:
+            return (
+                f'the question says "{asked.group(0)}", and the query keeps only the rows where '
+                f"{node.sql(dialect=sqlglot_dialect(a.dialect))}"
+            )
+    return None
+
+
 _HOW_MANY = re.compile(r"\bhow many (\w+)(?:\s+(\w+))?", re.I)
 # a question that ranks or keeps things by how many rows of a table they have: "took the
 # most trips", "the fewest bookings", "more than 10 orders"
@@ -795,6 +825,13 @@ INCLUDED_FILTERED_OUT = Check(
     "by a query that keeps only the rows of one state by a flag",
     find=included_filtered_out,
     advice="Drop the filter that leaves out the rows the question says to count as well.",
+)
+ONLY_THE_ADDED = Check(
+    name="only_the_added",
+    summary='a question that adds some rows to the rest ("counting deleted tickets too") answered by a '
+    "query that keeps only those rows",
+    find=only_the_added,
+    advice="Keep every row the question counts: drop the filter that keeps only the rows it adds.",
 )
 COUNTED_ELSEWHERE = Check(
     name="counted_elsewhere",
