@@ -109,6 +109,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "included_filtered_out": ("f3fe839", "2026-11-28T14:56:58"),
     # read from a wrong answer rated high of the twenty-sixth batch
     "grouped_not_asked": ("8ad2bdf", "2026-11-28T15:28:41"),
+    # read from a wrong answer rated high of the twenty-seventh batch
+    "only_the_added": ("a61e5e1", "2026-11-28T16:00:07"),
 }
 
 
