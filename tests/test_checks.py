@@ -642,6 +642,8 @@ JOINED = "customers AS c JOIN orders AS o ON o.customer_id = c.id"
             "List the orders as well as their customers.",
             "SELECT o.id, c.name FROM orders AS o JOIN customers AS c ON c.id = o.customer_id ORDER BY o.id",
         ),
+        # the judging word a value the data stores, filtered on: a category, not a judgement
+        ("How many orders were bad?", "SELECT COUNT(*) FROM orders WHERE status = 'bad'"),
     ],
 )
 def test_criterion_not_named_is_silent_when_the_measure_is_named(shop, question, sql):

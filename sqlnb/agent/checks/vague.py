@@ -148,9 +148,14 @@ def criterion_not_named(a: Answer) -> Finding:
     customers", "how did we do") and what the query ranks or filters by is named nowhere in
     it: the query chose the measure.  A judging word with a measure of its own ("most
     expensive": a price) or after which the measure follows ("best selling", "by revenue") is
-    not asked about."""
+    not asked about, nor one the query compares with as a stored value (``score = 'bad'``)."""
     word = judging_word(a.question)
     if word is None or a.tree is None:
+        return None
+    # the word is a value the data stores (Zendesk's score 'bad'), filtered on: a category
+    if any(
+        lit.is_string and lit.this.strip().lower() == word.lower() for lit in a.tree.find_all(exp.Literal)
+    ):
         return None
     asked = [w for w in tokens(a.question) if not listed(w, STOP_WORDS)]
     settled = SETTLED_BY.get(word.lower(), frozenset())
