@@ -181,7 +181,7 @@ def _flag_filters(tree: exp.Expr, question: str, dialect: str) -> list[str]:
         number_flag = isinstance(other, exp.Literal) and not other.is_string and other.this in ("0", "1")
         if not (number_flag or isinstance(other, exp.Boolean | exp.Null)):
             continue
-        if roots(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", col.name).replace("_", " ")) & asked:
+        if roots(col.name) & asked:  # roots splits snake_case and camelCase names
             continue
         if isinstance(node, exp.Is) and isinstance(node.parent, exp.Not):
             out.append(f"{col.sql(dialect=dialect)} IS NOT {other.sql(dialect=dialect)}")
@@ -244,9 +244,10 @@ _RANKED_BY_COUNT = re.compile(
 )
 
 
-def _not_read(a: Answer, asked: re.Match[str]) -> Table | None:
+def _not_read(a: Answer, asked: re.Match[str]) -> tuple[Table, list[Table]] | None:
     """The table whose rows the words ``asked`` counts (its first word, or its two words
-    together: "boat classes" is BoatClass, not Boat) where the query does not read it."""
+    together: "boat classes" is BoatClass, not Boat) where the query does not read it, with
+    the tables the query reads."""
     if a.catalog is None:
         return None
     first, second = (stem(w.lower()) for w in (asked.group(1), asked.group(2) or ""))
@@ -257,7 +258,7 @@ def _not_read(a: Answer, asked: re.Match[str]) -> Table | None:
     # read under a name that holds the word (pets counted in Has_Pet): not elsewhere
     if table is None or table in read or any(counted in roots(t.name) for t in read):
         return None
-    return table
+    return table, read
 
 
 def counted_elsewhere(a: Answer) -> Finding:
@@ -266,10 +267,10 @@ def counted_elsewhere(a: Answer) -> Finding:
     table: it counts something else."""
     if a.tree is None or not (asked := _HOW_MANY.search(a.question)):
         return None
-    table = _not_read(a, asked)
-    if table is None:
+    found = _not_read(a, asked)
+    if found is None:
         return None
-    return f'the question asks "{asked.group(0)}", and the query does not read {table.name}'
+    return f'the question asks "{asked.group(0)}", and the query does not read {found[0].name}'
 
 
 def ranked_elsewhere(a: Answer) -> Finding:
@@ -280,14 +281,14 @@ def ranked_elsewhere(a: Answer) -> Finding:
     members)."""
     if a.tree is None or not (asked := _RANKED_BY_COUNT.search(a.question)):
         return None
-    table = _not_read(a, asked)
-    if table is None or a.catalog is None:
+    found = _not_read(a, asked)
+    if found is None or a.catalog is None:
         return None
+    table, read = found
     # a table read whose rows each refer to one of the counted (loans of books, results of
     # races): counting its rows counts the counted things
-    for read in query_tables(a.sql, a.dialect, a.catalog):
-        if any(fk_target(fk, a.catalog) is table for fk in read.foreign_keys):
-            return None
+    if any(fk_target(fk, a.catalog) is table for t in read for fk in t.foreign_keys):
+        return None
     return f'the question asks for "{asked.group(0)}", and the query does not read {table.name}'
 
 
@@ -572,11 +573,6 @@ def parent_not_followed(a: Answer) -> Finding:
     return None
 
 
-def _column_words(name: str) -> set[str]:
-    """The stems of a column name's words (``settings_subject_line``, ``SubjectLine``)."""
-    return roots(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " "))
-
-
 def grouped_not_asked(a: Answer) -> Finding:
     """The query groups the rows of one thing by a column the question names in no word
     and that is neither the thing's key, a unique or foreign key, nor its name, beside a
@@ -600,12 +596,12 @@ def grouped_not_asked(a: Answer) -> Finding:
         keys = {k.lower() for k in table.primary_key}
         keys |= {c.lower() for cols in table.unique if len(cols) == 1 for c in cols}
         keys |= {c.lower() for fk in table.foreign_keys for c in fk.columns}
-        if g.sql() not in shown or low in keys or low in labels or _column_words(g.name) & asked:
+        if g.sql() not in shown or low in keys or low in labels or roots(g.name) & asked:
             continue
         beside = [
             h
             for h, (h_alias, _) in grouped
-            if h is not g and h_alias == alias and (h.name.lower() in labels or _column_words(h.name) & asked)
+            if h is not g and h_alias == alias and (h.name.lower() in labels or roots(h.name) & asked)
         ]
         if beside:
             return (
