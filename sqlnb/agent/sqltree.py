@@ -243,6 +243,23 @@ def stored_strings(
         return None
 
 
+def stored_numbers(
+    table: Table, col: exp.Column, distinct_values: Callable[[Table, str], Sequence[object]]
+) -> list[float] | None:
+    """The values stored in ``table``'s column that ``col`` names (``distinct_values``), NULLs
+    left out, when every one is a number (booleans are not): None when some value is not,
+    none is stored, or the column cannot be read."""
+    column = table.column(col.name)
+    if column is None:
+        return None
+    try:
+        stored = [v for v in distinct_values(table, column.name) if v is not None]
+    except Exception:  # a column the database cannot list
+        return None
+    numbers = [float(v) for v in stored if isinstance(v, int | float) and not isinstance(v, bool)]
+    return numbers if numbers and len(numbers) == len(stored) else None
+
+
 _NAME = r'(?:"[^"]+"|`[^`]+`|\w+)(?:\.(?:"[^"]+"|`[^`]+`|\w+))*'
 
 

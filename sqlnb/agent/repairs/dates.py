@@ -28,7 +28,7 @@ from sqlglot import exp
 
 from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
-from sqlnb.agent.sqltree import column_owner, parse, readable, scope_tables
+from sqlnb.agent.sqltree import column_owner, parse, readable, scope_tables, stored_numbers
 from sqlnb.sql.dialects import sqlglot_dialect
 
 # the unit a question asks a length of time in ("how many hours", "in days", "the average
@@ -230,15 +230,8 @@ def _epoch_scale(
     since 1970 (0 aside), 1000 when they are all milliseconds; None otherwise (text dates,
     other numbers, a column that cannot be read)."""
     owner = column_owner(col, scope)
-    column = owner[1].column(col.name) if owner is not None else None
-    if owner is None or column is None:
-        return None
-    try:
-        stored = [v for v in distinct_values(owner[1], column.name) if v is not None]
-    except Exception:  # a column the database cannot list
-        return None
-    numbers = [float(v) for v in stored if isinstance(v, int | float) and not isinstance(v, bool)]
-    if not numbers or len(numbers) != len(stored):
+    numbers = stored_numbers(owner[1], col, distinct_values) if owner is not None else None
+    if numbers is None:
         return None
     counted = [abs(n) for n in numbers if n != 0]
     for low, high, scale in _EPOCH_SCALES:

@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from sqlnb.adapters import Catalog, Table
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
-from sqlnb.agent.sqltree import column_owner, parse, readable, scope_tables
+from sqlnb.agent.sqltree import column_owner, parse, readable, scope_tables, stored_numbers
 from sqlnb.sql.dialects import sqlglot_dialect
 
 # a column named for a share of something: DiscountPct, tax_rate, commission_percent, markup
@@ -38,15 +38,8 @@ def _percent_column(
     if not isinstance(col, exp.Column) or not _SHARE_NAME.search(col.name):
         return False
     owner = column_owner(col, scope)
-    column = owner[1].column(col.name) if owner is not None else None
-    if owner is None or column is None:
-        return False
-    try:
-        stored = list(distinct_values(owner[1], column.name))
-    except Exception:  # a column the database cannot list
-        return False
-    numbers = [float(v) for v in stored if isinstance(v, int | float) and not isinstance(v, bool)]
-    if not numbers or len(numbers) != len([v for v in stored if v is not None]):
+    numbers = stored_numbers(owner[1], col, distinct_values) if owner is not None else None
+    if numbers is None:
         return False
     return all(0 <= n <= 100 for n in numbers) and max(numbers) > 1
 
