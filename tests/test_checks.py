@@ -26,7 +26,8 @@ from tests.doubles import readonly_duckdb, readonly_sqlite
 # four customers, two of them called Ada; their orders (an order's total on the order, its
 # lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing; product
 # groups in two levels (Tea under Drinks, Jam under Preserves); tickets whose status is a
-# number keyed in statuses (one open, two closed), each with its project's title
+# number keyed in statuses (one open, two closed), each with its project's title; parcels
+# sent by a numbered service (0, 1, 2) that no table names
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -50,6 +51,9 @@ SHOP = """
     CREATE TABLE tickets (id INTEGER PRIMARY KEY, status_id INTEGER REFERENCES statuses(id), title TEXT,
                           project_title TEXT);
     INSERT INTO tickets VALUES (1, 1, 'a', 'Apollo'), (2, 2, 'b', 'Apollo'), (3, 2, 'c', 'Zeus');
+    CREATE TABLE parcels (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders(id), service INTEGER,
+                          boxes INTEGER);
+    INSERT INTO parcels VALUES (1, 10, 0, 1), (2, 12, 1, 1), (3, 13, 2, 2), (4, 11, 1, 3);
 """
 
 
@@ -100,6 +104,11 @@ CASES = {
         "How many orders did each customer place, counting new orders too?",
         "SELECT customer_id, COUNT(*) FROM orders WHERE status = 'new' GROUP BY customer_id",
         "the question says \"counting new orders too\", and the query keeps only the rows where status = 'new'",
+    ),
+    "restriction_not_applied": Case(
+        "What is the highest total of an order that was shipped?",
+        "SELECT MAX(total) FROM orders",
+        'the question keeps some rows ("that was ..."), and the query keeps them all (no filter)',
     ),
     "counted_elsewhere": Case(
         "How many order lines are there?",
@@ -180,6 +189,18 @@ CASES = {
         "How many tickets are closed?",
         "SELECT COUNT(*) FROM tickets WHERE status_id = 1",
         "the query keeps tickets.status_id = 1, which is 'Open' in statuses.name; the question names 'Closed'",
+    ),
+    "date_of_other_event": Case(
+        "How many orders were shipped in February 2024?",
+        "SELECT COUNT(*) FROM orders WHERE strftime('%Y-%m', ordered) = '2024-02'",
+        "the question asks for the rows shipped in a time, and the query keeps the time of orders.ordered, "
+        "not orders.shipped",
+    ),
+    "code_meaning_guessed": Case(
+        "How many parcels went by express delivery?",
+        "SELECT COUNT(*) FROM parcels WHERE service = 2",
+        "the query keeps parcels.service = 2, a numbered code (the column holds 0, 1, 2) whose meaning the "
+        "database does not name",
     ),
     "time_reversed": Case(
         "What is the id of the most recent order?",
@@ -285,6 +306,7 @@ def test_the_registry_names_each_check_once():
         "needless_join",
         "missing_as_zero",
         "coded_value_not_named",
+        "code_meaning_guessed",
     ]
     with pytest.raises(KeyError):
         check_named("fan_outs")
@@ -299,6 +321,7 @@ def test_the_registry_names_each_check_once():
         "needless_join",
         "missing_as_zero",
         "coded_value_not_named",
+        "code_meaning_guessed",
     ],
 )
 def test_the_checks_that_read_data_do_not_run_without_value_lookups(shop, tmp_path, name):
@@ -1096,3 +1119,138 @@ def test_attribute_of_other_reads_a_possessive():
     assert check_named("attribute_of_other").find(answer) == (
         "the question asks for the name of the song, and the query shows singer.Name, not singer.Song_Name"
     )
+
+
+def _stored(conn):
+    """The distinct stored values of a column, as the agent lists them."""
+    return lambda table, column: [
+        r[0] for r in conn.execute(f'SELECT DISTINCT "{column}" FROM "{table.name}"').rows
+    ]
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the question writes the number, in digits or as a word
+        ("How many parcels went by service 2?", "SELECT COUNT(*) FROM parcels WHERE service = 2"),
+        ("How many parcels had two boxes?", "SELECT COUNT(*) FROM parcels WHERE boxes = 2"),
+        # a key, a column that refers to a table, a comparison that is no code
+        ("Which parcel is the express one?", "SELECT id FROM parcels WHERE id = 3"),
+        ("Which parcels are for the express order?", "SELECT id FROM parcels WHERE order_id = 13"),
+        ("How many parcels had several boxes?", "SELECT COUNT(*) FROM parcels WHERE boxes > 1"),
+        # a yes/no of two values, a column of more values than codes
+        ("How many tickets are closed?", "SELECT COUNT(*) FROM tickets WHERE status_id = 2"),
+        ("How many customers are premium?", "SELECT COUNT(*) FROM customers WHERE id IN (1, 3)"),
+    ],
+)
+def test_code_meaning_guessed_is_silent_for_a_written_number_a_key_or_no_code(shop, question, sql):
+    answer = Answer(
+        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
+    )
+    assert check_named("code_meaning_guessed").find(answer) is None
+
+
+def test_code_meaning_guessed_reads_a_two_valued_flag_as_yes_or_no(tmp_path):
+    conn = readonly_sqlite(
+        tmp_path,
+        "CREATE TABLE trips (id INTEGER PRIMARY KEY, bikes_allowed INTEGER, wheelchair INTEGER);"
+        "INSERT INTO trips VALUES (1, 0, 0), (2, 1, 1), (3, 1, 2), (4, 0, 1);",
+    )
+    try:
+        for sql, found in [
+            ("SELECT COUNT(*) FROM trips WHERE bikes_allowed = 0", None),
+            (
+                "SELECT COUNT(*) FROM trips WHERE wheelchair <> 1",
+                "the query keeps trips.wheelchair <> 1, a numbered code (the column holds 0, 1, 2)",
+            ),
+        ]:
+            answer = Answer(
+                sql=sql,
+                dialect="sqlite",
+                question="How many trips take no bicycles or wheelchairs?",
+                catalog=conn.catalog(),
+                stored_values=_stored(conn),
+            )
+            finding = check_named("code_meaning_guessed").find(answer)
+            assert finding is None if found is None else found in (finding or "")
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the event's own date, a time tied to no event, an event no date is named for
+        (
+            "How many orders were shipped in February 2024?",
+            "SELECT COUNT(*) FROM orders WHERE strftime('%Y-%m', shipped) = '2024-02'",
+        ),
+        (
+            "How many orders are from February 2024?",
+            "SELECT COUNT(*) FROM orders WHERE ordered LIKE '2024-02%'",
+        ),
+        (
+            "How many orders were placed in 2024?",
+            "SELECT COUNT(*) FROM orders WHERE ordered BETWEEN '2024-01-01' AND '2024-12-31'",
+        ),
+        # no time kept at all
+        ("How many orders were shipped in 2024?", "SELECT COUNT(*) FROM orders WHERE status = 'paid'"),
+    ],
+)
+def test_date_of_other_event_is_silent_for_the_events_date_or_no_event(shop, question, sql):
+    answer = Answer(
+        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
+    )
+    assert check_named("date_of_other_event").find(answer) is None
+
+
+def test_date_of_other_event_reads_the_keys_of_a_key_value_table_where_data_may_be_read(tmp_path):
+    conn = readonly_sqlite(
+        tmp_path,
+        "CREATE TABLE posts (id INTEGER PRIMARY KEY, post_date TEXT, post_status TEXT);"
+        "CREATE TABLE postmeta (meta_id INTEGER PRIMARY KEY, post_id INTEGER REFERENCES posts(id), "
+        "meta_key TEXT, meta_value TEXT);"
+        "INSERT INTO posts VALUES (1, '2024-11-28 10:00:00', 'done'), (2, '2024-12-02 09:00:00', 'done');"
+        "INSERT INTO postmeta VALUES (1, 1, '_date_completed', '1733050000'), (2, 1, '_total', '12.50'),"
+        " (3, 2, '_date_completed', '1733150000');",
+    )
+    sql = "SELECT COUNT(*) FROM posts WHERE post_status = 'done' AND strftime('%Y-%m', post_date) = '2024-12'"
+    question = "How many orders were completed in December 2024?"
+    try:
+        answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=conn.catalog())
+        check = check_named("date_of_other_event")
+        assert check.find(answer) is None  # the keys are data: not read without value lookups
+        answer = Answer(
+            sql=sql, dialect="sqlite", question=question, catalog=conn.catalog(), stored_values=_stored(conn)
+        )
+        assert check.find(answer) == (
+            "the question asks for the rows completed in a time, and the query keeps the time of posts.post_date, "
+            "not the '_date_completed' of postmeta.meta_key"
+        )
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the rows kept by a filter, a join, a grouping; a clause that ranks; no clause
+        (
+            "What is the highest total of an order that was shipped?",
+            "SELECT MAX(total) FROM orders WHERE shipped IS NOT NULL",
+        ),
+        (
+            "Which customers have orders that were paid?",
+            "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id",
+        ),
+        ("Which customer is the one who spent the most?", "SELECT customer_id FROM orders"),
+        ("What is the highest total of an order?", "SELECT MAX(total) FROM orders"),
+        (
+            "How many orders are there for each customer who has ordered?",
+            "SELECT customer_id, COUNT(*) FROM orders GROUP BY customer_id",
+        ),
+    ],
+)
+def test_restriction_not_applied_is_silent_where_rows_are_kept_or_ranked(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("restriction_not_applied").find(answer) is None

@@ -15,6 +15,8 @@ From the query, the question and the catalog (:mod:`.query`):
   any since deleted"), a query keeping only one state by a flag (``archived = 0``);
 - ``only_the_added``: a question that adds some rows to the rest ("counting deleted tickets
   too"), a query keeping only those rows (``status = 'deleted'``);
+- ``restriction_not_applied``: a question that keeps some rows with a clause ("a fare that
+  is paid on board") answered from one table with no filter at all;
 - ``counted_elsewhere``: a question counting a table's rows, a query that does not read it;
 - ``ranked_elsewhere``: a question ranking things by how many rows of a table they have
   ("took the most trips"), a query that does not read it;
@@ -41,6 +43,9 @@ From the query, the question and the catalog (:mod:`.query`):
   rows in no order;
 - ``time_reversed``: a question for the earliest ("the oldest account") answered with the
   latest dates, or for the latest with the earliest;
+- ``date_of_other_event``: a time the question ties to an event ("orders completed in
+  December 2024") kept from a date of another (``post_date`` beside ``completed_at``, or a
+  key/value table's ``'_date_completed'`` where the data may be read);
 - ``attribute_of_other``: a question for an attribute of a thing ("the name of the song")
   answered with the row's own attribute where its table has the thing's as a column
   (``singer.Name`` beside ``singer.Song_Name``);
@@ -55,7 +60,9 @@ From the data, read-only (:mod:`.data`):
 - ``missing_as_zero``: the rows without something ("sold without a discount") taken as the
   rows where it is 0 or empty, where it is also NULL;
 - ``coded_value_not_named``: a filter on a key's number (``gender_concept_id = 8507``) that
-  names another row of the table it refers to than the one the question names.
+  names another row of the table it refers to than the one the question names;
+- ``code_meaning_guessed``: a filter on a numbered code (``wheelchair_accessible = 0``)
+  whose meaning nothing in the database names and whose number the question does not write.
 
 From the question's readings (:mod:`.vague`), whose findings are questions for the user
 (``Check.asks``: the turn asks back, the answer shown as a guess):
@@ -77,6 +84,7 @@ from collections.abc import Collection
 
 from sqlnb.agent.checks.check import Answer, Check, Finding, Lookup
 from sqlnb.agent.checks.data import (
+    CODE_MEANING_GUESSED,
     CODED_VALUE_NOT_NAMED,
     FAN_OUT,
     MERGED_ENTITIES,
@@ -88,6 +96,7 @@ from sqlnb.agent.checks.query import (
     ATTRIBUTE_OF_OTHER,
     COUNT_NOT_QUANTITY,
     COUNTED_ELSEWHERE,
+    DATE_OF_OTHER_EVENT,
     FILTERS_NOT_ASKED,
     GROUPED_NOT_ASKED,
     INCLUDED_FILTERED_OUT,
@@ -102,6 +111,7 @@ from sqlnb.agent.checks.query import (
     PARENT_NOT_FOLLOWED,
     RANKED_ELSEWHERE,
     RANKING_WITHOUT_ORDER,
+    RESTRICTION_NOT_APPLIED,
     ROWS_NOT_ASKED,
     TIME_NOT_ORDERED,
     TIME_REVERSED,
@@ -114,6 +124,7 @@ CHECKS: tuple[Check, ...] = (
     NEGATED_VALUE,
     INCLUDED_FILTERED_OUT,
     ONLY_THE_ADDED,
+    RESTRICTION_NOT_APPLIED,
     COUNTED_ELSEWHERE,
     RANKED_ELSEWHERE,
     COUNT_NOT_QUANTITY,
@@ -128,6 +139,7 @@ CHECKS: tuple[Check, ...] = (
     GROUPED_NOT_ASKED,
     TIME_NOT_ORDERED,
     TIME_REVERSED,
+    DATE_OF_OTHER_EVENT,
     ATTRIBUTE_OF_OTHER,
     VALUES_LEFT_OUT,
     MERGED_ENTITIES,
@@ -135,6 +147,7 @@ CHECKS: tuple[Check, ...] = (
     NEEDLESS_JOIN,
     MISSING_AS_ZERO,
     CODED_VALUE_NOT_NAMED,
+    CODE_MEANING_GUESSED,
     CRITERION_NOT_NAMED,
     CUTOFF_NOT_NAMED,
 )

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
-from sqlnb.agent.lexicon import is_code, nameable, plain_text, value_named
+from sqlnb.agent.lexicon import NUMBER_WORDS, is_code, nameable, plain_text, value_named
 from sqlnb.agent.repairs.labels import label_column
 from sqlnb.agent.repairs.missing import lacking_filters
 from sqlnb.agent.sqltree import (
@@ -24,6 +24,7 @@ from sqlnb.agent.sqltree import (
     query_tables,
     scope_tables,
     spelling,
+    stored_numbers,
     table_names,
     table_node,
 )
@@ -391,6 +392,77 @@ def coded_value_not_named(a: Answer) -> Finding:
     return None
 
 
+# the most different codes a column of numbered codes holds (more: a measure, a count)
+_MOST_CODES = 9
+# a number the question writes, as digits or as a word ("two", "3")
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?!\w)")
+
+
+def _written_numbers(question: str) -> set[float]:
+    """The whole numbers ``question`` writes, in digits or in words."""
+    text = question.lower().replace(",", "")
+    found = {float(n) for n in _WRITTEN_NUMBER.findall(text)}
+    return found | {float(NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", text) if w in NUMBER_WORDS}
+
+
+def code_meaning_guessed(a: Answer) -> Finding:
+    """The query keeps the rows of one or more numbered codes of a column
+    (``wheelchair_accessible = 0``) that holds a few small whole numbers (three to
+    :data:`_MOST_CODES` of them, 0 to 999), is no key and refers to no table that names the
+    codes, and the question writes none of the kept numbers: what each number stands for
+    is said nowhere in the database, so the answer takes its meaning on trust (0 may be
+    "unknown" where 2 is "no").  A column of two values is read as a yes/no flag and not
+    judged.  Read from the data: the column's stored values."""
+    tree, catalog = a.tree, a.catalog
+    if not isinstance(tree, exp.Select) or catalog is None or a.stored_values is None or not a.question:
+        return None
+    where = tree.args.get("where")
+    if where is None:
+        return None
+    scope = scope_tables(tree, catalog)
+    written = _written_numbers(a.question)
+    for term in where.find_all(exp.EQ, exp.NEQ, exp.In):
+        col = term.this if isinstance(term.this, exp.Column) else term.args.get("expression")
+        if not isinstance(col, exp.Column):
+            continue
+        kept = (
+            term.expressions
+            if isinstance(term, exp.In)
+            else [term.expression if term.this is col else term.this]
+        )
+        if not kept or term.args.get("query") is not None:
+            continue
+        if not all(isinstance(n, exp.Literal) and n.is_number for n in kept):
+            continue
+        numbers = [float(n.this) for n in kept]
+        if any(n in written or n != int(n) for n in numbers):
+            continue
+        owner = column_owner(col, scope)
+        if owner is None:
+            continue
+        table = owner[1]
+        name = col.name.lower()
+        if (
+            name in {c.lower() for c in table.primary_key}
+            or any(name in {c.lower() for c in fk.columns} for fk in table.foreign_keys)
+            or _identifier(col.name)
+        ):
+            continue
+        stored = stored_numbers(table, col, a.stored_values)
+        if stored is None or not 3 <= len(set(stored)) <= _MOST_CODES:
+            continue
+        if not all(v == int(v) and 0 <= v <= 999 for v in stored):
+            continue
+        codes = ", ".join(str(int(v)) for v in sorted(set(stored)))
+        kept_text = ", ".join(str(int(n)) for n in numbers)
+        return (
+            f"the query keeps {table.name}.{col.name} {'<>' if isinstance(term, exp.NEQ) else '='} "
+            f"{kept_text}, a numbered code (the column holds {codes}) whose meaning the database "
+            "does not name, and the question does not name the number"
+        )
+    return None
+
+
 VALUES_LEFT_OUT = Check(
     name="values_left_out",
     summary="a stored value the question names that the query does not use",
@@ -435,6 +507,19 @@ CODED_VALUE_NOT_NAMED = Check(
         "Filter on the number of the row the question names: join the table the column refers to and "
         "filter on its name, or look its number up there."
     ),
+)
+CODE_MEANING_GUESSED = Check(
+    name="code_meaning_guessed",
+    summary="a filter on a numbered code whose meaning the database does not name",
+    find=code_meaning_guessed,
+    reads_data=True,
+    advice=(
+        "Keep the number the question means only where the database says what the codes stand for "
+        "(a table that names them, the values of a column beside them); otherwise say which number "
+        "was taken for what."
+    ),
+    # the model has nothing more to read about the codes than it had: a correction would guess again
+    corrected=False,
 )
 MISSING_AS_ZERO = Check(
     name="missing_as_zero",
