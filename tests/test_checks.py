@@ -1134,6 +1134,9 @@ def _stored(conn):
         # the question writes the number, in digits or as a word
         ("How many parcels went by service 2?", "SELECT COUNT(*) FROM parcels WHERE service = 2"),
         ("How many parcels had two boxes?", "SELECT COUNT(*) FROM parcels WHERE boxes = 2"),
+        ("How many parcels went by the second service?", "SELECT COUNT(*) FROM parcels WHERE service = 2"),
+        ("How many parcels went by the 2nd service?", "SELECT COUNT(*) FROM parcels WHERE service = 2"),
+        ("How many parcels went with no service at all?", "SELECT COUNT(*) FROM parcels WHERE service = 0"),
         # a key, a column that refers to a table, a comparison that is no code
         ("Which parcel is the express one?", "SELECT id FROM parcels WHERE id = 3"),
         ("Which parcels are for the express order?", "SELECT id FROM parcels WHERE order_id = 13"),

@@ -227,6 +227,25 @@ NUMBER_WORDS: dict[str, int] = {
         ]
     )
 }
+# ordinal numbers written as words, by their value ("the second floor")
+ORDINAL_WORDS: dict[str, int] = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zeroth",
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+        ]
+    )
+}
 # a question that names its measure in words: "by revenue", "based on", "in terms of"
 MEASURE_NAMED = re.compile(r"\b(?:by|based on|in terms of|measured by|according to|judged by)\s+\w+", re.I)
 

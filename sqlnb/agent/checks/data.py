@@ -12,7 +12,16 @@ from sqlglot import exp
 
 from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
-from sqlnb.agent.lexicon import NUMBER_WORDS, is_code, nameable, plain_text, value_named
+from sqlnb.agent.lexicon import (
+    NUMBER_WORDS,
+    ORDINAL_WORDS,
+    is_code,
+    nameable,
+    plain_text,
+    stem,
+    tokens,
+    value_named,
+)
 from sqlnb.agent.repairs.labels import label_column
 from sqlnb.agent.repairs.missing import lacking_filters
 from sqlnb.agent.sqltree import (
@@ -394,15 +403,25 @@ def coded_value_not_named(a: Answer) -> Finding:
 
 # the most different codes a column of numbered codes holds (more: a measure, a count)
 _MOST_CODES = 9
-# a number the question writes, as digits or as a word ("two", "3")
-_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?!\w)")
+# a number the question writes, as digits or as a word ("two", "3", "the 2nd")
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])(\d+)(?:st|nd|rd|th)?(?!\w)")
+# the absence of a thing ("no parent category", "without a manager"): a 0 stands for none
+_ABSENCE = frozenset({"no", "without", "none", "zero"})
 
 
-def _written_numbers(question: str) -> set[float]:
-    """The whole numbers ``question`` writes, in digits or in words."""
+def _written_numbers(question: str, column: str) -> set[float]:
+    """The whole numbers ``question`` writes, in digits or in words (cardinal or ordinal),
+    and 0 where it says that the thing ``column`` names is absent ("no parent" beside a
+    column ``parent``)."""
     text = question.lower().replace(",", "")
+    words = tokens(text)
     found = {float(n) for n in _WRITTEN_NUMBER.findall(text)}
-    return found | {float(NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", text) if w in NUMBER_WORDS}
+    found |= {float(NUMBER_WORDS[w]) for w in words if w in NUMBER_WORDS}
+    found |= {float(ORDINAL_WORDS[w]) for w in words if w in ORDINAL_WORDS}
+    named = {stem(w) for w in tokens(column) if len(w) >= 3}
+    if any(w in _ABSENCE and {stem(x) for x in words[i + 1 : i + 3]} & named for i, w in enumerate(words)):
+        found.add(0.0)
+    return found
 
 
 def code_meaning_guessed(a: Answer) -> Finding:
@@ -411,7 +430,9 @@ def code_meaning_guessed(a: Answer) -> Finding:
     :data:`_MOST_CODES` of them, 0 to 999), is no key and refers to no table that names the
     codes, and the question writes none of the kept numbers: what each number stands for
     is said nowhere in the database, so the answer takes its meaning on trust (0 may be
-    "unknown" where 2 is "no").  A column of two values is read as a yes/no flag and not
+    "unknown" where 2 is "no").  A number counts as written in digits, in words ("two",
+    "the second floor") and, for 0, as the absence of what the column names ("no parent
+    category" beside ``parent``).  A column of two values is read as a yes/no flag and not
     judged.  Read from the data: the column's stored values."""
     tree, catalog = a.tree, a.catalog
     if not isinstance(tree, exp.Select) or catalog is None or a.stored_values is None or not a.question:
@@ -420,7 +441,6 @@ def code_meaning_guessed(a: Answer) -> Finding:
     if where is None:
         return None
     scope = scope_tables(tree, catalog)
-    written = _written_numbers(a.question)
     for term in where.find_all(exp.EQ, exp.NEQ, exp.In):
         col = term.this if isinstance(term.this, exp.Column) else term.args.get("expression")
         if not isinstance(col, exp.Column):
@@ -435,7 +455,7 @@ def code_meaning_guessed(a: Answer) -> Finding:
         if not all(isinstance(n, exp.Literal) and n.is_number for n in kept):
             continue
         numbers = [float(n.this) for n in kept]
-        if any(n in written or n != int(n) for n in numbers):
+        if any(n in _written_numbers(a.question, col.name) or n != int(n) for n in numbers):
             continue
         owner = column_owner(col, scope)
         if owner is None:
