@@ -113,6 +113,12 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "grouped_not_asked": ("8ad2bdf", "2026-11-28T15:28:41"),
     # read from a wrong answer rated high of the twenty-seventh batch
     "only_the_added": ("a61e5e1", "2026-11-28T16:00:07"),
+    # read from wrong answers rated high of the twenty-fifth and twenty-sixth batches (a
+    # WooCommerce order's completion date, a GTFS wheelchair code, a fare paid on board);
+    # code_meaning_guessed entered in 172ecb4 and took ordinals and "no X" in b9b2f78
+    "date_of_other_event": ("172ecb4", "2026-11-28T17:48:09"),
+    "restriction_not_applied": ("172ecb4", "2026-11-28T17:48:09"),
+    "code_meaning_guessed": ("b9b2f78", "2026-11-28T17:55:59"),
 }
 
 
