@@ -160,6 +160,11 @@ CASES = {
         "the question asks for a number of days, the result's took is an interval, not a number",
         engine="duckdb",
     ),
+    "whole_division": Case(
+        "How many pairs of boxes were sent?",
+        "SELECT SUM(boxes) / 2 FROM parcels",
+        "the query divides whole numbers (SUM(boxes) / 2), which drops the fraction in this engine",
+    ),
     "null_group": Case(
         "How many product groups does each parent group have? Give the parent and the number.",
         "SELECT parent_id, COUNT(*) FROM product_groups GROUP BY parent_id",
@@ -1257,3 +1262,65 @@ def test_date_of_other_event_reads_the_keys_of_a_key_value_table_where_data_may_
 def test_restriction_not_applied_is_silent_where_rows_are_kept_or_ranked(shop, question, sql):
     answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
     assert check_named("restriction_not_applied").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql, dialect",
+    [
+        # a decimal on either side, a question for whole units, an engine whose "/" keeps the fraction
+        ("How many pairs of boxes were sent?", "SELECT SUM(boxes) / 2.0 FROM parcels", "sqlite"),
+        ("How many pairs of boxes were sent?", "SELECT CAST(SUM(boxes) AS REAL) / 2 FROM parcels", "sqlite"),
+        ("How many full pairs of boxes were sent?", "SELECT SUM(boxes) / 2 FROM parcels", "sqlite"),
+        ("How many pairs of boxes were sent?", "SELECT SUM(boxes) / 2 FROM parcels", "duckdb"),
+        (
+            "What is the average order total per box?",
+            "SELECT SUM(o.total) / SUM(p.boxes) FROM orders AS o JOIN parcels AS p ON p.order_id = o.id",
+            "sqlite",
+        ),
+        # a division in the filter, not in the result
+        ("Which parcels had more than 2 boxes?", "SELECT id FROM parcels WHERE boxes / 2 >= 1", "sqlite"),
+    ],
+)
+def test_whole_division_is_silent_for_a_decimal_whole_units_or_an_engine_that_keeps_fractions(
+    shop, question, sql, dialect
+):
+    answer = Answer(sql=sql, dialect=dialect, question=question, catalog=shop.catalog())
+    assert check_named("whole_division").find(answer) is None
+
+
+def test_whole_division_reads_a_count_and_a_division_inside_a_sum_on_postgresql(shop):
+    for sql, shown in [
+        ("SELECT COUNT(*) / 7 FROM parcels", "COUNT(*) / 7"),
+        ("SELECT SUM(boxes / 3) FROM parcels", "boxes / 3"),
+    ]:
+        answer = Answer(
+            sql=sql, dialect="postgres", question="How many weeks' or crates' worth?", catalog=shop.catalog()
+        )
+        assert check_named("whole_division").find(answer) == (
+            f"the query divides whole numbers ({shown}), which drops the fraction in this engine"
+        )
+
+
+def test_values_left_out_reads_the_tables_referred_to_by_a_key_the_query_does_not_use(shop):
+    def find(sql):
+        answer = Answer(
+            sql=sql,
+            dialect="sqlite",
+            question="How many tickets are closed?",
+            catalog=shop.catalog(),
+            stored_values=_stored(shop),
+        )
+        return check_named("values_left_out").find(answer)
+
+    assert find("SELECT COUNT(*) FROM tickets") == (
+        "the question names 'Closed' (a value of statuses.name, which tickets.status_id refers to), "
+        "the query does not use it"
+    )
+    # the key used (its number is coded_value_not_named's to judge), or the table read
+    assert find("SELECT COUNT(*) FROM tickets WHERE status_id = 2") is None
+    assert (
+        find(
+            "SELECT COUNT(*) FROM tickets AS t JOIN statuses AS s ON s.id = t.status_id WHERE s.name = 'Closed'"
+        )
+        is None
+    )

@@ -31,6 +31,8 @@ From the query, the question and the catalog (:mod:`.query`):
   query groups by it and keeps only its first rows with a LIMIT the question does not name;
 - ``interval_not_number``: a question for a number of days or hours answered with an
   interval ("3 days 13:42:34");
+- ``whole_division``: a result that divides whole numbers (``SUM(seconds / 3600)``) in an
+  engine whose division of whole numbers drops the fraction;
 - ``null_group``: a grouped result with a row whose label is NULL (rows without a region
   counted as a region of their own);
 - ``parent_not_followed``: a question for the top of a hierarchy ("the top-level
@@ -115,6 +117,7 @@ from sqlnb.agent.checks.query import (
     ROWS_NOT_ASKED,
     TIME_NOT_ORDERED,
     TIME_REVERSED,
+    WHOLE_DIVISION,
 )
 from sqlnb.agent.checks.vague import CRITERION_NOT_NAMED, CUTOFF_NOT_NAMED
 
@@ -134,6 +137,7 @@ CHECKS: tuple[Check, ...] = (
     LIMIT_NOT_ASKED,
     NULL_GROUP,
     INTERVAL_NOT_NUMBER,
+    WHOLE_DIVISION,
     PARENT_NOT_FOLLOWED,
     KEY_NOT_ASKED,
     GROUPED_NOT_ASKED,

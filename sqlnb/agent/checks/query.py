@@ -37,6 +37,7 @@ from sqlnb.agent.sqltree import (
     normal_name,
     qualified,
     query_tables,
+    readable,
     scope_tables,
 )
 from sqlnb.sql.dialects import sqlglot_dialect
@@ -921,6 +922,52 @@ def restriction_not_applied(a: Answer) -> Finding:
     return f'the question keeps some rows ("{asked.group(0).lower()} ..."), and the query keeps them all (no filter)'
 
 
+# engines whose "/" of two whole numbers gives a whole number (7 / 2 = 3)
+_WHOLE_DIVIDING = frozenset({"sqlite", "postgres", "redshift"})
+_WHOLE_TYPE = re.compile(r"int|serial", re.I)
+# a question that asks for whole units ("full hours", "complete weeks", "rounded down")
+_ASKS_WHOLE = re.compile(r"\b(?:whole|full|complete|completed|rounded down|truncated)\b", re.I)
+
+
+def _whole(node: exp.Expr, scope: dict[str, Table]) -> bool:
+    """Whether ``node`` is a whole number in the engine: a whole-number literal, a column of
+    an integer type, a count, a sum, min or max of a whole number, or such numbers added,
+    taken away or multiplied."""
+    node = node.unnest() if isinstance(node, exp.Paren) else node
+    if isinstance(node, exp.Literal):
+        return node.is_int
+    if isinstance(node, exp.Column):
+        owner = column_owner(node, scope)
+        column = owner[1].column(node.name) if owner is not None else None
+        return column is not None and bool(_WHOLE_TYPE.search(column.type or ""))
+    if isinstance(node, exp.Count):
+        return True
+    if isinstance(node, exp.Sum | exp.Min | exp.Max):
+        return _whole(node.this, scope)
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul):
+        return _whole(node.this, scope) and _whole(node.expression, scope)
+    return False
+
+
+def whole_division(a: Answer) -> Finding:
+    """A result column divides a whole number by a whole number (``SUM(seconds / 3600)``,
+    ``COUNT(*) / 7``) in an engine whose division of whole numbers drops the fraction
+    (SQLite, PostgreSQL, Redshift): 5,400 seconds come out as 1 hour, not 1.5.  A question for
+    whole units ("full hours") is not judged."""
+    tree = a.tree
+    if not isinstance(tree, exp.Select) or a.catalog is None or a.dialect not in _WHOLE_DIVIDING:
+        return None
+    if a.question and _ASKS_WHOLE.search(a.question):
+        return None
+    scope = scope_tables(tree, a.catalog)
+    for col in tree.expressions:
+        for div in col.find_all(exp.Div):
+            if _whole(div.this, scope) and _whole(div.expression, scope):
+                shown = readable(div.sql(dialect=sqlglot_dialect(a.dialect)))
+                return f"the query divides whole numbers ({shown}), which drops the fraction in this engine"
+    return None
+
+
 def _split_name(name: str) -> list[str]:
     """A column name's words in lower case (``Song_release_year``: song, release, year;
     ``SongName``: song, name)."""
@@ -1056,6 +1103,12 @@ LIMIT_NOT_ASKED = Check(
     summary='a question for every group ("each country") whose grouped query keeps only its first rows (a LIMIT)',
     find=limit_not_asked,
     advice="Remove the LIMIT: the question asks for every group.",
+)
+WHOLE_DIVISION = Check(
+    name="whole_division",
+    summary="a division of whole numbers, which drops the fraction (5400 / 3600 = 1)",
+    find=whole_division,
+    advice="Divide by a decimal (3600.0) or CAST the dividend AS REAL, so the fraction is kept.",
 )
 INTERVAL_NOT_NUMBER = Check(
     name="interval_not_number",
