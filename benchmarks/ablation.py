@@ -67,7 +67,10 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
 # are the data it is judged on.  A new check adds its line here when it enters the registry.
 CHECK_ADDED: dict[str, tuple[str, str]] = {
     "numbers_left_out": ("7061fe5", "2026-11-25T20:18:53"),
-    "values_left_out": ("717e5d5", "2026-11-25T22:37:21"),
+    # entered in 717e5d5; changed in 54231b4 (it also reads the tables the query's tables refer
+    # to by a key the query does not use), after the twenty-eighth batch's open bugs answered
+    # without the issue type: judged anew from that change
+    "values_left_out": ("54231b4", "2026-11-28T18:38:06"),
     "filters_not_asked": ("d8ae35a", "2026-11-25T22:43:01"),
     "negated_value": ("fea4103", "2026-11-27T15:54:35"),
     "counted_elsewhere": ("fea4103", "2026-11-27T15:54:35"),
@@ -119,6 +122,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "date_of_other_event": ("172ecb4", "2026-11-28T17:48:09"),
     "restriction_not_applied": ("172ecb4", "2026-11-28T17:48:09"),
     "code_meaning_guessed": ("b9b2f78", "2026-11-28T17:55:59"),
+    # read from a wrong answer rated high of the twenty-eighth batch (hours as SUM(seconds / 3600))
+    "whole_division": ("54231b4", "2026-11-28T18:38:06"),
 }
 
 
