@@ -1324,3 +1324,27 @@ def test_values_left_out_reads_the_tables_referred_to_by_a_key_the_query_does_no
         )
         is None
     )
+
+
+def test_criterion_not_named_is_silent_where_the_judging_word_names_a_column_asked_for(tmp_path):
+    conn = readonly_sqlite(
+        tmp_path,
+        'CREATE TABLE project (id INTEGER PRIMARY KEY, "key" TEXT, name TEXT);'
+        "CREATE TABLE issue (id INTEGER PRIMARY KEY, project_id INTEGER REFERENCES project(id), points INTEGER);"
+        "INSERT INTO project VALUES (1, 'KES', 'Kestrel'), (2, 'OPS', 'Operations');"
+        "INSERT INTO issue VALUES (1, 1, 3), (2, 1, 5), (3, 2, 8);",
+    )
+    sql = 'SELECT p."key", COUNT(*) FROM project AS p JOIN issue AS i ON i.project_id = p.id GROUP BY p.id, p."key"'
+    try:
+        for question, asks in [
+            (
+                "For each project, how many issues are there? Give the project key and the number of issues.",
+                False,
+            ),
+            ("Which are our key projects?", True),
+        ]:
+            answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=conn.catalog())
+            finding = check_named("criterion_not_named").find(answer)
+            assert (finding is not None) == asks, finding
+    finally:
+        conn.close()

@@ -26,6 +26,7 @@ from sqlnb.agent.lexicon import (
     SETTLED_BY,
     STOP_WORDS,
     listed,
+    stem,
     tokens,
 )
 from sqlnb.agent.sqltree import table_refs
@@ -143,18 +144,42 @@ def _numeric_columns(tables: list[Table]) -> list[str]:
     return out
 
 
+def _names_column(question: str, word: str, tables: list[Table]) -> bool:
+    """Whether the judging ``word`` is the name of a column the question asks for: a column
+    of a table read called ``word`` where the word before it names the table ("the project
+    key" beside ``project.key``), or called that word and the word ("project_key")."""
+    words = tokens(question)
+    for i, w in enumerate(words):
+        if w != word.lower() or not i:
+            continue
+        before = stem(words[i - 1])
+        for table in tables:
+            for column in table.columns:
+                parts = [stem(p) for p in tokens(column.name)]
+                if parts == [before, stem(w)] or (
+                    parts == [stem(w)] and before in {stem(p) for p in tokens(table.name)}
+                ):
+                    return True
+    return False
+
+
 def criterion_not_named(a: Answer) -> Finding:
     """The question judges without a measure ("the best products", "our most important
     customers", "how did we do") and what the query ranks or filters by is named nowhere in
     it: the query chose the measure.  A judging word with a measure of its own ("most
     expensive": a price) or after which the measure follows ("best selling", "by revenue") is
-    not asked about, nor one the query compares with as a stored value (``score = 'bad'``)."""
+    not asked about, nor one the query compares with as a stored value (``score = 'bad'``),
+    nor one that names a column the question asks for ("the project key": ``project.key``)."""
     word = judging_word(a.question)
     if word is None or a.tree is None:
         return None
     # the word is a value the data stores (Zendesk's score 'bad'), filtered on: a category
     if any(
         lit.is_string and lit.this.strip().lower() == word.lower() for lit in a.tree.find_all(exp.Literal)
+    ):
+        return None
+    if a.catalog is not None and _names_column(
+        a.question, word, [t for _, _, t in table_refs(a.tree, a.catalog)]
     ):
         return None
     asked = [w for w in tokens(a.question) if not listed(w, STOP_WORDS)]
