@@ -82,8 +82,9 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "fan_out": ("fea4103", "2026-11-27T15:54:35"),
     "needless_join": ("fea4103", "2026-11-27T15:54:35"),
     # entered in e5a56de; changed in ed27fa8 (silent where the judging word is a stored value the
-    # query filters on, read from the twenty-seventh batch): judged anew from that change
-    "criterion_not_named": ("ed27fa8", "2026-11-28T16:04:17"),
+    # query filters on, read from the twenty-seventh batch) and in a4f6c9d (silent where it names a
+    # column asked for, "the project key", read from the twenty-eighth): judged anew from then
+    "criterion_not_named": ("a4f6c9d", "2026-11-28T18:44:55"),
     "cutoff_not_named": ("e5a56de", "2026-11-27T19:03:14"),
     # written in the working tree at these times and committed in 9595eee, 24 s after the
     # nineteenth unseen batch, whose writer was given their names and read no agent code
