@@ -1301,31 +1301,6 @@ def test_whole_division_reads_a_count_and_a_division_inside_a_sum_on_postgresql(
         )
 
 
-def test_values_left_out_reads_the_tables_referred_to_by_a_key_the_query_does_not_use(shop):
-    def find(sql):
-        answer = Answer(
-            sql=sql,
-            dialect="sqlite",
-            question="How many tickets are closed?",
-            catalog=shop.catalog(),
-            stored_values=_stored(shop),
-        )
-        return check_named("values_left_out").find(answer)
-
-    assert find("SELECT COUNT(*) FROM tickets") == (
-        "the question names 'Closed' (a value of statuses.name, which tickets.status_id refers to), "
-        "the query does not use it"
-    )
-    # the key used (its number is coded_value_not_named's to judge), or the table read
-    assert find("SELECT COUNT(*) FROM tickets WHERE status_id = 2") is None
-    assert (
-        find(
-            "SELECT COUNT(*) FROM tickets AS t JOIN statuses AS s ON s.id = t.status_id WHERE s.name = 'Closed'"
-        )
-        is None
-    )
-
-
 def test_criterion_not_named_is_silent_where_the_judging_word_names_a_column_asked_for(tmp_path):
     conn = readonly_sqlite(
         tmp_path,

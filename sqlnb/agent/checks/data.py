@@ -43,30 +43,12 @@ from sqlnb.sql.dialects import sqlglot_dialect
 _MOST_VALUES = 200
 
 
-def _referred(tables: list[Table], tree: exp.Expr | None, catalog: Any) -> list[tuple[Table, str]]:
-    """The tables the query's ``tables`` refer to by a foreign key of one column that the
-    query neither reads nor uses (``issue.issue_type`` → ``issue_type``, where the query
-    mentions no ``issue_type``), each with the referring column (``issue.issue_type``)."""
-    used = {c.name.lower() for c in tree.find_all(exp.Column)} if tree is not None else set()
-    out: list[tuple[Table, str]] = []
-    for table in tables:
-        for fk in table.foreign_keys:
-            target = fk_target(fk, catalog) if len(fk.columns) == 1 else None
-            if target is None or target in tables or fk.columns[0].lower() in used:
-                continue
-            if all(t is not target for t, _ in out):
-                out.append((target, f"{table.name}.{fk.columns[0]}"))
-    return out
-
-
 def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
     """The stored values of the query's text columns (``Answer.stored_values``, at most
-    ``max_columns`` columns a table), and of the tables they refer to by a key the query
-    does not use (``issue_type.name`` beside ``issue.issue_type``), that the question names
-    and the query does not use, e.g. a question about the orders of one status answered
-    without a filter on that status, or about open bugs answered without the issue type.
-    A value counts as named when the question holds it as whole words, in any case, a
-    plural ending allowed, and a code when a word of the question spells it out
+    ``max_columns`` columns a table) that the question names and the query does not use,
+    e.g. a question about the orders of one status answered without a filter on that
+    status.  A value counts as named when the question holds it as whole words, in any
+    case, a plural ending allowed, and a code when a word of the question spells it out
     (:func:`~sqlnb.agent.lexicon.value_named` with ``codes``); other values shorter than
     three letters, numbers (see :mod:`.query`'s ``numbers_left_out``) and values whose every
     word is a word of a table or column name of the query (a value 'x' beside a column
@@ -75,15 +57,13 @@ def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
     if a.catalog is None or not a.question or a.stored_values is None:
         return None
     tables = query_tables(a.sql, a.dialect, a.catalog)  # none for a query that does not parse
-    referred = _referred(tables, a.tree, a.catalog) if tables else []
-    names = table_names(tables + [t for t, _ in referred])
+    names = table_names(tables)
     worth = nameable(names)
     named = value_named(a.question, codes=True, names=names)
     used = plain_text(a.sql).replace("''", "'")
     out: list[str] = []
     seen: set[str] = set()
-    sources = [(t, "") for t in tables] + [(t, f", which {via} refers to") for t, via in referred]
-    for table, via in sources:
+    for table in tables:
         for col in [c for c in table.columns if TEXT_TYPES.search(c.type or "")][:max_columns]:
             try:
                 values = a.stored_values(table, col.name)
@@ -105,7 +85,7 @@ def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
                 ):
                     continue
                 out.append(
-                    f"the question names '{v}' (a value of {table.name}.{col.name}{via}), the query does not use it"
+                    f"the question names '{v}' (a value of {table.name}.{col.name}), the query does not use it"
                 )
     return "; ".join(out) or None
 
