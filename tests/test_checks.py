@@ -1198,7 +1198,7 @@ def test_code_meaning_guessed_reads_a_two_valued_flag_as_yes_or_no(tmp_path):
             "SELECT COUNT(*) FROM orders WHERE ordered LIKE '2024-02%'",
         ),
         (
-            "How many orders were placed in 2024?",
+            "How many orders were placed during 2024?",
             "SELECT COUNT(*) FROM orders WHERE ordered BETWEEN '2024-01-01' AND '2024-12-31'",
         ),
         # no time kept at all
