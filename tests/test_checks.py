@@ -218,6 +218,12 @@ CASES = {
         "SELECT COUNT(*) FROM orders",
         "the question names 'paid'",
     ),
+    "kind_not_read": Case(
+        "How many closed tickets are there?",
+        "SELECT COUNT(*) FROM tickets",
+        "the question names 'Closed' (statuses.name, which tickets.status_id refers to), and the query does not "
+        "read statuses",
+    ),
     "merged_entities": Case(
         "Which customer spent the most? Give the name and the total.",
         "SELECT c.name, SUM(o.total) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
@@ -306,6 +312,7 @@ def test_the_registry_names_each_check_once():
         assert check.summary and "\n" not in check.summary
     assert [c.name for c in CHECKS if c.reads_data] == [
         "values_left_out",
+        "kind_not_read",
         "merged_entities",
         "fan_out",
         "needless_join",
@@ -327,6 +334,7 @@ def test_the_registry_names_each_check_once():
         "missing_as_zero",
         "coded_value_not_named",
         "code_meaning_guessed",
+        "kind_not_read",
     ],
 )
 def test_the_checks_that_read_data_do_not_run_without_value_lookups(shop, tmp_path, name):
@@ -1323,3 +1331,24 @@ def test_criterion_not_named_is_silent_where_the_judging_word_names_a_column_ask
             assert (finding is not None) == asks, finding
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the key used (its number is coded_value_not_named's to judge), the table of kinds read
+        ("How many closed tickets are there?", "SELECT COUNT(*) FROM tickets WHERE status_id = 2"),
+        (
+            "How many closed tickets are there?",
+            "SELECT COUNT(*) FROM tickets AS t JOIN statuses AS s ON s.id = t.status_id WHERE s.name = 'Closed'",
+        ),
+        # no kind named; a kind's word that is a word of a column the query reads
+        ("How many tickets are there?", "SELECT COUNT(*) FROM tickets"),
+        ("How many tickets have a project title?", "SELECT COUNT(project_title) FROM tickets"),
+    ],
+)
+def test_kind_not_read_is_silent_where_the_kind_is_read_used_or_not_named(shop, question, sql):
+    answer = Answer(
+        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
+    )
+    assert check_named("kind_not_read").find(answer) is None

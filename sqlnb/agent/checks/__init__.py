@@ -55,6 +55,8 @@ From the query, the question and the catalog (:mod:`.query`):
 From the data, read-only (:mod:`.data`):
 
 - ``values_left_out``: a stored value the question names that the query does not use;
+- ``kind_not_read``: a kind the question names ("bugs": 'Bug' of ``issue_type.name``) in a
+  small table of kinds that the query's table refers to and the query does not read;
 - ``merged_entities``: rows added together under a name several of them share;
 - ``fan_out``: a sum or average over a join that repeats the rows it sums;
 - ``needless_join``: rows added up over a join used for nothing but joining, which changes
@@ -89,6 +91,7 @@ from sqlnb.agent.checks.data import (
     CODE_MEANING_GUESSED,
     CODED_VALUE_NOT_NAMED,
     FAN_OUT,
+    KIND_NOT_READ,
     MERGED_ENTITIES,
     MISSING_AS_ZERO,
     NEEDLESS_JOIN,
@@ -146,6 +149,7 @@ CHECKS: tuple[Check, ...] = (
     DATE_OF_OTHER_EVENT,
     ATTRIBUTE_OF_OTHER,
     VALUES_LEFT_OUT,
+    KIND_NOT_READ,
     MERGED_ENTITIES,
     FAN_OUT,
     NEEDLESS_JOIN,

@@ -90,6 +90,49 @@ def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
     return "; ".join(out) or None
 
 
+# the most rows of a table of kinds (issue types, categories, statuses) whose names are read
+_MOST_KINDS = 30
+
+
+def kind_not_read(a: Answer) -> Finding:
+    """The question names a kind of thing ("bugs") that is the name of a row of a small table
+    of kinds (``issue_type.name`` = 'Bug', at most :data:`_MOST_KINDS` rows) which a table the
+    query reads refers to by a key (``issue.issue_type``), and the query neither reads that
+    table nor uses the key: it counts every kind.  A word that is a word of a table or column
+    name the query reads is not looked for.  Read from the data: the kinds' names."""
+    tree, catalog = a.tree, a.catalog
+    if tree is None or catalog is None or a.stored_values is None or not a.question:
+        return None
+    tables = query_tables(a.sql, a.dialect, catalog)
+    used = {c.name.lower() for c in tree.find_all(exp.Column)}
+    read_words = {stem(w) for t in tables for n in [t.name, *(c.name for c in t.columns)] for w in tokens(n)}
+    asked = {stem(w) for w in tokens(a.question) if len(w) >= 3} - read_words
+    seen: set[int] = set()
+    for table in tables:
+        for fk in table.foreign_keys:
+            target = fk_target(fk, catalog) if len(fk.columns) == 1 else None
+            if target is None or id(target) in seen or target in tables or fk.columns[0].lower() in used:
+                continue
+            seen.add(id(target))
+            label = label_column(target)
+            if label is None:
+                continue
+            try:
+                kinds = [v for v in a.stored_values(target, label) if isinstance(v, str)]
+            except Exception:  # a column the database cannot list
+                continue
+            if len(kinds) > _MOST_KINDS:
+                continue
+            for kind in kinds:
+                words = tokens(kind)
+                if len(words) == 1 and len(words[0]) >= 3 and stem(words[0]) in asked:
+                    return (
+                        f"the question names '{kind}' ({target.name}.{label}, which {table.name}.{fk.columns[0]} "
+                        f"refers to), and the query does not read {target.name}"
+                    )
+    return None
+
+
 # a column named as an identifier of its rows ("customer_id", "CustomerNo", "vendor_code",
 # "emp_num"): grouping by it tells the rows' things apart even where the catalog declares
 # another key (a warehouse dimension's surrogate key beside the business key)
@@ -540,6 +583,13 @@ CODE_MEANING_GUESSED = Check(
     ),
     # the model has nothing more to read about the codes than it had: a correction would guess again
     corrected=False,
+)
+KIND_NOT_READ = Check(
+    name="kind_not_read",
+    summary='a kind the question names ("bugs") kept in a table of kinds the query does not read',
+    find=kind_not_read,
+    reads_data=True,
+    advice="Join the table of kinds the question names and filter on that kind's name.",
 )
 MISSING_AS_ZERO = Check(
     name="missing_as_zero",
