@@ -1,6 +1,7 @@
 /**
  * Subscribing a component to a model's signal: the component draws again when the signal
- * fires (for the arguments `accept` takes), and only then.
+ * fires (for the arguments `accept` takes), and once as it subscribes, so that what changed
+ * between its first drawing and its subscription is drawn too.
  */
 import type { ISignal } from '@lumino/signaling';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
@@ -26,6 +27,9 @@ export function useSignal<T, U>(
       }
     };
     signal.connect(slot);
+    // an emission between the render and this subscription (a reply that came in first) is
+    // not lost: draw once more with what is current now
+    setCount(n => n + 1);
     return () => {
       signal.disconnect(slot);
     };
