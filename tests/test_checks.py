@@ -190,6 +190,12 @@ CASES = {
         "SELECT title FROM tickets",
         "the question asks for the title of the project, and the query shows tickets.title, not tickets.project_title",
     ),
+    "named_row_shown": Case(
+        "Which product groups come under Drinks? Give their names and markups.",
+        "SELECT g.name, p.markup FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
+        "WHERE p.name = 'Drinks'",
+        "the query shows p.markup, the markup of the product_groups row the question names",
+    ),
     "coded_value_not_named": Case(
         "How many tickets are closed?",
         "SELECT COUNT(*) FROM tickets WHERE status_id = 1",
@@ -680,6 +686,9 @@ JOINED = "customers AS c JOIN orders AS o ON o.customer_id = c.id"
         ),
         # the judging word a value the data stores, filtered on: a category, not a judgement
         ("How many orders were bad?", "SELECT COUNT(*) FROM orders WHERE status = 'bad'"),
+        # the judging word qualifies a stored value filtered on: "a strong yes" is a category
+        ("How many orders got a strong yes?", "SELECT COUNT(*) FROM orders WHERE status = 'strong_yes'"),
+        ("How many orders got a strong yes?", "SELECT COUNT(*) FROM orders WHERE status = 'yes'"),
     ],
 )
 def test_criterion_not_named_is_silent_when_the_measure_is_named(shop, question, sql):
@@ -1352,3 +1361,70 @@ def test_kind_not_read_is_silent_where_the_kind_is_read_used_or_not_named(shop, 
         sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
     )
     assert check_named("kind_not_read").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the listed rows' own column
+        (
+            "Which product groups come under Drinks? Give their names and markups.",
+            "SELECT g.name, g.markup FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
+            "WHERE p.name = 'Drinks'",
+        ),
+        # both rows' columns shown side by side
+        (
+            "Which product groups come under Drinks? Give their names and markups and the markup of Drinks.",
+            "SELECT g.name, g.markup, p.markup FROM product_groups AS g JOIN product_groups AS p "
+            "ON g.parent_id = p.id WHERE p.name = 'Drinks'",
+        ),
+        # a value the question does not name: no row is the named one
+        (
+            "Which product groups have a parent? Give their names and the parent's markup.",
+            "SELECT g.name, p.markup FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
+            "WHERE p.name <> ''",
+        ),
+        # two different tables: the named row's column is the other table's
+        (
+            "Which orders did Grace place? Give their ids and her city.",
+            "SELECT o.id, c.city FROM orders AS o JOIN customers AS c ON o.customer_id = c.id WHERE c.name = 'Grace'",
+        ),
+    ],
+)
+def test_named_row_shown_is_silent_for_the_listed_rows_column_or_no_named_row(shop, question, sql):
+    assert check_named("named_row_shown").find(Answer(sql, "sqlite", question, shop.catalog())) is None
+
+
+def test_values_left_out_reads_a_value_whose_words_are_joined_by_underscores(tmp_path):
+    conn = readonly_sqlite(
+        tmp_path,
+        "CREATE TABLE cards (id INTEGER PRIMARY KEY, verdict TEXT);"
+        "INSERT INTO cards VALUES (1, 'yes'), (2, 'strong_yes'), (3, 'no'), (4, 'strong_yes');",
+    )
+    try:
+
+        def answer(sql: str) -> Answer:
+            return Answer(
+                sql,
+                "sqlite",
+                "How many cards gave a strong yes?",
+                conn.catalog(),
+                stored_values=lambda table, column: [
+                    r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table.name}").rows
+                ],
+            )
+
+        found = check_named("values_left_out").find(
+            answer("SELECT COUNT(*) FROM cards WHERE verdict = 'yes'")
+        )
+        assert (
+            found == "the question names 'strong_yes' (a value of cards.verdict), the query does not use it"
+        )
+        assert (
+            check_named("values_left_out").find(
+                answer("SELECT COUNT(*) FROM cards WHERE verdict = 'strong_yes'")
+            )
+            is None
+        )
+    finally:
+        conn.close()

@@ -310,9 +310,10 @@ def verb_stems(word: str) -> list[str]:
 def value_named(
     question: str, *, codes: bool = False, names: Iterable[str] = (), strict: bool = False
 ) -> Callable[[str], bool]:
-    """Whether ``question`` names a stored value: the value, in any case and spacing, as
-    whole words of the question (a plural ending allowed, and for one word of four letters
-    or more a verb's form either way: 'cancel' named by "cancelled", 'trialing' by "trial").
+    """Whether ``question`` names a stored value: the value, in any case and spacing (words
+    joined by underscores as words), as whole words of the question (a plural ending
+    allowed, and for one word of four letters or more a verb's form either way: 'cancel'
+    named by "cancelled", 'trialing' by "trial").
     With ``codes``, also a code (:func:`is_code`) that a word of the question spells out
     (:func:`abbreviates`), words that ask rather than name (:data:`ASKING_WORDS`) and words
     whose root is one of ``names`` (the tables and columns of the query: a word naming a table names no code)
@@ -331,7 +332,10 @@ def value_named(
     }
 
     def named(value: str) -> bool:
-        plain = plain_text(value)
+        # a value's words joined by underscores are named as words ('strong_yes': "strong yes")
+        plain = plain_text(
+            value.replace("_", " ") if re.fullmatch(r"[A-Za-z]+(?:_[A-Za-z]+)+", value) else value
+        )
         # a word of four letters or more may be named as a verb's form: 'cancel' as
         # "cancelled", 'refund' as "refunded", 'approve' as "approved", 'ship' as "shipping"
         one_word = len(plain) >= 4 and plain.isalpha()

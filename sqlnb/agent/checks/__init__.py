@@ -51,6 +51,8 @@ From the query, the question and the catalog (:mod:`.query`):
 - ``attribute_of_other``: a question for an attribute of a thing ("the name of the song")
   answered with the row's own attribute where its table has the thing's as a column
   (``singer.Name`` beside ``singer.Song_Name``);
+- ``named_row_shown``: a self-join (people and their managers) that shows a column of the
+  row the question names (the manager's ``Title``) where the rows listed have their own;
 
 From the data, read-only (:mod:`.data`):
 
@@ -109,6 +111,7 @@ from sqlnb.agent.checks.query import (
     KEY_NOT_ASKED,
     LIMIT_NOT_ASKED,
     MEASURE_NOT_SHOWN,
+    NAMED_ROW_SHOWN,
     NEGATED_VALUE,
     NULL_GROUP,
     NUMBERS_LEFT_OUT,
@@ -148,6 +151,7 @@ CHECKS: tuple[Check, ...] = (
     TIME_REVERSED,
     DATE_OF_OTHER_EVENT,
     ATTRIBUTE_OF_OTHER,
+    NAMED_ROW_SHOWN,
     VALUES_LEFT_OUT,
     KIND_NOT_READ,
     MERGED_ENTITIES,

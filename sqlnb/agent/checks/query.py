@@ -1019,6 +1019,60 @@ def attribute_of_other(a: Answer) -> Finding:
     return None
 
 
+def named_row_shown(a: Answer) -> Finding:
+    """A query that reads one table twice (a self-join: people and their managers) and
+    keeps one of the two readings to the row the question names (``T2.LastName =
+    'Lockwood'``) shows a column of that named row (``T2.Title``) beside the other reading's
+    rows without the same column of those rows (``T1.Title``): every row shows the named
+    row's value where the question asks for each listed row's own."""
+    tree = a.tree
+    if not isinstance(tree, exp.Select) or a.catalog is None or not a.question:
+        return None
+    where = tree.args.get("where")
+    scope = scope_tables(tree, a.catalog)
+    if where is None or len({t.name.lower() for t in scope.values()}) == len(scope):
+        return None
+    asked = plain_text(a.question)
+    pinned: dict[str, set[str]] = {}  # alias -> the columns its filters compare with a named value
+    for term in and_terms(where.this):
+        if not isinstance(term, exp.EQ):
+            continue
+        col, lit = term.this, term.expression
+        if isinstance(lit, exp.Column):
+            col, lit = lit, col
+        if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and lit.is_string):
+            continue
+        owner = column_owner(col, scope)
+        value = plain_text(lit.this)
+        if owner is not None and value and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", asked):
+            pinned.setdefault(owner[0], set()).add(col.name.lower())
+    shown = [
+        (owner, c.name)
+        for p in tree.expressions
+        for c in p.find_all(exp.Column)
+        if (owner := column_owner(c, scope)) is not None
+    ]
+    shown_keys = {(alias, name.lower()) for (alias, _), name in shown}
+    for (alias, table), name in shown:
+        if alias not in pinned or name.lower() in pinned[alias]:
+            continue
+        others = [
+            o
+            for o, t in scope.items()
+            if o != alias
+            and o not in pinned
+            and t.name.lower() == table.name.lower()
+            and any(s_alias == o for s_alias, _ in shown_keys)
+        ]
+        for other in others:
+            if (other, name.lower()) not in shown_keys:
+                return (
+                    f"the query shows {alias}.{name}, the {name} of the {table.name} row the question names, on "
+                    f"every row it lists; the {name} of the listed rows ({other}.{name}) is not shown"
+                )
+    return None
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -1109,6 +1163,14 @@ WHOLE_DIVISION = Check(
     summary="a division of whole numbers, which drops the fraction (5400 / 3600 = 1)",
     find=whole_division,
     advice="Divide by a decimal (3600.0) or CAST the dividend AS REAL, so the fraction is kept.",
+)
+NAMED_ROW_SHOWN = Check(
+    name="named_row_shown",
+    summary="a self-join that shows a column of the row the question names (a manager's title) "
+    "instead of the same column of the rows it lists",
+    find=named_row_shown,
+    advice="Show that column from the rows listed (the other reading of the table), not from the row the "
+    "question names.",
 )
 INTERVAL_NOT_NUMBER = Check(
     name="interval_not_number",

@@ -163,20 +163,38 @@ def _names_column(question: str, word: str, tables: list[Table]) -> bool:
     return False
 
 
+def _neighbours(question: str, word: str) -> set[str]:
+    """The words next to ``word`` (a single word) in ``question``."""
+    words = tokens(question)
+    return {
+        words[j]
+        for i, w in enumerate(words)
+        if w == word.lower()
+        for j in (i - 1, i + 1)
+        if 0 <= j < len(words)
+    }
+
+
 def criterion_not_named(a: Answer) -> Finding:
     """The question judges without a measure ("the best products", "our most important
     customers", "how did we do") and what the query ranks or filters by is named nowhere in
     it: the query chose the measure.  A judging word with a measure of its own ("most
     expensive": a price) or after which the measure follows ("best selling", "by revenue") is
-    not asked about, nor one the query compares with as a stored value (``score = 'bad'``),
+    not asked about, nor one the query compares with as a stored value (``score = 'bad'``) or
+    that qualifies such a value ("a strong yes" beside ``= 'yes'`` or ``= 'strong_yes'``),
     nor one that names a column the question asks for ("the project key": ``project.key``)."""
     word = judging_word(a.question)
     if word is None or a.tree is None:
         return None
-    # the word is a value the data stores (Zendesk's score 'bad'), filtered on: a category
-    if any(
-        lit.is_string and lit.this.strip().lower() == word.lower() for lit in a.tree.find_all(exp.Literal)
-    ):
+    # the word is a value the data stores (Zendesk's score 'bad'), filtered on, or qualifies
+    # one ("a strong yes" beside 'yes' or 'strong_yes'): a category, not a judgement
+    stored = {
+        w
+        for lit in a.tree.find_all(exp.Literal)
+        if lit.is_string
+        for w in re.findall(r"[a-z]+", lit.this.lower())
+    }
+    if stored & {word.lower(), *_neighbours(a.question, word)}:
         return None
     if a.catalog is not None and _names_column(
         a.question, word, [t for _, _, t in table_refs(a.tree, a.catalog)]
