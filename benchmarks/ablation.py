@@ -67,7 +67,8 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
 # are the data it is judged on.  A new check adds its line here when it enters the registry.
 CHECK_ADDED: dict[str, tuple[str, str]] = {
     "numbers_left_out": ("7061fe5", "2026-11-25T20:18:53"),
-    "values_left_out": ("717e5d5", "2026-11-25T22:37:21"),
+    # judged anew from b101df8: a value's words joined by underscores named as words
+    "values_left_out": ("b101df8", "2026-11-28T22:15:52"),
     "filters_not_asked": ("d8ae35a", "2026-11-25T22:43:01"),
     "negated_value": ("fea4103", "2026-11-27T15:54:35"),
     "counted_elsewhere": ("fea4103", "2026-11-27T15:54:35"),
@@ -81,7 +82,9 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # entered in e5a56de; changed in ed27fa8 (silent where the judging word is a stored value the
     # query filters on, read from the twenty-seventh batch) and in a4f6c9d (silent where it names a
     # column asked for, "the project key", read from the twenty-eighth): judged anew from then
-    "criterion_not_named": ("a4f6c9d", "2026-11-28T18:44:55"),
+    # judged anew from its change read from the twenty-ninth batch: silent where the judging
+    # word qualifies a stored value the query filters on ("a strong yes")
+    "criterion_not_named": ("b101df8", "2026-11-28T22:15:52"),
     "cutoff_not_named": ("e5a56de", "2026-11-27T19:03:14"),
     # written in the working tree at these times and committed in 9595eee, 24 s after the
     # nineteenth unseen batch, whose writer was given their names and read no agent code
@@ -125,6 +128,9 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # read from a wrong answer rated high of the twenty-eighth batch (open bugs counted over
     # every issue type), after the wider change to values_left_out above was reverted
     "kind_not_read": ("e59f878", "2026-11-28T19:08:55"),
+    # read from a wrong answer rated high of the twenty-ninth batch (the reports of a named
+    # manager shown with the manager's own title)
+    "named_row_shown": ("b101df8", "2026-11-28T22:15:52"),
 }
 
 
