@@ -81,9 +81,9 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "needless_join": ("fea4103", "2026-11-27T15:54:35"),
     # entered in e5a56de; changed in ed27fa8 (silent where the judging word is a stored value the
     # query filters on, read from the twenty-seventh batch) and in a4f6c9d (silent where it names a
-    # column asked for, "the project key", read from the twenty-eighth): judged anew from then
-    # judged anew from its change read from the twenty-ninth batch: silent where the judging
-    # word qualifies a stored value the query filters on ("a strong yes")
+    # column asked for, "the project key", read from the twenty-eighth) and in b101df8 (silent
+    # where it qualifies a stored value the query filters on, "a strong yes", read from the
+    # twenty-ninth): judged anew from then
     "criterion_not_named": ("b101df8", "2026-11-28T22:15:52"),
     "cutoff_not_named": ("e5a56de", "2026-11-27T19:03:14"),
     # written in the working tree at these times and committed in 9595eee, 24 s after the
