@@ -1395,7 +1395,7 @@ def test_named_row_shown_is_silent_for_the_listed_rows_column_or_no_named_row(sh
     assert check_named("named_row_shown").find(Answer(sql, "sqlite", question, shop.catalog())) is None
 
 
-def test_values_left_out_reads_a_value_whose_words_are_joined_by_underscores(tmp_path):
+def test_values_left_out_reads_underscored_values_and_not_the_names_of_columns(tmp_path):
     conn = readonly_sqlite(
         tmp_path,
         "CREATE TABLE cards (id INTEGER PRIMARY KEY, verdict TEXT);"
@@ -1420,6 +1420,9 @@ def test_values_left_out_reads_a_value_whose_words_are_joined_by_underscores(tmp
         assert (
             found == "the question names 'strong_yes' (a value of cards.verdict), the query does not use it"
         )
+        # a name given to a column keeps no rows: the value is still left out
+        labelled = answer("SELECT COUNT(*) AS strong_yes_cards FROM cards WHERE verdict = 'yes'")
+        assert check_named("values_left_out").find(labelled) == found
         assert (
             check_named("values_left_out").find(
                 answer("SELECT COUNT(*) FROM cards WHERE verdict = 'strong_yes'")

@@ -43,6 +43,18 @@ from sqlnb.sql.dialects import sqlglot_dialect
 _MOST_VALUES = 200
 
 
+def _unlabelled(a: Answer) -> str:
+    """The query's text in lower case without the names it gives its columns (``AS
+    strong_yes_count`` labels a count, it keeps no rows): what the query uses."""
+    if a.tree is None:
+        return plain_text(a.sql)
+    tree = a.tree.copy()
+    for alias in list(tree.find_all(exp.Alias)):
+        if isinstance(alias.parent, exp.Select) and alias in alias.parent.expressions:
+            alias.replace(alias.this)
+    return plain_text(tree.sql())
+
+
 def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
     """The stored values of the query's text columns (``Answer.stored_values``, at most
     ``max_columns`` columns a table) that the question names and the query does not use,
@@ -53,14 +65,14 @@ def values_left_out(a: Answer, max_columns: int = 12) -> Finding:
     three letters, numbers (see :mod:`.query`'s ``numbers_left_out``) and values whose every
     word is a word of a table or column name of the query (a value 'x' beside a column
     ``is_x``) are not looked for.  A value counts as used when the query holds it, or each
-    of its words, anywhere (a code: quoted)."""
+    of its words, anywhere but in the names the query gives its columns (a code: quoted)."""
     if a.catalog is None or not a.question or a.stored_values is None:
         return None
     tables = query_tables(a.sql, a.dialect, a.catalog)  # none for a query that does not parse
     names = table_names(tables)
     worth = nameable(names)
     named = value_named(a.question, codes=True, names=names)
-    used = plain_text(a.sql).replace("''", "'")
+    used = _unlabelled(a).replace("''", "'")
     out: list[str] = []
     seen: set[str] = set()
     for table in tables:
