@@ -197,6 +197,23 @@ def and_terms(node: exp.Expr | None) -> list[exp.Expr]:
     return [node]
 
 
+def pinned_columns(
+    select: exp.Select, scope: dict[str, Table], keep: Callable[[exp.Literal], bool] | None = None
+) -> set[tuple[str, str]]:
+    """The columns (alias, column name, both in lower case) that ``select``'s WHERE pins to
+    one value (``alias.col = 'x'``, either way round; ``keep``: only literals it takes)."""
+    pinned: set[tuple[str, str]] = set()
+    for term in and_terms(select.args.get("where") and select.args["where"].this):
+        if not isinstance(term, exp.EQ):
+            continue
+        for col, lit in ((term.this, term.expression), (term.expression, term.this)):
+            if isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and (keep is None or keep(lit)):
+                owner = column_owner(col, scope)
+                if owner is not None:
+                    pinned.add((owner[0], col.name.lower()))
+    return pinned
+
+
 def string_filters(
     tree: exp.Expr, catalog: Catalog, kinds: tuple[type[exp.Expr], ...], *, unique_owner: bool = False
 ) -> Iterator[tuple[exp.Expr, exp.Column, Table, list[exp.Literal]]]:

@@ -35,6 +35,7 @@ from sqlnb.agent.sqltree import (
     column_owner,
     fk_target,
     normal_name,
+    pinned_columns,
     qualified,
     query_tables,
     readable,
@@ -1028,24 +1029,18 @@ def named_row_shown(a: Answer) -> Finding:
     tree = a.tree
     if not isinstance(tree, exp.Select) or a.catalog is None or not a.question:
         return None
-    where = tree.args.get("where")
     scope = scope_tables(tree, a.catalog)
-    if where is None or len({t.name.lower() for t in scope.values()}) == len(scope):
+    if len({t.name.lower() for t in scope.values()}) == len(scope):
         return None
     asked = plain_text(a.question)
+
+    def named(lit: exp.Literal) -> bool:
+        value = plain_text(lit.this) if lit.is_string else ""
+        return bool(value) and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", asked) is not None
+
     pinned: dict[str, set[str]] = {}  # alias -> the columns its filters compare with a named value
-    for term in and_terms(where.this):
-        if not isinstance(term, exp.EQ):
-            continue
-        col, lit = term.this, term.expression
-        if isinstance(lit, exp.Column):
-            col, lit = lit, col
-        if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and lit.is_string):
-            continue
-        owner = column_owner(col, scope)
-        value = plain_text(lit.this)
-        if owner is not None and value and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", asked):
-            pinned.setdefault(owner[0], set()).add(col.name.lower())
+    for alias, column in pinned_columns(tree, scope, named):
+        pinned.setdefault(alias, set()).add(column)
     shown = [
         (owner, c.name)
         for p in tree.expressions

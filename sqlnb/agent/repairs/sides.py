@@ -8,25 +8,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlnb.adapters import Catalog, Table
+from sqlnb.adapters import Catalog
 from sqlnb.agent.repairs.rewrite import Draft, Proposal, Rewrite
-from sqlnb.agent.sqltree import and_terms, column_owner, parse, readable, scope_tables, spelling
+from sqlnb.agent.sqltree import column_owner, parse, pinned_columns, readable, scope_tables, spelling
 from sqlnb.sql.dialects import sqlglot_dialect
-
-
-def _pinned(select: exp.Select, scope: dict[str, Table]) -> set[tuple[str, str]]:
-    """The columns (alias, column name, both in lower case) that ``select``'s WHERE pins to
-    one value (``alias.col = 'x'``, either way round)."""
-    pinned: set[tuple[str, str]] = set()
-    for term in and_terms(select.args.get("where") and select.args["where"].this):
-        if not isinstance(term, exp.EQ):
-            continue
-        for col, lit in ((term.this, term.expression), (term.expression, term.this)):
-            if isinstance(col, exp.Column) and isinstance(lit, exp.Literal):
-                owner = column_owner(col, scope)
-                if owner is not None:
-                    pinned.add((owner[0], col.name.lower()))
-    return pinned
 
 
 def self_join_side(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str, str] | None:
@@ -44,7 +29,7 @@ def self_join_side(sql: str, dialect: str, catalog: Catalog | None) -> tuple[str
     sides: dict[str, list[str]] = {}
     for alias, table in scope.items():
         sides.setdefault(table.qualified_name.lower(), []).append(alias)
-    pinned = _pinned(tree, scope)
+    pinned = pinned_columns(tree, scope)
     d = sqlglot_dialect(dialect)
     changed: list[str] = []
     for projection in tree.expressions:
