@@ -46,7 +46,6 @@ from replies import ReplyMissing, ReplyStore
 RULE_ADDED: dict[str, tuple[str, str]] = {
     "names_for_ids": ("f93c3d8", "2026-11-25T09:09:00"),
     "link_joins": ("353eb12", "2026-11-25T11:59:00"),
-    "named_values": ("db3be40", "2026-11-26T01:33:00"),
     "named_filters": ("57130cc", "2026-11-26T13:06:00"),
     "subset_averages": ("57130cc", "2026-11-26T13:06:00"),
     # entered in fea4103; changed in f3fe839 (a person's first and last name, both grouped,

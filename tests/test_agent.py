@@ -1771,27 +1771,16 @@ def test_an_empty_not_in_over_a_list_with_nulls_is_repaired(engine, db):
 
 
 @RULE_ENGINES
-def test_a_filter_on_a_value_the_question_does_not_name_takes_the_one_it_names(engine, db):
+def test_a_filter_on_a_value_the_question_does_not_name_is_doubted_not_swapped(engine, db):
+    # the rewrite named_values, which swapped such a value for the one the question names,
+    # left by the policy (as many answers turned wrong as right on the batches after it):
+    # the answer stands and its check says which value the question named
     paid = "SELECT count(*) AS n FROM orders WHERE status = 'paid'"
-    new = "SELECT count(*) AS n FROM orders WHERE status = 'new'"
-    question = "How many new orders are there?"
-    run = ask_voting(db, [sql(paid)], [sql(paid)], question=question)
+    run = ask_voting(db, [sql(paid)], [sql(paid)], question="How many new orders are there?")
     r = run.result
-    assert (r.status, r.stop_reason, r.sql.lower()) == ("success", "voted", new.lower()) and r.rows() == [[1]]
-    assert r.usage["calls"] == 2 and r.confidence["level"] == "high"
-    assert (
-        "a filter value the question does not name was replaced by the one it names ('paid' → 'new')"
-        in r.confidence["reasons"]
-    )
-    # the question names the value used, or names two: the draft stands
-    run = ask_voting(db, [sql(paid)], [sql(paid)], question="How many paid orders are there?")
-    assert run.result.sql == paid
-    run = ask_voting(db, [sql(paid)], [sql(paid)], question="How many orders are new or paid?")
-    assert run.result.sql == paid
-    # off by the setting, and without value lookups
-    for settings in (AgentSettings(disabled_rewrites={"named_values"}), AgentSettings(value_hints=False)):
-        run = ask_voting(db, [sql(paid)], [sql(paid)], question=question, settings=settings)
-        assert run.result.sql == paid
+    assert r.sql == paid and r.confidence["level"] != "high"
+    assert "values_left_out" in r.attempts[-1]["checks"]
+    assert "named_values" not in str(r.attempts)
 
 
 @RULE_ENGINES

@@ -222,60 +222,6 @@ def test_null_safe_not_in_leaves_the_nulls_out_of_each_not_in_subquery():
         assert null_safe_not_in(sql, "sqlite") is None, sql
 
 
-def test_named_value_swap_takes_the_value_the_question_names(catalog):
-    from sqlnb.agent.repairs.values import named_value_swap
-
-    stored = {("Pets", "PetType"): ["dog", "cat", "guinea pig"], ("Student", "Fname"): ["Ada", "Bo", "Grace"]}
-
-    def values(table, column):
-        return stored[(table.name, column)]
-
-    sql = "SELECT avg(weight) FROM Pets WHERE PetType = 'cat'"
-    assert named_value_swap(sql, "sqlite", catalog, "What is the average weight of the dogs?", values) == (
-        "SELECT AVG(weight) FROM Pets WHERE PetType = 'dog'",
-        "'cat' → 'dog'",
-    )
-    # a value of several words, in another case and spacing
-    assert (
-        named_value_swap(sql, "sqlite", catalog, "How heavy are Guinea Pigs on average?", values)[1]
-        == "'cat' → 'guinea pig'"
-    )
-    for question in (
-        "What is the average weight of the cats?",  # the value used is named
-        "What is the average weight of cats and dogs?",  # so is it here
-        "What is the average weight of dogs or guinea pigs?",  # two others named
-        "What is the average weight of the pets?",
-    ):  # none named
-        assert named_value_swap(sql, "sqlite", catalog, question, values) is None, question
-    # the other branch of an INTERSECT has the named value already
-    both = (
-        "SELECT StuID FROM Has_Pet AS H JOIN Pets AS P ON H.PetID = P.PetID WHERE P.PetType = 'cat' "
-        "INTERSECT SELECT StuID FROM Has_Pet AS H JOIN Pets AS P ON H.PetID = P.PetID WHERE P.PetType = 'dog'"
-    )
-    assert (
-        named_value_swap(both, "sqlite", catalog, "Which students have both a feline and a dog?", values)
-        is None
-    )
-    # values shorter than three letters are not judged; a value the column does not hold is
-    # value_repair's (an empty result), not this
-    assert (
-        named_value_swap(
-            "SELECT Age FROM Student WHERE Fname = 'Bo'", "sqlite", catalog, "How old is Ada?", values
-        )
-        is None
-    )
-    assert (
-        named_value_swap(
-            "SELECT count(*) FROM Pets WHERE PetType = 'hamster'",
-            "sqlite",
-            catalog,
-            "How many dogs are there?",
-            values,
-        )
-        is None
-    )
-
-
 @pytest.mark.parametrize(
     "code, word",
     [
@@ -381,47 +327,6 @@ def port(tmp_path_factory):
     )
     yield conn
     conn.close()
-
-
-def test_named_value_swap_takes_the_code_the_question_spells_out(port):
-    from sqlnb.agent.repairs.values import named_value_swap
-
-    cat = port.catalog()
-    assert named_value_swap(
-        "SELECT COUNT(*) FROM vessel WHERE ves_typ = 'GEN'",
-        "sqlite",
-        cat,
-        "Count the ships that are tankers.",
-        _stored(port),
-    ) == ("SELECT COUNT(*) FROM vessel WHERE ves_typ = 'TNK'", "'GEN' → 'TNK'")
-    # a two-letter code too
-    assert (
-        named_value_swap(
-            "SELECT stf_nm FROM staff WHERE ctr = 'FT'", "sqlite", cat, "Who works part-time?", _stored(port)
-        )[1]
-        == "'FT' → 'PT'"
-    )
-    # the code used is the one spelled out, or the question spells out none
-    assert (
-        named_value_swap(
-            "SELECT COUNT(*) FROM vessel WHERE ves_typ = 'TNK'",
-            "sqlite",
-            cat,
-            "Count the ships that are tankers.",
-            _stored(port),
-        )
-        is None
-    )
-    assert (
-        named_value_swap(
-            "SELECT COUNT(*) FROM vessel WHERE ves_typ = 'GEN'",
-            "sqlite",
-            cat,
-            "How many vessels were built after 2005?",
-            _stored(port),
-        )
-        is None
-    )
 
 
 def test_a_code_the_question_spells_out_and_the_query_leaves_out_is_a_doubt(port):

@@ -190,7 +190,6 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     names = (
         "names_for_ids",
         "link_joins",
-        "named_values",
         "named_filters",
         "subset_averages",
         "date_difference",

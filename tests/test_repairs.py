@@ -81,12 +81,6 @@ CASES = {
         [["Ada", 2], ["Grace", 1]],
         "c.id = o.id → customers.id = orders.customer_id",
     ),
-    "named_values": Case(
-        "How many new orders are there?",
-        "SELECT count(*) AS n FROM orders WHERE status = 'paid'",
-        [[1]],
-        "'paid' → 'new'",
-    ),
     "named_filters": Case(
         "How many paid orders are there?",
         "SELECT count(*) AS n FROM orders",
@@ -205,7 +199,6 @@ def test_every_case_belongs_to_a_rule_of_the_registry():
 def test_the_registry_names_each_rule_once_in_the_order_applied():
     assert REWRITE_NAMES == (
         "link_joins",
-        "named_values",
         "named_filters",
         "subset_averages",
         "date_difference",
@@ -226,7 +219,6 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
     assert {r.name: r.ceiling for r in REWRITES if r.ceiling} == {"missing_as_none": "medium"}
     # the rules that read stored values: not without them
     assert [r.name for r in REWRITES if r.needs_values] == [
-        "named_values",
         "named_filters",
         "epoch_dates",
         "percent_scale",
@@ -236,7 +228,7 @@ def test_the_registry_names_each_rule_once_in_the_order_applied():
 
 
 def test_a_rewrite_that_reads_stored_values_does_not_run_without_them(shop, tmp_path):
-    for name in ("named_values", "named_filters", "epoch_dates", "percent_scale"):
+    for name in ("named_filters", "epoch_dates", "percent_scale"):
         case = CASES[name]
         for settings in (AgentSettings(value_hints=False), AgentSettings(share_data=False)):
             result = ask(shop, tmp_path, case, settings)

@@ -7,8 +7,6 @@ once in :data:`REWRITES`, in the order the first round applies them to a draft t
 (each to the query the ones before it left):
 
 - ``link_joins`` (:mod:`.joins`): a JOIN on columns no foreign key links, joined along the keys;
-- ``named_values`` (:mod:`.values`): a filter value the question does not name, swapped for
-  the one it names;
 - ``named_filters`` (:mod:`.values`): a category the question names, filtered on;
 - ``subset_averages`` (:mod:`.averages`): rows compared with a subset's average, no longer
   limited to that subset;
@@ -49,11 +47,10 @@ from sqlnb.agent.repairs.missing import MISSING_AS_NONE
 from sqlnb.agent.repairs.percents import PERCENT_SCALE
 from sqlnb.agent.repairs.rewrite import Draft, Rewrite
 from sqlnb.agent.repairs.sides import SELF_JOIN_SIDE
-from sqlnb.agent.repairs.values import NAMED_FILTERS, NAMED_VALUES
+from sqlnb.agent.repairs.values import NAMED_FILTERS
 
 REWRITES: tuple[Rewrite, ...] = (
     LINK_JOINS,
-    NAMED_VALUES,
     NAMED_FILTERS,
     SUBSET_AVERAGES,
     DATE_DIFFERENCE,

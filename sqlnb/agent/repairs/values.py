@@ -1,6 +1,5 @@
-"""Values the question names: a draft filtering on a stored value the question does not
-name takes the one it names (:data:`NAMED_VALUES`), and a draft leaving out a category the
-question names filters on it (:data:`NAMED_FILTERS`).  Both read stored values."""
+"""Values the question names: a draft leaving out a category the question names filters on it
+(:data:`NAMED_FILTERS`), reading stored values."""
 
 from __future__ import annotations
 
@@ -20,63 +19,9 @@ from sqlnb.agent.sqltree import (
     readable,
     scope_tables,
     spelling,
-    string_filters,
     table_names,
 )
 from sqlnb.sql.dialects import sqlglot_dialect
-
-
-def named_value_swap(
-    sql: str,
-    dialect: str,
-    catalog: Catalog | None,
-    question: str,
-    distinct_values: Callable[[Table, str], Sequence[object]],
-) -> tuple[str, str] | None:
-    """A filter on a stored value the question does not name, where the question names
-    exactly one other value of that column (``status = 'paid'`` for a question about the
-    new orders, 'new' stored): the query with that value put in, and what was replaced
-    (``'paid' → 'new'``).  A code the question spells out counts as named
-    (:func:`~sqlnb.agent.lexicon.value_named` with ``codes``).  Other values shorter than
-    three letters are not judged; None when nothing is replaced."""
-    if catalog is None or not question:
-        return None
-    tree = parse(sql, dialect)
-    if tree is None:
-        return None
-    named = value_named(question, codes=True, names=table_names(query_tables(sql, dialect, catalog)))
-
-    def judged(value: str) -> bool:
-        return len(plain_text(value)) >= 3 or is_code(value)
-
-    changes: list[str] = []
-    # every string of the query counts as used (the other branch of an INTERSECT has it)
-    used = {plain_text(str(lit.this)) for lit in tree.find_all(exp.Literal) if lit.is_string}
-    for _node, col, table, literals in string_filters(
-        tree, catalog, (exp.EQ, exp.NEQ, exp.In), unique_owner=True
-    ):
-        unnamed = [lit for lit in literals if judged(str(lit.this)) and not named(str(lit.this))]
-        if not unnamed:
-            continue  # no stored values looked up for a filter the question names
-        column = table.column(col.name)
-        if column is None:
-            continue
-        try:
-            values = [v for v in distinct_values(table, column.name) if isinstance(v, str)]
-        except Exception:  # a column the database cannot list: nothing to replace
-            continue
-        for lit in unnamed:
-            wanted = str(lit.this)
-            if wanted not in values:
-                continue
-            others = [v for v in values if plain_text(v) not in used and judged(v) and named(v)]
-            if len(others) == 1:
-                lit.replace(exp.Literal.string(others[0]))
-                used.add(plain_text(others[0]))
-                changes.append(f"'{wanted}' → '{others[0]}'")
-    if not changes:
-        return None
-    return readable(tree.sql(dialect=sqlglot_dialect(dialect))), ", ".join(changes)
 
 
 def named_value_filter(
@@ -175,27 +120,11 @@ def named_value_filter(
     return readable(tree.sql(dialect=d)), ", ".join(changes) + " added"
 
 
-def _propose_swap(draft: Draft) -> Proposal:
-    if draft.stored_values is None:
-        return None
-    return named_value_swap(draft.sql, draft.dialect, draft.catalog, draft.question, draft.stored_values)
-
-
 def _propose_filter(draft: Draft) -> Proposal:
     if draft.stored_values is None:
         return None
     return named_value_filter(draft.sql, draft.dialect, draft.catalog, draft.question, draft.stored_values)
 
-
-NAMED_VALUES = Rewrite(
-    name="named_values",
-    summary="A draft filtering on a stored value the question does not name, where the question "
-    "names exactly one other value of that column, filters on the named one instead.",
-    propose=_propose_swap,
-    keeps="finds_rows",
-    reason="a filter value the question does not name was replaced by the one it names ({change})",
-    needs_values=True,
-)
 
 NAMED_FILTERS = Rewrite(
     name="named_filters",
