@@ -56,7 +56,6 @@ RULE_ADDED: dict[str, tuple[str, str]] = {
     "date_difference": ("0cb91fe", "2026-11-28T04:33:39"),
     "date_part_as_number": ("8deb32d", "2026-11-28T11:10:23"),
     "percent_scale": ("8deb32d", "2026-11-28T11:10:23"),
-    "missing_as_none": ("8deb32d", "2026-11-28T11:10:23"),
     "self_join_side": ("8deb32d", "2026-11-28T11:10:23"),
     # read from a wrong answer rated high of the twenty-fourth batch (a Moodle creation date)
     "epoch_dates": ("69187cf", "2026-11-28T14:22:48"),

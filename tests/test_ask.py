@@ -196,7 +196,6 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
         "epoch_dates",
         "date_part_as_number",
         "percent_scale",
-        "missing_as_none",
         "self_join_side",
         "group_by_key",
     )

@@ -705,13 +705,13 @@ def test_ablation_judges_each_check_on_data_written_after_it(tmp_path):
     )
     store.client.name = "llamacpp:test"
     rows = ablation.run_ablation(questions, store, [], log=lambda m: None)
-    # with every rewrite on (as the ablation asks), three drafts are rewritten into answers
+    # with every rewrite on (as the ablation asks), two drafts are rewritten into answers
     # their checks find nothing against: the paid orders get their filter, the customers'
-    # names their key, the product groups without a markup those with none recorded
+    # names their key
     rewritten = {
         name for (name, case), r in zip(sorted(CASES.items()), rows, strict=True) if r["sql"] != case.draft
     }
-    rewritten_away = {"values_left_out", "merged_entities", "missing_as_zero"}
+    rewritten_away = {"values_left_out", "merged_entities"}
     assert rewritten_away <= rewritten
     checks = ablation.summarize_checks(rows, ablation.check_names())
     for name, s in checks.items():
@@ -732,8 +732,7 @@ def test_ablation_judges_each_check_on_data_written_after_it(tmp_path):
     ]
     assert ablation.summarize_checks(many, [before_one])[before_one]["verdict"] == "remove (never fired)"
     band = ablation.high_band(rows)["unseen"]
-    # high: only two of the three rewritten answers no check doubts (and they are wrong); the
-    # third, rewritten by missing_as_none, is rated medium at most
+    # high: only the two rewritten answers no check doubts (and they are wrong)
     assert (band["questions"], band["high"], band["high_right"]) == (len(CASES), 2, 0)
 
 

@@ -19,8 +19,7 @@ Every answer with SQL gets one of three levels:
 
 An answer rewrite of the first round (:data:`sqlnb.agent.repairs.REWRITES`) that changed
 the kept query adds its reason (``Rewrite.reason``, with what it changed), without
-lowering the level, except that a rewrite settling a question read two ways on one of them
-keeps the answer at or under its ``Rewrite.ceiling`` (``missing_as_none``: medium).
+lowering the level.
 
 The benchmark (``benchmarks/accuracy.py``) reports execution accuracy per level, so that
 "high" can be checked against what it promises.
@@ -119,10 +118,4 @@ def assess(attempt: Attempt, *, reviewed: bool = False, earlier_failures: int = 
     else:
         level = "low"
         score = min(score, 0.49)
-    # a rewrite that settled a question read two ways on one of them keeps the answer from
-    # being rated above its ceiling
-    for rewrite in REWRITES:
-        if done.get(rewrite.name) and rewrite.ceiling and LEVELS.index(level) < LEVELS.index(rewrite.ceiling):
-            level = rewrite.ceiling
-            score = min(score, 0.7 if level == "medium" else 0.49)
     return {"level": level, "score": round(score, 3), "reasons": reasons}

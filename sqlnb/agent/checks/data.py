@@ -23,7 +23,6 @@ from sqlnb.agent.lexicon import (
     value_named,
 )
 from sqlnb.agent.repairs.labels import label_column
-from sqlnb.agent.repairs.missing import lacking_filters
 from sqlnb.agent.sqltree import (
     TEXT_TYPES,
     column_owner,
@@ -348,10 +347,50 @@ def needless_join(a: Answer) -> Finding:
     return None
 
 
+# a question for the rows that lack something: "without any discount", "no phone number",
+# "missing a due date"
+_LACKING = re.compile(r"\b(?:without|no|missing|lacking|lacks?|never)\b", re.I)
+
+
+def _words(text: str) -> set[str]:
+    """The words of at least three letters of ``text`` (a column name split at its capitals
+    and underscores), in lower case."""
+    return {
+        w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower()) if len(w) >= 3
+    }
+
+
+def lacking_filters(select: exp.Select, question: str) -> list[tuple[exp.EQ, exp.Column, exp.Literal]]:
+    """The filters of ``select``'s WHERE that take the rows a question asks for as lacking
+    something as those whose column for it is 0 or empty (``discount = 0``, ``phone = ''``),
+    where the column is named in the question (a word of it, or a word sharing a stem of
+    four letters or more); each as (filter, column, the 0 or the empty string).  Empty when
+    the question asks for no rows without something."""
+    where = select.args.get("where")
+    if where is None or not _LACKING.search(question):
+        return []
+    asked = _words(question)
+    found: list[tuple[exp.EQ, exp.Column, exp.Literal]] = []
+    for term in where.find_all(exp.EQ):
+        col, lit = term.this, term.expression
+        if not isinstance(col, exp.Column):
+            col, lit = lit, col
+        if not isinstance(col, exp.Column) or not isinstance(lit, exp.Literal):
+            continue
+        if not (lit.is_string and lit.this == "") and not (lit.is_number and float(lit.this) == 0):
+            continue
+        if any(
+            w in asked or any(q.startswith(w) or w.startswith(q) for q in asked if len(q) >= 4)
+            for w in _words(col.name)
+        ):
+            found.append((term, col, lit))
+    return found
+
+
 def missing_as_zero(a: Answer) -> Finding:
     """The question asks for the rows without something ("sold without any discount") and
     the query takes them as the rows whose column for it is 0 or empty (``discount = 0``:
-    :func:`~sqlnb.agent.repairs.missing.lacking_filters`), where that column has rows with
+    :func:`lacking_filters`), where that column has rows with
     no value at all (NULL): those are left out."""
     tree = a.tree
     if a.catalog is None or a.lookup is None or not isinstance(tree, exp.Select):

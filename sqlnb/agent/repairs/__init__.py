@@ -19,8 +19,6 @@ once in :data:`REWRITES`, in the order the first round applies them to a draft t
 - ``percent_scale`` (:mod:`.percents`): a column holding percentages (stored from 0 to 100)
   taken as a fraction of one (``1 - DiscountPct``, ``DiscountPct = 0.25`` for "25 percent")
   read as a percentage;
-- ``missing_as_none`` (:mod:`.missing`): the rows without something taken as those whose
-  column for it is 0 or empty counted with the rows where it has no value (NULL) as well;
 - ``self_join_side`` (:mod:`.sides`): the side of a self-join pinned to a value, shown in
   the answer, swapped for the other side;
 - ``names_for_ids`` (:mod:`.labels`): names shown for the ids the question asks about;
@@ -43,7 +41,6 @@ from sqlnb.agent.repairs.dates import DATE_DIFFERENCE, DATE_PART_AS_NUMBER, EPOC
 from sqlnb.agent.repairs.entities import GROUP_BY_KEY
 from sqlnb.agent.repairs.joins import LINK_JOINS
 from sqlnb.agent.repairs.labels import NAMES_FOR_IDS
-from sqlnb.agent.repairs.missing import MISSING_AS_NONE
 from sqlnb.agent.repairs.percents import PERCENT_SCALE
 from sqlnb.agent.repairs.rewrite import Draft, Rewrite
 from sqlnb.agent.repairs.sides import SELF_JOIN_SIDE
@@ -57,7 +54,6 @@ REWRITES: tuple[Rewrite, ...] = (
     EPOCH_DATES,
     DATE_PART_AS_NUMBER,
     PERCENT_SCALE,
-    MISSING_AS_NONE,
     SELF_JOIN_SIDE,
     NAMES_FOR_IDS,
     GROUP_BY_KEY,

@@ -46,9 +46,7 @@ class Rewrite:
     reason.  ``propose`` reads a :class:`Draft` and proposes the new query; the new query
     stands in for the draft only when it runs and its result ``keeps`` what it must.
     ``needs_values``: it reads stored values, so it runs only where they may be read.
-    ``reason``: the confidence reason, with ``{change}`` for what it changed.
-    ``ceiling``: the highest confidence an answer it changed may get ("medium"), for a
-    rewrite that settles a question read two ways on one of them; None: no limit."""
+    ``reason``: the confidence reason, with ``{change}`` for what it changed."""
 
     name: str
     summary: str
@@ -56,7 +54,6 @@ class Rewrite:
     keeps: Keeps
     reason: str
     needs_values: bool = False
-    ceiling: Literal["medium", "low"] | None = None
 
     def __post_init__(self) -> None:
         if self.keeps not in KEEPS:
