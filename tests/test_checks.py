@@ -27,7 +27,8 @@ from tests.doubles import readonly_duckdb, readonly_sqlite
 # lines beside it): Ada of London spent 50, Ada of Berlin 40, Grace 15, Linus nothing; product
 # groups in two levels (Tea under Drinks, Jam under Preserves); tickets whose status is a
 # number keyed in statuses (one open, two closed), each with its project's title; parcels
-# sent by a numbered service (0, 1, 2) that no table names
+# sent by a numbered service (0, 1, 2) that no table names; payments of the orders, paid or
+# failed, some refundable; tags on the orders, the first of each order's tags its primary one
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -54,6 +55,15 @@ SHOP = """
     CREATE TABLE parcels (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders(id), service INTEGER,
                           boxes INTEGER);
     INSERT INTO parcels VALUES (1, 10, 0, 1), (2, 12, 1, 1), (3, 13, 2, 2), (4, 11, 1, 3);
+    CREATE TABLE payments (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders(id), status TEXT,
+                           amount REAL, refundable INTEGER);
+    INSERT INTO payments VALUES (1, 10, 'paid', 30, 1), (2, 11, 'failed', 20, 0), (3, 12, 'failed', 15, 0),
+                                (4, 12, 'paid', 15, 1), (5, 13, 'paid', 40, 0);
+    CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    INSERT INTO tags VALUES (1, 'Gift'), (2, 'Express');
+    CREATE TABLE order_tags (order_id INTEGER REFERENCES orders(id), tag_id INTEGER REFERENCES tags(id),
+                             sort_order INTEGER);
+    INSERT INTO order_tags VALUES (10, 1, 0), (10, 2, 1), (12, 2, 0), (12, 1, 1), (13, 1, 0);
 """
 
 
@@ -190,6 +200,11 @@ CASES = {
         "SELECT title FROM tickets",
         "the question asks for the title of the project, and the query shows tickets.title, not tickets.project_title",
     ),
+    "primary_not_kept": Case(
+        "Which orders have Gift as their primary tag? Give the order ids.",
+        "SELECT ot.order_id FROM order_tags AS ot JOIN tags AS t ON ot.tag_id = t.id WHERE t.name = 'Gift'",
+        "without order_tags.sort_order, which orders the linked rows",
+    ),
     "named_row_shown": Case(
         "Which product groups come under Drinks? Give their names and markups.",
         "SELECT g.name, p.markup FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
@@ -223,6 +238,17 @@ CASES = {
         "How many paid orders are there?",
         "SELECT COUNT(*) FROM orders",
         "the question names 'paid'",
+    ),
+    "flag_not_applied": Case(
+        "How many refundable payments are there?",
+        "SELECT COUNT(*) FROM payments",
+        'the question says "refundable", and the query does not use payments.refundable',
+    ),
+    "value_of_other_table": Case(
+        "How many paid payments belong to paid orders?",
+        "SELECT COUNT(*) FROM payments AS p JOIN orders AS o ON p.order_id = o.id WHERE o.status = 'paid'",
+        "the question says \"paid payments\", and the query keeps 'paid' in orders.status only, not in "
+        "payments.status",
     ),
     "kind_not_read": Case(
         "How many closed tickets are there?",
@@ -319,6 +345,8 @@ def test_the_registry_names_each_check_once():
     assert [c.name for c in CHECKS if c.reads_data] == [
         "values_left_out",
         "kind_not_read",
+        "flag_not_applied",
+        "value_of_other_table",
         "merged_entities",
         "fan_out",
         "needless_join",
@@ -341,6 +369,8 @@ def test_the_registry_names_each_check_once():
         "coded_value_not_named",
         "code_meaning_guessed",
         "kind_not_read",
+        "flag_not_applied",
+        "value_of_other_table",
     ],
 )
 def test_the_checks_that_read_data_do_not_run_without_value_lookups(shop, tmp_path, name):
@@ -1431,3 +1461,72 @@ def test_values_left_out_reads_underscored_values_and_not_the_names_of_columns(t
         )
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the yes/no column used, either way
+        ("How many refundable payments are there?", "SELECT COUNT(*) FROM payments WHERE refundable = 1"),
+        ("How many payments are not refundable?", "SELECT COUNT(*) FROM payments WHERE refundable = 0"),
+        # the question counts the rows either way, or does not say the column's word
+        ("How many payments are there, refundable or not?", "SELECT COUNT(*) FROM payments"),
+        ("How many payments are there?", "SELECT COUNT(*) FROM payments"),
+        # the word names a stored value the query keeps, not the yes/no column
+        ("How many paid payments are there?", "SELECT COUNT(*) FROM payments WHERE status = 'paid'"),
+    ],
+)
+def test_flag_not_applied_is_silent_where_the_flag_is_used_or_not_asked(shop, question, sql):
+    answer = Answer(
+        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
+    )
+    assert check_named("flag_not_applied").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the value kept in the column of the table the question gives it to, too
+        (
+            "How many failed payments do the paid orders have?",
+            "SELECT COUNT(*) FROM payments AS p JOIN orders AS o ON p.order_id = o.id "
+            "WHERE o.status = 'paid' AND p.status = 'failed'",
+        ),
+        # the value said before a table that holds no such value, or before no table's name
+        (
+            "How many paid orders have parcels?",
+            "SELECT COUNT(*) FROM orders AS o JOIN parcels AS p ON p.order_id = o.id WHERE o.status = 'paid'",
+        ),
+        (
+            "How many payments do the paid orders have?",
+            "SELECT COUNT(*) FROM payments AS p JOIN orders AS o ON p.order_id = o.id WHERE o.status = 'paid'",
+        ),
+    ],
+)
+def test_value_of_other_table_is_silent_where_the_table_keeps_it_or_is_not_qualified(shop, question, sql):
+    answer = Answer(
+        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
+    )
+    assert check_named("value_of_other_table").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the order of the linked rows used
+        (
+            "Which orders have Gift as their primary tag?",
+            "SELECT ot.order_id FROM order_tags AS ot JOIN tags AS t ON ot.tag_id = t.id "
+            "WHERE t.name = 'Gift' AND ot.sort_order = 0",
+        ),
+        # any tag asked for; a table that links nothing
+        (
+            "Which orders are tagged Gift?",
+            "SELECT ot.order_id FROM order_tags AS ot JOIN tags AS t ON ot.tag_id = t.id WHERE t.name = 'Gift'",
+        ),
+        ("What is the main tag's name?", "SELECT name FROM tags WHERE id = 1"),
+    ],
+)
+def test_primary_not_kept_is_silent_where_the_order_is_used_or_not_asked(shop, question, sql):
+    answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
+    assert check_named("primary_not_kept").find(answer) is None

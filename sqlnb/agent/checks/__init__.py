@@ -53,12 +53,18 @@ From the query, the question and the catalog (:mod:`.query`):
   (``singer.Name`` beside ``singer.Song_Name``);
 - ``named_row_shown``: a self-join (people and their managers) that shows a column of the
   row the question names (the manager's ``Title``) where the rows listed have their own;
+- ``primary_not_kept``: the primary one of several linked rows asked for ("the primary
+  tag"), and a link table read without the column that orders its rows;
 
 From the data, read-only (:mod:`.data`):
 
 - ``values_left_out``: a stored value the question names that the query does not use;
 - ``kind_not_read``: a kind the question names ("bugs": 'Bug' of ``issue_type.name``) in a
   small table of kinds that the query's table refers to and the query does not read;
+- ``flag_not_applied``: a yes/no column the question names ("billable hours":
+  ``time_entry.billable``) that the query does not use, taking the rows either way;
+- ``value_of_other_table``: a value the question gives one table's rows ("published
+  comments") that the query keeps in another table's column only;
 - ``merged_entities``: rows added together under a name several of them share;
 - ``fan_out``: a sum or average over a join that repeats the rows it sums;
 - ``needless_join``: rows added up over a join used for nothing but joining, which changes
@@ -93,10 +99,12 @@ from sqlnb.agent.checks.data import (
     CODE_MEANING_GUESSED,
     CODED_VALUE_NOT_NAMED,
     FAN_OUT,
+    FLAG_NOT_APPLIED,
     KIND_NOT_READ,
     MERGED_ENTITIES,
     MISSING_AS_ZERO,
     NEEDLESS_JOIN,
+    VALUE_OF_OTHER_TABLE,
     VALUES_LEFT_OUT,
 )
 from sqlnb.agent.checks.query import (
@@ -117,6 +125,7 @@ from sqlnb.agent.checks.query import (
     NUMBERS_LEFT_OUT,
     ONLY_THE_ADDED,
     PARENT_NOT_FOLLOWED,
+    PRIMARY_NOT_KEPT,
     RANKED_ELSEWHERE,
     RANKING_WITHOUT_ORDER,
     RESTRICTION_NOT_APPLIED,
@@ -152,8 +161,11 @@ CHECKS: tuple[Check, ...] = (
     DATE_OF_OTHER_EVENT,
     ATTRIBUTE_OF_OTHER,
     NAMED_ROW_SHOWN,
+    PRIMARY_NOT_KEPT,
     VALUES_LEFT_OUT,
     KIND_NOT_READ,
+    FLAG_NOT_APPLIED,
+    VALUE_OF_OTHER_TABLE,
     MERGED_ENTITIES,
     FAN_OUT,
     NEEDLESS_JOIN,

@@ -33,6 +33,7 @@ from sqlnb.agent.sqltree import (
     scope_tables,
     spelling,
     stored_numbers,
+    string_filters,
     table_names,
     table_node,
 )
@@ -577,6 +578,105 @@ def code_meaning_guessed(a: Answer) -> Finding:
     return None
 
 
+# a yes/no column's name after its prefix ("is_archived", "IsActive", "has_attachment")
+_FLAG_PREFIXES = frozenset({"is", "has", "was", "can"})
+# what a yes/no column stores: 0 and 1, or true and false
+_FLAG_VALUES = frozenset({"0", "1", "true", "false", "t", "f"})
+# a question that counts the rows either way ("including the archived ones", "whether or not
+# billable", "whatever their status")
+_EITHER_WAY = re.compile(
+    r"\b(?:including|included|counting|whether|whatever|regardless|as well|too|or not)\b", re.I
+)
+
+
+def _flag_word(column: str) -> str | None:
+    """The one word a yes/no column's name says (``billable``, ``is_archived`` → archived), of
+    four letters or more; None for a name of several words."""
+    words = [w for w in tokens(column) if w.lower() not in _FLAG_PREFIXES]
+    return words[0].lower() if len(words) == 1 and len(words[0]) >= 4 else None
+
+
+def flag_not_applied(a: Answer) -> Finding:
+    """The question says the word a yes/no column of a table the query reads is named by
+    ("billable hours" and ``time_entry.billable``; "archived clients" and
+    ``client.is_archived``), and the query uses no column of that name nor that word as a
+    stored value: it takes the rows either way.  A yes/no column stores both 0 and 1 (or
+    true and false) and nothing else but NULL.  Silent where the question counts the rows
+    either way ("including", "whether or not").  Read from the data: the column's values."""
+    tree, catalog = a.tree, a.catalog
+    if tree is None or catalog is None or a.stored_values is None or not a.question:
+        return None
+    if _EITHER_WAY.search(a.question):
+        return None
+    asked = {stem(w) for w in tokens(a.question) if len(w) >= 4}
+    used = {stem(w) for c in tree.find_all(exp.Column) for w in tokens(c.name)}
+    used |= {stem(w) for lit in tree.find_all(exp.Literal) if lit.is_string for w in tokens(str(lit.this))}
+    for table in query_tables(a.sql, a.dialect, catalog):
+        for column in table.columns:
+            word = _flag_word(column.name)
+            if word is None or stem(word) not in asked or stem(word) in used:
+                continue
+            try:
+                values = {str(v).lower() for v in a.stored_values(table, column.name) if v is not None}
+            except Exception:  # a column the database cannot list
+                continue
+            if values and values <= _FLAG_VALUES and len(values) == 2:
+                return (
+                    f'the question says "{word}", and the query does not use {table.name}.{column.name} '
+                    "(yes or no for each row): it takes the rows either way"
+                )
+    return None
+
+
+def value_of_other_table(a: Answer) -> Finding:
+    """The question puts a stored value right before the name of a table the query reads
+    ("the most published comments": 'published' of ``comments.status``) and the query keeps
+    that value only in another table's column (``posts.status = 'published'``): the rows of
+    the table the question qualifies are taken in every state.  The value must be one of the
+    stored values of a text column of that table, which the query does not filter on.  Read
+    from the data: that column's values."""
+    tree, catalog = a.tree, a.catalog
+    if tree is None or catalog is None or a.stored_values is None or not a.question:
+        return None
+    words = [w.lower() for w in tokens(a.question)]
+    tables = query_tables(a.sql, a.dialect, catalog)
+    filtered: dict[str, set[tuple[str, str]]] = {}  # a value, where the query keeps it
+    for _node, col, table, literals in string_filters(tree, catalog, (exp.EQ, exp.In), unique_owner=True):
+        for lit in literals:
+            filtered.setdefault(plain_text(str(lit.this)), set()).add((table.name.lower(), col.name.lower()))
+    for value, where in filtered.items():
+        said = value.split()
+        if not said:
+            continue
+        for table in tables:
+            if any(t == table.name.lower() for t, _c in where):
+                continue
+            noun = stem(tokens(table.name)[-1].lower()) if tokens(table.name) else ""
+            before = [
+                i
+                for i in range(len(words) - len(said))
+                if words[i : i + len(said)] == said and stem(words[i + len(said)]) == noun
+            ]
+            if not noun or not before:
+                continue
+            for column in table.columns:
+                if not TEXT_TYPES.search(column.type or "") and column.type:
+                    continue
+                try:
+                    stored = {
+                        plain_text(str(v)) for v in a.stored_values(table, column.name) if v is not None
+                    }
+                except Exception:  # a column the database cannot list
+                    continue
+                if value in stored:
+                    kept = ", ".join(sorted(f"{t}.{c}" for t, c in where))
+                    return (
+                        f'the question says "{" ".join(said)} {words[before[0] + len(said)]}", and the query keeps '
+                        f"'{value}' in {kept} only, not in {table.name}.{column.name}"
+                    )
+    return None
+
+
 VALUES_LEFT_OUT = Check(
     name="values_left_out",
     summary="a stored value the question names that the query does not use",
@@ -641,6 +741,20 @@ KIND_NOT_READ = Check(
     find=kind_not_read,
     reads_data=True,
     advice="Join the table of kinds the question names and filter on that kind's name.",
+)
+FLAG_NOT_APPLIED = Check(
+    name="flag_not_applied",
+    summary='a yes/no column the question names ("billable") that the query does not use',
+    find=flag_not_applied,
+    reads_data=True,
+    advice="Keep only the rows where that yes/no column says what the question says (= 1, or = 0 for its opposite).",
+)
+VALUE_OF_OTHER_TABLE = Check(
+    name="value_of_other_table",
+    summary='a value the question gives one table\'s rows ("published comments") kept in another table only',
+    find=value_of_other_table,
+    reads_data=True,
+    advice="Filter on that value in the column of the table whose rows the question gives it to as well.",
 )
 MISSING_AS_ZERO = Check(
     name="missing_as_zero",

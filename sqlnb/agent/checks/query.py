@@ -1068,6 +1068,40 @@ def named_row_shown(a: Answer) -> Finding:
     return None
 
 
+# a question for the one of several linked rows that comes first: "the primary tag", "the
+# main author", "the lead contact"
+_PRIMARY = re.compile(r"\b(primary|main|lead|principal)\s+(\w+)", re.I)
+# a link table's column that orders the rows linked to one row (Ghost's ``sort_order``, a
+# ``position``, an ``ordinal``, a ``display_order``)
+_ORDER_COLUMN = re.compile(r"(?:^|_)(?:sort_?order|position|ordinal|seq|sequence|display_?order|rank)$", re.I)
+
+
+def primary_not_kept(a: Answer) -> Finding:
+    """The question asks for the primary (main, lead) one of several rows linked to a row
+    ("the primary tag of a post") and the query reads a link table (two foreign keys or more)
+    whose column orders the rows linked to one row (``posts_tags.sort_order``) without using
+    that column: it takes every linked row, not the first.  A link table with a yes/no column
+    for it (``is_primary``) is :func:`~sqlnb.agent.checks.data.flag_not_applied`'s."""
+    tree, catalog = a.tree, a.catalog
+    if tree is None or catalog is None or not a.question:
+        return None
+    asked = _PRIMARY.search(a.question)
+    if asked is None:
+        return None
+    used = {c.name.lower() for c in tree.find_all(exp.Column)}
+    for table in query_tables(a.sql, a.dialect, catalog):
+        if len(table.foreign_keys) < 2:
+            continue
+        for column in table.columns:
+            if _ORDER_COLUMN.search(column.name) and column.name.lower() not in used:
+                return (
+                    f'the question asks for "{asked.group(0).lower()}", and the query reads {table.name} '
+                    f"without {table.name}.{column.name}, which orders the linked rows: it takes every one, "
+                    "not the first"
+                )
+    return None
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -1166,6 +1200,14 @@ NAMED_ROW_SHOWN = Check(
     find=named_row_shown,
     advice="Show that column from the rows listed (the other reading of the table), not from the row the "
     "question names.",
+)
+PRIMARY_NOT_KEPT = Check(
+    name="primary_not_kept",
+    summary='the primary one of several linked rows asked for ("the primary tag"), the column that '
+    "orders them not used",
+    find=primary_not_kept,
+    advice="Keep only the first of the linked rows: filter on the column that orders them (its lowest value, "
+    "often 0).",
 )
 INTERVAL_NOT_NUMBER = Check(
     name="interval_not_number",
