@@ -130,6 +130,10 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # read from a wrong answer rated high of the twenty-ninth batch (the reports of a named
     # manager shown with the manager's own title)
     "named_row_shown": ("b101df8", "2026-11-28T22:15:52"),
+    # read from the thirtieth unseen batch's wrong answers rated high
+    "flag_not_applied": ("eaa3aa0", "2026-11-29T01:16:09"),
+    "value_of_other_table": ("eaa3aa0", "2026-11-29T01:16:09"),
+    "primary_not_kept": ("eaa3aa0", "2026-11-29T01:16:09"),
 }
 
 
