@@ -1463,6 +1463,33 @@ def test_values_left_out_reads_underscored_values_and_not_the_names_of_columns(t
         conn.close()
 
 
+def test_values_left_out_takes_a_verb_form_of_a_column_word_for_that_column(tmp_path):
+    # "set to cancel" names the column cancel_at_period_end, not the status 'canceled'; a
+    # status no column name has a word of is still looked for
+    conn = readonly_sqlite(
+        tmp_path,
+        "CREATE TABLE subs (id INTEGER PRIMARY KEY, status TEXT, cancel_at_period_end INTEGER);"
+        "INSERT INTO subs VALUES (1, 'active', 1), (2, 'canceled', 0), (3, 'active', 0), (4, 'past_due', 0);",
+    )
+    try:
+
+        def found(question: str, sql: str):
+            stored = lambda table, column: [  # noqa: E731
+                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table.name}").rows
+            ]
+            return check_named("values_left_out").find(
+                Answer(sql, "sqlite", question, conn.catalog(), stored_values=stored)
+            )
+
+        sql = "SELECT id FROM subs WHERE status = 'active' AND cancel_at_period_end = 1"
+        assert found("Which active subscriptions are set to cancel at the end of the period?", sql) is None
+        assert found(
+            "Which subscriptions are past due?", "SELECT id FROM subs WHERE cancel_at_period_end = 1"
+        ) == ("the question names 'past_due' (a value of subs.status), the query does not use it")
+    finally:
+        conn.close()
+
+
 @pytest.mark.parametrize(
     "question, sql",
     [

@@ -366,15 +366,19 @@ def nameable(names: Iterable[str]) -> Callable[[str], bool]:
     """Whether a stored value is worth looking for in a question about a query whose
     tables and columns are ``names``: three letters or more (a code, :func:`is_code`, of
     any length), with letters, and not only words of those names (a value 'x' beside a
-    column ``is_x``)."""
+    column ``is_x``), a verb's form of one counted as it (:func:`verb_stems`: a value
+    'canceled' beside a column ``cancel_at_period_end``, which "set to cancel" names)."""
     taken = {r for n in names for r in roots(n)}
+
+    def of_names(word: str) -> bool:
+        return word in taken or any(s in taken for s in verb_stems(word))
 
     def worth(value: str) -> bool:
         plain = plain_text(value)
         return (
             (len(plain) >= 3 or is_code(value))
             and re.search(r"[a-z]", plain) is not None
-            and not roots(plain) <= taken
+            and not all(of_names(w) for w in roots(plain))
         )
 
     return worth
