@@ -1510,6 +1510,31 @@ def test_flag_not_applied_is_silent_where_the_flag_is_used_or_not_asked(shop, qu
     assert check_named("flag_not_applied").find(answer) is None
 
 
+def test_flag_not_applied_leaves_a_column_that_says_a_row_has_links(tmp_path):
+    # has_incidents says a problem has incidents linked; a query counting the links answers
+    conn = readonly_sqlite(
+        tmp_path,
+        "CREATE TABLE ticket (id INTEGER PRIMARY KEY, problem_id INTEGER REFERENCES ticket(id), "
+        "has_incidents INTEGER, is_urgent INTEGER);"
+        "INSERT INTO ticket VALUES (1, NULL, 1, 0), (2, 1, 0, 1), (3, 1, 0, 0);",
+    )
+    try:
+
+        def found(question: str) -> object:
+            stored = lambda table, column: [  # noqa: E731
+                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table.name}").rows
+            ]
+            sql = "SELECT T1.id FROM ticket AS T1 JOIN ticket AS T2 ON T1.id = T2.problem_id GROUP BY T1.id"
+            return check_named("flag_not_applied").find(
+                Answer(sql, "sqlite", question, conn.catalog(), stored_values=stored)
+            )
+
+        assert found("Which problem tickets have incidents linked to them?") is None
+        assert "ticket.is_urgent" in str(found("Which urgent problem tickets have incidents linked to them?"))
+    finally:
+        conn.close()
+
+
 @pytest.mark.parametrize(
     "question, sql",
     [

@@ -578,8 +578,10 @@ def code_meaning_guessed(a: Answer) -> Finding:
     return None
 
 
-# a yes/no column's name after its prefix ("is_archived", "IsActive", "has_attachment")
-_FLAG_PREFIXES = frozenset({"is", "has", "was", "can"})
+# a yes/no column's name after its prefix ("is_archived", "IsActive"); a column that says a
+# row has linked rows ("has_incidents") is not one: a query may count the links instead
+_FLAG_PREFIXES = frozenset({"is"})
+_LINKS_PREFIXES = frozenset({"has", "have"})
 # what a yes/no column stores: 0 and 1, or true and false
 _FLAG_VALUES = frozenset({"0", "1", "true", "false", "t", "f"})
 # a question that counts the rows either way ("including the archived ones", "whether or not
@@ -591,8 +593,12 @@ _EITHER_WAY = re.compile(
 
 def _flag_word(column: str) -> str | None:
     """The one word a yes/no column's name says (``billable``, ``is_archived`` → archived), of
-    four letters or more; None for a name of several words."""
-    words = [w for w in tokens(column) if w.lower() not in _FLAG_PREFIXES]
+    four letters or more; None for a name of several words or one that says a row has links
+    (``has_incidents``)."""
+    said = tokens(column)
+    if said and said[0].lower() in _LINKS_PREFIXES:
+        return None
+    words = [w for w in said if w.lower() not in _FLAG_PREFIXES]
     return words[0].lower() if len(words) == 1 and len(words[0]) >= 4 else None
 
 
