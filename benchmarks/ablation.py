@@ -133,7 +133,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # manager shown with the manager's own title)
     "named_row_shown": ("b101df8", "2026-11-28T22:15:52"),
     # read from the thirtieth unseen batch's wrong answers rated high
-    "flag_not_applied": ("eaa3aa0", "2026-11-29T01:16:09"),
+    # entered in eaa3aa0, changed in 07e7d91 before any batch was written after it
+    "flag_not_applied": ("07e7d91", "2026-11-29T01:27:50"),
     "value_of_other_table": ("eaa3aa0", "2026-11-29T01:16:09"),
     "primary_not_kept": ("eaa3aa0", "2026-11-29T01:16:09"),
 }
