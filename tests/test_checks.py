@@ -1180,6 +1180,15 @@ def _stored(conn):
     ]
 
 
+def _finding(shop, name: str, question: str, sql: str):
+    """What the check ``name`` finds against ``sql`` asked of the SHOP database, its stored
+    values readable."""
+    answer = Answer(
+        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
+    )
+    return check_named(name).find(answer)
+
+
 @pytest.mark.parametrize(
     "question, sql",
     [
@@ -1199,10 +1208,7 @@ def _stored(conn):
     ],
 )
 def test_code_meaning_guessed_is_silent_for_a_written_number_a_key_or_no_code(shop, question, sql):
-    answer = Answer(
-        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
-    )
-    assert check_named("code_meaning_guessed").find(answer) is None
+    assert _finding(shop, "code_meaning_guessed", question, sql) is None
 
 
 def test_code_meaning_guessed_reads_a_two_valued_flag_as_yes_or_no(tmp_path):
@@ -1253,10 +1259,7 @@ def test_code_meaning_guessed_reads_a_two_valued_flag_as_yes_or_no(tmp_path):
     ],
 )
 def test_date_of_other_event_is_silent_for_the_events_date_or_no_event(shop, question, sql):
-    answer = Answer(
-        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
-    )
-    assert check_named("date_of_other_event").find(answer) is None
+    assert _finding(shop, "date_of_other_event", question, sql) is None
 
 
 def test_date_of_other_event_reads_the_keys_of_a_key_value_table_where_data_may_be_read(tmp_path):
@@ -1387,10 +1390,7 @@ def test_criterion_not_named_is_silent_where_the_judging_word_names_a_column_ask
     ],
 )
 def test_kind_not_read_is_silent_where_the_kind_is_read_used_or_not_named(shop, question, sql):
-    answer = Answer(
-        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
-    )
-    assert check_named("kind_not_read").find(answer) is None
+    assert _finding(shop, "kind_not_read", question, sql) is None
 
 
 @pytest.mark.parametrize(
@@ -1474,11 +1474,8 @@ def test_values_left_out_takes_a_verb_form_of_a_column_word_for_that_column(tmp_
     try:
 
         def found(question: str, sql: str):
-            stored = lambda table, column: [  # noqa: E731
-                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table.name}").rows
-            ]
             return check_named("values_left_out").find(
-                Answer(sql, "sqlite", question, conn.catalog(), stored_values=stored)
+                Answer(sql, "sqlite", question, conn.catalog(), stored_values=_stored(conn))
             )
 
         sql = "SELECT id FROM subs WHERE status = 'active' AND cancel_at_period_end = 1"
@@ -1504,10 +1501,7 @@ def test_values_left_out_takes_a_verb_form_of_a_column_word_for_that_column(tmp_
     ],
 )
 def test_flag_not_applied_is_silent_where_the_flag_is_used_or_not_asked(shop, question, sql):
-    answer = Answer(
-        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
-    )
-    assert check_named("flag_not_applied").find(answer) is None
+    assert _finding(shop, "flag_not_applied", question, sql) is None
 
 
 def test_flag_not_applied_leaves_a_column_that_says_a_row_has_links(tmp_path):
@@ -1521,12 +1515,9 @@ def test_flag_not_applied_leaves_a_column_that_says_a_row_has_links(tmp_path):
     try:
 
         def found(question: str) -> object:
-            stored = lambda table, column: [  # noqa: E731
-                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table.name}").rows
-            ]
             sql = "SELECT T1.id FROM ticket AS T1 JOIN ticket AS T2 ON T1.id = T2.problem_id GROUP BY T1.id"
             return check_named("flag_not_applied").find(
-                Answer(sql, "sqlite", question, conn.catalog(), stored_values=stored)
+                Answer(sql, "sqlite", question, conn.catalog(), stored_values=_stored(conn))
             )
 
         assert found("Which problem tickets have incidents linked to them?") is None
@@ -1556,10 +1547,7 @@ def test_flag_not_applied_leaves_a_column_that_says_a_row_has_links(tmp_path):
     ],
 )
 def test_value_of_other_table_is_silent_where_the_table_keeps_it_or_is_not_qualified(shop, question, sql):
-    answer = Answer(
-        sql=sql, dialect="sqlite", question=question, catalog=shop.catalog(), stored_values=_stored(shop)
-    )
-    assert check_named("value_of_other_table").find(answer) is None
+    assert _finding(shop, "value_of_other_table", question, sql) is None
 
 
 @pytest.mark.parametrize(
