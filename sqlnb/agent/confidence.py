@@ -33,7 +33,6 @@ from sqlnb.agent.repairs import REWRITES
 from sqlnb.agent.state import Attempt
 
 Level = Literal["high", "medium", "low"]
-LEVELS: tuple[Level, ...] = ("high", "medium", "low")
 
 
 class Confidence(TypedDict):
