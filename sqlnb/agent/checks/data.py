@@ -657,13 +657,16 @@ def value_of_other_table(a: Answer) -> Finding:
         for table in tables:
             if any(t == table.name.lower() for t, _c in where):
                 continue
-            noun = stem(tokens(table.name)[-1].lower()) if tokens(table.name) else ""
+            named = tokens(table.name)
+            if not named:
+                continue
+            noun = stem(named[-1])
             before = [
                 i
                 for i in range(len(words) - len(said))
                 if words[i : i + len(said)] == said and stem(words[i + len(said)]) == noun
             ]
-            if not noun or not before:
+            if not before:
                 continue
             for column in table.columns:
                 if not TEXT_TYPES.search(column.type or "") and column.type:
