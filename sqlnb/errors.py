@@ -207,3 +207,9 @@ ERROR_KINDS = {
         WritableRoleError,
     )
 }
+
+
+# --- warnings ------------------------------------------------------------------------
+class RetiredRuleWarning(UserWarning):
+    """A setting names an agent rule (a rewrite or a check) that sqlnb no longer has: the
+    name is ignored, and the message says when and why the rule went."""

@@ -224,6 +224,11 @@ def test_the_draft_rewrites_and_the_memory_second_pass_can_be_turned_off_in_conf
     with pytest.raises(errors.ConfigurationError, match="names_for_id") as refused:
         kernel_session(shell).ask.settings(no_data=False, connection="x")
     assert all(n in str(refused.value) for n in names)
+    # a rewrite sqlnb retired: ignored, with a warning that says so
+    shell.run_line_magic("config", "AskMagic.disabled_rewrites = ['missing_as_none', 'link_joins']")
+    with pytest.warns(errors.RetiredRuleWarning, match="missing_as_none"):
+        settings = kernel_session(shell).ask.settings(no_data=False, connection="x")
+    assert settings.disabled_rewrites == frozenset({"link_joins"})
     shell.run_line_magic("config", "AskMagic.disabled_rewrites = []")
     # the answer checks likewise, by name
     shell.run_line_magic("config", "AskMagic.disabled_checks = ['fan_out', 'merged_entities']")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import pytest
 
 from sqlnb import errors
-from sqlnb.agent.checks import CHECK_NAMES, CHECKS, Answer, Check, check_named, judge
-from sqlnb.agent.repairs import REWRITE_NAMES
+from sqlnb.agent.checks import CHECK_NAMES, CHECKS, RETIRED_CHECKS, Answer, Check, check_named, judge
+from sqlnb.agent.repairs import RETIRED_REWRITES, REWRITE_NAMES
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
 from tests.doubles import readonly_duckdb, readonly_sqlite
@@ -496,6 +496,24 @@ def test_an_unknown_check_name_is_refused_with_the_known_ones():
     text = str(refused.value)
     assert "'fanout'" in text and all(name in text for name in CHECK_NAMES)
     assert AgentSettings(disabled_checks=["fan_out"]).disabled_checks == frozenset({"fan_out"})
+
+
+def test_a_retired_rule_name_is_dropped_with_a_warning_saying_what_became_of_it():
+    # a configuration written for an earlier sqlnb still loads: the retired name is ignored
+    with pytest.warns(errors.RetiredRuleWarning) as warned:
+        settings = AgentSettings(
+            disabled_rewrites={"named_values", "group_by_key"}, disabled_checks=["one_of_each"]
+        )
+    assert settings.disabled_rewrites == frozenset({"group_by_key"}) and settings.rewrite_on("link_joins")
+    assert settings.disabled_checks == frozenset()
+    texts = sorted(str(w.message) for w in warned)
+    assert len(texts) == 2
+    assert "'one_of_each' in disabled_checks" in texts[0] and "flagged only right answers" in texts[0]
+    assert "'named_values' in disabled_rewrites" in texts[1] and "values_left_out" in texts[1]
+    # a retired name is never also a live one, and an unknown name is still refused
+    assert not set(RETIRED_CHECKS) & set(CHECK_NAMES) and not set(RETIRED_REWRITES) & set(REWRITE_NAMES)
+    with pytest.raises(errors.ConfigurationError, match="named_value'"):
+        AgentSettings(disabled_rewrites={"named_value"})
 
 
 @pytest.mark.parametrize(

@@ -3,12 +3,13 @@ the settings leave it to the kind of model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from sqlnb import errors
-from sqlnb.agent.checks import CHECK_NAMES
-from sqlnb.agent.repairs import REWRITE_NAMES
+from sqlnb.agent.checks import CHECK_NAMES, RETIRED_CHECKS
+from sqlnb.agent.repairs import RETIRED_REWRITES, REWRITE_NAMES
 
 
 @dataclass
@@ -71,7 +72,9 @@ class AgentSettings:
 
     def __post_init__(self) -> None:
         self.disabled_rewrites = checked_rewrite_names(self.disabled_rewrites)
-        self.disabled_checks = checked_names(self.disabled_checks, CHECK_NAMES, "check", "disabled_checks")
+        self.disabled_checks = checked_names(
+            self.disabled_checks, CHECK_NAMES, "check", "disabled_checks", retired=RETIRED_CHECKS
+        )
 
     def rewrite_on(self, name: str) -> bool:
         """Whether the answer rewrite called ``name`` may run."""
@@ -81,20 +84,35 @@ class AgentSettings:
 def checked_rewrite_names(names: Iterable[str] | str | None) -> frozenset[str]:
     """``names`` as a set of rewrite names; a :class:`~sqlnb.errors.ConfigurationError`
     naming the known rewrites for a name no rewrite has."""
-    return checked_names(names, REWRITE_NAMES, "rewrite", "disabled_rewrites")
+    return checked_names(names, REWRITE_NAMES, "rewrite", "disabled_rewrites", retired=RETIRED_REWRITES)
 
 
 def checked_names(
-    names: Iterable[str] | str | None, known: Iterable[str], kind: str, setting: str
+    names: Iterable[str] | str | None,
+    known: Iterable[str],
+    kind: str,
+    setting: str,
+    *,
+    retired: Mapping[str, str] | None = None,
 ) -> frozenset[str]:
     """``names`` as a set of the ``known`` names of rules of one ``kind`` (rewrite,
     check); a :class:`~sqlnb.errors.ConfigurationError` naming the known ones for a name
-    no rule has (``setting``: where the names were given)."""
+    no rule has (``setting``: where the names were given).  A name of a ``retired`` rule
+    (name: what became of it) is dropped with a :class:`~sqlnb.errors.RetiredRuleWarning`:
+    turning off a rule that is gone asks for what already holds."""
     if names is None:
         return frozenset()
     if isinstance(names, str):
         names = [names]
     out = frozenset(str(n).strip() for n in names if str(n).strip())
+    for name in sorted(out & set(retired or {})):
+        warnings.warn(
+            f"The {kind} {name!r} in {setting} is no longer part of sqlnb ({(retired or {})[name]}); "
+            "the name is ignored and can be removed from the setting",
+            errors.RetiredRuleWarning,
+            stacklevel=3,
+        )
+    out -= set(retired or {})
     known = tuple(known)
     unknown = sorted(out - set(known))
     if unknown:

@@ -180,6 +180,17 @@ CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in CHECKS)
 ASKING_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.asks)
 # the checks whose finding alone asks the model for a correction (Check.corrected)
 CORRECTED_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.corrected and not c.asks)
+# The checks the ablation retired, by name: what became of them.  A retired name in
+# AgentSettings.disabled_checks is dropped with a RetiredRuleWarning, not refused, so a
+# configuration written for an earlier sqlnb still loads.
+RETIRED_CHECKS: dict[str, str] = {
+    "limit_without_order": "retired 2026-11-27: it never fired on the batches written after it",
+    "date_difference": "retired 2026-11-27: it never fired on the batches written after it "
+    "(the rewrite of that name stays)",
+    "one_of_each": "retired 2026-11-27: it flagged only right answers on the batches written after it",
+    "one_total_for_groups": "retired 2026-11-27: it flagged only right answers on the batches "
+    "written after it",
+}
 _BY_NAME = {c.name: c for c in CHECKS}
 if len(_BY_NAME) != len(CHECKS):
     raise RuntimeError("two checks share a name")
@@ -215,6 +226,7 @@ __all__ = [
     "CHECKS",
     "CHECK_NAMES",
     "CORRECTED_CHECKS",
+    "RETIRED_CHECKS",
     "Answer",
     "Check",
     "Finding",
