@@ -18,6 +18,7 @@ import pytest
 
 from sqlnb import errors
 from sqlnb.agent.checks import CHECK_NAMES, CHECKS, RETIRED_CHECKS, Answer, Check, check_named, judge
+from sqlnb.agent.checks.words import WORDS_NOT_READ, unread_words
 from sqlnb.agent.repairs import RETIRED_REWRITES, REWRITE_NAMES
 from sqlnb.agent.runner import Agent
 from sqlnb.agent.settings import AgentSettings
@@ -279,6 +280,11 @@ CASES = {
         "the question asks for the rows without markup: 2 rows of product_groups have no markup at all "
         "(NULL), which markup = 0 leaves out",
     ),
+    "words_not_read": Case(
+        "How many orders were shipped abroad?",
+        "SELECT COUNT(*) FROM orders WHERE shipped IS NOT NULL",
+        "nothing in the query stands for 'abroad' of the question",
+    ),
     "criterion_not_named": Case(
         "Which customers are the most important to us?",
         "SELECT c.id, c.name, SUM(o.total) AS spent FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
@@ -303,6 +309,9 @@ def ask(shop, tmp_path, case: Case, **settings):
     block = f"```sql\n{case.draft}\n```"
     script.write_text(json.dumps({"replies": [block], "drafts": [block] * 3}))
     settings.setdefault("disabled_rewrites", NO_REWRITES)
+    # words_not_read finds something in most cases of the other checks (their drafts leave a
+    # word of the question unread): off unless a test says otherwise
+    settings.setdefault("disabled_checks", frozenset({WORDS_NOT_READ.name}))
     return Agent(memory=False).ask(
         case.question, shop, connection="shop", model=f"scripted:{script}", settings=AgentSettings(**settings)
     )
@@ -314,8 +323,12 @@ def test_each_check_is_reachable_switchable_and_alone_on_its_case(shop, shop_duc
     case = CASES[check.name]
     shop = shop_duckdb if case.engine == "duckdb" else shop
 
-    # reachable and reported: the finding under its name, among the reasons; not high
-    on = ask(shop, tmp_path, case)
+    # words_not_read is off for the other checks' cases (see ask), so each shows its own alone
+    others = frozenset() if check is WORDS_NOT_READ else frozenset({WORDS_NOT_READ.name})
+
+    # reachable and reported: the finding under its name, among the reasons; not high (low,
+    # or medium for a check whose finding only keeps an answer from high)
+    on = ask(shop, tmp_path, case, disabled_checks=others)
     # a check that asks: the question is asked back, the answer kept as a guess
     status = "needs_clarification" if check.asks else "success"
     assert on.status == status and on.sql == case.draft, on.attempts
@@ -324,10 +337,10 @@ def test_each_check_is_reachable_switchable_and_alone_on_its_case(shop, shop_duc
     assert list(attempt["checks"]) == [check.name], attempt["checks"]
     finding = attempt["checks"][check.name]
     assert case.finding in finding
-    assert finding in on.confidence["reasons"] and on.confidence["level"] == "low"
+    assert finding in on.confidence["reasons"] and on.confidence["level"] == check.ceiling
 
     # switchable: the same answer, rated high, without the finding
-    off = ask(shop, tmp_path, case, disabled_checks={check.name})
+    off = ask(shop, tmp_path, case, disabled_checks=others | {check.name})
     assert off.status == "success" and off.sql == case.draft and off.attempts[0]["checks"] == {}
     assert off.confidence["level"] == "high" and finding not in off.confidence["reasons"]
 
@@ -1588,3 +1601,96 @@ def test_value_of_other_table_is_silent_where_the_table_keeps_it_or_is_not_quali
 def test_primary_not_kept_is_silent_where_the_order_is_used_or_not_asked(shop, question, sql):
     answer = Answer(sql=sql, dialect="sqlite", question=question, catalog=shop.catalog())
     assert check_named("primary_not_kept").find(answer) is None
+
+
+@pytest.mark.parametrize(
+    "question, sql, unread",
+    [
+        # names the query reads, as written, as a stem, a verb's form, a short form, run together
+        ("How many orders were refunded?", "SELECT COUNT(*) FROM orders WHERE status = 'refund'", []),
+        ("What did the payments returned total?", "SELECT SUM(amt) FROM pmt WHERE rtn_flg = 'Y'", []),
+        ("How many e-commerce orders are there?", "SELECT COUNT(*) FROM ecommerce_orders", []),
+        ("How many categories are there?", "SELECT COUNT(*) FROM category", []),
+        # a word the query has nothing for, also where an alias of the query's own spells it
+        (
+            "How many payments were returned unpaid?",
+            "SELECT COUNT(*) FROM pmt WHERE rtn_flg = 'N'",
+            ["unpaid"],
+        ),
+        (
+            "How many billable hours did each person log?",
+            "SELECT user_id, SUM(hours) AS billable_hours FROM time_entry GROUP BY user_id ORDER BY billable_hours",
+            ["billable", "person", "log"],
+        ),
+        # a month: written as its number in a date, or not at all
+        (
+            "How many orders came in December 2024?",
+            "SELECT COUNT(*) FROM orders WHERE ordered BETWEEN '2024-12-01' AND '2024-12-31'",
+            [],
+        ),
+        (
+            "How many orders came in March 2024?",
+            "SELECT COUNT(*) FROM orders WHERE strftime('%m', ordered) = '03'",
+            [],
+        ),
+        (
+            "How many orders came in December 2024?",
+            "SELECT COUNT(*) FROM orders WHERE strftime('%Y', ordered) = '2024'",
+            ["december"],
+        ),
+        # leaving out: a negation, an IS NULL, an equality with a value that says no
+        (
+            "Which customers never ordered?",
+            "SELECT name FROM customers WHERE id NOT IN (SELECT customer_id FROM orders)",
+            [],
+        ),
+        (
+            "How many orders, leaving out unshipped?",
+            "SELECT COUNT(*) FROM orders WHERE shipped IS NOT NULL",
+            ["unshipped"],
+        ),
+        ("How many orders are not shipped?", "SELECT COUNT(*) FROM orders WHERE shipped = 0", []),
+        ("How many orders are not shipped?", "SELECT COUNT(*) FROM orders WHERE shipped = 1", ["not"]),
+        # comparing: any comparison
+        (
+            "How many orders shipped after 2024?",
+            "SELECT COUNT(*) FROM orders WHERE shipped > '2024-12-31'",
+            [],
+        ),
+        (
+            "Which groups sit under Drinks?",
+            "SELECT name FROM product_groups WHERE name = 'Drinks'",
+            ["sit", "under"],
+        ),
+        # words that name nothing: numbers, ranking, stop and quiet words
+        ("Which three customers placed the most orders in 2024?", "SELECT name FROM customers", []),
+    ],
+)
+def test_words_not_read_finds_the_question_words_nothing_in_the_query_stands_for(question, sql, unread):
+    from sqlnb.agent.sqltree import parse
+
+    assert unread_words(question, sql, parse(sql, "sqlite")) == unread
+
+
+def test_words_not_read_keeps_an_answer_from_high_without_doubting_it():
+    from sqlnb.agent.confidence import assess
+    from sqlnb.agent.prompts import doubts
+
+    agreed = {
+        "ok": True,
+        "row_count": 3,
+        "candidates": [{"ok": True, "chosen": True, "votes": 2, "weight": 2, "group": 0}],
+    }
+    unread = {"words_not_read": "nothing in the query stands for 'unpaid' of the question"}
+    assert assess(agreed)["level"] == "high"
+    alone = assess({**agreed, "checks": unread})
+    assert (
+        alone["level"] == "medium" and unread["words_not_read"] in alone["reasons"] and alone["score"] <= 0.8
+    )
+    # beside a finding that doubts the answer: low, and only that finding asks for a correction
+    both = {**unread, "fan_out": "the sum repeats rows"}
+    assert assess({**agreed, "checks": both})["level"] == "low"
+    assert doubts({**agreed, "checks": both}) == {"fan_out": "the sum repeats rows"}
+    # a check that only keeps an answer from high neither asks back nor corrects
+    with pytest.raises(ValueError, match="neither asks nor corrects"):
+        Check(name="x", summary="x", find=lambda a: None, advice="x", ceiling="medium")

@@ -251,5 +251,11 @@ def test_a_finding_of_a_check_not_corrected_asks_for_no_correction(shop):
     assert not check_named("values_left_out").corrected and "values_left_out" not in CORRECTED_CHECKS
     case = CASES["values_left_out"]
     result, model, events = ask(shop, block(FIXED), first=case.draft, question=case.question)
-    assert list(result.attempts[0]["checks"]) == ["values_left_out"] and result.sql == case.draft
+    # words_not_read finds the same word unread: a finding that only keeps the answer from
+    # high is never a reason to correct it either
+    assert not check_named("words_not_read").corrected and check_named("words_not_read").ceiling == "medium"
+    assert (
+        list(result.attempts[0]["checks"]) == ["values_left_out", "words_not_read"]
+        and result.sql == case.draft
+    )
     assert not model.correct_prompts and not any(e["type"] == "correcting" for e in events)

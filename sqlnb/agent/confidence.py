@@ -6,7 +6,11 @@ stored value had to be looked up for a filter, whether earlier queries of the tu
 Every answer with SQL gets one of three levels:
 
 - ``high``: at least two independent drafts of the question gave the same non-empty result
-  and no draft gave another one, asked back or wrote no query;
+  and no draft gave another one, asked back or wrote no query, and every word of the
+  question that names a table, a column, a value or a condition has something in the
+  query that stands for it (the check ``words_not_read``, whose finding alone makes an
+  answer ``medium``: drafts of one model agree on the same mistakes, and a query that
+  leaves a word of its question unread is right far less often);
 - ``medium``: at least two drafts agree and more of them than on any other result (or a
   model that does not sample reviewed its own result), with nothing suspicious about it;
 - ``low``: no agreement, an empty result, repeated rows, a filter value that had to be
@@ -29,10 +33,13 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from sqlnb.agent.checks import DOUBTING_CHECKS
 from sqlnb.agent.repairs import REWRITES
 from sqlnb.agent.state import Attempt
 
 Level = Literal["high", "medium", "low"]
+# the highest score of an answer kept from high by a finding that does not doubt it
+MEDIUM_SCORE = 0.8
 
 
 class Confidence(TypedDict):
@@ -105,10 +112,15 @@ def assess(attempt: Attempt, *, reviewed: bool = False, earlier_failures: int = 
     if reviewed:
         reasons.append("the model checked the result and kept it")
 
-    doubted = nothing or bool(attempt.get("repeated_rows")) or bool(attempt.get("repaired")) or bool(findings)
+    # a finding of a check with a "medium" ceiling keeps the answer from high, and doubts nothing
+    doubting = any(name in DOUBTING_CHECKS for name in findings)
+    short_of_high = bool(findings) and not doubting
+    doubted = nothing or bool(attempt.get("repeated_rows")) or bool(attempt.get("repaired")) or doubting
     if doubted:
         score = min(score, 0.3)
-    if not doubted and agree >= 2 and not rivals and agree == draws:
+    elif short_of_high:
+        score = min(score, MEDIUM_SCORE)
+    if not doubted and not short_of_high and agree >= 2 and not rivals and agree == draws:
         level: Level = "high"
     elif not doubted and agree >= 2 and agree > best_rival:
         level = "medium"

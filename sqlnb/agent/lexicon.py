@@ -150,6 +150,34 @@ EXCLUDING = re.compile(
 NEGATIONS = frozenset({"not", "non", "never", "no", "without", "excluding", "except", "nor"})
 # where a question starts naming the rows an average is taken over
 AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
+# words of a question that leave rows out: a query accounts for them with a negation, an
+# inequality, an IS NULL, an EXCEPT or a comparison with 0 / 'N' / false
+LEAVING_OUT_WORDS = _word_list("""
+    not non never no nor without except excluding exclude excluded excludes none neither
+    leave leaving left out outside apart besides cannot
+""")
+# words of a question that compare: a query accounts for them with <, <=, >, >= or BETWEEN
+COMPARING_WORDS = _word_list("""
+    after before later earlier longer shorter higher lower under over above below fewer
+    older younger since until till exceed exceeds exceeded exceeding greater smaller larger
+    bigger cheaper dearer beyond within between
+""")
+# words of a question that name no table, column, value or condition: when, how much, in
+# what form, and the verbs by which a row comes to be ("orders placed", "goals scored"
+# names the rows, not which of them)
+QUIET_WORDS = _word_list("""
+    currently current moment now still yet ever already together altogether too also whatever
+    them they been being did does done stored record records recorded value values amount
+    amounts year years month months day days week weeks hour hours minute minutes date dates
+    time times quarter percentage percent share proportion ratio mean whole overall including
+    include includes included counting counted one ones someone anyone anything thing things
+    kind kinds type types placed made created added written raised logged entered sold bought
+    got came took taken happened occurred produced gave brought spent
+""")
+MONTH_NAMES: tuple[str, ...] = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)  # fmt: skip
 # a question that ranks: asks for the most, the least or the top of something ("at most"
 # and "at least" bound a number instead; "top-level", "top level" is a level of a hierarchy)
 RANKING_WORD = re.compile(

@@ -18,7 +18,7 @@ from string import Template
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from sqlnb.agent.checks import CHECK_NAMES, check_named
+from sqlnb.agent.checks import CHECK_NAMES, DOUBTING_CHECKS, check_named
 from sqlnb.agent.state import AgentState, Attempt, Example
 from sqlnb.sql.dialects import sqlglot_dialect
 
@@ -202,8 +202,10 @@ OTHER_ADVICE = {REPEATED_ROWS: "List each thing once (SELECT DISTINCT, or GROUP 
 
 def doubts(attempt: Attempt) -> dict[str, str]:
     """What speaks against an answer that a correction can answer, by name: the answer
-    checks' findings (``Attempt["checks"]``) and, where rows of its result repeat, that."""
-    out = dict(attempt.get("checks") or {})
+    checks' findings that doubt it (``Attempt["checks"]`` of the
+    :data:`~sqlnb.agent.checks.DOUBTING_CHECKS`) and, where rows of its result repeat,
+    that."""
+    out = {name: reason for name, reason in (attempt.get("checks") or {}).items() if name in DOUBTING_CHECKS}
     if attempt.get("repeated_rows") and attempt.get("hint"):
         out[REPEATED_ROWS] = str(attempt["hint"])
     return out

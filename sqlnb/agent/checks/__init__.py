@@ -76,6 +76,12 @@ From the data, read-only (:mod:`.data`):
 - ``code_meaning_guessed``: a filter on a numbered code (``wheelchair_accessible = 0``)
   whose meaning nothing in the database names and whose number the question does not write.
 
+From the question's words (:mod:`.words`), a finding that keeps an answer from "high"
+without doubting it (``Check.ceiling``):
+
+- ``words_not_read``: a word of the question that nothing in the query stands for ("the
+  payments returned unpaid": nothing for 'unpaid'), a condition the query may leave out.
+
 From the question's readings (:mod:`.vague`), whose findings are questions for the user
 (``Check.asks``: the turn asks back, the answer shown as a guess):
 
@@ -94,7 +100,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sqlnb.agent.checks.check import Answer, Check, Finding, Lookup
+from sqlnb.agent.checks.check import Answer, Ceiling, Check, Finding, Lookup
 from sqlnb.agent.checks.data import (
     CODE_MEANING_GUESSED,
     CODED_VALUE_NOT_NAMED,
@@ -135,6 +141,7 @@ from sqlnb.agent.checks.query import (
     WHOLE_DIVISION,
 )
 from sqlnb.agent.checks.vague import CRITERION_NOT_NAMED, CUTOFF_NOT_NAMED
+from sqlnb.agent.checks.words import WORDS_NOT_READ
 
 CHECKS: tuple[Check, ...] = (
     NUMBERS_LEFT_OUT,
@@ -172,6 +179,7 @@ CHECKS: tuple[Check, ...] = (
     MISSING_AS_ZERO,
     CODED_VALUE_NOT_NAMED,
     CODE_MEANING_GUESSED,
+    WORDS_NOT_READ,
     CRITERION_NOT_NAMED,
     CUTOFF_NOT_NAMED,
 )
@@ -180,6 +188,8 @@ CHECK_NAMES: tuple[str, ...] = tuple(c.name for c in CHECKS)
 ASKING_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.asks)
 # the checks whose finding alone asks the model for a correction (Check.corrected)
 CORRECTED_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.corrected and not c.asks)
+# the checks whose findings doubt an answer (rated low); the others only keep it from high
+DOUBTING_CHECKS: frozenset[str] = frozenset(c.name for c in CHECKS if c.ceiling == "low")
 # The checks the ablation retired, by name: what became of them.  A retired name in
 # AgentSettings.disabled_checks is dropped with a RetiredRuleWarning, not refused, so a
 # configuration written for an earlier sqlnb still loads.
@@ -226,8 +236,10 @@ __all__ = [
     "CHECKS",
     "CHECK_NAMES",
     "CORRECTED_CHECKS",
+    "DOUBTING_CHECKS",
     "RETIRED_CHECKS",
     "Answer",
+    "Ceiling",
     "Check",
     "Finding",
     "Lookup",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from sqlglot import exp
 
@@ -56,6 +56,8 @@ class Answer:
 
 # a check's finding: the reason, in words a person understands, or None
 Finding = str | None
+# the highest confidence an answer with a check's finding keeps
+Ceiling = Literal["low", "medium"]
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,10 @@ class Check:
     ``corrected``: a finding of it alone asks the model for a correction
     (:meth:`sqlnb.agent.runner.Agent._correct`); False for a check whose findings are too
     often about something else for the model to act on (it still lowers the rating, and is
-    shown beside another check's finding).
+    shown beside another check's finding).  ``ceiling``: the highest confidence an answer
+    with a finding keeps: "low" (the finding doubts the answer: every check but one) or
+    "medium" (the finding is missing evidence, not a doubt: the answer cannot be "high", and
+    the finding is never shown to the model as something to correct).
     """
 
     name: str
@@ -84,9 +89,14 @@ class Check:
     asks: bool = False
     advice: str = ""
     corrected: bool = True
+    ceiling: Ceiling = "low"
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or not self.name.islower():
             raise ValueError(f"Check {self.name!r}: a name is a lower-case identifier")
         if not self.asks and not self.advice.strip():
             raise ValueError(f"Check {self.name!r}: a check that does not ask back needs its advice")
+        if self.ceiling != "low" and (self.asks or self.corrected):
+            raise ValueError(
+                f"Check {self.name!r}: a check that only keeps an answer from high neither asks nor corrects"
+            )

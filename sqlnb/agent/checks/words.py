@@ -1,0 +1,191 @@
+"""The check of the question's words (:data:`WORDS_NOT_READ`): a word of the question that
+nothing in the kept query stands for.  It reads the question and the query's tree alone.
+
+A word stands for something in the query when it names, as written, as a stem, a verb's
+form, the start of a longer name or its short form (``rtn`` for "returned"), a table or
+a column the query reads or a word of a string it compares with; a month ("December")
+when the query writes its number; a word that leaves rows out ("not", "never", "leave
+out") when the query negates something; a word that compares ("after", "under") when the
+query compares.  Words that name no table, column, value or condition are not looked
+for: the stop list, the asking words, numbers and number words (``numbers_left_out`` and
+``rows_not_asked`` read those), ranking words (``ranking_without_order``) and
+:data:`~sqlnb.agent.lexicon.QUIET_WORDS`.
+
+Its finding does not doubt the answer: a word may need nothing in the query ("customers
+who live in Leeds").  It keeps the answer from "high", the promise that the answer is
+right: a query that accounts for every word of its question is right far more often than
+one that does not (``Check.ceiling``)."""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from sqlnb.agent.checks.check import Answer, Check, Finding
+from sqlnb.agent.lexicon import (
+    ASKING_WORDS,
+    COMPARING_WORDS,
+    LEAVING_OUT_WORDS,
+    MONTH_NAMES,
+    NUMBER_WORDS,
+    ORDINAL_WORDS,
+    QUIET_WORDS,
+    RANKING_WORD,
+    STOP_WORDS,
+    abbreviates,
+    listed,
+    stem,
+    tokens,
+    verb_stems,
+)
+
+# the shortest name that stands for the longer words it starts ("cancel" for "cancelled"),
+# and the shortest word found inside a name run together ("commerce" in ``ecommerce``)
+_PREFIX = 4
+_INSIDE = 5
+# values that stand for "no" in a comparison with them (``returned = 'N'``, ``active = 0``)
+_NO_VALUES = frozenset({"0", "n", "no", "false", "f", ""})
+
+
+def _forms(word: str) -> set[str]:
+    """A word and its stems: the noun's (:func:`~sqlnb.agent.lexicon.stem`) and a verb's
+    (:func:`~sqlnb.agent.lexicon.verb_stems`), three letters or more."""
+    found = {word, stem(word)}
+    for verb in verb_stems(word):
+        found |= {verb, stem(verb)}
+    return {f for f in found if len(f) >= 3}
+
+
+def _names(tree: exp.Expr) -> tuple[set[str], set[str]]:
+    """The words of the tables and columns ``tree`` reads and of the strings it compares
+    with, and the same names run together in lower case (``ecommerce_orders``:
+    ``ecommerceorders``).  A column that only names an alias of the query (``ORDER BY
+    total_hours``) and a table that names a CTE stand for nothing the data holds."""
+    aliases = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
+    ctes = {c.alias.lower() for c in tree.find_all(exp.CTE) if c.alias}
+    names: list[str] = []
+    for node in tree.find_all(exp.Column, exp.Table):
+        name = node.name
+        if not name:
+            continue
+        if isinstance(node, exp.Column) and not node.table and name.lower() in aliases:
+            continue
+        if isinstance(node, exp.Table) and name.lower() in ctes:
+            continue
+        names.append(name)
+    names += [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string]
+    words = {w for n in names for w in tokens(n)}
+    joined = {re.sub(r"[^a-z0-9]", "", n.lower()) for n in names}
+    return words, joined
+
+
+def _leaves_out(tree: exp.Expr) -> bool:
+    """Whether the query leaves rows out by a negation: NOT, <>, EXCEPT, IS NULL, or an
+    equality with a value that says no."""
+    if any(True for _ in tree.find_all(exp.Not, exp.NEQ, exp.Except)):
+        return True
+    if any(isinstance(node.expression, exp.Null) for node in tree.find_all(exp.Is)):
+        return True
+    for eq in tree.find_all(exp.EQ):
+        value = eq.expression
+        if isinstance(value, exp.Literal) and str(value.this).strip().lower() in _NO_VALUES:
+            return True
+        if isinstance(value, exp.Boolean) and not value.this:
+            return True
+    return False
+
+
+def _compares(tree: exp.Expr) -> bool:
+    """Whether the query compares with <, <=, >, >= or BETWEEN."""
+    return any(True for _ in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between))
+
+
+def _month_written(month: int, sql: str) -> bool:
+    """Whether the query writes the ``month``'s number: in a date ('2024-12-01'), as a
+    month's two digits ('12', '03') or as a number."""
+    two = f"{month:02d}"
+    return re.search(rf"-{two}(?!\d)|'{two}'|(?<![\d.-]){month}(?![\d.])", sql) is not None
+
+
+def _stands_for(word: str, words: set[str], joined: set[str]) -> bool:
+    """Whether one of the query's ``words`` (or ``joined`` names) stands for the
+    question's ``word``."""
+    forms = _forms(word)
+    named: set[str] = set()
+    for w in words:
+        named |= _forms(w)
+    if forms & named:
+        return True
+    for name in named:
+        if len(name) >= _PREFIX and any(
+            f.startswith(name) or (len(f) >= _PREFIX and name.startswith(f)) for f in forms
+        ):
+            return True
+    if any(len(f) >= _INSIDE and f in name for f in forms for name in joined):
+        return True
+    return any(len(w) >= 3 and w.isalpha() and abbreviates(w, word) for w in words)
+
+
+def _looked_for(word: str) -> bool:
+    """Whether ``word`` of a question names a table, a column, a value or a condition."""
+    return not (
+        len(word) < 3
+        or word.isdigit()
+        or word in NUMBER_WORDS
+        or word in ORDINAL_WORDS
+        or RANKING_WORD.fullmatch(word) is not None
+        or listed(word, STOP_WORDS)
+        or listed(word, ASKING_WORDS)
+        or listed(word, QUIET_WORDS)
+    )
+
+
+def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
+    """The words of ``question`` that nothing in the query (``sql``, parsed as ``tree``)
+    stands for, in the question's order, each once."""
+    words, joined = _names(tree)
+    leaves_out: bool | None = None
+    compares: bool | None = None
+    unread: list[str] = []
+    for word in tokens(question):
+        if not _looked_for(word):
+            continue
+        if listed(word, LEAVING_OUT_WORDS):
+            leaves_out = _leaves_out(tree) if leaves_out is None else leaves_out
+            read = leaves_out
+        elif listed(word, COMPARING_WORDS):
+            compares = _compares(tree) if compares is None else compares
+            read = compares
+        elif word in MONTH_NAMES:
+            read = _month_written(MONTH_NAMES.index(word) + 1, sql)
+        else:
+            read = _stands_for(word, words, joined)
+        if not read and word not in unread:
+            unread.append(word)
+    return unread
+
+
+def _quoted(words: list[str]) -> str:
+    shown = [f"'{w}'" for w in words]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _words_not_read(answer: Answer) -> Finding:
+    tree = answer.tree
+    if tree is None:
+        return None
+    unread = unread_words(answer.question, answer.sql, tree)
+    if not unread:
+        return None
+    return f"nothing in the query stands for {_quoted(unread)} of the question"
+
+
+WORDS_NOT_READ = Check(
+    name="words_not_read",
+    summary="a word of the question that nothing in the query stands for (a condition it may leave out)",
+    find=_words_not_read,
+    advice="Make sure the query keeps every condition the question states.",
+    corrected=False,
+    ceiling="medium",
+)
