@@ -137,6 +137,9 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "flag_not_applied": ("07e7d91", "2026-11-29T01:27:50"),
     "value_of_other_table": ("eaa3aa0", "2026-11-29T01:16:09"),
     "primary_not_kept": ("eaa3aa0", "2026-11-29T01:16:09"),
+    # read from no batch's answers: the words of a question the query has nothing for, measured
+    # on the untouched first runs of batches 17-30 before it entered (see docs/agent.md)
+    "words_not_read": ("2e599c3", "2026-11-29T03:53:31"),
 }
 
 
