@@ -4,6 +4,7 @@ clicking its buttons — and once through a real Jupyter kernel."""
 
 from __future__ import annotations
 
+import html
 import json
 import time
 
@@ -192,7 +193,7 @@ def test_an_answer_shows_its_confidence_and_the_thumbs_up_remembers_it(shell, se
     assert badge in outcome and ">Medium confidence<" in outcome
     assert 'aria-label="Medium confidence (score ' in outcome
     for reason in confidence["reasons"]:  # on hover (title) and on expand (the list)
-        shown_as = reason[:1].upper() + reason[1:]
+        shown_as = html.escape(reason[:1].upper() + reason[1:])
         assert f"• {shown_as}" in outcome and f"<li>{shown_as}</li>" in outcome
     assert outcome.index("✓ Answer") < outcome.index(badge) < outcome.index("amount &lt; 50")
 

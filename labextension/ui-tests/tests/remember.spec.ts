@@ -69,7 +69,7 @@ test('the confidence badge, and the thumbs-up remembers the answer once, also af
     setupCells({ connections: [{ kind: 'duckdb', file: duck, name: 'shop' }], model })
   );
   let panel = await openPanel(page);
-  const q = 'Which orders have more than one item?';
+  const q = 'Which orders have a quantity of more than one?';
   await ask(panel, q);
   let t = turn(panel, q);
   expect(await finalStatus(t)).toBe('success');
