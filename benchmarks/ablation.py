@@ -104,8 +104,6 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "time_not_ordered": ("24c5fbb", "2026-11-28T05:17:32"),
     "missing_as_zero": ("f4255bf", "2026-11-28T05:27:26"),
     "time_reversed": ("637691a", "2026-11-28T11:19:18"),
-    # read from the twenty-third batch's wrong answers rated high: judged on batches after it
-    "coded_value_not_named": ("812f269", "2026-11-28T11:57:21"),
     # read from a spider-dev answer rated high (concert_singer): spider-dev is no evidence for it
     "attribute_of_other": ("2becc3d", "2026-11-28T11:59:59"),
     # read from wrong answers rated high of earlier unseen batches (bike_share, makers_marketplace);

@@ -418,84 +418,6 @@ def missing_as_zero(a: Answer) -> Finding:
     return None
 
 
-def coded_value_not_named(a: Answer) -> Finding:
-    """The query filters a column that refers to another table by a key's number
-    (``gender_concept_id = 8507``), the row that number names there is not what the question
-    names, and the question names another of the rows that column refers to ('FEMALE' of
-    ``concept.concept_name``): the number stands for something else.  Read from the data: the
-    name of the row the number keys, and the names of the rows the column refers to."""
-    tree, catalog = a.tree, a.catalog
-    if not isinstance(tree, exp.Select) or catalog is None or a.lookup is None or not a.question:
-        return None
-    where = tree.args.get("where")
-    if where is None:
-        return None
-    scope = scope_tables(tree, catalog)
-    dialect = sqlglot_dialect(a.dialect)
-    named = value_named(a.question, codes=True)
-    for term in where.find_all(exp.EQ, exp.In):
-        col = term.this
-        if isinstance(term, exp.EQ) and not isinstance(col, exp.Column):
-            col = term.expression
-        numbers = (
-            term.expressions
-            if isinstance(term, exp.In)
-            else [term.expression if term.this is col else term.this]
-        )
-        if not isinstance(col, exp.Column) or not numbers:
-            continue
-        if not all(isinstance(n, exp.Literal) and n.is_number for n in numbers):
-            continue
-        owner = column_owner(col, scope)
-        if owner is None:
-            continue
-        table = owner[1]
-        fk = next(
-            (f for f in table.foreign_keys if [c.lower() for c in f.columns] == [col.name.lower()]),
-            None,
-        )
-        target = fk_target(fk, catalog) if fk is not None and len(fk.ref_columns) == 1 else None
-        label = label_column(target) if target is not None else None
-        if fk is None or target is None or label is None:
-            continue
-        ref_key = exp.column(exp.to_identifier(fk.ref_columns[0], quoted=True))
-        label_col = exp.column(exp.to_identifier(label, quoted=True))
-        stored = table.column(col.name)
-        fk_col = exp.column(exp.to_identifier(stored.name if stored else col.name, quoted=True))
-        kept = exp.select(label_col.copy()).from_(table_node(target, catalog))
-        kept = kept.where(exp.In(this=ref_key.copy(), expressions=[n.copy() for n in numbers]))
-        kept_labels = [str(r[0]) for r in a.lookup(kept.sql(dialect=dialect)) if r[0] is not None]
-        if not kept_labels or any(named(v) for v in kept_labels):
-            continue
-        used = (
-            exp.select(label_col.copy())
-            .distinct()
-            .from_(table_node(target, catalog))
-            .where(
-                exp.In(
-                    this=ref_key.copy(),
-                    query=exp.Subquery(
-                        this=exp.select(fk_col.copy()).distinct().from_(table_node(table, catalog))
-                    ),
-                )
-            )
-            .limit(_MOST_VALUES)
-        )
-        others = [
-            str(r[0])
-            for r in a.lookup(used.sql(dialect=dialect))
-            if r[0] is not None and str(r[0]) not in kept_labels and named(str(r[0]))
-        ]
-        if others:
-            numbers_text = ", ".join(n.sql(dialect=dialect) for n in numbers)
-            kept_text = ", ".join(f"'{v}'" for v in kept_labels)
-            return (
-                f"the query keeps {table.name}.{col.name} = {numbers_text}, which is {kept_text} in "
-                f"{target.name}.{label}; the question names '{others[0]}'"
-            )
-    return None
-
-
 # the most different codes a column of numbered codes holds (more: a measure, a count)
 _MOST_CODES = 9
 # a number the question writes, as digits or as a word ("two", "3", "the 2nd")
@@ -719,16 +641,6 @@ FAN_OUT = Check(
     advice=(
         "Add the amount up before the join (in a subquery per row of its own table), or take it "
         "from the table it belongs to without the join that repeats it."
-    ),
-)
-CODED_VALUE_NOT_NAMED = Check(
-    name="coded_value_not_named",
-    summary="a filter on a key's number that names another row than the one the question names",
-    find=coded_value_not_named,
-    reads_data=True,
-    advice=(
-        "Filter on the number of the row the question names: join the table the column refers to and "
-        "filter on its name, or look its number up there."
     ),
 )
 CODE_MEANING_GUESSED = Check(
