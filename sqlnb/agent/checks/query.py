@@ -248,12 +248,6 @@ def only_the_added(a: Answer) -> Finding:
 
 
 _HOW_MANY = re.compile(r"\bhow many (\w+)(?:\s+(\w+))?", re.I)
-# a question that ranks or keeps things by how many rows of a table they have: "took the
-# most trips", "the fewest bookings", "more than 10 orders"
-_RANKED_BY_COUNT = re.compile(
-    r"\b(?:the\s+(?:most|fewest|least)|(?:more|fewer|less)\s+than\s+\d+|at\s+least\s+\d+)\s+(\w+)(?:\s+(\w+))?",
-    re.I,
-)
 
 
 def _not_read(a: Answer, asked: re.Match[str]) -> tuple[Table, list[Table]] | None:
@@ -283,59 +277,6 @@ def counted_elsewhere(a: Answer) -> Finding:
     if found is None:
         return None
     return f'the question asks "{asked.group(0)}", and the query does not read {found[0].name}'
-
-
-def ranked_elsewhere(a: Answer) -> Finding:
-    """The question ranks or keeps things by how many rows of a table they have ("the plan
-    whose members took the most trips" of a table ``trip``, "more than 10 orders") and the
-    query does not read that table, nor a table whose rows each refer to one of them (the
-    loans of "borrowed the most books"): it ranks by a count of something else (the
-    members)."""
-    if a.tree is None or not (asked := _RANKED_BY_COUNT.search(a.question)):
-        return None
-    found = _not_read(a, asked)
-    if found is None or a.catalog is None:
-        return None
-    table, read = found
-    # a table read whose rows each refer to one of the counted (loans of books, results of
-    # races): counting its rows counts the counted things
-    if any(fk_target(fk, a.catalog) is table for t in read for fk in t.foreign_keys):
-        return None
-    return f'the question asks for "{asked.group(0)}", and the query does not read {table.name}'
-
-
-# a question for how many units of something ("how many units were sold", "the quantity
-# ordered", "the number of items bought"), and a column holding such a number per row
-_ASKS_UNITS = re.compile(r"\b(units?|quantit(?:y|ies)|pieces)\b", re.I)
-_QUANTITY_NAME = re.compile(r"qty|quantity|(?:^|_)units?(?:$|_)|unitcount", re.I)
-# a quantity kept, not moved: what is in stock, a reorder level, a pack size
-_STOCK_NAME = re.compile(r"stock|hand|reorder|avail|min|max|pack|per", re.I)
-
-
-def count_not_quantity(a: Answer) -> Finding:
-    """The question asks for a number of units ("how many units were sold") and the query
-    counts rows (COUNT) where a table it reads has a column holding how many units each
-    row stands for (``order_items.quantity``), which the query does not use: three
-    bottles on one order line are counted as one."""
-    if a.catalog is None or not isinstance(a.tree, exp.Query):
-        return None
-    asked = _ASKS_UNITS.search(a.question)
-    if asked is None or a.tree.find(exp.Count) is None:
-        return None
-    used = {c.name.lower() for c in a.tree.find_all(exp.Column)}
-    for table in query_tables(a.sql, a.dialect, a.catalog):
-        for column in table.columns:
-            if (
-                _QUANTITY_NAME.search(column.name)
-                and not _STOCK_NAME.search(column.name)
-                and re.search(r"int|num|dec|real|float|double", column.type or "", re.I)
-                and column.name.lower() not in used
-            ):
-                return (
-                    f'the question asks for "{asked.group(0)}", and the query counts rows where '
-                    f"{table.name}.{column.name} holds how many each row stands for"
-                )
-    return None
 
 
 def ranking_without_order(a: Answer) -> Finding:
@@ -1139,20 +1080,6 @@ COUNTED_ELSEWHERE = Check(
     summary='a question counting the rows of a table ("how many entries") whose query does not read it',
     find=counted_elsewhere,
     advice="Count the rows of the table the question counts.",
-)
-COUNT_NOT_QUANTITY = Check(
-    name="count_not_quantity",
-    summary='a question for a number of units ("how many units were sold") answered by counting rows '
-    "where a column holds each row's quantity",
-    find=count_not_quantity,
-    advice="Add up the column that holds each row's quantity (SUM) instead of counting the rows.",
-)
-RANKED_ELSEWHERE = Check(
-    name="ranked_elsewhere",
-    summary='a question ranking things by how many rows of a table they have ("the most trips") whose '
-    "query does not read it",
-    find=ranked_elsewhere,
-    advice="Join the table whose rows the question counts, and rank by the count of its rows.",
 )
 RANKING_WITHOUT_ORDER = Check(
     name="ranking_without_order",
