@@ -152,9 +152,8 @@ NEGATIONS = frozenset({"not", "non", "never", "no", "without", "excluding", "exc
 AVERAGE_WORD = re.compile(r"\b(?:average|mean)\b", re.I)
 # words of a question that leave rows out: a query accounts for them with a negation, an
 # inequality, an IS NULL, an EXCEPT or a comparison with 0 / 'N' / false
-LEAVING_OUT_WORDS = _word_list("""
-    not non never no nor without except excluding exclude excluded excludes none neither
-    leave leaving left out outside apart besides cannot
+LEAVING_OUT_WORDS = NEGATIONS | _word_list("""
+    exclude excluded excludes none neither leave leaving left out outside apart besides cannot
 """)
 # words of a question that compare: a query accounts for them with <, <=, >, >= or BETWEEN
 COMPARING_WORDS = _word_list("""

@@ -105,14 +105,15 @@ def checked_names(
     if isinstance(names, str):
         names = [names]
     out = frozenset(str(n).strip() for n in names if str(n).strip())
-    for name in sorted(out & set(retired or {})):
+    retired = retired or {}
+    for name in sorted(out & retired.keys()):
         warnings.warn(
-            f"The {kind} {name!r} in {setting} is no longer part of sqlnb ({(retired or {})[name]}); "
+            f"The {kind} {name!r} in {setting} is no longer part of sqlnb ({retired[name]}); "
             "the name is ignored and can be removed from the setting",
             errors.RetiredRuleWarning,
             stacklevel=3,
         )
-    out -= set(retired or {})
+    out -= retired.keys()
     known = tuple(known)
     unknown = sorted(out - set(known))
     if unknown:

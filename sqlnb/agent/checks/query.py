@@ -16,6 +16,7 @@ from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
 from sqlnb.agent.lexicon import (
     FILLER_WORDS,
+    MONTH_NAMES,
     NEGATIONS,
     NUMBER_WORDS,
     RANKING_WORD,
@@ -250,10 +251,9 @@ def only_the_added(a: Answer) -> Finding:
 _HOW_MANY = re.compile(r"\bhow many (\w+)(?:\s+(\w+))?", re.I)
 
 
-def _not_read(a: Answer, asked: re.Match[str]) -> tuple[Table, list[Table]] | None:
+def _not_read(a: Answer, asked: re.Match[str]) -> Table | None:
     """The table whose rows the words ``asked`` counts (its first word, or its two words
-    together: "boat classes" is BoatClass, not Boat) where the query does not read it, with
-    the tables the query reads."""
+    together: "boat classes" is BoatClass, not Boat) where the query does not read it."""
     if a.catalog is None:
         return None
     first, second = (stem(w.lower()) for w in (asked.group(1), asked.group(2) or ""))
@@ -264,7 +264,7 @@ def _not_read(a: Answer, asked: re.Match[str]) -> tuple[Table, list[Table]] | No
     # read under a name that holds the word (pets counted in Has_Pet): not elsewhere
     if table is None or table in read or any(counted in roots(t.name) for t in read):
         return None
-    return table, read
+    return table
 
 
 def counted_elsewhere(a: Answer) -> Finding:
@@ -273,10 +273,10 @@ def counted_elsewhere(a: Answer) -> Finding:
     table: it counts something else."""
     if a.tree is None or not (asked := _HOW_MANY.search(a.question)):
         return None
-    found = _not_read(a, asked)
-    if found is None:
+    table = _not_read(a, asked)
+    if table is None:
         return None
-    return f'the question asks "{asked.group(0)}", and the query does not read {found[0].name}'
+    return f'the question asks "{asked.group(0)}", and the query does not read {table.name}'
 
 
 def ranking_without_order(a: Answer) -> Finding:
@@ -701,7 +701,7 @@ def time_reversed(a: Answer) -> Finding:
 
 # a time the question ties to what happened to the rows: "completed in December 2024",
 # "sent in 2024", "cancelled before March 2025", "resolved during Q3"
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTHS = "|".join(MONTH_NAMES)
 _HAPPENED_WHEN = re.compile(
     rf"\b([a-z]+)\s+(?:in|during|on|before|after|between|since|from)\s+(?:early\s+|late\s+|mid[- ]?)?"
     rf"(?:(?:19|20)\d\d\b|(?:{_MONTHS})\b|q[1-4]\b|\d{{1,2}}\s+(?:{_MONTHS})\b)",

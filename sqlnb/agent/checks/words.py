@@ -108,13 +108,10 @@ def _month_written(month: int, sql: str) -> bool:
     return re.search(rf"-{two}(?!\d)|'{two}'|(?<![\d.-]){month}(?![\d.])", sql) is not None
 
 
-def _stands_for(word: str, words: set[str], joined: set[str]) -> bool:
-    """Whether one of the query's ``words`` (or ``joined`` names) stands for the
-    question's ``word``."""
+def _stands_for(word: str, words: set[str], named: set[str], joined: set[str]) -> bool:
+    """Whether one of the query's ``words`` (their :func:`_forms`: ``named``; or its
+    ``joined`` names) stands for the question's ``word``."""
     forms = _forms(word)
-    named: set[str] = set()
-    for w in words:
-        named |= _forms(w)
     if forms & named:
         return True
     for name in named:
@@ -145,6 +142,7 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
     """The words of ``question`` that nothing in the query (``sql``, parsed as ``tree``)
     stands for, in the question's order, each once."""
     words, joined = _names(tree)
+    named = {f for w in words for f in _forms(w)}
     leaves_out: bool | None = None
     compares: bool | None = None
     unread: list[str] = []
@@ -160,7 +158,7 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
         elif word in MONTH_NAMES:
             read = _month_written(MONTH_NAMES.index(word) + 1, sql)
         else:
-            read = _stands_for(word, words, joined)
+            read = _stands_for(word, words, named, joined)
         if not read and word not in unread:
             unread.append(word)
     return unread
