@@ -472,6 +472,28 @@ def first_messages(
 ):
     """What the agent's first generate call sends for ``question`` (a fresh Agent, no
     earlier turns): the same schema context (sample values included) and state."""
+    return first_prompt(
+        question,
+        adapter,
+        connection=connection,
+        max_iterations=max_iterations,
+        failure_cutoff=failure_cutoff,
+        settings=settings,
+    )[0]
+
+
+def first_prompt(
+    question: str,
+    adapter,
+    *,
+    connection: str,
+    max_iterations: int,
+    failure_cutoff: int = 3,
+    settings=None,
+    budget: int | None = None,
+):
+    """:func:`first_messages` and the schema context in them, within ``budget`` tokens of
+    schema where the model refused a longer one."""
     from sqlnb.agent.prompts import model_messages
     from sqlnb.agent.runner import Agent
     from sqlnb.agent.state import new_turn
@@ -479,7 +501,7 @@ def first_messages(
     agent = Agent(settings=settings)
     s = agent.settings
     question = question.strip()
-    ctx = agent.schema_context(question, adapter)  # exactly as ask() builds it
+    ctx = agent.schema_context(question, adapter, budget=budget)  # exactly as ask() builds it
     state = new_turn(
         question,
         connection=connection,
@@ -489,21 +511,39 @@ def first_messages(
         failure_cutoff=failure_cutoff,
         no_review=False,
     )
-    return model_messages(state, s.rendering)
+    return model_messages(state, s.rendering), ctx.text
 
 
 def single_shot(
     question: str, adapter, client, *, connection: str, max_iterations: int, settings=None
 ) -> dict[str, Any]:
-    """The ``single-shot`` configuration: one call with the agent's first prompt."""
+    """The ``single-shot`` configuration: one call with the agent's first prompt (made
+    smaller as the agent makes it when the model refuses it as too long: the call that
+    answers is the one counted)."""
     from sqlnb import errors
+    from sqlnb.agent.fit import TRIES, smaller_budget
     from sqlnb.agent.protocol import parse_reply
 
-    messages = first_messages(
-        question, adapter, connection=connection, max_iterations=max_iterations, settings=settings
-    )
+    budget: int | None = None
     try:
-        text, usage = client.invoke(messages)
+        for tried in range(TRIES + 1):
+            messages, schema = first_prompt(
+                question,
+                adapter,
+                connection=connection,
+                max_iterations=max_iterations,
+                settings=settings,
+                budget=budget,
+            )
+            try:
+                text, usage = client.invoke(messages)
+                break
+            except errors.ContextTooLong as exc:
+                prompt = "\n".join(str(m.content) for m in messages)
+                smaller = smaller_budget(schema, prompt, exc) if tried < TRIES else None
+                if smaller is None:
+                    raise
+                budget = smaller
     except errors.SqlnbError as exc:
         return {
             "pred_sql": None,

@@ -170,6 +170,29 @@ class ScriptExhausted(ModelError):
     kind = "script_exhausted"
 
 
+class ContextTooLong(ModelError):
+    """The prompt was longer than the model's context window (``requested`` and ``window``
+    in tokens, where the model said them).  The agent answers it by showing the model a
+    smaller part of the schema (:func:`sqlnb.agent.fit.smaller_budget`)."""
+
+    kind = "context_too_long"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        requested: int | None = None,
+        window: int | None = None,
+        hint: str | None = None,
+    ):
+        super().__init__(
+            message,
+            hint=hint or "the prompt is longer than the model's context: use a model with a larger context",
+        )
+        self.requested = requested
+        self.window = window
+
+
 class ModelDownloadError(SqlnbError):
     """A local model file could not be downloaded, or the download was corrupt."""
 
@@ -202,6 +225,7 @@ ERROR_KINDS = {
         ModelNotConfigured,
         ModelError,
         ScriptExhausted,
+        ContextTooLong,
         ModelDownloadError,
         MemoryStoreError,
         WritableRoleError,

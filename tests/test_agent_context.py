@@ -335,3 +335,58 @@ def test_estimate_tokens():
     assert estimate_tokens("x") == 1
     assert estimate_tokens("x" * 32) == 10  # about 3.2 characters a token
     assert estimate_tokens("x" * 3200) == 1000
+
+
+# ---------------------------------------------------------------------------
+# a prompt longer than the model's context
+# ---------------------------------------------------------------------------
+
+
+@BIG_ENGINES
+def test_a_prompt_too_long_for_the_model_is_asked_again_with_less_of_the_schema(engine, big, connect_to):
+    """A model whose tokenizer cuts the schema finer than the estimate (two characters a
+    token) and whose context holds 8192 tokens refuses the first prompt; the question is
+    asked again with fewer tables, the named one kept, and answered.  The next question on
+    the connection starts at the smaller schema; one that cannot fit at all fails with a
+    hint instead of an exception."""
+    conn = connect_to(big)
+    agent = Agent(memory=False)
+    question = "What is the total amount of sales_orders per month?"
+
+    def model(window: int = 8192) -> ScriptedChatModel:
+        return ScriptedChatModel(
+            replies=["```sql\nSELECT count(*) AS n FROM sales_orders\n```", "FINAL"],
+            context_window=window,
+            chars_per_token=2.0,
+        )
+
+    first = model()
+    r = agent.ask(question, conn, connection="big", model=first)
+    assert (r.status, r.stop_reason, r.model_error) == ("success", "finalized", None)
+    assert r.rows() == [[1]]
+    assert len(first.refused_prompts) == 1
+    refused_system, taken_system = first.refused_prompts[0][0][1], first.prompts[0][0][1]
+    assert len(taken_system) / 2 < 8192 - 512  # room left for the reply
+    assert r.usage["failed_calls"] == 1
+    # what the model was shown is the answer's context: fewer tables, the named one kept
+    assert r.context.text in taken_system and r.context.text not in refused_system
+    whole = Agent(memory=False).schema_context(question, conn)
+    assert len(r.context.tables) < len(whole.tables) and r.context.tokens < whole.tokens
+    assert "sales_orders" in bare(r.context.tables)
+    assert re.search(r"CREATE TABLE sales_orders \(", taken_system)
+    assert "Other tables in the database" in taken_system
+    # every later call of the turn had the smaller schema too
+    assert all(p[0][1] == taken_system for p in first.prompts)
+
+    # the next question on this connection and model starts there: nothing refused
+    second = model()
+    r2 = agent.ask("And the number of sales_orders per month?", conn, connection="big", model=second)
+    assert (r2.status, second.refused_prompts, r2.usage.get("failed_calls", 0)) == ("success", [], 0)
+
+    # a context too small for any schema: a model error that says what to do
+    tiny = model(900)
+    r3 = Agent(memory=False).ask(question, conn, connection="big", model=tiny)
+    assert (r3.status, r3.stop_reason, r3.sql) == ("failed", "model_error", None)
+    assert "exceed context window of 900" in r3.model_error
+    assert "larger context" in r3.model_error
+    assert tiny.prompts == [] and 1 <= len(tiny.refused_prompts) <= 4

@@ -56,10 +56,11 @@ def test_greedy_replies_repeat_and_seeds_make_samples_reproducible(client):
 
 
 def test_a_prompt_longer_than_the_context_is_a_model_error_with_a_hint(client):
-    with pytest.raises(errors.ModelError) as info:
+    with pytest.raises(errors.ContextTooLong) as info:
         client.invoke([("human", "count the rows " * 200)])
     assert "exceed context window of 256" in str(info.value)
     assert "n_ctx=256" in info.value.hint
+    assert info.value.window == 256 and info.value.requested > 256  # the prompt's own tokens
     assert client.invoke(MESSAGES)[0]  # the model still answers afterwards
 
 
@@ -105,6 +106,42 @@ def test_an_agent_turn_on_noise_ends_cleanly(tmp_path, tiny_model, loaded):
     assert res.usage["input_tokens"] > 3 * 1000
     for a in res.attempts:  # whatever ran went through the read-only guard and the engine
         assert a.get("ok") in (True, False)
+
+
+def test_a_schema_too_long_for_the_context_is_cut_until_the_prompt_fits(tmp_path, tiny_model, loaded):
+    """A database whose schema context, with its identifier columns' example values, is
+    longer in the model's tokens than its context: the runtime refuses the first prompt, the
+    agent asks again with fewer tables, and the turn goes on (noise replies, so no answer is
+    expected: only that no call failed for the prompt's length)."""
+    import sqlite3
+    import uuid
+
+    from sqlnb.agent.runner import Agent
+
+    db = tmp_path / "wide.sqlite"
+    con = sqlite3.connect(db)
+    for i in range(30):
+        cols = ", ".join(f"ref_{j} TEXT" for j in range(8))
+        con.execute(f"CREATE TABLE ledger_{i} (id TEXT PRIMARY KEY, {cols})")
+        for _ in range(3):
+            con.execute(
+                f"INSERT INTO ledger_{i} VALUES ({', '.join('?' * 9)})", [str(uuid.uuid4()) for _ in range(9)]
+            )
+    con.commit()
+    con.close()
+    adapter = connect(f"sqlite:///{db}")
+    # one call at a time, so that every prompt is the runtime's to refuse
+    model = resolve_model(f"llamacpp:{tiny_model}", n_ctx=8192, n_threads=1, max_tokens=24)
+    try:
+        agent = Agent(memory=False)
+        whole = agent.schema_context("What is in ledger_7?", adapter)
+        res = agent.ask("What is in ledger_7?", adapter, connection="wide", model=ModelClient(model))
+    finally:
+        adapter.close()
+    assert res.model_error is None, res.model_error
+    assert res.usage["failed_calls"] >= 1 and res.usage["input_tokens"] < 8192 * res.usage["calls"]
+    assert "ledger_7" in {t.rsplit(".", 1)[-1] for t in res.context.tables}
+    assert len(res.context.tables) < len(whole.tables)
 
 
 # --- replies written side by side (sqlnb.agent.parallel) ------------------------------------

@@ -202,6 +202,17 @@ def test_the_shared_model_streams_its_reply_with_the_usage_last(tiny_model, kern
     assert last.response_metadata["finish_reason"] in ("length", "stop")
 
 
+def test_a_prompt_too_long_for_the_shared_model_says_how_long(tiny_model, kernel_env):
+    """The process's context (512 tokens here) refuses a longer prompt in its own words; the
+    kernel reads the counts from them, so the agent can cut the schema to fit."""
+    client = ModelClient(resolve_model(f"llamacpp:{tiny_model}", max_tokens=16))
+    with pytest.raises(errors.ContextTooLong) as info:
+        client.invoke([("human", "count the rows " * 200)])
+    assert info.value.window == 512 and info.value.requested > 512
+    assert "SqlnbModelServer.n_ctx" in info.value.hint
+    assert client.invoke(MESSAGES)[0]  # the process still answers afterwards
+
+
 def test_a_kernel_loads_its_own_model_when_the_process_is_off_or_serves_another(
     tiny_model, kernel_env, monkeypatch, tmp_path
 ):

@@ -31,6 +31,7 @@ from sqlnb.agent.models import (
     resolve_model,
     scrub_secrets,
 )
+from sqlnb.agent.models.overflow import context_too_long
 from tests.doubles import script_file
 
 
@@ -139,10 +140,12 @@ def test_error_kinds_registered():
         errors.ModelError,
         errors.ModelNotConfigured,
         errors.ScriptExhausted,
+        errors.ContextTooLong,
         errors.ModelDownloadError,
     ):
         assert errors.ERROR_KINDS[cls.kind] is cls
     assert issubclass(errors.ScriptExhausted, errors.ModelError)
+    assert issubclass(errors.ContextTooLong, errors.ModelError)
 
 
 def test_sqlnb_model_env_is_used(monkeypatch, script):
@@ -423,6 +426,60 @@ def test_client_does_not_retry_auth_errors():
     assert model.calls == 1 and delays == []
     assert "refused the request" in info.value.message
     assert "API key" in info.value.hint
+
+
+class BadRequestError(Exception):
+    """Named like anthropic's/openai's 400."""
+
+
+@pytest.mark.parametrize(
+    "message, requested, window",
+    [
+        ("Requested tokens (9348) exceed context window of 8192", 9348, 8192),
+        ("prompt is too long: 210345 tokens > 200000 maximum", 210345, 200000),
+        (
+            "This model's maximum context length is 8192 tokens. However, your messages resulted in "
+            "9001 tokens. Please reduce the length of the messages.",
+            9001,
+            8192,
+        ),
+        (
+            "This model's maximum context length is 512 tokens. However, you requested 4246 tokens "
+            "(4230 in the messages, 16 in the completion).",
+            4230,
+            512,
+        ),
+        ("the request exceeds the available context size, try increasing it", None, None),
+        ("Error code: 400 - {'code': 'context_length_exceeded'}", None, None),
+    ],
+)
+def test_a_prompt_too_long_is_told_apart_in_each_runtime_s_words(message, requested, window):
+    found = context_too_long(message)
+    assert isinstance(found, errors.ContextTooLong) and found.message == message
+    assert (found.requested, found.window) == (requested, window)
+    assert "larger context" in found.hint
+    # counts the caller knows fill what the words leave out
+    assert context_too_long(message, requested=7, window=8).window == (window or 8)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["upstream 529 overloaded", "invalid x-api-key", "the model 'claude-x' was not found", "context manager"],
+)
+def test_other_refusals_are_not_taken_for_a_prompt_too_long(message):
+    assert context_too_long(message) is None
+
+
+def test_client_does_not_retry_a_prompt_too_long_and_says_how_long():
+    delays: list[float] = []
+    model = FlakyModel(
+        failures=5, error=BadRequestError("prompt is too long: 210345 tokens > 200000 maximum")
+    )
+    with pytest.raises(errors.ContextTooLong) as info:
+        ModelClient(model, sleep=delays.append).invoke("q")
+    assert model.calls == 1 and delays == []
+    assert (info.value.requested, info.value.window) == (210345, 200000)
+    assert info.value.message.startswith("flaky refused the request: BadRequestError: prompt is too long")
 
 
 def test_client_timeout():

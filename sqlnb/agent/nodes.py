@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from langchain_core.messages import (
     AIMessage,
@@ -29,8 +29,11 @@ from langgraph.runtime import Runtime
 
 from sqlnb import errors
 from sqlnb.adapters import Adapter, Catalog, Result, Table
+from sqlnb.agent.context import estimate_tokens
 from sqlnb.agent.execution import Fingerprint, Run, fingerprint, nothing_found, plain_value, run_statement
 from sqlnb.agent.first_round import FirstRoundResult, draft_seed, first_round
+from sqlnb.agent.fit import TRIES as FIT_TRIES
+from sqlnb.agent.fit import smaller_budget
 from sqlnb.agent.hints import empty_result_hint, error_hint, null_not_in_hint, repeated_rows_hint
 from sqlnb.agent.live import Live
 from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
@@ -99,6 +102,9 @@ class AgentContext:
     # node records them instead of running them again
     prerun: dict[str, Run] = field(default_factory=dict)
     live: Live | None = None  # the turn's phases shown as they come (sqlnb.agent.live)
+    # the schema context of the turn's question within a budget of tokens (the runner's
+    # choice of tables): a smaller one when the model refuses a prompt as too long
+    fit_schema: Callable[[int], str] | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -113,7 +119,57 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
     question's first prompt at ``retry_temperature``: with the correction they are the
     candidates the execute node chooses from.  Measured on Spider with a small local
     model, its correction mostly repeats the failing query, while fresh drafts that run
-    are mostly right."""
+    are mostly right.
+
+    A prompt the model refuses as longer than its context is asked again with a smaller
+    schema context (:mod:`sqlnb.agent.fit`), which the rest of the turn keeps."""
+    ctx = runtime.context
+    refused = 0
+    while True:
+        try:
+            update = _generate(state, runtime)
+        except errors.ContextTooLong as exc:
+            refused += 1
+            smaller = _smaller_schema(state, ctx, exc) if refused <= FIT_TRIES else None
+            if smaller is None:
+                return _model_failed(state, str(exc), refused)
+            state = cast(AgentState, {**state, "schema_context": smaller})
+            continue
+        if refused:  # the refused calls count as failed ones; the smaller schema stays
+            update["schema_context"] = state.get("schema_context", "")
+            update["usage"] = add_usage(
+                update.get("usage") or {}, {"failed_calls": refused, "calls": refused}
+            )
+        return update
+
+
+def _smaller_schema(state: AgentState, ctx: AgentContext, refused: errors.ContextTooLong) -> str | None:
+    """The schema context of a prompt that should fit where ``refused`` said the last one did
+    not; None when there is none (no way to choose another, or none smaller to show)."""
+    if ctx.fit_schema is None:
+        return None
+    schema = state.get("schema_context", "")
+    prompt = "\n".join(str(m.content) for m in model_messages(state, ctx.settings.rendering))
+    budget = smaller_budget(schema, prompt, refused)
+    if budget is None:
+        return None
+    text = ctx.fit_schema(budget)
+    return text if estimate_tokens(text) < estimate_tokens(schema) else None
+
+
+def _model_failed(state: AgentState, message: str, failed: int) -> StateUpdate:
+    return {
+        "iteration": state.get("iteration", 0) + 1,
+        "model_error": message,
+        "reply": None,
+        "last_step": "generate",
+        "usage": add_usage(state.get("usage") or {}, {"failed_calls": failed, "calls": failed}),
+    }
+
+
+def _generate(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
+    """One try of :func:`generate` (a :class:`~sqlnb.errors.ContextTooLong` raised, every
+    other failure of the model returned as ``model_error``)."""
     ctx = runtime.context
     s = ctx.settings
     iteration = state.get("iteration", 0) + 1
@@ -159,6 +215,8 @@ def generate(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
         first: FirstRoundResult | None = None
         if not state.get("attempts") and iteration == 1:
             first, usage = first_round(state, reply, messages, ctx, usage, drawn)
+    except errors.ContextTooLong:
+        raise  # generate shows the model less of the schema and asks again
     except errors.SqlnbError as exc:
         return {
             "iteration": iteration,

@@ -298,6 +298,9 @@ class Agent:
         # (adapter, catalog load time, table) -> its text columns' values
         self._samples: dict[tuple[int, float, str], dict[str, Sequence[str]]] = {}
         self._generation: dict[str, int] = {}  # thread -> conversation number (reset)
+        # (connection, model) -> the schema budget of the last prompt that had to be made
+        # smaller to fit the model's context (sqlnb.agent.fit): later questions start there
+        self._fitted: dict[tuple[str, str], int] = {}
         self._asking: set[str] = set()  # connections with a turn under way
         self._asking_lock = threading.Lock()
         self.stats = SessionStats()  # this session's questions, added up (%sqlnb stats)
@@ -358,7 +361,8 @@ class Agent:
             return None
         turns = self.history(connection)
         earlier = [t.get("question", "") for t in turns[-2:]]
-        context = self.schema_context(" ".join(earlier), adapter, s)
+        fitted = self._fitted.get(_fit_key(connection, client))
+        context = self.schema_context(" ".join(earlier), adapter, s, budget=fitted)
         state = cast(
             AgentState,
             {
@@ -522,6 +526,7 @@ class Agent:
             emit({"type": "context", "connection": connection})
             catalog = adapter.catalog()
             run_adapter = adapter
+            fit_key = _fit_key(connection, client)
             if stop is not None:
                 client = StoppableClient(client, stop)
                 # stands in for the adapter: execute is its own, the rest the adapter's
@@ -529,7 +534,19 @@ class Agent:
             shows = Live(emit, drafts=first_draft_cap(s, client)) if live else None
             if shows is not None:
                 client = shows.client(client)
-            ctx_text = self.schema_context(" ".join(earlier + [question]), run_adapter, s)
+            about = " ".join(earlier + [question])
+            ctx_text = self.schema_context(about, run_adapter, s, budget=self._fitted.get(fit_key))
+
+            def fit_schema(budget: int) -> str:
+                """The schema context within ``budget`` tokens, after the model refused a
+                longer prompt: the rest of the turn (a second pass included) and its answer's
+                ``context`` have it, and later questions on this connection and model start
+                there."""
+                nonlocal ctx_text
+                self._fitted[fit_key] = budget
+                ctx_text = self.schema_context(about, run_adapter, s, budget=budget)
+                return ctx_text.text
+
             shown = [dict(e) for e in examples or []]
             # the accepted answers only when the model's own answer is not trusted (rated low, or
             # none found): a second pass of the turn, on the conversation as it was before the first
@@ -564,6 +581,7 @@ class Agent:
                     stop,
                     emit,
                     shows,
+                    fit_schema,
                 )
 
             turn = run_pass(config, [] if unsure_only else shown)
@@ -734,6 +752,7 @@ class Agent:
         stop: StopToken | None,
         emit: Callable[[Event], None],
         live: Live | None = None,
+        fit_schema: Callable[[int], str] | None = None,
     ) -> _Turn:
         """Run one turn of the graph on ``config``'s thread and judge its answer."""
         looked_up: dict[tuple[str, str], list[Any]] = {}  # this turn's stored values, by column
@@ -752,6 +771,7 @@ class Agent:
             distinct_values=distinct,
             stop=stop,
             live=live,
+            fit_schema=fit_schema,
         )
         inputs = new_turn(
             question,
@@ -967,17 +987,18 @@ class Agent:
         return remember_answer(self.memory, adapter, question, sql, connection=connection, source=source)
 
     def schema_context(
-        self, text: str, adapter: Adapter, settings: AgentSettings | None = None
+        self, text: str, adapter: Adapter, settings: AgentSettings | None = None, *, budget: int | None = None
     ) -> SchemaContext:
         """The schema context the model sees for ``text`` (the question, with earlier ones
-        of the conversation): sample values included when the settings share data."""
+        of the conversation): sample values included when the settings share data; within
+        ``budget`` tokens where that is below the settings' ``context_budget``."""
         s = settings or self.settings
         samples = (lambda t: self._sample_values(adapter, t)) if s.share_data and s.sample_values else None
         return build_context(
             adapter.catalog(),
             text,
             adapter.dialect,
-            budget=s.context_budget,
+            budget=s.context_budget if budget is None else min(budget, s.context_budget),
             samples=samples,
             with_join_paths=s.join_paths,
         )
@@ -1197,3 +1218,8 @@ def _progress(node: str, delta: StateUpdate, max_iterations: int, emit: Callable
             emit({"type": "executing"})
         elif delta.get("next_step") == "end":
             emit({"type": "stopped", "status": delta.get("status"), "stop_reason": delta.get("stop_reason")})
+
+
+def _fit_key(connection: str, client: ChatClient) -> tuple[str, str]:
+    """Whose fitted schema budget a question uses: its connection's, with its model."""
+    return connection, str(getattr(client, "name", "") or type(client).__name__)

@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChun
 
 from sqlnb.agent.models.llamacpp import LLAMA_PARALLEL_ENV
 from sqlnb.agent.models.messages import CURRENT_STOP, message_text
+from sqlnb.agent.models.overflow import context_too_long
 from sqlnb.agent.models.redact import first_line, scrub_secrets
 from sqlnb.agent.models.spec import describe_model
 from sqlnb.errors import ModelError, SqlnbError
@@ -175,6 +176,9 @@ class ModelClient:
             except SqlnbError:  # sqlnb's own, a stopped call's and a missed deadline's included
                 raise
             except Exception as exc:
+                overflow = context_too_long(f"{self.name} refused the request: {self._describe(exc)}")
+                if overflow is not None:  # a provider's own "prompt is too long": not retried
+                    raise overflow from exc
                 hint = _not_retried_hint(exc)
                 if hint is not None:
                     raise ModelError(
@@ -249,6 +253,9 @@ class ModelClient:
         except SqlnbError:  # sqlnb's own, a stopped call's and a missed deadline's included
             raise
         except Exception as exc:
+            overflow = context_too_long(f"{self.name} refused the request: {self._describe(exc)}")
+            if overflow is not None:
+                raise overflow from exc
             raise ModelError(
                 f"{self.name} failed: {self._describe(exc)}",
                 hint=f"try again; if it persists, turn side-by-side replies off (unset {LLAMA_PARALLEL_ENV})",

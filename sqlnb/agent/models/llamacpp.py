@@ -21,6 +21,7 @@ from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
 from sqlnb.agent.models.messages import PromptChatModel, completion_message, role_content, usage_chunk
+from sqlnb.agent.models.overflow import context_too_long
 from sqlnb.agent.parallel import chat_prompt, load_llama, side_by_side
 from sqlnb.agent.prompt_states import prompt_state_cache
 from sqlnb.errors import ConfigurationError, MissingDriverError, ModelError
@@ -238,11 +239,12 @@ class LlamaCppChatModel(PromptChatModel):
         yield usage_chunk(prompt_tokens, pieces, finish_reason=finish, model=Path(self.model_path).name)
 
     def _refused(self, exc: ValueError) -> ModelError:
-        return ModelError(
-            f"llama.cpp refused the prompt: {exc}",
-            hint=f"the prompt is too long for n_ctx={self.n_ctx}: ask about fewer "
-            "tables or use a model with a larger context",
+        message = f"llama.cpp refused the prompt: {exc}"
+        hint = (
+            f"the prompt is too long for n_ctx={self.n_ctx}: start a new conversation, or "
+            "give the model a larger context (n_ctx)"
         )
+        return context_too_long(message, window=self.n_ctx, hint=hint) or ModelError(message, hint=hint)
 
     def replies(
         self,

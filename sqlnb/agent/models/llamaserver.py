@@ -35,6 +35,7 @@ from sqlnb.agent.models.messages import (
     role_content,
     usage_chunk,
 )
+from sqlnb.agent.models.overflow import context_too_long
 from sqlnb.errors import ConfigurationError, ModelError
 
 __all__ = [
@@ -332,9 +333,12 @@ class LlamaServerChatModel(PromptChatModel):
 
     @staticmethod
     def _refused(status: int, text: str) -> ModelError:
+        counts: dict[str, Any] = {}
         try:
             detail = json.loads(text)
-            message = detail.get("error", {}).get("message") if isinstance(detail, dict) else None
+            error = detail.get("error", {}) if isinstance(detail, dict) else {}
+            counts = error if isinstance(error, dict) else {}
+            message = counts.get("message")
             message = message or (detail.get("detail") if isinstance(detail, dict) else None) or text
         except ValueError:
             message = text
@@ -344,11 +348,15 @@ class LlamaServerChatModel(PromptChatModel):
                 "the shared model process refused sqlnb's token",
                 hint="restart the kernel so that it reads the Jupyter server's model process again",
             )
-        if "context" in message.lower():
-            return ModelError(
-                f"llama.cpp refused the prompt: {message}",
-                hint="the prompt is too long for the model's context: ask about fewer tables",
-            )
+        overflow = context_too_long(
+            f"llama.cpp refused the prompt: {message}",
+            requested=_count(counts.get("n_prompt_tokens")),
+            window=_count(counts.get("n_ctx")),
+            hint="the prompt is too long for the model's context: start a new conversation, or "
+            "give the shared model a larger context (SqlnbModelServer.n_ctx)",
+        )
+        if overflow is not None:
+            return overflow
         return ModelError(f"the shared model process answered {status}: {message}", hint=_HINT_RESTART)
 
     def _twice(self, attempt: Any) -> Any:
@@ -468,3 +476,8 @@ def missing_model_error(path: str) -> ConfigurationError:
         f"the model file {path} does not exist, so the shared model process cannot start",
         hint=f"sqlnb model download {DEFAULT_MODEL}",
     )
+
+
+def _count(value: Any) -> int | None:
+    """A token count from the server's error (None when it gave none)."""
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None

@@ -48,6 +48,10 @@ class ScriptedChatModel(PromptChatModel):
     ``stream_pause``: seconds between two words of a streamed reply (the browser tests
     watch the text arrive); ``"stream_pause"`` in a file.
 
+    ``context_window``: the prompt tokens it takes, counted as ``chars_per_token``
+    characters each; a longer prompt is refused in llama.cpp's words ("Requested tokens
+    (N) exceed context window of W"), using up no reply.  None: any prompt is taken.
+
     ``read_ahead``: it stands for a model that keeps prompt states (a local one), so sqlnb
     has it read the start of the next question's prompt ahead of time
     (:meth:`sqlnb.agent.runner.Agent.warm`); those calls take no reply of the script and are
@@ -72,6 +76,9 @@ class ScriptedChatModel(PromptChatModel):
     stream_pause: float = 0.0
     """Seconds between two words of a streamed reply (``"stream_pause"`` in a file)."""
     read_ahead: bool = False
+    context_window: int | None = None
+    chars_per_token: float = 4.0
+    refused_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
     read_ahead_prompts: list[list[tuple[str, str]]] = Field(default_factory=list)
 
     takes_purpose: ClassVar[bool] = True  # ModelClient passes the call's purpose
@@ -206,6 +213,11 @@ class ScriptedChatModel(PromptChatModel):
     def _answer(
         self, prompt: list[tuple[str, str]], stop: list[str] | None, options: Mapping[str, Any]
     ) -> AIMessage:
+        tokens = int(sum(len(content) for _, content in prompt) / self.chars_per_token)
+        if self.context_window is not None and tokens >= self.context_window:
+            with self._lock:
+                self.refused_prompts.append(prompt)
+            raise ValueError(f"Requested tokens ({tokens}) exceed context window of {self.context_window}")
         if options.get("purpose") == "read_ahead":  # no reply of the script, no delay
             with self._lock:
                 self.read_ahead_prompts.append(prompt)
