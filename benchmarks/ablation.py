@@ -110,13 +110,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "included_filtered_out": ("f3fe839", "2026-11-28T14:56:58"),
     # read from a wrong answer rated high of the twenty-sixth batch
     "grouped_not_asked": ("8ad2bdf", "2026-11-28T15:28:41"),
-    # read from a wrong answer rated high of the twenty-seventh batch
-    "only_the_added": ("a61e5e1", "2026-11-28T16:00:07"),
-    # read from wrong answers rated high of the twenty-fifth and twenty-sixth batches (a
-    # WooCommerce order's completion date, a GTFS wheelchair code, a fare paid on board);
-    # code_meaning_guessed entered in 172ecb4 and took ordinals and "no X" in b9b2f78
-    "date_of_other_event": ("172ecb4", "2026-11-28T17:48:09"),
-    "restriction_not_applied": ("172ecb4", "2026-11-28T17:48:09"),
+    # read from a wrong answer rated high of the twenty-sixth batch (a GTFS wheelchair code);
+    # entered in 172ecb4, took ordinals and "no X" in b9b2f78
     "code_meaning_guessed": ("b9b2f78", "2026-11-28T17:55:59"),
     # read from a wrong answer rated high of the twenty-eighth batch (hours as SUM(seconds / 3600))
     "whole_division": ("54231b4", "2026-11-28T18:38:06"),

@@ -16,7 +16,6 @@ from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
 from sqlnb.agent.lexicon import (
     FILLER_WORDS,
-    MONTH_NAMES,
     NEGATIONS,
     NUMBER_WORDS,
     RANKING_WORD,
@@ -25,19 +24,14 @@ from sqlnb.agent.lexicon import (
     plain_text,
     roots,
     stem,
-    tokens,
     value_named,
-    verb_stems,
 )
 from sqlnb.agent.repairs.dates import date_column
 from sqlnb.agent.repairs.labels import label_columns
 from sqlnb.agent.sqltree import (
-    and_terms,
     column_owner,
-    fk_target,
     normal_name,
     pinned_columns,
-    qualified,
     query_tables,
     readable,
     scope_tables,
@@ -216,36 +210,6 @@ def included_filtered_out(a: Answer) -> Finding:
     if not kept:
         return None
     return f'the question says "{asked.group(0)}", and the query keeps only the rows where {kept[0]}'
-
-
-# a question that adds some rows to the rest: "counting deleted tickets too", "including
-# the refunds as well", "the ones on hold included" (the words of what is added)
-_ADDED = re.compile(
-    r"(?<!not )(?<!without )\b(?:counting|including|plus)\s+((?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:too|as well|also)\b"
-    r"|\b((?:[\w'-]+\s+){0,2}?[\w'-]+)\s+included\b(?=\s*(?:[,.?;!]|$))",
-    re.I,
-)
-
-
-def only_the_added(a: Answer) -> Finding:
-    """The question adds some rows to the rest ("how many tickets came in, counting deleted
-    tickets too") and the query keeps only those rows (``status = 'deleted'``): one value
-    of a column, every word of it among the words of what the question adds."""
-    asked = _ADDED.search(a.question)
-    if asked is None or a.tree is None:
-        return None
-    added = roots(asked.group(1) or asked.group(2))
-    for node in a.tree.find_all(exp.EQ, exp.In):
-        values = node.expressions if isinstance(node, exp.In) else [node.expression]
-        if len(values) != 1 or not isinstance(values[0], exp.Literal) or not values[0].is_string:
-            continue
-        said = roots(re.sub(r"[_-]", " ", values[0].this))
-        if said and said <= added:
-            return (
-                f'the question says "{asked.group(0)}", and the query keeps only the rows where '
-                f"{node.sql(dialect=sqlglot_dialect(a.dialect))}"
-            )
-    return None
 
 
 _HOW_MANY = re.compile(r"\bhow many (\w+)(?:\s+(\w+))?", re.I)
@@ -699,171 +663,6 @@ def time_reversed(a: Answer) -> Finding:
     return None
 
 
-# a time the question ties to what happened to the rows: "completed in December 2024",
-# "sent in 2024", "cancelled before March 2025", "resolved during Q3"
-_MONTHS = "|".join(MONTH_NAMES)
-_HAPPENED_WHEN = re.compile(
-    rf"\b([a-z]+)\s+(?:in|during|on|before|after|between|since|from)\s+(?:early\s+|late\s+|mid[- ]?)?"
-    rf"(?:(?:19|20)\d\d\b|(?:{_MONTHS})\b|q[1-4]\b|\d{{1,2}}\s+(?:{_MONTHS})\b)",
-    re.I,
-)
-# past participles that do not end in -ed, by the stem a column would be named with
-_IRREGULAR = {
-    "sent": "send",
-    "paid": "pay",
-    "sold": "sell",
-    "made": "make",
-    "held": "hold",
-    "won": "win",
-    "lost": "lose",
-    "bought": "buy",
-    "built": "build",
-    "written": "write",
-    "taken": "take",
-    "given": "give",
-    "begun": "begin",
-    "born": "birth",
-    "done": "do",
-    "seen": "see",
-    "left": "leave",
-}
-# the words of a column's name that make it a time: ``completed_at``, ``date_completed``
-_TIME_WORDS = frozenset({"date", "time", "at", "on", "timestamp", "ts", "dt", "datetime", "day"})
-_YEAR_OR_DATE = re.compile(r"^(?:19|20)\d\d(?:[-/]\d\d?(?:[-/]\d\d?)?)?")
-
-
-def _happened(question: str) -> list[str]:
-    """The verbs the question ties a time to, as participles ("completed", "sent")."""
-    out = []
-    for m in _HAPPENED_WHEN.finditer(question):
-        verb = m.group(1).lower()
-        if verb in _IRREGULAR or (verb.endswith("ed") and len(verb) > 4):
-            out.append(verb)
-    return out
-
-
-def _names_verb(name: str, verb: str) -> bool:
-    """Whether a column's or a key's name holds ``verb`` ("completed") in some form:
-    ``completed_at``, ``date_completed``, ``completion_date``, ``send_time`` for "sent"."""
-    bases = [verb, *verb_stems(verb)] + ([_IRREGULAR[verb]] if verb in _IRREGULAR else [])
-    for word in tokens(name):
-        if any(word == b or stem(word) == stem(b) or (len(b) >= 5 and word.startswith(b)) for b in bases):
-            return True
-    return False
-
-
-def _timed(name: str) -> bool:
-    return bool(set(tokens(name)) & _TIME_WORDS)
-
-
-def _time_filtered(tree: exp.Select, scope: dict[str, Table]) -> list[tuple[Table, str]]:
-    """The columns of a time the WHERE clause keeps a year or a date of (``strftime('%Y',
-    post_date) = '2024'``, ``created LIKE '2024%'``, ``sent_at >= '2024-01-01'``)."""
-    out = []
-    for term in and_terms(tree.args.get("where")):
-        literals = [
-            lit.this
-            for lit in term.find_all(exp.Literal)
-            if _YEAR_OR_DATE.match(str(lit.this)) and not str(lit.this).startswith("%")
-        ]
-        if not literals:
-            continue
-        for col in term.find_all(exp.Column):
-            owner = column_owner(col, scope)
-            column = owner[1].column(col.name) if owner is not None else None
-            if owner is None or column is None:
-                continue
-            if date_column(col, scope) is not None or _timed(col.name) or "year" in tokens(col.name):
-                out.append((owner[1], column.name))
-    return out
-
-
-def date_of_other_event(a: Answer) -> Finding:
-    """The question ties a time to what happened to the rows ("orders completed in
-    December 2024", "campaigns sent in 2024") and the query keeps the time of a column
-    whose name says nothing of it (``post_date``), where a column of a time named for it
-    (``completed_at``, ``send_time``) is in a table the query reads or one that refers to
-    it, or, where the data may be read, a key of a key/value table that refers to it names
-    that time (``meta_key = '_date_completed'``): the query dates the rows by another event."""
-    tree, catalog = a.tree, a.catalog
-    if not isinstance(tree, exp.Select) or catalog is None or not a.question:
-        return None
-    verbs = _happened(a.question)
-    if not verbs:
-        return None
-    scope = scope_tables(tree, catalog)
-    filtered = _time_filtered(tree, scope)
-    if not filtered:
-        return None
-    read = list({id(t): t for t in scope.values()}.values())
-    near = read + [
-        t
-        for t in catalog.tables
-        if t not in read and any(fk_target(fk, catalog) in read for fk in t.foreign_keys)
-    ]
-    for verb in verbs:
-        if any(_names_verb(name, verb) for _, name in filtered):
-            continue
-        table, name = filtered[0]
-        for other in near:
-            for column in other.columns:
-                dated = _timed(column.name) or date_column(
-                    qualified(column.name, other.name), {other.name.lower(): other}
-                )
-                if dated and _names_verb(column.name, verb) and (other, column.name) not in filtered:
-                    return (
-                        f"the question asks for the rows {verb} in a time, and the query keeps the time of "
-                        f"{table.name}.{name}, not {other.name}.{column.name}"
-                    )
-        if a.stored_values is None:
-            continue
-        for other in near[len(read) :] + read:
-            for column in [c for c in other.columns if "key" in tokens(c.name) or "name" in tokens(c.name)][
-                :4
-            ]:
-                try:
-                    values = a.stored_values(other, column.name)
-                except Exception:
-                    continue
-                for v in values[:200]:
-                    if isinstance(v, str) and _timed(v) and _names_verb(v, verb):
-                        return (
-                            f"the question asks for the rows {verb} in a time, and the query keeps the time of "
-                            f"{table.name}.{name}, not the '{v}' of {other.name}.{column.name}"
-                        )
-    return None
-
-
-# a clause that keeps some of the rows a question is about: "a fare that is paid on board",
-# "the trips which were cancelled", "customers who have no orders", "products whose stock ..."
-_RESTRICTING = re.compile(
-    r"\b(?:that|which|who)\s+(?:is|are|was|were|has|have|had|can|cannot|could|did|does|do)\b|"
-    r"\bwhose\b|\b(?:that|which|who)\s+[a-z]+ed\b",
-    re.I,
-)
-
-
-def restriction_not_applied(a: Answer) -> Finding:
-    """The question keeps some of the rows it is about with a clause ("the highest price of
-    a fare that is paid on board", "orders which were cancelled", "customers whose ...")
-    and the query reads one table and keeps all of its rows: no WHERE, no HAVING, no join,
-    no grouping, no subquery.  A clause that ranks ("the customer who spent the most") is not
-    judged: it names what the rows are ranked by, which an ORDER BY or a MAX answers."""
-    tree = a.tree
-    if not isinstance(tree, exp.Select) or not a.question:
-        return None
-    asked = _RESTRICTING.search(a.question)
-    if asked is None or RANKING_WORD.search(a.question, asked.start()):
-        return None
-    if any(tree.args.get(k) for k in ("where", "having", "joins", "group", "order", "limit", "distinct")):
-        return None
-    if tree.find(exp.Subquery, exp.Union, exp.Intersect, exp.Except) is not None:
-        return None
-    if not isinstance((tree.args.get("from_") or tree.args.get("from") or exp.From()).this, exp.Table):
-        return None
-    return f'the question keeps some rows ("{asked.group(0).lower()} ..."), and the query keeps them all (no filter)'
-
-
 # engines whose "/" of two whole numbers gives a whole number (7 / 2 = 3)
 _WHOLE_DIVIDING = frozenset({"sqlite", "postgres", "redshift"})
 _WHOLE_TYPE = re.compile(r"int|serial", re.I)
@@ -1068,13 +867,6 @@ INCLUDED_FILTERED_OUT = Check(
     find=included_filtered_out,
     advice="Drop the filter that leaves out the rows the question says to count as well.",
 )
-ONLY_THE_ADDED = Check(
-    name="only_the_added",
-    summary='a question that adds some rows to the rest ("counting deleted tickets too") answered by a '
-    "query that keeps only those rows",
-    find=only_the_added,
-    advice="Keep every row the question counts: drop the filter that keeps only the rows it adds.",
-)
 COUNTED_ELSEWHERE = Check(
     name="counted_elsewhere",
     summary='a question counting the rows of a table ("how many entries") whose query does not read it',
@@ -1176,18 +968,6 @@ ATTRIBUTE_OF_OTHER = Check(
     "(singer.Name beside singer.Song_Name)",
     find=attribute_of_other,
     advice="Show the column that holds the attribute of the thing the question names.",
-)
-RESTRICTION_NOT_APPLIED = Check(
-    name="restriction_not_applied",
-    summary='a question that keeps some rows ("a fare that is paid on board") answered with all of them',
-    find=restriction_not_applied,
-    advice="Filter the rows as the question's clause says (a WHERE on the column that records it).",
-)
-DATE_OF_OTHER_EVENT = Check(
-    name="date_of_other_event",
-    summary='a time the question ties to an event ("completed in 2024") kept from the date of another',
-    find=date_of_other_event,
-    advice="Keep the time from the column (or the key) that records when the question's event happened.",
 )
 TIME_REVERSED = Check(
     name="time_reversed",
