@@ -1427,6 +1427,32 @@ def test_primary_not_kept_is_silent_where_the_order_is_used_or_not_asked(shop, q
         ),
         ("How many orders are not shipped?", "SELECT COUNT(*) FROM orders WHERE shipped = 0", []),
         ("How many orders are not shipped?", "SELECT COUNT(*) FROM orders WHERE shipped = 1", ["not"]),
+        # "leave" leaves rows out with its particle; without one it names a thing
+        (
+            "How many customers, leaving out guests?",
+            "SELECT COUNT(*) FROM customers WHERE is_guest = 0",
+            [],
+        ),
+        (
+            "How many customers, if we leave the guests out?",
+            "SELECT COUNT(*) FROM customers WHERE is_guest = 0",
+            [],
+        ),
+        (
+            "How many employees are currently on leave?",
+            "SELECT COUNT(*) FROM employee WHERE term_dt IS NULL",
+            ["leave"],
+        ),
+        (
+            "How many employees are currently on leave?",
+            "SELECT COUNT(*) FROM employee WHERE status = 'Leave'",
+            [],
+        ),
+        (
+            "How many leave applications are waiting?",
+            "SELECT COUNT(*) FROM \"tabLeave Application\" WHERE status = 'Open'",
+            ["waiting"],
+        ),
         # comparing: any comparison
         (
             "How many orders shipped after 2024?",

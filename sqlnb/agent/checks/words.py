@@ -44,6 +44,9 @@ from sqlnb.agent.lexicon import (
 # and the shortest word found inside a name run together ("commerce" in ``ecommerce``)
 _PREFIX = 4
 _INSIDE = 5
+# "leave" leaves rows out with one of these after it ("leave out", "leave the refunds out")
+_PARTICLES = frozenset({"out", "off", "aside"})
+_PARTICLE_REACH = 5  # words after "leave" its particle may come
 # values that stand for "no" in a comparison with them (``returned = 'N'``, ``active = 0``)
 _NO_VALUES = frozenset({"0", "n", "no", "false", "f", ""})
 
@@ -138,6 +141,13 @@ def _looked_for(word: str) -> bool:
     )
 
 
+def _names_a_leave(said: list[str], i: int) -> bool:
+    """Whether ``said[i]`` is "leave" as a thing ("on leave", "annual leave", "leave
+    applications"): as a verb that leaves rows out it comes with its particle within a few
+    words ("leave out the guests", "leave the refunds out")."""
+    return said[i] == "leave" and not any(w in _PARTICLES for w in said[i + 1 : i + 1 + _PARTICLE_REACH])
+
+
 def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
     """The words of ``question`` that nothing in the query (``sql``, parsed as ``tree``)
     stands for, in the question's order, each once."""
@@ -146,10 +156,11 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
     leaves_out: bool | None = None
     compares: bool | None = None
     unread: list[str] = []
-    for word in tokens(question):
+    said = tokens(question)
+    for i, word in enumerate(said):
         if not _looked_for(word):
             continue
-        if listed(word, LEAVING_OUT_WORDS):
+        if listed(word, LEAVING_OUT_WORDS) and not _names_a_leave(said, i):
             leaves_out = _leaves_out(tree) if leaves_out is None else leaves_out
             read = leaves_out
         elif listed(word, COMPARING_WORDS):
