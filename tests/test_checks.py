@@ -1439,13 +1439,13 @@ def test_primary_not_kept_is_silent_where_the_order_is_used_or_not_asked(shop, q
             [],
         ),
         (
-            "How many employees are currently on leave?",
-            "SELECT COUNT(*) FROM employee WHERE term_dt IS NULL",
+            "How many drivers are on leave?",
+            "SELECT COUNT(*) FROM driver WHERE term_dt IS NULL",
             ["leave"],
         ),
         (
-            "How many employees are currently on leave?",
-            "SELECT COUNT(*) FROM employee WHERE status = 'Leave'",
+            "How many drivers are on leave?",
+            "SELECT COUNT(*) FROM driver WHERE status = 'Leave'",
             [],
         ),
         (
