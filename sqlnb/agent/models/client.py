@@ -18,7 +18,7 @@ from sqlnb.agent.models.messages import CURRENT_STOP, message_text
 from sqlnb.agent.models.overflow import context_too_long
 from sqlnb.agent.models.redact import first_line, scrub_secrets
 from sqlnb.agent.models.spec import describe_model
-from sqlnb.errors import ModelError, SqlnbError
+from sqlnb.errors import ContextTooLong, ModelError, SqlnbError
 
 __all__ = ["DRAFT_MAX_TOKENS", "DRAFT_STOP", "ModelClient", "TextSink"]
 
@@ -176,7 +176,7 @@ class ModelClient:
             except SqlnbError:  # sqlnb's own, a stopped call's and a missed deadline's included
                 raise
             except Exception as exc:
-                overflow = context_too_long(f"{self.name} refused the request: {self._describe(exc)}")
+                overflow = self._too_long(exc)
                 if overflow is not None:  # a provider's own "prompt is too long": not retried
                     raise overflow from exc
                 hint = _not_retried_hint(exc)
@@ -253,7 +253,7 @@ class ModelClient:
         except SqlnbError:  # sqlnb's own, a stopped call's and a missed deadline's included
             raise
         except Exception as exc:
-            overflow = context_too_long(f"{self.name} refused the request: {self._describe(exc)}")
+            overflow = self._too_long(exc)
             if overflow is not None:
                 raise overflow from exc
             raise ModelError(
@@ -278,6 +278,10 @@ class ModelClient:
             f"{self.name} did not answer within {self.timeout:g} s",
             hint="try again, or allow more time (a larger timeout)",
         )
+
+    def _too_long(self, exc: BaseException) -> ContextTooLong | None:
+        """``exc`` as the provider's "prompt is too long" (sqlnb.agent.models.overflow), or None."""
+        return context_too_long(f"{self.name} refused the request: {self._describe(exc)}")
 
     @staticmethod
     def _describe(exc: BaseException) -> str:
