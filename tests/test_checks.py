@@ -29,7 +29,8 @@ from tests.doubles import readonly_duckdb, readonly_sqlite
 # groups in two levels (Tea under Drinks, Jam under Preserves); tickets whose status is a
 # number keyed in statuses (one open, two closed), each with its project's title; parcels
 # sent by a numbered service (0, 1, 2) that no table names; payments of the orders, paid or
-# failed, some refundable; tags on the orders, the first of each order's tags its primary one
+# failed, some refundable; tags on the orders, the first of each order's tags its primary one;
+# reviews of orders written by customers (Grace reviewed Ada's orders, Ada Grace's)
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -65,6 +66,9 @@ SHOP = """
     CREATE TABLE order_tags (order_id INTEGER REFERENCES orders(id), tag_id INTEGER REFERENCES tags(id),
                              sort_order INTEGER);
     INSERT INTO order_tags VALUES (10, 1, 0), (10, 2, 1), (12, 2, 0), (12, 1, 1), (13, 1, 0);
+    CREATE TABLE reviews (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders(id),
+                          reviewer_id INTEGER REFERENCES customers(id), stars INTEGER);
+    INSERT INTO reviews VALUES (1, 10, 2, 4), (2, 12, 1, 5), (3, 13, 2, 2);
 """
 
 
@@ -246,6 +250,31 @@ CASES = {
         "SELECT name FROM product_groups WHERE markup = 0",
         "the question asks for the rows without markup: 2 rows of product_groups have no markup at all "
         "(NULL), which markup = 0 leaves out",
+    ),
+    "total_compared_per_row": Case(
+        "Which statuses have orders worth more than 25 altogether?",
+        "SELECT DISTINCT status FROM orders WHERE total > 25",
+        'the question compares a total with 25 ("altogether"), and the query compares each row\'s total with '
+        "it (total > 25), not their sum",
+    ),
+    "filter_echoed": Case(
+        "Which product groups are in the Drinks group?",
+        "SELECT name FROM product_groups WHERE name = 'Drinks'",
+        "the result shows only name, which the query's WHERE fixes to the value it was given",
+    ),
+    "same_row_joined": Case(
+        "Which orders are worth more than the average paid order?",
+        "SELECT o.id, o.total FROM orders AS o JOIN orders AS p ON o.id = p.id "
+        "WHERE p.status = 'paid' AND o.total > (SELECT AVG(total) FROM orders WHERE status = 'paid')",
+        "the query joins orders to itself on id, its key, so o and p are the same row: the condition "
+        "p.status = 'paid' keeps only the rows that meet it themselves",
+    ),
+    "direct_link_bypassed": Case(
+        "How many stars did Grace give in her reviews?",
+        "SELECT SUM(r.stars) FROM reviews AS r JOIN orders AS o ON r.order_id = o.id "
+        "JOIN customers AS c ON o.customer_id = c.id WHERE c.name = 'Grace'",
+        "reviews has its own key for customers (reviews.reviewer_id), and the query does not use it: it "
+        "links r to c through other tables",
     ),
     "words_not_read": Case(
         "How many orders were shipped abroad?",
@@ -1496,3 +1525,83 @@ def test_words_not_read_keeps_an_answer_from_high_without_doubting_it():
     # a check that only keeps an answer from high neither asks back nor corrects
     with pytest.raises(ValueError, match="neither asks nor corrects"):
         Check(name="x", summary="x", find=lambda a: None, advice="x", ceiling="medium")
+
+
+@pytest.mark.parametrize(
+    "question, sql",
+    [
+        # the total compared, not each row
+        (
+            "Which statuses have orders worth more than 25 altogether?",
+            "SELECT status FROM orders GROUP BY status HAVING SUM(total) > 25",
+        ),
+        # no total asked for
+        ("Which orders are worth more than 25?", "SELECT id FROM orders WHERE total > 25"),
+        # "in all" before a noun is not a total
+        ("Which orders worth over 25 are there in all cities?", "SELECT id FROM orders WHERE total > 25"),
+        # the number the row is compared with is not the question's
+        (
+            "Which statuses have orders worth more than 25 altogether, counting orders over 10 only?",
+            "SELECT status FROM orders WHERE total > 10 GROUP BY status HAVING SUM(total) > 25",
+        ),
+    ],
+)
+def test_total_compared_per_row_is_silent_for_a_sum_or_no_total(shop, question, sql):
+    assert check_named("total_compared_per_row").find(Answer(sql, "sqlite", question, shop.catalog())) is None
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # the rows the value stands for
+        "SELECT g.name FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
+        "WHERE p.name = 'Drinks'",
+        # a column the filter does not fix
+        "SELECT name, markup FROM product_groups WHERE name = 'Drinks'",
+        # a count, every column, or a value given as one of several
+        "SELECT COUNT(*) FROM product_groups WHERE name = 'Drinks'",
+        "SELECT * FROM product_groups WHERE name = 'Drinks'",
+        "SELECT name FROM product_groups WHERE name IN ('Drinks', 'Tea')",
+    ],
+)
+def test_filter_echoed_is_silent_where_the_result_says_more_than_its_filter(shop, sql):
+    question = "Which product groups are in the Drinks group?"
+    assert check_named("filter_echoed").find(Answer(sql, "sqlite", question, shop.catalog())) is None
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # a self-join through the parent key: two different rows
+        "SELECT g.name FROM product_groups AS g JOIN product_groups AS p ON g.parent_id = p.id "
+        "WHERE p.name = 'Drinks'",
+        # on the key, but no condition on either reading
+        "SELECT o.id, p.total FROM orders AS o JOIN orders AS p ON o.id = p.id",
+        # on a column that is not the key: other orders of the same customer
+        "SELECT a.id, b.id FROM orders AS a JOIN orders AS b ON a.customer_id = b.customer_id "
+        "WHERE a.status = 'paid' AND a.id <> b.id",
+    ],
+)
+def test_same_row_joined_is_silent_for_other_rows_or_no_condition(shop, sql):
+    question = "Which orders are worth more than the average paid order?"
+    assert check_named("same_row_joined").find(Answer(sql, "sqlite", question, shop.catalog())) is None
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # the key itself
+        "SELECT SUM(r.stars) FROM reviews AS r JOIN customers AS c ON r.reviewer_id = c.id WHERE c.name = 'Grace'",
+        # the key used, the other path beside it
+        "SELECT SUM(r.stars) FROM reviews AS r JOIN orders AS o ON r.order_id = o.id "
+        "JOIN customers AS c ON o.customer_id = c.id WHERE r.reviewer_id = c.id",
+        # the same link written twice: reached by a column of the key's own name
+        "SELECT SUM(p.amount) FROM payments AS p JOIN parcels AS pa ON pa.order_id = p.order_id "
+        "JOIN orders AS o ON o.id = pa.order_id",
+        # two tables not linked at all
+        "SELECT SUM(r.stars) FROM reviews AS r, customers AS c WHERE c.name = 'Grace'",
+    ],
+)
+def test_direct_link_bypassed_is_silent_where_the_key_is_used_or_the_same_link(shop, sql):
+    question = "How many stars did Grace give in her reviews?"
+    assert check_named("direct_link_bypassed").find(Answer(sql, "sqlite", question, shop.catalog())) is None

@@ -44,6 +44,17 @@ From the query, the question and the catalog (:mod:`.query`):
   row the question names (the manager's ``Title``) where the rows listed have their own;
 - ``primary_not_kept``: the primary one of several linked rows asked for ("the primary
   tag"), and a link table read without the column that orders its rows;
+- ``total_compared_per_row``: a question comparing a total with a number ("more than 500
+  hours altogether") answered by comparing each row's column with it in a WHERE;
+- ``filter_echoed``: a result that shows only the columns the query pins to a value
+  (``SELECT name ... WHERE name = 'Drinks'``), repeating the value it was given;
+
+From how the query joins, with the catalog (:mod:`.joins`):
+
+- ``same_row_joined``: a table joined to itself on its own key, so both readings are the
+  same row and a condition on one filters the rows themselves;
+- ``direct_link_bypassed``: two tables linked through others where one has a foreign key
+  of its own for the other (``reviews.reviewer_id``) that the query does not use;
 
 From the data, read-only (:mod:`.data`):
 
@@ -99,9 +110,11 @@ from sqlnb.agent.checks.data import (
     VALUE_OF_OTHER_TABLE,
     VALUES_LEFT_OUT,
 )
+from sqlnb.agent.checks.joins import DIRECT_LINK_BYPASSED, SAME_ROW_JOINED
 from sqlnb.agent.checks.query import (
     ATTRIBUTE_OF_OTHER,
     COUNTED_ELSEWHERE,
+    FILTER_ECHOED,
     FILTERS_NOT_ASKED,
     GROUPED_NOT_ASKED,
     INCLUDED_FILTERED_OUT,
@@ -119,6 +132,7 @@ from sqlnb.agent.checks.query import (
     ROWS_NOT_ASKED,
     TIME_NOT_ORDERED,
     TIME_REVERSED,
+    TOTAL_COMPARED_PER_ROW,
     WHOLE_DIVISION,
 )
 from sqlnb.agent.checks.vague import CRITERION_NOT_NAMED, CUTOFF_NOT_NAMED
@@ -145,6 +159,10 @@ CHECKS: tuple[Check, ...] = (
     ATTRIBUTE_OF_OTHER,
     NAMED_ROW_SHOWN,
     PRIMARY_NOT_KEPT,
+    TOTAL_COMPARED_PER_ROW,
+    FILTER_ECHOED,
+    SAME_ROW_JOINED,
+    DIRECT_LINK_BYPASSED,
     VALUES_LEFT_OUT,
     KIND_NOT_READ,
     FLAG_NOT_APPLIED,

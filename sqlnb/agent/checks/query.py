@@ -842,6 +842,74 @@ def primary_not_kept(a: Answer) -> Finding:
     return None
 
 
+# words that make a number a total of several rows: "more than 500 hours altogether", "200
+# hours between them"; "in all" only at the end of a clause ("in all departments" is not one)
+_TOTAL_WORDS = re.compile(
+    r"\b(altogether|all together|in total|combined|between them|put together|taken together|all told"
+    r"|in all(?=\s*(?:[?.,;:!]|$)))",
+    re.I,
+)
+
+
+def total_compared_per_row(a: Answer) -> Finding:
+    """The question compares a total with a number it names ("more than 500 hours
+    altogether") and the query compares that number with a column of each row in a WHERE
+    (``hours > 500``) and compares no sum over the rows with anything (``HAVING SUM(hours) >
+    500``)."""
+    tree = a.tree
+    said = _TOTAL_WORDS.search(a.question) if a.question else None
+    if tree is None or said is None:
+        return None
+    asked = {float(n) for n in _NUMBER.findall(a.question.replace(",", ""))}
+    if not asked:
+        return None
+    comparisons = list(tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE))
+    if any(c.find(exp.AggFunc) is not None for c in comparisons):
+        return None  # a total is compared somewhere (HAVING SUM(hours) > 500)
+    for where in tree.find_all(exp.Where):
+        for cmp in where.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
+            for col, lit in ((cmp.this, cmp.expression), (cmp.expression, cmp.this)):
+                if not isinstance(col, exp.Column) or not isinstance(lit, exp.Literal) or lit.is_string:
+                    continue
+                try:
+                    number = float(lit.this)
+                except ValueError:
+                    continue
+                if number in asked and cmp.find_ancestor(exp.AggFunc) is None:
+                    written = readable(cmp.sql(dialect=sqlglot_dialect(a.dialect)))
+                    return (
+                        f'the question compares a total with {lit.this} ("{said.group(1)}"), and the query '
+                        f"compares each row's {col.name} with it ({written}), not their sum"
+                    )
+    return None
+
+
+def filter_echoed(a: Answer) -> Finding:
+    """The result shows only columns the query's WHERE pins to one value each (``SELECT
+    name ... WHERE name = 'Drinks'``), nothing counted or added: every row repeats the value
+    the query was given, and nothing about the rows it stands for (the groups under Drinks,
+    the members of a team) is answered."""
+    tree, catalog = a.tree, a.catalog
+    if not isinstance(tree, exp.Select) or catalog is None or tree.args.get("group") is not None:
+        return None
+    scope = scope_tables(tree, catalog)
+    pinned = pinned_columns(tree, scope)
+    shown: list[tuple[str, str]] = []
+    for p in tree.expressions:
+        node = p.unalias() if isinstance(p, exp.Alias) else p
+        owner = column_owner(node, scope) if isinstance(node, exp.Column) else None
+        if owner is None:
+            return None
+        shown.append((owner[0], node.name.lower()))
+    if not shown or not all(s in pinned for s in shown):
+        return None
+    names = ", ".join(dict.fromkeys(name for _, name in shown))
+    return (
+        f"the result shows only {names}, which the query's WHERE fixes to the value it was given: it repeats "
+        "that value and says nothing about the rows it stands for"
+    )
+
+
 NUMBERS_LEFT_OUT = Check(
     name="numbers_left_out",
     summary="a number the question names (a year, a threshold) that the query does not use",
@@ -977,4 +1045,20 @@ TIME_REVERSED = Check(
         "Order by that date ascending (earliest first) for the oldest, earliest or longest-standing, "
         "descending (latest first) for the newest, latest or youngest."
     ),
+)
+
+TOTAL_COMPARED_PER_ROW = Check(
+    name="total_compared_per_row",
+    summary='a question comparing a total with a number ("more than 500 hours altogether") answered by a '
+    "query that compares each row with it",
+    find=total_compared_per_row,
+    advice="Compare the number with the sum over each group (GROUP BY the thing, HAVING SUM(the column) > the "
+    "number), not with each row.",
+)
+FILTER_ECHOED = Check(
+    name="filter_echoed",
+    summary="a result that shows only the columns the query fixes to a value, repeating the value it was given",
+    find=filter_echoed,
+    advice="Show what the question asks about the rows that value stands for (the rows linked to it, through "
+    "the key that links them), not the value itself.",
 )
