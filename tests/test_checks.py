@@ -267,7 +267,7 @@ CASES = {
         "SELECT o.id, o.total FROM orders AS o JOIN orders AS p ON o.id = p.id "
         "WHERE p.status = 'paid' AND o.total > (SELECT AVG(total) FROM orders WHERE status = 'paid')",
         "the query joins orders to itself on id, its key, so o and p are the same row: the condition "
-        "p.status = 'paid' keeps only the rows that meet it themselves",
+        "p.status = 'paid' keeps only the rows that meet it themselves, beside o.total > (SELECT",
     ),
     "direct_link_bypassed": Case(
         "How many stars did Grace give in her reviews?",
@@ -1577,6 +1577,9 @@ def test_filter_echoed_is_silent_where_the_result_says_more_than_its_filter(shop
         "WHERE p.name = 'Drinks'",
         # on the key, but no condition on either reading
         "SELECT o.id, p.total FROM orders AS o JOIN orders AS p ON o.id = p.id",
+        # on the key, conditions on one reading only: the join changes nothing
+        "SELECT o.id, o.total FROM orders AS o JOIN orders AS p ON o.id = p.id WHERE p.status = 'paid' "
+        "AND p.total > 10",
         # on a column that is not the key: other orders of the same customer
         "SELECT a.id, b.id FROM orders AS a JOIN orders AS b ON a.customer_id = b.customer_id "
         "WHERE a.status = 'paid' AND a.id <> b.id",

@@ -41,32 +41,40 @@ def _selects(a: Answer) -> list[tuple[exp.Select, dict[str, Table]]]:
 
 def same_row_joined(a: Answer) -> Finding:
     """A query that joins a table to itself on the table's own key (``T1.id = T2.id``)
-    reads the same row twice: a condition on one reading (``T2.status = 'paid'``) keeps only
-    the rows that meet it themselves, where a second reading of a table stands for other
-    rows (an average over some of them belongs in a subquery, a parent in ``parent_id``)."""
+    reads the same row twice, and gives each reading conditions of its own (``T2.status =
+    'paid'``, ``T1.total > (SELECT AVG(total) ...)``) as if they were different rows: the
+    condition meant for the other rows (those an average is taken over, a parent) keeps
+    only the rows that meet it themselves.  With conditions on one reading only, the join
+    changes nothing and nothing is found."""
     for select, scope in _selects(a):
         where = select.args.get("where")
+        terms = [
+            t
+            for t in and_terms(where.this if where is not None else None)
+            if not (
+                isinstance(t, exp.EQ)
+                and isinstance(t.this, exp.Column)
+                and isinstance(t.expression, exp.Column)
+            )
+        ]
         for alias, col, other, other_col in _links(select, scope):
             table = scope[alias]
             if scope[other] is not table or col.name.lower() != other_col.name.lower():
                 continue
             if [k.lower() for k in table.primary_key] != [col.name.lower()]:
                 continue
-            kept = [
-                term
-                for term in and_terms(where.this if where is not None else None)
-                if not (isinstance(term, exp.EQ) and {type(term.this), type(term.expression)} == {exp.Column})
-                and any(
-                    (owner := column_owner(c, scope)) is not None and owner[0] in (alias, other)
-                    for c in term.find_all(exp.Column)
-                    if c.find_ancestor(exp.Select) is select
-                )
-            ]
-            if not kept:
+            on: dict[str, list[exp.Expr]] = {alias: [], other: []}
+            for term in terms:
+                for c in term.find_all(exp.Column):
+                    owner = column_owner(c, scope) if c.find_ancestor(exp.Select) is select else None
+                    if owner is not None and owner[0] in on and term not in on[owner[0]]:
+                        on[owner[0]].append(term)
+            if not on[alias] or not on[other]:
                 continue
             return (
                 f"the query joins {table.name} to itself on {col.name}, its key, so {alias} and {other} are the "
-                f"same row: the condition {readable(kept[0].sql())} keeps only the rows that meet it themselves"
+                f"same row: the condition {readable(on[other][0].sql())} keeps only the rows that meet it "
+                f"themselves, beside {readable(on[alias][0].sql())}"
             )
     return None
 
