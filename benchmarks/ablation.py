@@ -138,7 +138,9 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # writers began before they were committed and read no agent code
     "total_compared_per_row": ("bab3f1c", "2026-11-29T09:44:34"),
     "filter_echoed": ("bab3f1c", "2026-11-29T09:44:34"),
-    "same_row_joined": ("bab3f1c", "2026-11-29T09:44:34"),
+    # entered in bab3f1c, changed in 467a967 (conditions on both readings) before any batch
+    # was committed after it
+    "same_row_joined": ("467a967", "2026-11-29T09:49:47"),
     "direct_link_bypassed": ("bab3f1c", "2026-11-29T09:44:34"),
 }
 
