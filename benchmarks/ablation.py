@@ -435,7 +435,16 @@ def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> di
     how much more often an answer it doubts is wrong), and of the answers it kept from the
     high rating (high without its finding), how many were wrong and right.  A check earns
     its place when the answers it finds against are wrong more often than the answers of
-    the batches written after it are overall (a lift above 1)."""
+    the batches written after it are overall (a lift above 1).
+
+    A check whose finding only keeps an answer from high (``Check.ceiling`` "medium":
+    ``words_not_read``) doubts nothing, so its lift says little: it fires on most answers,
+    right and wrong, and its one effect is on the high band.  It earns its place when the
+    answers it kept from high were wrong at least as often as the high band's answers with
+    it are (it takes wrong answers out of high, not just answers), and leaves when it kept
+    only right ones."""
+    from sqlnb.agent.checks import check_named
+
     out: dict[str, Any] = {}
     for name in names:
         per: dict[str, dict[str, Any]] = {}
@@ -443,6 +452,7 @@ def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> di
             chosen = [r for r in rows if _counts_for(r, label, name) and not r.get("missing")]
             fired = [r for r in chosen if name in (r.get("checks") or {})]
             kept_from_high = [r for r in fired if r["checks"][name] == "high"]
+            band = [r for r in chosen if r.get("level") == "high"]
             wrong = sum(1 for r in fired if not r["correct"])
             base = sum(1 for r in chosen if not r["correct"]) / len(chosen) if chosen else 0.0
             per[label] = {
@@ -455,19 +465,37 @@ def summarize_checks(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> di
                 "lift": round(wrong / len(fired) / base, 2) if fired and base else None,
                 "high_wrong": sum(1 for r in kept_from_high if not r["correct"]),
                 "high_right": sum(1 for r in kept_from_high if r["correct"]),
+                # the high band with the check: answers rated high, and how many right
+                "band_high": len(band),
+                "band_high_right": sum(1 for r in band if r["correct"]),
             }
         later = per["unseen after it"]
-        verdict = (
-            "no data"
-            if not later["questions"]
-            else "pending (not fired yet)"
-            if not later["fired"] and later["questions"] < CHECK_EVIDENCE_QUESTIONS
-            else "remove (never fired)"
-            if not later["fired"]
-            else "keep"
-            if (later["lift"] or 0) > 1
-            else "remove"
-        )
+        if check_named(name).ceiling == "medium" and later["fired"]:
+            kept = later["high_wrong"] + later["high_right"]
+            band_wrong = (
+                (later["band_high"] - later["band_high_right"]) / later["band_high"]
+                if later["band_high"]
+                else 0.0
+            )
+            verdict = (
+                "pending (kept none from high)"
+                if not kept and later["questions"] < CHECK_EVIDENCE_QUESTIONS
+                else "keep"
+                if later["high_wrong"] and later["high_wrong"] / kept >= band_wrong
+                else "remove"
+            )
+        else:
+            verdict = (
+                "no data"
+                if not later["questions"]
+                else "pending (not fired yet)"
+                if not later["fired"] and later["questions"] < CHECK_EVIDENCE_QUESTIONS
+                else "remove (never fired)"
+                if not later["fired"]
+                else "keep"
+                if (later["lift"] or 0) > 1
+                else "remove"
+            )
         out[name] = {"added": CHECK_ADDED.get(name), "sets": per, "verdict": verdict}
     return out
 
@@ -581,6 +609,7 @@ def markdown(data: dict[str, Any]) -> str:
                     "On right",
                     "Share wrong (all answers)",
                     "Kept from high: wrong / right",
+                    "High with it: right / rated",
                     "Verdict",
                 ],
                 [
@@ -597,6 +626,7 @@ def markdown(data: dict[str, Any]) -> str:
                             else f"— ({100 * v['base_wrong_share']:.0f}%)"
                         ),
                         f"{v['high_wrong']} / {v['high_right']}",
+                        f"{v['band_high_right']} / {v['band_high']}",
                         f"**{s['verdict']}**" if label == "unseen after it" else "",
                     ]
                     for name, s in data["checks"].items()

@@ -999,3 +999,34 @@ def test_reply_store_keys_a_calls_purpose_and_passes_it_on(tmp_path):
     assert store.invoke(prompt, purpose="correct")[0] == "reply for correct" and store.hits == 1
     assert seen == ["correct", None]
     assert accuracy.SHOWN_SETTINGS[-1] == "correct_findings"
+
+
+def test_a_check_that_only_keeps_answers_from_high_is_judged_by_the_high_band():
+    """words_not_read doubts nothing (its findings keep an answer from high), so the ablation
+    judges it by the high band on the batches written after it: it stays where the answers
+    it kept from high were wrong at least as often as those rated high with it, and leaves
+    where it kept only right ones, whatever its share of wrong answers among all it fired on."""
+    import ablation
+
+    def row(i, correct, level, kept):
+        return {
+            "set": "unseen",
+            "db_id": "d",
+            "index": i,
+            "written": "2030-01-01T00:00:00",
+            "correct": correct,
+            "level": level,
+            "checks": {"words_not_read": "high"} if kept else {},
+        }
+
+    # four right answers rated high; it kept one wrong and two right ones from high, and fired
+    # on no more wrong answers than its share (a lift below 1 would have removed it)
+    rows = [row(i, True, "high", False) for i in range(4)]
+    rows += [row(4, False, "medium", True), row(5, True, "medium", True), row(6, True, "medium", True)]
+    rows += [row(7 + i, False, "low", False) for i in range(4)]
+    later = ablation.summarize_checks(rows, ["words_not_read"])["words_not_read"]
+    assert later["sets"]["unseen after it"]["lift"] < 1
+    assert (later["sets"]["unseen after it"]["band_high"], later["verdict"]) == (4, "keep")
+    # it kept only right answers from high: it leaves
+    rows[4] = row(4, False, "low", False)
+    assert ablation.summarize_checks(rows, ["words_not_read"])["words_not_read"]["verdict"] == "remove"
