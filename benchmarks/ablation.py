@@ -108,8 +108,6 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     "attribute_of_other": ("2becc3d", "2026-11-28T11:59:59"),
     # read from two wrong answers rated high of the twenty-fifth batch
     "included_filtered_out": ("f3fe839", "2026-11-28T14:56:58"),
-    # read from a wrong answer rated high of the twenty-sixth batch
-    "grouped_not_asked": ("8ad2bdf", "2026-11-28T15:28:41"),
     # read from a wrong answer rated high of the twenty-sixth batch (a GTFS wheelchair code);
     # entered in 172ecb4, took ordinals and "no X" in b9b2f78
     "code_meaning_guessed": ("b9b2f78", "2026-11-28T17:55:59"),
@@ -124,23 +122,18 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # read from the thirtieth unseen batch's wrong answers rated high
     # entered in eaa3aa0, changed in 07e7d91 before any batch was written after it
     "flag_not_applied": ("07e7d91", "2026-11-29T01:27:50"),
-    "value_of_other_table": ("eaa3aa0", "2026-11-29T01:16:09"),
-    "primary_not_kept": ("eaa3aa0", "2026-11-29T01:16:09"),
     # read from no batch's answers: the words of a question the query has nothing for, measured
     # on the untouched first runs of batches 17-30 before it entered (see docs/agent.md); "leave"
     # without its particle ("on leave") names a thing since the change after the thirty-fifth
     # batch, which changes whether it fires on one of the 1,326 stored answers, one written
     # before it entered: its record from 2e599c3 stands
     "words_not_read": ("2e599c3", "2026-11-29T03:53:31"),
-    # read from the four wrong answers rated high in the replay after the thirty-fifth batch
-    # (a total compared row by row, a self-join on the key, a class answered with its group's
-    # own row, lots reached through registrations); the thirty-sixth to thirty-eighth batches'
-    # writers began before they were committed and read no agent code
+    # read from the wrong answers rated high in the replay after the thirty-fifth batch (a
+    # total compared row by row, a class answered with its group's own row, lots reached
+    # through registrations); the thirty-sixth to thirty-eighth batches' writers began before
+    # they were committed and read no agent code
     "total_compared_per_row": ("bab3f1c", "2026-11-29T09:44:34"),
     "filter_echoed": ("bab3f1c", "2026-11-29T09:44:34"),
-    # entered in bab3f1c, changed in 467a967 (conditions on both readings) before any batch
-    # was committed after it
-    "same_row_joined": ("467a967", "2026-11-29T09:49:47"),
     "direct_link_bypassed": ("bab3f1c", "2026-11-29T09:44:34"),
 }
 

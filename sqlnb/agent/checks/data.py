@@ -33,7 +33,6 @@ from sqlnb.agent.sqltree import (
     scope_tables,
     spelling,
     stored_numbers,
-    string_filters,
     table_names,
     table_node,
 )
@@ -556,58 +555,6 @@ def flag_not_applied(a: Answer) -> Finding:
     return None
 
 
-def value_of_other_table(a: Answer) -> Finding:
-    """The question puts a stored value right before the name of a table the query reads
-    ("the most published comments": 'published' of ``comments.status``) and the query keeps
-    that value only in another table's column (``posts.status = 'published'``): the rows of
-    the table the question qualifies are taken in every state.  The value must be one of the
-    stored values of a text column of that table, which the query does not filter on.  Read
-    from the data: that column's values."""
-    tree, catalog = a.tree, a.catalog
-    if tree is None or catalog is None or a.stored_values is None or not a.question:
-        return None
-    words = [w.lower() for w in tokens(a.question)]
-    tables = query_tables(a.sql, a.dialect, catalog)
-    filtered: dict[str, set[tuple[str, str]]] = {}  # a value, where the query keeps it
-    for _node, col, table, literals in string_filters(tree, catalog, (exp.EQ, exp.In), unique_owner=True):
-        for lit in literals:
-            filtered.setdefault(plain_text(str(lit.this)), set()).add((table.name.lower(), col.name.lower()))
-    for value, where in filtered.items():
-        said = value.split()
-        if not said:
-            continue
-        for table in tables:
-            if any(t == table.name.lower() for t, _c in where):
-                continue
-            named = tokens(table.name)
-            if not named:
-                continue
-            noun = stem(named[-1])
-            before = [
-                i
-                for i in range(len(words) - len(said))
-                if words[i : i + len(said)] == said and stem(words[i + len(said)]) == noun
-            ]
-            if not before:
-                continue
-            for column in table.columns:
-                if not TEXT_TYPES.search(column.type or "") and column.type:
-                    continue
-                try:
-                    stored = {
-                        plain_text(str(v)) for v in a.stored_values(table, column.name) if v is not None
-                    }
-                except Exception:  # a column the database cannot list
-                    continue
-                if value in stored:
-                    kept = ", ".join(sorted(f"{t}.{c}" for t, c in where))
-                    return (
-                        f'the question says "{" ".join(said)} {words[before[0] + len(said)]}", and the query keeps '
-                        f"'{value}' in {kept} only, not in {table.name}.{column.name}"
-                    )
-    return None
-
-
 VALUES_LEFT_OUT = Check(
     name="values_left_out",
     summary="a stored value the question names that the query does not use",
@@ -669,13 +616,6 @@ FLAG_NOT_APPLIED = Check(
     find=flag_not_applied,
     reads_data=True,
     advice="Keep only the rows where that yes/no column says what the question says (= 1, or = 0 for its opposite).",
-)
-VALUE_OF_OTHER_TABLE = Check(
-    name="value_of_other_table",
-    summary='a value the question gives one table\'s rows ("published comments") kept in another table only',
-    find=value_of_other_table,
-    reads_data=True,
-    advice="Filter on that value in the column of the table whose rows the question gives it to as well.",
 )
 MISSING_AS_ZERO = Check(
     name="missing_as_zero",

@@ -1,6 +1,5 @@
 """Checks of how a query joins its tables, from the query and the catalog alone (no data
-read): a table joined to itself on its own key, which makes both readings the same row,
-and two tables linked through others where one has a key of its own for the other."""
+read): two tables linked through others where one has a key of its own for the other."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ from sqlglot import exp
 
 from sqlnb.adapters import Table
 from sqlnb.agent.checks.check import Answer, Check, Finding
-from sqlnb.agent.sqltree import and_terms, column_owner, fk_target, readable, scope_tables
+from sqlnb.agent.sqltree import and_terms, column_owner, fk_target, scope_tables
 
 
 def _links(select: exp.Select, scope: dict[str, Table]) -> list[tuple[str, exp.Column, str, exp.Column]]:
@@ -37,46 +36,6 @@ def _selects(a: Answer) -> list[tuple[exp.Select, dict[str, Table]]]:
     if tree is None or catalog is None:
         return []
     return [(s, scope_tables(s, catalog)) for s in tree.find_all(exp.Select)]
-
-
-def same_row_joined(a: Answer) -> Finding:
-    """A query that joins a table to itself on the table's own key (``T1.id = T2.id``)
-    reads the same row twice, and gives each reading conditions of its own (``T2.status =
-    'paid'``, ``T1.total > (SELECT AVG(total) ...)``) as if they were different rows: the
-    condition meant for the other rows (those an average is taken over, a parent) keeps
-    only the rows that meet it themselves.  With conditions on one reading only, the join
-    changes nothing and nothing is found."""
-    for select, scope in _selects(a):
-        where = select.args.get("where")
-        terms = [
-            t
-            for t in and_terms(where.this if where is not None else None)
-            if not (
-                isinstance(t, exp.EQ)
-                and isinstance(t.this, exp.Column)
-                and isinstance(t.expression, exp.Column)
-            )
-        ]
-        for alias, col, other, other_col in _links(select, scope):
-            table = scope[alias]
-            if scope[other] is not table or col.name.lower() != other_col.name.lower():
-                continue
-            if [k.lower() for k in table.primary_key] != [col.name.lower()]:
-                continue
-            on: dict[str, list[exp.Expr]] = {alias: [], other: []}
-            for term in terms:
-                for c in term.find_all(exp.Column):
-                    owner = column_owner(c, scope) if c.find_ancestor(exp.Select) is select else None
-                    if owner is not None and owner[0] in on and term not in on[owner[0]]:
-                        on[owner[0]].append(term)
-            if not on[alias] or not on[other]:
-                continue
-            return (
-                f"the query joins {table.name} to itself on {col.name}, its key, so {alias} and {other} are the "
-                f"same row: the condition {readable(on[other][0].sql())} keeps only the rows that meet it "
-                f"themselves, beside {readable(on[alias][0].sql())}"
-            )
-    return None
 
 
 def direct_link_bypassed(a: Answer) -> Finding:
@@ -145,14 +104,6 @@ def _reached(edges: dict[str, set[str]], start: str, goal: str) -> bool:
     return False
 
 
-SAME_ROW_JOINED = Check(
-    name="same_row_joined",
-    summary="a table joined to itself on its own key, so both readings are the same row and a "
-    "condition on one filters the rows themselves",
-    find=same_row_joined,
-    advice="Drop the self-join on the key: put a condition about other rows (an average over some of them) in "
-    "a subquery, or join through the column that links a row to another (a parent key).",
-)
 DIRECT_LINK_BYPASSED = Check(
     name="direct_link_bypassed",
     summary="two tables linked through others where one has its own key for the other, which the query "

@@ -490,44 +490,6 @@ def parent_not_followed(a: Answer) -> Finding:
     return None
 
 
-def grouped_not_asked(a: Answer) -> Finding:
-    """The query groups the rows of one thing by a column the question names in no word
-    and that is neither the thing's key, a unique or foreign key, nor its name, beside a
-    column of the same thing that the question names (campaigns grouped by ``type`` and
-    ``subject_line`` for "each campaign's subject line"), and shows it: the answer splits
-    the things the question asks about by something it does not ask for."""
-    tree = a.tree
-    if a.catalog is None or not isinstance(tree, exp.Select) or tree.args.get("group") is None:
-        return None
-    scope = scope_tables(tree, a.catalog)
-    asked = roots(a.question)
-    shown = {p.unalias().sql() for p in tree.expressions}
-    grouped = [
-        (g, owner)
-        for g in tree.args["group"].expressions
-        if isinstance(g, exp.Column) and (owner := column_owner(g, scope)) is not None
-    ]
-    for g, (alias, table) in grouped:
-        low = g.name.lower()
-        labels = {c.lower() for c in label_columns(table)}
-        keys = {k.lower() for k in table.primary_key}
-        keys |= {c.lower() for cols in table.unique if len(cols) == 1 for c in cols}
-        keys |= {c.lower() for fk in table.foreign_keys for c in fk.columns}
-        if g.sql() not in shown or low in keys or low in labels or roots(g.name) & asked:
-            continue
-        beside = [
-            h
-            for h, (h_alias, _) in grouped
-            if h is not g and h_alias == alias and (h.name.lower() in labels or roots(h.name) & asked)
-        ]
-        if beside:
-            return (
-                f"the query groups by {g.sql(dialect=sqlglot_dialect(a.dialect))}, which the question does not "
-                f"ask for, beside {beside[0].sql(dialect=sqlglot_dialect(a.dialect))}"
-            )
-    return None
-
-
 # a question that asks for identifiers: "ids", "the id of", "key", "number" ("order number")
 _ASKS_KEY = re.compile(r"\b(ids?|identifiers?|keys?|numbers?|codes?|no\.?)\b", re.I)
 
@@ -808,40 +770,6 @@ def named_row_shown(a: Answer) -> Finding:
     return None
 
 
-# a question for the one of several linked rows that comes first: "the primary tag", "the
-# main author", "the lead contact"
-_PRIMARY = re.compile(r"\b(primary|main|lead|principal)\s+(\w+)", re.I)
-# a link table's column that orders the rows linked to one row (Ghost's ``sort_order``, a
-# ``position``, an ``ordinal``, a ``display_order``)
-_ORDER_COLUMN = re.compile(r"(?:^|_)(?:sort_?order|position|ordinal|seq|sequence|display_?order|rank)$", re.I)
-
-
-def primary_not_kept(a: Answer) -> Finding:
-    """The question asks for the primary (main, lead) one of several rows linked to a row
-    ("the primary tag of a post") and the query reads a link table (two foreign keys or more)
-    whose column orders the rows linked to one row (``posts_tags.sort_order``) without using
-    that column: it takes every linked row, not the first.  A link table with a yes/no column
-    for it (``is_primary``) is :func:`~sqlnb.agent.checks.data.flag_not_applied`'s."""
-    tree, catalog = a.tree, a.catalog
-    if tree is None or catalog is None or not a.question:
-        return None
-    asked = _PRIMARY.search(a.question)
-    if asked is None:
-        return None
-    used = {c.name.lower() for c in tree.find_all(exp.Column)}
-    for table in query_tables(a.sql, a.dialect, catalog):
-        if len(table.foreign_keys) < 2:
-            continue
-        for column in table.columns:
-            if _ORDER_COLUMN.search(column.name) and column.name.lower() not in used:
-                return (
-                    f'the question asks for "{asked.group(0).lower()}", and the query reads {table.name} '
-                    f"without {table.name}.{column.name}, which orders the linked rows: it takes every one, "
-                    "not the first"
-                )
-    return None
-
-
 # words that make a number a total of several rows: "more than 500 hours altogether", "200
 # hours between them"; "in all" only at the end of a clause ("in all departments" is not one)
 _TOTAL_WORDS = re.compile(
@@ -988,14 +916,6 @@ NAMED_ROW_SHOWN = Check(
     advice="Show that column from the rows listed (the other reading of the table), not from the row the "
     "question names.",
 )
-PRIMARY_NOT_KEPT = Check(
-    name="primary_not_kept",
-    summary='the primary one of several linked rows asked for ("the primary tag"), the column that '
-    "orders them not used",
-    find=primary_not_kept,
-    advice="Keep only the first of the linked rows: filter on the column that orders them (its lowest value, "
-    "often 0).",
-)
 INTERVAL_NOT_NUMBER = Check(
     name="interval_not_number",
     summary='a question for a number of days or hours ("how many days") answered with an interval',
@@ -1011,12 +931,6 @@ PARENT_NOT_FOLLOWED = Check(
         "Join the table to itself through its parent key, so the rows reported are those of the "
         "level the question asks for."
     ),
-)
-GROUPED_NOT_ASKED = Check(
-    name="grouped_not_asked",
-    summary="a grouping of things by a column the question does not ask for, beside one it names",
-    find=grouped_not_asked,
-    advice="Group by the thing's key and the columns the question asks for; leave out the column it does not name.",
 )
 KEY_NOT_ASKED = Check(
     name="key_not_asked",
