@@ -129,12 +129,10 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # before it entered: its record from 2e599c3 stands
     "words_not_read": ("2e599c3", "2026-11-29T03:53:31"),
     # read from the wrong answers rated high in the replay after the thirty-fifth batch (a
-    # total compared row by row, a class answered with its group's own row, lots reached
-    # through registrations); the thirty-sixth to thirty-eighth batches' writers began before
-    # they were committed and read no agent code
+    # total compared row by row, a class answered with its group's own row); the thirty-sixth
+    # to thirty-eighth batches' writers began before they were committed and read no agent code
     "total_compared_per_row": ("bab3f1c", "2026-11-29T09:44:34"),
     "filter_echoed": ("bab3f1c", "2026-11-29T09:44:34"),
-    "direct_link_bypassed": ("bab3f1c", "2026-11-29T09:44:34"),
 }
 
 
