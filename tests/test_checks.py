@@ -29,7 +29,7 @@ from tests.doubles import readonly_duckdb, readonly_sqlite
 # groups in two levels (Tea under Drinks, Jam under Preserves); tickets whose status is a
 # number keyed in statuses (one open, two closed), each with its project's title; parcels
 # sent by a numbered service (0, 1, 2) that no table names; payments of the orders, paid or
-# failed, some refundable; tags on the orders, the first of each order's tags its primary one
+# failed, some refundable
 SHOP = """
     CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
     CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
@@ -60,11 +60,6 @@ SHOP = """
                            amount REAL, refundable INTEGER);
     INSERT INTO payments VALUES (1, 10, 'paid', 30, 1), (2, 11, 'failed', 20, 0), (3, 12, 'failed', 15, 0),
                                 (4, 12, 'paid', 15, 1), (5, 13, 'paid', 40, 0);
-    CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-    INSERT INTO tags VALUES (1, 'Gift'), (2, 'Express');
-    CREATE TABLE order_tags (order_id INTEGER REFERENCES orders(id), tag_id INTEGER REFERENCES tags(id),
-                             sort_order INTEGER);
-    INSERT INTO order_tags VALUES (10, 1, 0), (10, 2, 1), (12, 2, 0), (12, 1, 1), (13, 1, 0);
 """
 
 

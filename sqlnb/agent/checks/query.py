@@ -794,21 +794,22 @@ def total_compared_per_row(a: Answer) -> Finding:
     comparisons = list(tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE))
     if any(c.find(exp.AggFunc) is not None for c in comparisons):
         return None  # a total is compared somewhere (HAVING SUM(hours) > 500)
-    for where in tree.find_all(exp.Where):
-        for cmp in where.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
-            for col, lit in ((cmp.this, cmp.expression), (cmp.expression, cmp.this)):
-                if not isinstance(col, exp.Column) or not isinstance(lit, exp.Literal) or lit.is_string:
-                    continue
-                try:
-                    number = float(lit.this)
-                except ValueError:
-                    continue
-                if number in asked and cmp.find_ancestor(exp.AggFunc) is None:
-                    written = readable(cmp.sql(dialect=sqlglot_dialect(a.dialect)))
-                    return (
-                        f'the question compares a total with {lit.this} ("{said.group(1)}"), and the query '
-                        f"compares each row's {col.name} with it ({written}), not their sum"
-                    )
+    for cmp in comparisons:
+        if cmp.find_ancestor(exp.Where) is None or cmp.find_ancestor(exp.AggFunc) is not None:
+            continue
+        for col, lit in ((cmp.this, cmp.expression), (cmp.expression, cmp.this)):
+            if not isinstance(col, exp.Column) or not isinstance(lit, exp.Literal) or lit.is_string:
+                continue
+            try:
+                number = float(lit.this)
+            except ValueError:
+                continue
+            if number in asked:
+                written = readable(cmp.sql(dialect=sqlglot_dialect(a.dialect)))
+                return (
+                    f'the question compares a total with {lit.this} ("{said.group(1)}"), and the query '
+                    f"compares each row's {col.name} with it ({written}), not their sum"
+                )
     return None
 
 
