@@ -1343,6 +1343,25 @@ def test_flag_not_applied_leaves_a_column_that_says_a_row_has_links(tmp_path):
         ),
         ("How many orders are not shipped?", "SELECT COUNT(*) FROM orders WHERE shipped = 0", []),
         ("How many orders are not shipped?", "SELECT COUNT(*) FROM orders WHERE shipped = 1", ["not"]),
+        # a word its prefix negates is read where the query says no to the rest of it (or to
+        # its opposite: "disabled", ``enabled = 0``), and unread where the query says yes
+        ("How many posts are unpublished?", "SELECT COUNT(*) FROM posts WHERE is_published = 0", []),
+        (
+            "How many posts are unpublished?",
+            "SELECT COUNT(*) FROM posts WHERE is_published = 1",
+            ["unpublished"],
+        ),
+        (
+            "How many posts are unpublished?",
+            "SELECT COUNT(*) FROM wp_posts WHERE post_status <> 'publish'",
+            [],
+        ),
+        ("Which users are disabled?", "SELECT name FROM users WHERE enabled = 0", []),
+        ("Which users are disabled?", "SELECT name FROM users WHERE enabled = 1", ["disabled"]),
+        ("Which users are inactive?", "SELECT name FROM users WHERE NOT active", []),
+        ("Which users are inactive?", "SELECT name FROM users WHERE NOT (active = 0)", ["inactive"]),
+        ("Which invoices are unpaid?", "SELECT id FROM invoices WHERE paid_at IS NULL", []),
+        ("Which invoices are unpaid?", "SELECT id FROM invoices WHERE sent = 0", ["unpaid"]),
         # "leave" leaves rows out with its particle; without one it names a thing
         (
             "How many customers, leaving out guests?",

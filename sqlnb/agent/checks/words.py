@@ -6,10 +6,12 @@ form, the start of a longer name or its short form (``rtn`` for "returned"), a t
 a column the query reads or a word of a string it compares with; a month ("December")
 when the query writes its number; a word that leaves rows out ("not", "never", "leave
 out") when the query negates something; a word that compares ("after", "under") when the
-query compares.  Words that name no table, column, value or condition are not looked
-for: the stop list, the asking words, numbers and number words (``numbers_left_out`` and
-``rows_not_asked`` read those), ranking words (``ranking_without_order``) and
-:data:`~sqlnb.agent.lexicon.QUIET_WORDS`.
+query compares; a word negated by its prefix ("unpublished", "inactive", "disabled") when
+the query says no to what the rest of the word names (``is_published = 0``, ``active <>
+1``, ``NOT enabled``; a prefix's opposite, "en" for "dis", counts as well).  Words that
+name no table, column, value or condition are not looked for: the stop list, the asking
+words, numbers and number words (``numbers_left_out`` and ``rows_not_asked`` read those),
+ranking words (``ranking_without_order``) and :data:`~sqlnb.agent.lexicon.QUIET_WORDS`.
 
 Its finding does not doubt the answer: a word may need nothing in the query ("customers
 who live in Leeds").  It keeps the answer from "high", the promise that the answer is
@@ -83,6 +85,13 @@ def _names(tree: exp.Expr) -> tuple[set[str], set[str]]:
     return words, joined
 
 
+def _is_no(value: exp.Expr) -> bool:
+    """Whether ``value`` is a value that says no (``0``, ``'N'``, ``false``)."""
+    if isinstance(value, exp.Literal):
+        return str(value.this).strip().lower() in _NO_VALUES
+    return isinstance(value, exp.Boolean) and not value.this
+
+
 def _leaves_out(tree: exp.Expr) -> bool:
     """Whether the query leaves rows out by a negation: NOT, <>, EXCEPT, IS NULL, or an
     equality with a value that says no."""
@@ -90,11 +99,79 @@ def _leaves_out(tree: exp.Expr) -> bool:
         return True
     if any(isinstance(node.expression, exp.Null) for node in tree.find_all(exp.Is)):
         return True
+    return any(_is_no(eq.expression) for eq in tree.find_all(exp.EQ))
+
+
+# prefixes that negate the rest of a word ("unpaid", "inactive", "disabled", "deactivated",
+# "nonmember"), each with the prefixes of its opposite that a stored flag may be named by
+# ("disabled" for ``enabled = 0``)
+_NEGATING_PREFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("non", ("",)),
+    ("dis", ("", "en")),
+    ("un", ("",)),
+    ("in", ("",)),
+    ("im", ("",)),
+    ("de", ("",)),
+)
+_NEGATED_REST = 4  # the shortest rest of a word its prefix negates ("unpaid": "paid")
+
+
+def _under_not(node: exp.Expr) -> bool:
+    """Whether ``node`` stands under a NOT of its own (``NOT (active = 0)``, ``shipped IS NOT
+    NULL``): a no under a NOT says yes."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    return isinstance(parent, exp.Not)
+
+
+def _said_no(tree: exp.Expr) -> tuple[set[str], set[str]]:
+    """The words of what the query says no to, as :func:`_names` gives them: a column it
+    compares with a value that says no, a column and a string it tells apart with ``<>``, a
+    column under a NOT of its own, a column it asks to be NULL (none of them under a NOT)."""
+    names: list[str] = []
     for eq in tree.find_all(exp.EQ):
-        value = eq.expression
-        if isinstance(value, exp.Literal) and str(value.this).strip().lower() in _NO_VALUES:
-            return True
-        if isinstance(value, exp.Boolean) and not value.this:
+        if _under_not(eq):
+            continue
+        sides = (eq.this, eq.expression)
+        for side, other in (sides, sides[::-1]):
+            if isinstance(side, exp.Column) and _is_no(other):
+                names.append(side.name)
+    for neq in tree.find_all(exp.NEQ):
+        if _under_not(neq):
+            continue
+        for side in (neq.this, neq.expression):
+            if isinstance(side, exp.Column):
+                names.append(side.name)
+            elif isinstance(side, exp.Literal) and side.is_string:
+                names.append(side.this)
+    for column in tree.find_all(exp.Column):
+        if _under_not(column):
+            names.append(column.name)
+    for null in tree.find_all(exp.Is):
+        if (
+            isinstance(null.this, exp.Column)
+            and isinstance(null.expression, exp.Null)
+            and not _under_not(null)
+        ):
+            names.append(null.this.name)
+    words = {w for n in names if n for w in tokens(n)}
+    return words, {re.sub(r"[^a-z0-9]", "", n.lower()) for n in names if n}
+
+
+def _negation_read(word: str, said_no: tuple[set[str], set[str]]) -> bool:
+    """Whether ``word`` is a word its prefix negates ("unpublished") whose rest, or the rest
+    with its opposite's prefix ("enabled" for "disabled"), stands for something the query
+    says no to (:func:`_said_no`)."""
+    words, joined = said_no
+    if not words:
+        return False
+    named = {f for w in words for f in _forms(w)}
+    for prefix, opposites in _NEGATING_PREFIXES:
+        rest = word[len(prefix) :]
+        if not word.startswith(prefix) or len(rest) < _NEGATED_REST:
+            continue
+        if any(_stands_for(o + rest, words, named, joined) for o in opposites):
             return True
     return False
 
@@ -155,6 +232,7 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
     named = {f for w in words for f in _forms(w)}
     leaves_out: bool | None = None
     compares: bool | None = None
+    said_no: tuple[set[str], set[str]] | None = None
     unread: list[str] = []
     said = tokens(question)
     for i, word in enumerate(said):
@@ -170,6 +248,9 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
             read = _month_written(MONTH_NAMES.index(word) + 1, sql)
         else:
             read = _stands_for(word, words, named, joined)
+            if not read:
+                said_no = _said_no(tree) if said_no is None else said_no
+                read = _negation_read(word, said_no)
         if not read and word not in unread:
             unread.append(word)
     return unread
