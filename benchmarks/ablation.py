@@ -125,9 +125,11 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # read from no batch's answers: the words of a question the query has nothing for, measured
     # on the untouched first runs of batches 17-30 before it entered (see docs/agent.md); "leave"
     # without its particle ("on leave") names a thing since the change after the thirty-fifth
-    # batch, which changes whether it fires on one of the 1,326 stored answers, one written
-    # before it entered: its record from 2e599c3 stands
-    "words_not_read": ("2e599c3", "2026-11-29T03:53:31"),
+    # batch (its record from 2e599c3 stood: one stored answer changed, written before it);
+    # changed in 37d78a4 (a word negated by its prefix, "unpublished", read where the query
+    # says no to the rest of it) from the right answers it kept from high on batches 36-39,
+    # before the fortieth batch was merged: judged anew from then
+    "words_not_read": ("37d78a4", "2026-11-29T13:07:53"),
     # read from the wrong answers rated high in the replay after the thirty-fifth batch (a
     # total compared row by row, a class answered with its group's own row); the thirty-sixth
     # to thirty-eighth batches' writers began before they were committed and read no agent code
