@@ -36,7 +36,7 @@ from sqlnb.agent.fit import TRIES as FIT_TRIES
 from sqlnb.agent.fit import smaller_budget
 from sqlnb.agent.hints import empty_result_hint, error_hint, null_not_in_hint, repeated_rows_hint
 from sqlnb.agent.live import Live
-from sqlnb.agent.prompts import NO_SQL_NOTE, format_attempt, model_messages, not_a_question_note
+from sqlnb.agent.prompts import format_attempt, model_messages, not_a_question_note
 from sqlnb.agent.protocol import Reply, correction_sql, parse_reply, real_questions
 from sqlnb.agent.repairs.empty import null_safe_not_in
 from sqlnb.agent.repairs.names import suggest_fix
@@ -256,22 +256,13 @@ def _generate(state: AgentState, runtime: Runtime[AgentContext]) -> StateUpdate:
     said: list[AnyMessage] = [AIMessage(content=text)]
     if not_a_question and s.rendering == "chat":
         said.append(HumanMessage(content=not_a_question_note(not_a_question, state)))
-    update: StateUpdate = {
+    return {
         "messages": said,
         "iteration": iteration,
         "reply": out,
         "usage": usage,
         "last_step": "generate",
     }
-    attempts = state.get("attempts") or []
-    if not out.get("sql") and out.get("clarify") is None and attempts and not attempts[-1].get("ok"):
-        # after a failed query, a reply without one (FINAL, the question and the attempts
-        # echoed back, prose): another failure; the next call is told so (prompts.py)
-        out["no_sql"] = True
-        update["consecutive_failures"] = state.get("consecutive_failures", 0) + 1
-        if s.rendering == "chat":
-            said.append(HumanMessage(content=NO_SQL_NOTE))
-    return update
 
 
 def _retry_candidates(
@@ -562,11 +553,8 @@ def decide_next_step(state: AgentState, runtime: Runtime[AgentContext] | None = 
         if same_as_last:
             return _end(state, "duplicate_sql")
         if not sql:
-            if reply.get("no_sql"):
-                # no query after a failed one (FINAL finalises nothing there): ask again,
-                # until the failures in a row reach the cutoff
-                if state.get("consecutive_failures", 0) >= state.get("failure_cutoff", 3):
-                    return _end(state, "consecutive_failures")
+            if reply.get("final") and last is not None and not last.get("ok"):
+                # FINAL after a failure: nothing successful to finalise, ask again
                 return _next_or_end(state)
             return _end(state, "no_sql")  # FINAL before anything ran is ignored
         return {"next_step": "execute"}

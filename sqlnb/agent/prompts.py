@@ -191,8 +191,6 @@ def fresh_prompt(state: AgentState) -> str:
         )
     if why:
         parts.append(not_a_question_note(why, state))
-    elif reply and reply.get("no_sql"):
-        parts.append(NO_SQL_NOTE)
     return "\n\n".join(parts)
 
 
@@ -239,13 +237,6 @@ def examples_text(examples: Sequence[Example]) -> str | None:
     for e in examples:
         lines.append(f"Question: {e['question']}\n```sql\n{str(e['sql']).strip()}\n```")
     return "\n".join(lines)
-
-
-# what the model is told after a reply without SQL that followed a failed query
-NO_SQL_NOTE = (
-    "Your last reply held no SQL query. Reply with one corrected query in a ```sql block "
-    "and nothing else: do not repeat the question or the attempts."
-)
 
 
 def not_a_question_note(why: str, state: AgentState) -> str:

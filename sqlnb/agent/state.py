@@ -117,8 +117,6 @@ class ReplyRecord(TypedDict):
     clarify: list[str] | None  # the questions for the user, when it asks back
     # a CLARIFY that asked the user nothing: why (the next prompt says so)
     not_a_question: NotRequired[str]
-    # a reply without SQL after a failed query: a failure, the next prompt says so
-    no_sql: NotRequired[bool]
     # several candidate queries, or a draft standing in for the reply's own query
     candidates: NotRequired[list[str]]
     # the first round's vote (sqlnb.agent.first_round.FirstRoundResult): the drafts behind
