@@ -131,9 +131,8 @@ CHECK_ADDED: dict[str, tuple[str, str]] = {
     # before the fortieth batch was merged: judged anew from then
     "words_not_read": ("37d78a4", "2026-11-29T13:07:53"),
     # read from the wrong answers rated high in the replay after the thirty-fifth batch (a
-    # total compared row by row, a class answered with its group's own row); the thirty-sixth
-    # to thirty-eighth batches' writers began before they were committed and read no agent code
-    "total_compared_per_row": ("bab3f1c", "2026-11-29T09:44:34"),
+    # class answered with its group's own row); the thirty-sixth to thirty-eighth batches'
+    # writers began before it was committed and read no agent code
     "filter_echoed": ("bab3f1c", "2026-11-29T09:44:34"),
 }
 

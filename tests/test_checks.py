@@ -226,12 +226,6 @@ CASES = {
         "the question asks for the rows without markup: 2 rows of product_groups have no markup at all "
         "(NULL), which markup = 0 leaves out",
     ),
-    "total_compared_per_row": Case(
-        "Which statuses have orders worth more than 25 altogether?",
-        "SELECT DISTINCT status FROM orders WHERE total > 25",
-        'the question compares a total with 25 ("altogether"), and the query compares each row\'s total with '
-        "it (total > 25), not their sum",
-    ),
     "filter_echoed": Case(
         "Which product groups are in the Drinks group?",
         "SELECT name FROM product_groups WHERE name = 'Drinks'",
@@ -1431,29 +1425,6 @@ def test_words_not_read_keeps_an_answer_from_high_without_doubting_it():
     # a check that only keeps an answer from high neither asks back nor corrects
     with pytest.raises(ValueError, match="neither asks nor corrects"):
         Check(name="x", summary="x", find=lambda a: None, advice="x", ceiling="medium")
-
-
-@pytest.mark.parametrize(
-    "question, sql",
-    [
-        # the total compared, not each row
-        (
-            "Which statuses have orders worth more than 25 altogether?",
-            "SELECT status FROM orders GROUP BY status HAVING SUM(total) > 25",
-        ),
-        # no total asked for
-        ("Which orders are worth more than 25?", "SELECT id FROM orders WHERE total > 25"),
-        # "in all" before a noun is not a total
-        ("Which orders worth over 25 are there in all cities?", "SELECT id FROM orders WHERE total > 25"),
-        # the number the row is compared with is not the question's
-        (
-            "Which statuses have orders worth more than 25 altogether, counting orders over 10 only?",
-            "SELECT status FROM orders WHERE total > 10 GROUP BY status HAVING SUM(total) > 25",
-        ),
-    ],
-)
-def test_total_compared_per_row_is_silent_for_a_sum_or_no_total(shop, question, sql):
-    assert check_named("total_compared_per_row").find(Answer(sql, "sqlite", question, shop.catalog())) is None
 
 
 @pytest.mark.parametrize(

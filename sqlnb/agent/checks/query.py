@@ -770,49 +770,6 @@ def named_row_shown(a: Answer) -> Finding:
     return None
 
 
-# words that make a number a total of several rows: "more than 500 hours altogether", "200
-# hours between them"; "in all" only at the end of a clause ("in all departments" is not one)
-_TOTAL_WORDS = re.compile(
-    r"\b(altogether|all together|in total|combined|between them|put together|taken together|all told"
-    r"|in all(?=\s*(?:[?.,;:!]|$)))",
-    re.I,
-)
-
-
-def total_compared_per_row(a: Answer) -> Finding:
-    """The question compares a total with a number it names ("more than 500 hours
-    altogether") and the query compares that number with a column of each row in a WHERE
-    (``hours > 500``) and compares no sum over the rows with anything (``HAVING SUM(hours) >
-    500``)."""
-    tree = a.tree
-    said = _TOTAL_WORDS.search(a.question) if a.question else None
-    if tree is None or said is None:
-        return None
-    asked = {float(n) for n in _NUMBER.findall(a.question.replace(",", ""))}
-    if not asked:
-        return None
-    comparisons = list(tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE))
-    if any(c.find(exp.AggFunc) is not None for c in comparisons):
-        return None  # a total is compared somewhere (HAVING SUM(hours) > 500)
-    for cmp in comparisons:
-        if cmp.find_ancestor(exp.Where) is None or cmp.find_ancestor(exp.AggFunc) is not None:
-            continue
-        for col, lit in ((cmp.this, cmp.expression), (cmp.expression, cmp.this)):
-            if not isinstance(col, exp.Column) or not isinstance(lit, exp.Literal) or lit.is_string:
-                continue
-            try:
-                number = float(lit.this)
-            except ValueError:
-                continue
-            if number in asked:
-                written = readable(cmp.sql(dialect=sqlglot_dialect(a.dialect)))
-                return (
-                    f'the question compares a total with {lit.this} ("{said.group(1)}"), and the query '
-                    f"compares each row's {col.name} with it ({written}), not their sum"
-                )
-    return None
-
-
 def filter_echoed(a: Answer) -> Finding:
     """The result shows only columns the query's WHERE pins to one value each (``SELECT
     name ... WHERE name = 'Drinks'``), nothing counted or added: every row repeats the value
@@ -962,14 +919,6 @@ TIME_REVERSED = Check(
     ),
 )
 
-TOTAL_COMPARED_PER_ROW = Check(
-    name="total_compared_per_row",
-    summary='a question comparing a total with a number ("more than 500 hours altogether") answered by a '
-    "query that compares each row with it",
-    find=total_compared_per_row,
-    advice="Compare the number with the sum over each group (GROUP BY the thing, HAVING SUM(the column) > the "
-    "number), not with each row.",
-)
 FILTER_ECHOED = Check(
     name="filter_echoed",
     summary="a result that shows only the columns the query fixes to a value, repeating the value it was given",
