@@ -62,10 +62,23 @@ def _forms(word: str) -> set[str]:
     return {f for f in found if len(f) >= 3}
 
 
-def _names(tree: exp.Expr) -> tuple[set[str], set[str]]:
-    """The words of the tables and columns ``tree`` reads and of the strings it compares
-    with, and the same names run together in lower case (``ecommerce_orders``:
-    ``ecommerceorders``).  A column that only names an alias of the query (``ORDER BY
+# what a query's names give to read a question's words by: their words, those words'
+# :func:`_forms`, and the names run together in lower case (``ecommerceorders``)
+Vocabulary = tuple[set[str], set[str], set[str]]
+
+
+def _vocabulary(names: list[str]) -> Vocabulary:
+    """The words of ``names``, their forms and the names run together (:data:`Vocabulary`)."""
+    names = [n for n in names if n]
+    words = {w for n in names for w in tokens(n)}
+    named = {f for w in words for f in _forms(w)}
+    joined = {re.sub(r"[^a-z0-9]", "", n.lower()) for n in names}
+    return words, named, joined
+
+
+def _names(tree: exp.Expr) -> Vocabulary:
+    """The :data:`Vocabulary` of the tables and columns ``tree`` reads and of the strings
+    it compares with.  A column that only names an alias of the query (``ORDER BY
     total_hours``) and a table that names a CTE stand for nothing the data holds."""
     aliases = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
     ctes = {c.alias.lower() for c in tree.find_all(exp.CTE) if c.alias}
@@ -80,9 +93,7 @@ def _names(tree: exp.Expr) -> tuple[set[str], set[str]]:
             continue
         names.append(name)
     names += [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string]
-    words = {w for n in names for w in tokens(n)}
-    joined = {re.sub(r"[^a-z0-9]", "", n.lower()) for n in names}
-    return words, joined
+    return _vocabulary(names)
 
 
 def _is_no(value: exp.Expr) -> bool:
@@ -125,8 +136,8 @@ def _under_not(node: exp.Expr) -> bool:
     return isinstance(parent, exp.Not)
 
 
-def _said_no(tree: exp.Expr) -> tuple[set[str], set[str]]:
-    """The words of what the query says no to, as :func:`_names` gives them: a column it
+def _said_no(tree: exp.Expr) -> Vocabulary:
+    """The :data:`Vocabulary` of what the query says no to: a column it
     compares with a value that says no, a column and a string it tells apart with ``<>``, a
     column under a NOT of its own, a column it asks to be NULL (none of them under a NOT)."""
     names: list[str] = []
@@ -155,18 +166,16 @@ def _said_no(tree: exp.Expr) -> tuple[set[str], set[str]]:
             and not _under_not(null)
         ):
             names.append(null.this.name)
-    words = {w for n in names if n for w in tokens(n)}
-    return words, {re.sub(r"[^a-z0-9]", "", n.lower()) for n in names if n}
+    return _vocabulary(names)
 
 
-def _negation_read(word: str, said_no: tuple[set[str], set[str]]) -> bool:
+def _negation_read(word: str, said_no: Vocabulary) -> bool:
     """Whether ``word`` is a word its prefix negates ("unpublished") whose rest, or the rest
     with its opposite's prefix ("enabled" for "disabled"), stands for something the query
     says no to (:func:`_said_no`)."""
-    words, joined = said_no
+    words, named, joined = said_no
     if not words:
         return False
-    named = {f for w in words for f in _forms(w)}
     for prefix, opposites in _NEGATING_PREFIXES:
         rest = word[len(prefix) :]
         if not word.startswith(prefix) or len(rest) < _NEGATED_REST:
@@ -228,11 +237,10 @@ def _names_a_leave(said: list[str], i: int) -> bool:
 def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
     """The words of ``question`` that nothing in the query (``sql``, parsed as ``tree``)
     stands for, in the question's order, each once."""
-    words, joined = _names(tree)
-    named = {f for w in words for f in _forms(w)}
+    words, named, joined = _names(tree)
     leaves_out: bool | None = None
     compares: bool | None = None
-    said_no: tuple[set[str], set[str]] | None = None
+    said_no: Vocabulary | None = None
     unread: list[str] = []
     said = tokens(question)
     for i, word in enumerate(said):
