@@ -1393,6 +1393,23 @@ def test_flag_not_applied_leaves_a_column_that_says_a_row_has_links(tmp_path):
             "SELECT name FROM product_groups WHERE name = 'Drinks'",
             ["sit", "under"],
         ),
+        # adding up: any aggregate or grouping ("together with" only lists beside)
+        (
+            "Which cities have more than 1000 seats altogether?",
+            "SELECT city FROM venue GROUP BY city HAVING SUM(seats) > 1000",
+            [],
+        ),
+        ("What is the combined stock of the shops?", "SELECT SUM(stock) FROM shops", []),
+        (
+            "Which cities have more than 1000 seats altogether?",
+            "SELECT city FROM venue WHERE seats > 1000",
+            ["altogether"],
+        ),
+        (
+            "List each keeper together with the name of the supervisor.",
+            "SELECT k.name, s.name FROM keeper AS k JOIN keeper AS s ON k.supervisor_id = s.id",
+            [],
+        ),
         # words that name nothing: numbers, ranking, stop and quiet words
         ("Which three customers placed the most orders in 2024?", "SELECT name FROM customers", []),
     ],

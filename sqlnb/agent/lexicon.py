@@ -161,11 +161,16 @@ COMPARING_WORDS = _word_list("""
     older younger since until till exceed exceeds exceeded exceeding greater smaller larger
     bigger cheaper dearer beyond within between
 """)
+# words of a question that add rows up ("more than 1000 seats altogether"): a query
+# accounts for them with an aggregate or a GROUP BY
+TOTALLING_WORDS = _word_list("""
+    altogether combined cumulative cumulatively
+""")
 # words of a question that name no table, column, value or condition: when, how much, in
 # what form, and the verbs by which a row comes to be ("orders placed", "goals scored"
 # names the rows, not which of them)
 QUIET_WORDS = _word_list("""
-    currently current moment now still yet ever already together altogether too also whatever
+    currently current moment now still yet ever already together too also whatever
     them they been being did does done stored record records recorded value values amount
     amounts year years month months day days week weeks hour hours minute minutes date dates
     time times quarter percentage percent share proportion ratio mean whole overall including

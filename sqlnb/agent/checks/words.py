@@ -6,7 +6,8 @@ form, the start of a longer name or its short form (``rtn`` for "returned"), a t
 a column the query reads or a word of a string it compares with; a month ("December")
 when the query writes its number; a word that leaves rows out ("not", "never", "leave
 out") when the query negates something; a word that compares ("after", "under") when the
-query compares; a word negated by its prefix ("unpublished", "inactive", "disabled") when
+query compares; a word that adds rows up ("altogether", "combined") when the query
+aggregates; a word negated by its prefix ("unpublished", "inactive", "disabled") when
 the query says no to what the rest of the word names (``is_published = 0``, ``active <>
 1``, ``NOT enabled``; a prefix's opposite, "en" for "dis", counts as well).  Words that
 name no table, column, value or condition are not looked for: the stop list, the asking
@@ -35,6 +36,7 @@ from sqlnb.agent.lexicon import (
     QUIET_WORDS,
     RANKING_WORD,
     STOP_WORDS,
+    TOTALLING_WORDS,
     abbreviates,
     listed,
     stem,
@@ -190,6 +192,11 @@ def _compares(tree: exp.Expr) -> bool:
     return any(True for _ in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between))
 
 
+def _totals(tree: exp.Expr) -> bool:
+    """Whether the query adds rows up: an aggregate or a GROUP BY."""
+    return any(True for _ in tree.find_all(exp.AggFunc, exp.Group))
+
+
 def _month_written(month: int, sql: str) -> bool:
     """Whether the query writes the ``month``'s number: in a date ('2024-12-01'), as a
     month's two digits ('12', '03') or as a number."""
@@ -240,6 +247,7 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
     words, named, joined = _names(tree)
     leaves_out: bool | None = None
     compares: bool | None = None
+    totals: bool | None = None
     said_no: Vocabulary | None = None
     unread: list[str] = []
     said = tokens(question)
@@ -252,6 +260,9 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
         elif listed(word, COMPARING_WORDS):
             compares = _compares(tree) if compares is None else compares
             read = compares
+        elif listed(word, TOTALLING_WORDS):
+            totals = _totals(tree) if totals is None else totals
+            read = totals
         elif word in MONTH_NAMES:
             read = _month_written(MONTH_NAMES.index(word) + 1, sql)
         else:
