@@ -103,7 +103,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="spider",
         help="accuracy: spider (--spider-dir, SQLite) or sample (benchmarks/sample/questions.json "
         "over the sqlnb demo database, on the duckdb, sqlite and postgresql of --engines; results "
-        "accuracy_sample.* unless --out) or unseen (benchmarks/unseen: one hundred and fourteen SQLite databases "
+        "accuracy_sample.* unless --out) or unseen (benchmarks/unseen: one hundred and sixteen SQLite databases "
         "written to measure schemas the agent was never tuned on; results accuracy_unseen.*)",
     )
     p.add_argument(
