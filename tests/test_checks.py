@@ -1395,14 +1395,14 @@ def test_flag_not_applied_leaves_a_column_that_says_a_row_has_links(tmp_path):
         ),
         # adding up: any aggregate or grouping ("together with" only lists beside)
         (
-            "Which cities have more than 1000 seats altogether?",
-            "SELECT city FROM venue GROUP BY city HAVING SUM(seats) > 1000",
+            "Which regions have over 500 beds altogether in their wards?",
+            "SELECT region FROM ward GROUP BY region HAVING SUM(beds) > 500",
             [],
         ),
         ("What is the combined stock of the shops?", "SELECT SUM(stock) FROM shops", []),
         (
-            "Which cities have more than 1000 seats altogether?",
-            "SELECT city FROM venue WHERE seats > 1000",
+            "Which regions have over 500 beds altogether in their wards?",
+            "SELECT region FROM ward WHERE beds > 500",
             ["altogether"],
         ),
         (

@@ -161,7 +161,7 @@ COMPARING_WORDS = _word_list("""
     older younger since until till exceed exceeds exceeded exceeding greater smaller larger
     bigger cheaper dearer beyond within between
 """)
-# words of a question that add rows up ("more than 1000 seats altogether"): a query
+# words of a question that add rows up ("over 500 beds altogether"): a query
 # accounts for them with an aggregate or a GROUP BY
 TOTALLING_WORDS = _word_list("""
     altogether combined cumulative cumulatively
