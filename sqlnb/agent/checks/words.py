@@ -22,6 +22,8 @@ one that does not (``Check.ceiling``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar, cast
 
 from sqlglot import exp
 
@@ -53,6 +55,7 @@ _PARTICLES = frozenset({"out", "off", "aside"})
 _PARTICLE_REACH = 5  # words after "leave" its particle may come
 # values that stand for "no" in a comparison with them (``returned = 'N'``, ``active = 0``)
 _NO_VALUES = frozenset({"0", "n", "no", "false", "f", ""})
+_T = TypeVar("_T")
 
 
 def _forms(word: str) -> set[str]:
@@ -245,31 +248,30 @@ def unread_words(question: str, sql: str, tree: exp.Expr) -> list[str]:
     """The words of ``question`` that nothing in the query (``sql``, parsed as ``tree``)
     stands for, in the question's order, each once."""
     words, named, joined = _names(tree)
-    leaves_out: bool | None = None
-    compares: bool | None = None
-    totals: bool | None = None
-    said_no: Vocabulary | None = None
+    # what the query does (negates, compares, adds up, says no to), each worked out once,
+    # when the first word that needs it comes
+    done: dict[Callable[[exp.Expr], object], object] = {}
+
+    def does(test: Callable[[exp.Expr], _T]) -> _T:
+        if test not in done:
+            done[test] = test(tree)
+        return cast(_T, done[test])
+
     unread: list[str] = []
     said = tokens(question)
     for i, word in enumerate(said):
         if not _looked_for(word):
             continue
         if listed(word, LEAVING_OUT_WORDS) and not _names_a_leave(said, i):
-            leaves_out = _leaves_out(tree) if leaves_out is None else leaves_out
-            read = leaves_out
+            read = does(_leaves_out)
         elif listed(word, COMPARING_WORDS):
-            compares = _compares(tree) if compares is None else compares
-            read = compares
+            read = does(_compares)
         elif listed(word, TOTALLING_WORDS):
-            totals = _totals(tree) if totals is None else totals
-            read = totals
+            read = does(_totals)
         elif word in MONTH_NAMES:
             read = _month_written(MONTH_NAMES.index(word) + 1, sql)
         else:
-            read = _stands_for(word, words, named, joined)
-            if not read:
-                said_no = _said_no(tree) if said_no is None else said_no
-                read = _negation_read(word, said_no)
+            read = _stands_for(word, words, named, joined) or _negation_read(word, does(_said_no))
         if not read and word not in unread:
             unread.append(word)
     return unread
